@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The compiled CLI (built by `npm install`, through the prepare script, or `npm run build`).
+import '../dist/server/cli.js';

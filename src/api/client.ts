@@ -1,0 +1,183 @@
+/**
+ * A small fetch-based client for the Refkit service. The widget, the CLI's remote mode and the tests use
+ * it, so that the wire shapes are spelled once (in ./schemas.ts, imported here as types only: this file
+ * adds nothing but itself to a browser bundle).
+ */
+import type {
+  AddParticipantBody,
+  ApiErrorBody,
+  ApiKey,
+  Campaign,
+  CampaignStatus,
+  CreateCampaignBody,
+  Ok,
+  Participant,
+  QualifyParticipantBody,
+  RedeemRewardBody,
+  UpdateCampaignBody,
+} from './schemas.js';
+
+export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody };
+
+/** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+  get isNetworkError(): boolean {
+    return this.status === 0;
+  }
+}
+
+export interface ClientOptions {
+  /** Base address of the service, e.g. `https://refkit.example.com`. */
+  baseUrl: string;
+  /** Secret key (`sk_...`) for the protected and admin operations. Never put one in a browser. */
+  secretKey?: string;
+  fetch?: typeof fetch;
+}
+
+export interface Paging {
+  page?: number;
+  pageSize?: number;
+  cursor?: string;
+}
+
+/** One page of a list, with the cursor of the next page when there is one (from the `Link` header). */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+export class RefkitClient {
+  readonly baseUrl: string;
+  readonly #secretKey: string | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#secretKey = options.secretKey;
+    // Bound so that `window.fetch` is not called with the client as `this` (an "Illegal invocation").
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  // ---- the interface's seven operations ----
+
+  addParticipant(body: AddParticipantBody): Promise<Participant> {
+    return this.#post('/api/v1/addParticipant', body);
+  }
+  getCampaign(id: string): Promise<Campaign> {
+    return this.#get('/api/v1/getCampaign', { id });
+  }
+  validateCode(campaignId: string, code: string): Promise<boolean> {
+    return this.#get('/api/v1/validateCode', { campaignId, code });
+  }
+  getParticipant(id: string, email: string): Promise<Participant> {
+    return this.#get('/api/v1/getParticipant', { id, email });
+  }
+  async getAllParticipants(id: string, paging: Paging = {}): Promise<Participant[]> {
+    return (await this.getAllParticipantsPage(id, paging)).items;
+  }
+  getAllParticipantsPage(id: string, paging: Paging = {}): Promise<Page<Participant>> {
+    return this.#page('/api/v1/getAllParticipants', { id, ...paging });
+  }
+  async getReferrals(id: string, email: string, paging: Paging = {}): Promise<Participant[]> {
+    return (await this.getReferralsPage(id, email, paging)).items;
+  }
+  getReferralsPage(id: string, email: string, paging: Paging = {}): Promise<Page<Participant>> {
+    return this.#page('/api/v1/getReferrals', { id, email, ...paging });
+  }
+  qualifyParticipant(body: QualifyParticipantBody): Promise<Participant> {
+    return this.#post('/api/v1/qualifyParticipant', body);
+  }
+
+  // ---- admin ----
+
+  createCampaign(body: CreateCampaignBody): Promise<Campaign> {
+    return this.#post('/api/v1/admin/createCampaign', body);
+  }
+  updateCampaign(body: UpdateCampaignBody): Promise<Campaign> {
+    return this.#post('/api/v1/admin/updateCampaign', body);
+  }
+  setCampaignStatus(id: string, status: CampaignStatus): Promise<Campaign> {
+    return this.#post('/api/v1/admin/setCampaignStatus', { id, status });
+  }
+  redeemReward(body: RedeemRewardBody): Promise<Participant> {
+    return this.#post('/api/v1/admin/redeemReward', body);
+  }
+  approveParticipant(id: string, email: string): Promise<Participant> {
+    return this.#post('/api/v1/admin/approveParticipant', { id, email });
+  }
+  createApiKey(name: string): Promise<ApiKey & { key: string }> {
+    return this.#post('/api/v1/admin/createApiKey', { name });
+  }
+  revokeApiKey(id: string): Promise<Ok> {
+    return this.#post('/api/v1/admin/revokeApiKey', { id });
+  }
+
+  // ---- transport ----
+
+  #get<T>(path: string, query: Query): Promise<T> {
+    return this.#send<T>('GET', path, query).then((r) => r.body);
+  }
+  #post<T>(path: string, body: unknown): Promise<T> {
+    return this.#send<T>('POST', path, {}, body).then((r) => r.body);
+  }
+  async #page<T>(path: string, query: Query): Promise<Page<T>> {
+    const { body, headers } = await this.#send<T[]>('GET', path, query);
+    const nextCursor = nextCursorFromLink(headers.get('link'));
+    return nextCursor ? { items: body, nextCursor } : { items: body };
+  }
+
+  async #send<T>(method: string, path: string, query: Query, body?: unknown): Promise<{ body: T; headers: Headers }> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.#secretKey) headers.authorization = `Bearer ${this.#secretKey}`;
+    let res: Response;
+    try {
+      res = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      throw new ApiError(0, 'network_error', err instanceof Error ? err.message : 'The service could not be reached');
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!res.ok) {
+      const error = (parsed as Partial<ApiErrorBody> | undefined)?.error;
+      const retryAfter = Number(res.headers.get('retry-after')) || undefined;
+      throw new ApiError(
+        res.status,
+        error?.code ?? 'http_error',
+        error?.message ?? `The service answered ${res.status}`,
+        error?.field,
+        retryAfter,
+      );
+    }
+    return { body: parsed as T, headers: res.headers };
+  }
+}
+
+/** Reads the `cursor` of the `rel="next"` target of a `Link` header, if any. */
+export function nextCursorFromLink(link: string | null): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(part);
+    if (m?.[1]) return new URL(m[1], 'http://x').searchParams.get('cursor') ?? undefined;
+  }
+  return undefined;
+}

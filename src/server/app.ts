@@ -1,0 +1,55 @@
+/** The app factory: one Fastify instance with every route, given its dependencies explicitly. */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Ctx } from './domain/context.js';
+import access from './http/access.js';
+import { registerErrorHandling } from './http/errors.js';
+import { adminRoutes } from './routes/admin.js';
+import { assetRoutes } from './routes/assets.js';
+import { healthRoutes } from './routes/health.js';
+import { interfaceRoutes } from './routes/interface.js';
+
+export interface AppOptions {
+  ctx: Ctx;
+  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel'>;
+  /** false silences the logs (tests); otherwise pino at config.logLevel. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Request bodies are a few fields; anything bigger is a mistake or an attack. */
+const BODY_LIMIT = 16 * 1024;
+
+export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    // Unknown fields are an error where a schema forbids them, never silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Refkit referral service',
+        version: '1.0.0',
+        description: 'The Referral Program Service Interface, plus Refkit admin routes. Errors: {"error":{"code","message","field?"}}.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  await app.register(interfaceRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
+  await app.register(healthRoutes, { ctx });
+  await app.register(assetRoutes);
+  return app;
+}

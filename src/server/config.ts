@@ -1,0 +1,56 @@
+/** The service's configuration, read from the environment once, checked, and passed down explicitly. */
+import { hashKey } from './domain/keys.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** SHA-256 of REFKIT_SECRET_KEY, when set: accepted as a secret key of the default account. */
+  secretKeyHash: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  webhookAllowPrivate: boolean;
+  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
+  publicUrl: string;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false, not "${value}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
+  const host = env.HOST || '0.0.0.0';
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/refkit.db';
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
+  }
+  const secretKey = env.REFKIT_SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.length < 20) throw new ConfigError('REFKIT_SECRET_KEY must be at least 20 characters');
+  const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const publicUrl = (env.PUBLIC_URL || `http://${publicHost}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be a URL, not "${publicUrl}"`);
+  }
+  return {
+    port,
+    host,
+    databaseUrl,
+    secretKeyHash: secretKey === undefined ? undefined : hashKey(secretKey),
+    redisUrl: env.REDIS_URL || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    // Webhooks to loopback and private networks are a server-side request forgery risk in production.
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
+    publicUrl,
+    trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+  };
+}

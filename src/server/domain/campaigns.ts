@@ -1,0 +1,111 @@
+/** Campaign rules: creation, edits, the Active <-> Pause -> End state machine, and who may embed it. */
+import type { CampaignStatus, CreateCampaignBody, UpdateCampaignBody } from '../../api/schemas.js';
+import type { CampaignRow } from '../store/store.js';
+import type { Actor, Ctx } from './context.js';
+import { AppError, campaignNotFound, invalid } from './errors.js';
+import { newId } from './codes.js';
+
+/** The status a campaign reads as: a campaign whose end date has passed is End, whatever was stored. */
+export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
+  if (c.status !== 'End' && c.end_on !== null && c.end_on <= now) return 'End';
+  return c.status;
+}
+
+/** Throws 409 unless the campaign takes signups and qualifications now. */
+export function assertOpen(c: CampaignRow, now: number): void {
+  const status = effectiveStatus(c, now);
+  if (status === 'Pause') throw new AppError(409, 'campaign_paused', 'The campaign is paused');
+  if (status === 'End') throw new AppError(409, 'campaign_ended', 'The campaign has ended');
+}
+
+/** Which states each state may move to. End is final. */
+const TRANSITIONS: Record<CampaignStatus, CampaignStatus[]> = {
+  Active: ['Active', 'Pause', 'End'],
+  Pause: ['Pause', 'Active', 'End'],
+  End: [],
+};
+
+/** Origins allowed to call the public routes for this campaign from a browser. */
+export function allowedOrigins(c: Pick<CampaignRow, 'host_url' | 'allowed_origins'>): string[] {
+  if (c.allowed_origins) return JSON.parse(c.allowed_origins) as string[];
+  return [new URL(c.host_url).origin];
+}
+
+/** A campaign by id, for anyone (the public routes). */
+export async function findCampaign(ctx: Ctx, id: string): Promise<CampaignRow> {
+  const c = await ctx.store.findCampaign(id);
+  if (!c) throw campaignNotFound();
+  return c;
+}
+
+/** A campaign by id that belongs to the actor's account; others' campaigns read as not found. */
+export async function ownCampaign(ctx: Ctx, actor: Actor, id: string): Promise<CampaignRow> {
+  const c = await findCampaign(ctx, id);
+  if (c.account_id !== actor.accountId) throw campaignNotFound();
+  return c;
+}
+
+type CampaignInput = Partial<Omit<CreateCampaignBody, 'campaignName' | 'hostURL'>> & {
+  campaignName?: string;
+  hostURL?: string;
+};
+
+/** Maps the wire names of campaign fields to columns; only the fields given are returned. */
+function columns(input: CampaignInput) {
+  const row: Partial<CampaignRow> = {};
+  if (input.campaignName !== undefined) row.name = input.campaignName;
+  if (input.hostURL !== undefined) row.host_url = new URL(input.hostURL).href;
+  if (input.referrerRewardValue !== undefined) row.referrer_reward_value = input.referrerRewardValue;
+  if (input.refereeRewardValue !== undefined) row.referee_reward_value = input.refereeRewardValue;
+  if (input.rewardType !== undefined) row.reward_type = input.rewardType;
+  if (input.rewardCurrency !== undefined) row.reward_currency = input.rewardCurrency;
+  if (input.rewardHeader !== undefined) row.reward_header = input.rewardHeader;
+  if (input.rewardDescription !== undefined) row.reward_description = input.rewardDescription;
+  if (input.shareHeader !== undefined) row.share_header = input.shareHeader;
+  if (input.shareDescription !== undefined) row.share_description = input.shareDescription;
+  if (input.end !== undefined) row.end_on = input.end === null ? null : Date.parse(input.end);
+  if (input.allowedOrigins !== undefined) {
+    row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
+  }
+  return row;
+}
+
+export async function createCampaign(
+  ctx: Ctx,
+  actor: Actor,
+  input: CreateCampaignBody,
+  id: string = newId('cmp'),
+): Promise<CampaignRow> {
+  if (input.end != null && Number.isNaN(Date.parse(input.end))) throw invalid('end', 'end must be a date-time');
+  const now = ctx.now();
+  await ctx.store.insertCampaign({
+    id,
+    account_id: actor.accountId,
+    status: 'Active',
+    created_on: now,
+    updated_on: now,
+    name: input.campaignName,
+    host_url: new URL(input.hostURL).href,
+    ...columns(input),
+  });
+  return findCampaign(ctx, id);
+}
+
+export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampaignBody): Promise<CampaignRow> {
+  await ownCampaign(ctx, actor, input.id);
+  const { id, ...fields } = input;
+  const patch = columns(fields);
+  if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
+  return findCampaign(ctx, id);
+}
+
+export async function setCampaignStatus(ctx: Ctx, actor: Actor, id: string, status: CampaignStatus): Promise<CampaignRow> {
+  const c = await ownCampaign(ctx, actor, id);
+  const from = effectiveStatus(c, ctx.now());
+  if (from === status) return c;
+  const sources = (Object.keys(TRANSITIONS) as CampaignStatus[]).filter((s) => TRANSITIONS[s].includes(status));
+  // Conditional on the stored status, so two admins racing Pause and End end in a state some order allows.
+  const moved = from !== 'End' && (await ctx.store.transitionCampaign(id, sources, status, ctx.now()));
+  if (!moved) throw new AppError(409, 'invalid_transition', `A campaign cannot go from ${from} to ${status}`, 'status');
+  return findCampaign(ctx, id);
+}

@@ -1,0 +1,35 @@
+/** One place for what an email address is: how it is normalised, checked and de-aliased. */
+import { invalid } from './errors.js';
+
+// Deliberately simple (one @, a dot in the domain, no spaces): RFC 5322 accepts addresses no mail
+// provider hands out, and a stricter pattern rejects real ones. Confirmation belongs to the product.
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Trims and lower-cases; throws 400 invalid_request naming `field` when it is not an address. */
+export function normalizeEmail(raw: string, field = 'email'): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL.test(email)) throw invalid(field, `${field} must be an email address`);
+  return email;
+}
+
+const DOTS_IGNORED = new Set(['gmail.com', 'googlemail.com']);
+
+/**
+ * The mailbox an address delivers to, with aliasing removed: `a.b+promo@gmail.com` and `ab@gmail.com`
+ * share a key. Two participants with one key are most likely one person.
+ */
+export function emailKey(email: string): string {
+  const at = email.lastIndexOf('@');
+  let local = email.slice(0, at);
+  let domain = email.slice(at + 1);
+  local = local.split('+')[0] ?? local;
+  if (DOTS_IGNORED.has(domain)) {
+    local = local.replaceAll('.', '');
+    domain = 'gmail.com';
+  }
+  return `${local}@${domain}`;
+}
+
+export function emailDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1);
+}

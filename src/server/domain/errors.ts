@@ -1,0 +1,19 @@
+import type { ErrorCode } from '../../api/schemas.js';
+
+/** A failure the client is told about, with the status and code of DESIGN.md's error table. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const invalid = (field: string, message: string) => new AppError(400, 'invalid_request', message, field);
+export const campaignNotFound = () => new AppError(404, 'campaign_not_found', 'No campaign has this id', 'id');
+export const participantNotFound = () =>
+  new AppError(404, 'participant_not_found', 'No participant of this campaign has this email', 'email');

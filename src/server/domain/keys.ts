@@ -1,0 +1,59 @@
+/** Secret keys: created with crypto randomness, shown once, stored only as a SHA-256 hash. */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKey } from '../../api/schemas.js';
+import type { ApiKeyRow } from '../store/store.js';
+import { newId } from './codes.js';
+import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
+import { AppError } from './errors.js';
+
+const PREFIX_LENGTH = 10;
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+function presentKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdOn: new Date(row.created_on).toISOString(),
+    ...(row.revoked_on !== null && { revokedOn: new Date(row.revoked_on).toISOString() }),
+  };
+}
+
+export async function createApiKey(ctx: Ctx, actor: Actor, name: string): Promise<ApiKey & { key: string }> {
+  const key = `sk_${randomBytes(24).toString('base64url')}`;
+  const row: ApiKeyRow = {
+    id: newId('key'),
+    account_id: actor.accountId,
+    name,
+    prefix: key.slice(0, PREFIX_LENGTH),
+    hash: hashKey(key),
+    created_on: ctx.now(),
+    revoked_on: null,
+  };
+  await ctx.store.insertApiKey(row);
+  return { ...presentKey(row), key };
+}
+
+export async function revokeApiKey(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  if (!(await ctx.store.revokeApiKey(id, actor.accountId, ctx.now()))) {
+    throw new AppError(404, 'api_key_not_found', 'No active key of this account has this id', 'id');
+  }
+}
+
+export async function listApiKeys(ctx: Ctx, actor: Actor): Promise<ApiKey[]> {
+  return (await ctx.store.listApiKeys(actor.accountId)).map(presentKey);
+}
+
+/**
+ * The account a presented secret key acts for, or undefined. `envKeyHash` is the hash of
+ * REFKIT_SECRET_KEY when set: accepted as a key of the default account without being stored.
+ */
+export async function authenticate(ctx: Ctx, presented: string, envKeyHash?: string): Promise<Actor | undefined> {
+  const hash = hashKey(presented);
+  if (envKeyHash && timingSafeEqual(Buffer.from(hash), Buffer.from(envKeyHash))) return DEFAULT_ACCOUNT;
+  // Looked up by hash: comparing hashes of a high-entropy key leaks nothing useful through timing.
+  const row = await ctx.store.findApiKeyByHash(hash);
+  if (!row || row.revoked_on !== null) return undefined;
+  return { accountId: row.account_id };
+}

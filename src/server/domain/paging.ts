@@ -1,0 +1,48 @@
+/** Paging rules: `page`/`pageSize` or an opaque `cursor` (keyset on createdOn, id). */
+import { DEFAULT_PAGE_SIZE, type PagingQuery } from '../../api/schemas.js';
+import type { ListStart, ParticipantRow } from '../store/store.js';
+import { invalid } from './errors.js';
+
+export interface PageRequest {
+  start: ListStart;
+  size: number;
+}
+
+export interface PageResult {
+  rows: ParticipantRow[];
+  /** The cursor of the next page, when there is one. */
+  next?: string;
+}
+
+export function encodeCursor(row: Pick<ParticipantRow, 'created_on' | 'id'>): string {
+  return Buffer.from(JSON.stringify([row.created_on, row.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdOn: number; id: number } {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n))) {
+      return { createdOn: v[0] as number, id: v[1] as number };
+    }
+  } catch {
+    // fall through to the one error below
+  }
+  throw invalid('cursor', 'cursor is not one this service gave out');
+}
+
+export function pageRequest(q: PagingQuery): PageRequest {
+  const size = q.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (q.cursor !== undefined) {
+    if (q.page !== undefined) throw invalid('cursor', 'Give either page or cursor, not both');
+    return { start: { after: decodeCursor(q.cursor) }, size };
+  }
+  return { start: { offset: ((q.page ?? 1) - 1) * size }, size };
+}
+
+/** Fetches one row more than the page holds, to know whether a next page exists without counting. */
+export async function fetchPage(req: PageRequest, fetch: (start: ListStart, limit: number) => Promise<ParticipantRow[]>): Promise<PageResult> {
+  const rows = await fetch(req.start, req.size + 1);
+  if (rows.length <= req.size) return { rows };
+  const page = rows.slice(0, req.size);
+  return { rows: page, next: encodeCursor(page[page.length - 1]!) };
+}

@@ -1,0 +1,57 @@
+/** Rows to wire shapes: the one place where columns become the interface's field names. */
+import type { Campaign, Participant } from '../../api/schemas.js';
+import type { CampaignRow, ParticipantRow } from '../store/store.js';
+import { effectiveStatus } from './campaigns.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function shareLink(campaign: CampaignRow, code: string): string {
+  const url = new URL(campaign.host_url);
+  url.searchParams.set('id', campaign.id);
+  url.searchParams.set('referralCode', code);
+  return url.href;
+}
+
+export function presentParticipant(p: ParticipantRow, campaign: CampaignRow): Participant {
+  return {
+    email: p.email,
+    ...(p.first_name !== null && { firstName: p.first_name }),
+    ...(p.last_name !== null && { lastName: p.last_name }),
+    referralCode: p.code,
+    ...(p.referred_by_code !== null && { referredByCode: p.referred_by_code }),
+    createdOn: iso(p.created_on),
+    campaignId: p.campaign_id,
+    shareLink: shareLink(campaign, p.code),
+    totalReferrals: p.total_referrals,
+    referralReward: p.referral_reward,
+    referralRewardRedeemed: p.referral_reward_redeemed,
+    referralRewardBalance: p.referral_reward - p.referral_reward_redeemed,
+    refereeReward: p.referee_reward,
+    refereeRewardRedeemed: p.referee_reward_redeemed,
+    refereeRewardBalance: p.referee_reward - p.referee_reward_redeemed,
+    rewardEventCompleted: p.reward_event_completed === 1,
+    fraudScore: p.fraud_score,
+  };
+}
+
+export function presentCampaign(c: CampaignRow, participants: number, now: number): Campaign {
+  const status = effectiveStatus(c, now);
+  return {
+    campaignId: c.id,
+    campaignName: c.name,
+    status,
+    createdOn: iso(c.created_on),
+    ...(c.end_on !== null && { end: iso(c.end_on) }),
+    hostURL: c.host_url,
+    paused: status === 'Pause',
+    ended: status === 'End',
+    rewardHeader: c.reward_header,
+    rewardDescription: c.reward_description,
+    shareHeader: c.share_header,
+    shareDescription: c.share_description,
+    referrerRewardValue: c.referrer_reward_value,
+    refereeRewardValue: c.referee_reward_value,
+    rewardType: c.reward_type,
+    participants,
+  };
+}

@@ -1,0 +1,60 @@
+/** Every failure leaves as DESIGN.md's envelope: `{"error":{"code","message","field?"}}`. */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { ApiErrorBody } from '../../api/schemas.js';
+import { AppError } from '../domain/errors.js';
+
+function envelope(code: string, message: string, field?: string): ApiErrorBody {
+  return { error: field ? { code, message, field } : { code, message } };
+}
+
+/** The field a JSON-schema failure is about: `/email` -> `email`, a missing property -> its name. */
+function fieldOf(err: FastifyError): string | undefined {
+  const v = err.validation?.[0];
+  if (!v) return undefined;
+  const missing = (v.params as { missingProperty?: string }).missingProperty;
+  const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  return missing ? (path ? `${path}.${missing}` : missing) : path || undefined;
+}
+
+function describe(err: FastifyError, field: string | undefined): string {
+  const v = err.validation?.[0];
+  if (!v) return err.message;
+  if (v.keyword === 'required') return `${field} is required`;
+  if (v.keyword === 'additionalProperties') {
+    return `Unknown field ${(v.params as { additionalProperty?: string }).additionalProperty}`;
+  }
+  return `${field ?? err.validationContext ?? 'request'} ${v.message ?? 'is invalid'}`;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof AppError) return reply.status(err.status).send(envelope(err.code, err.message, err.field));
+    if (err.validation) {
+      const field = fieldOf(err);
+      return reply.status(400).send(envelope('invalid_request', describe(err, field), field));
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.status(413).send(envelope('payload_too_large', 'The request body is too large'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.status(400).send(envelope('invalid_request', 'The body must be JSON (Content-Type: application/json)'));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.status(400).send(envelope('invalid_request', 'The JSON body is empty'));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.status(400).send(envelope('invalid_request', 'Content-Length does not match the body'));
+    }
+    if (err.statusCode === 429) {
+      return reply.status(429).send(envelope('rate_limited', 'Too many requests; retry after the time in Retry-After'));
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own client errors, e.g. malformed JSON (a SyntaxError with status 400).
+      return reply.status(400).send(envelope('invalid_request', err.message));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(envelope('internal', 'Something went wrong on our side; it has been logged'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(envelope('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,108 @@
+/** DESIGN.md's admin contract, in the interface's RPC style. The CLI calls the same domain functions. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  ApiErrorBody,
+  ApiKey,
+  Campaign,
+  CreateApiKeyBody,
+  CreateCampaignBody,
+  Ok,
+  Participant,
+  ParticipantQuery,
+  RedeemRewardBody,
+  RevokeApiKeyBody,
+  SetCampaignStatusBody,
+  UpdateCampaignBody,
+} from '../../api/schemas.js';
+import * as campaigns from '../domain/campaigns.js';
+import type { Ctx } from '../domain/context.js';
+import * as keys from '../domain/keys.js';
+import * as participants from '../domain/participants.js';
+import { presentCampaign, presentParticipant } from '../domain/present.js';
+import type { CampaignRow } from '../store/store.js';
+import { requireActor } from '../http/access.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
+const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
+const config = { access: 'secret' as const };
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  const campaign = async (c: CampaignRow) => presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
+  const view = (v: participants.ParticipantView) => presentParticipant(v.participant, v.campaign);
+
+  app.post(
+    '/api/v1/admin/createCampaign',
+    { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: Campaign, ...errors } } },
+    async (request) => campaign(await campaigns.createCampaign(ctx, requireActor(request), request.body)),
+  );
+
+  app.post(
+    '/api/v1/admin/updateCampaign',
+    { config, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
+    async (request) => campaign(await campaigns.updateCampaign(ctx, requireActor(request), request.body)),
+  );
+
+  app.post(
+    '/api/v1/admin/setCampaignStatus',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Pause, resume or end a campaign',
+        description: 'Active <-> Pause, Active or Pause -> End. End is final: 409 invalid_transition.',
+        body: SetCampaignStatusBody,
+        response: { 200: Campaign, ...errors },
+      },
+    },
+    async (request) => campaign(await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
+  );
+
+  app.post(
+    '/api/v1/admin/redeemReward',
+    {
+      config,
+      schema: { ...common, summary: 'Redeem from a reward balance', body: RedeemRewardBody, response: { 200: Participant, ...errors } },
+    },
+    async (request) => view(await participants.redeemReward(ctx, requireActor(request), request.body)),
+  );
+
+  app.post(
+    '/api/v1/admin/approveParticipant',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Approve a participant held back by fraud scoring',
+        description: 'Credits the rewards the participant had earned while unapproved.',
+        body: ParticipantQuery,
+        response: { 200: Participant, ...errors },
+      },
+    },
+    async (request) => view(await participants.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
+  );
+
+  app.post(
+    '/api/v1/admin/createApiKey',
+    {
+      config,
+      schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
+    },
+    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name),
+  );
+
+  app.post(
+    '/api/v1/admin/revokeApiKey',
+    { config, schema: { ...common, summary: 'Revoke a secret key', body: RevokeApiKeyBody, response: { 200: Ok, ...errors } } },
+    async (request) => {
+      await keys.revokeApiKey(ctx, requireActor(request), request.body.id);
+      return { ok: true as const };
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/listApiKeys',
+    { config, schema: { ...common, summary: 'List secret keys (without the keys)', response: { 200: Type.Array(ApiKey), ...errors } } },
+    async (request) => keys.listApiKeys(ctx, requireActor(request)),
+  );
+};

@@ -1,0 +1,162 @@
+/**
+ * The seven operations of the Referral Program Service Interface, at exactly its paths. Handlers only
+ * translate HTTP to domain calls and domain results to wire shapes; rules live in ../domain.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  AddParticipantBody,
+  AllParticipantsQuery,
+  ApiErrorBody,
+  Campaign,
+  CampaignQuery,
+  Participant,
+  ParticipantQuery,
+  QualifyParticipantBody,
+  ReferralsQuery,
+  ValidateCodeQuery,
+} from '../../api/schemas.js';
+import { findCampaign } from '../domain/campaigns.js';
+import type { Ctx } from '../domain/context.js';
+import * as participants from '../domain/participants.js';
+import { presentCampaign, presentParticipant } from '../domain/present.js';
+import type { PageResult } from '../domain/paging.js';
+import type { CampaignRow } from '../store/store.js';
+import { requireActor } from '../http/access.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody };
+const bearer = [{ bearerAuth: [] }];
+const tags = ['interface'];
+
+/** Puts the next page's address in a `Link` header (the body stays a bare array, as the interface says). */
+function linkNext(request: FastifyRequest, reply: FastifyReply, next: string | undefined): void {
+  if (!next) return;
+  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  url.searchParams.delete('page');
+  url.searchParams.set('cursor', next);
+  reply.header('link', `<${url.href}>; rel="next"`);
+}
+
+const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
+
+export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  const view = (v: participants.ParticipantView) => presentParticipant(v.participant, v.campaign);
+
+  app.options('/api/v1/addParticipant', { schema: { hide: true } }, app.corsPreflight);
+  app.options('/api/v1/getCampaign', { schema: { hide: true } }, app.corsPreflight);
+  app.options('/api/v1/validateCode', { schema: { hide: true } }, app.corsPreflight);
+
+  app.post(
+    '/api/v1/addParticipant',
+    {
+      config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
+      schema: {
+        tags,
+        summary: 'Add a participant to a campaign, optionally as a referral',
+        description:
+          'Public. Idempotent per email: an existing participant is returned unchanged. Keyless calls are browser signups and are scored for fraud.',
+        body: AddParticipantBody,
+        response: { 200: Participant, ...errors },
+      },
+    },
+    async (request) => {
+      const how: participants.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip };
+      return view(await participants.addParticipant(ctx, request.body, how));
+    },
+  );
+
+  app.get(
+    '/api/v1/getCampaign',
+    {
+      config: { access: 'public', campaignOf: (r) => (r.query as { id?: string }).id },
+      schema: { tags, summary: 'Read a campaign', querystring: CampaignQuery, response: { 200: Campaign, ...errors } },
+    },
+    async (request) => {
+      const campaign = await findCampaign(ctx, request.query.id);
+      return presentCampaign(campaign, await ctx.store.countParticipants(campaign.id), ctx.now());
+    },
+  );
+
+  app.get(
+    '/api/v1/validateCode',
+    {
+      config: { access: 'public', campaignOf: (r) => (r.query as { campaignId?: string }).campaignId },
+      schema: {
+        tags,
+        summary: 'Check a referrer code',
+        description: 'Public. A bare true or false. A keyless (browser) check of a valid code counts one impression.',
+        querystring: ValidateCodeQuery,
+        response: { 200: Type.Boolean(), ...errors },
+      },
+    },
+    async (request) => participants.validateCode(ctx, request.query.campaignId, request.query.code, !request.actor),
+  );
+
+  app.get(
+    '/api/v1/getParticipant',
+    {
+      config: { access: 'secret' },
+      schema: { tags, security: bearer, summary: 'Read one participant', querystring: ParticipantQuery, response: { 200: Participant, ...errors } },
+    },
+    async (request) => view(await participants.getParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
+  );
+
+  app.get(
+    '/api/v1/getAllParticipants',
+    {
+      config: { access: 'secret' },
+      schema: {
+        tags,
+        security: bearer,
+        summary: 'List the participants of a campaign',
+        description: 'Ordered by createdOn, then id. page/pageSize (20, at most 100) or cursor; the next page is in the Link header.',
+        querystring: AllParticipantsQuery,
+        response: { 200: Type.Array(Participant), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id, ...paging } = request.query;
+      const page = await participants.listParticipants(ctx, requireActor(request), id, paging);
+      linkNext(request, reply, page.next);
+      return presentPage(page);
+    },
+  );
+
+  app.get(
+    '/api/v1/getReferrals',
+    {
+      config: { access: 'secret' },
+      schema: {
+        tags,
+        security: bearer,
+        summary: 'List the referrals of a participant',
+        description: 'Paged as getAllParticipants.',
+        querystring: ReferralsQuery,
+        response: { 200: Type.Array(Participant), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id, email, ...paging } = request.query;
+      const page = await participants.listReferrals(ctx, requireActor(request), id, email, paging);
+      linkNext(request, reply, page.next);
+      return presentPage(page);
+    },
+  );
+
+  app.post(
+    '/api/v1/qualifyParticipant',
+    {
+      config: { access: 'secret' },
+      schema: {
+        tags,
+        security: bearer,
+        summary: 'Mark the qualifying event complete for a referred participant',
+        description: 'The first call credits both rewards once; every call with amountPaid adds a payment.',
+        body: QualifyParticipantBody,
+        response: { 200: Participant, ...errors },
+      },
+    },
+    async (request) => view(await participants.qualifyParticipant(ctx, requireActor(request), request.body)),
+  );
+};

@@ -1,0 +1,29 @@
+/** The demo campaign a fresh database gets, so `npm start` shows a working widget at once. */
+import * as campaigns from './domain/campaigns.js';
+import { DEFAULT_ACCOUNT, type Ctx } from './domain/context.js';
+import { createApiKey } from './domain/keys.js';
+
+export const DEMO_CAMPAIGN_ID = 'demo';
+
+/** Seeds when no campaign exists; returns the new secret key when it did, else undefined. */
+export async function seedIfEmpty(ctx: Ctx, publicUrl: string): Promise<string | undefined> {
+  if ((await ctx.store.campaignOrigins()).length > 0) return undefined;
+  await campaigns.createCampaign(
+    ctx,
+    DEFAULT_ACCOUNT,
+    {
+      campaignName: 'Acme Notes launch',
+      hostURL: `${publicUrl}/demo/`,
+      referrerRewardValue: 10,
+      refereeRewardValue: 5,
+      rewardType: 'credit',
+      rewardCurrency: 'USD',
+      rewardHeader: 'Give $5, get $10',
+      rewardDescription: 'Friends you invite get $5 of credit when they start a plan, and you get $10 for each of them.',
+      shareHeader: 'Share your link',
+      shareDescription: 'Send it to a friend, post it, or let them scan the code.',
+    },
+    DEMO_CAMPAIGN_ID,
+  );
+  return (await createApiKey(ctx, DEFAULT_ACCOUNT, 'demo (created at first start)')).key;
+}

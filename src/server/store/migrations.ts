@@ -1,0 +1,120 @@
+/**
+ * The one migration set, for both databases. Migrations are code (not files found at run time) so the
+ * compiled service and the tests run the same list in the same order. Append; never edit a shipped one.
+ */
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Dialect } from './connect.js';
+
+/** An auto-incrementing integer key, spelled as each database wants it. */
+function idType(dialect: Dialect) {
+  return dialect === 'postgres' ? sql`bigserial` : sql`integer`;
+}
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_initial': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('accounts')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        // Every deployment has a default account: the one REFKIT_SECRET_KEY and the CLI act for.
+        await db.insertInto('accounts').values({ name: 'default', created_on: Date.now() }).execute();
+
+        await db.schema
+          .createTable('campaigns')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('host_url', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('end_on', 'bigint')
+          .addColumn('referrer_reward_value', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referee_reward_value', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('reward_type', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('reward_currency', 'text', (c) => c.notNull().defaultTo('USD'))
+          .addColumn('reward_header', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('reward_description', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('share_header', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('share_description', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('allowed_origins', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('participants')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('email_key', 'text', (c) => c.notNull())
+          .addColumn('first_name', 'text')
+          .addColumn('last_name', 'text')
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('referred_by_id', 'bigint', (c) => c.references('participants.id'))
+          .addColumn('referred_by_code', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addColumn('signup_source', 'text', (c) => c.notNull())
+          .addColumn('signup_ip', 'text')
+          .addColumn('fraud_score', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('approval', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('reward_event_completed', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('reward_event_completed_on', 'bigint')
+          .addColumn('reward_credited', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referral_reward', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('referral_reward_redeemed', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('referee_reward', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('referee_reward_redeemed', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('total_referrals', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('total_completed_referred', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('amount_paid_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('payment_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('revenue_generated_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('impression_count', 'integer', (c) => c.notNull().defaultTo(0))
+          // The database, not a read-then-write, guarantees one participant per email and unique codes.
+          .addUniqueConstraint('participants_campaign_email', ['campaign_id', 'email'])
+          .addUniqueConstraint('participants_campaign_code', ['campaign_id', 'code'])
+          // Redeeming can never take a balance below zero, whatever a caller races.
+          .addCheckConstraint('participants_referral_balance', sql`referral_reward_redeemed <= referral_reward`)
+          .addCheckConstraint('participants_referee_balance', sql`referee_reward_redeemed <= referee_reward`)
+          .execute();
+        // The orders the lists page in: (created_on, id) within a campaign or within one referrer.
+        await db.schema.createIndex('participants_campaign_order').on('participants').columns(['campaign_id', 'created_on', 'id']).execute();
+        await db.schema.createIndex('participants_referrer_order').on('participants').columns(['referred_by_id', 'created_on', 'id']).execute();
+        await db.schema.createIndex('participants_signup_ip').on('participants').columns(['campaign_id', 'signup_ip', 'created_on']).execute();
+        await db.schema.createIndex('participants_email_key').on('participants').columns(['campaign_id', 'email_key']).execute();
+
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('prefix', 'text', (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull().unique())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_on', 'bigint')
+          .execute();
+      },
+    },
+  };
+}
+
+class CodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations() {
+    return migrations(this.dialect);
+  }
+}
+
+/** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
+export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

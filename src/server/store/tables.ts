@@ -1,0 +1,85 @@
+/**
+ * Row types of the one schema both databases share. Times are epoch milliseconds (bigint) and flags are
+ * 0/1 integers on both, so that SQLite and PostgreSQL read back the same values and the store needs no
+ * per-dialect conversions.
+ */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  created_on: number;
+}
+
+export interface CampaignsTable {
+  id: string;
+  account_id: number;
+  name: string;
+  host_url: string;
+  status: 'Active' | 'Pause' | 'End';
+  end_on: number | null;
+  referrer_reward_value: Generated<number>;
+  referee_reward_value: Generated<number>;
+  reward_type: Generated<string>;
+  reward_currency: Generated<string>;
+  reward_header: Generated<string>;
+  reward_description: Generated<string>;
+  share_header: Generated<string>;
+  share_description: Generated<string>;
+  /** JSON array of origins, or null for the default (the origin of host_url). */
+  allowed_origins: string | null;
+  created_on: number;
+  updated_on: number;
+}
+
+export interface ParticipantsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  email: string;
+  /** The email with aliasing removed (plus tags, gmail dots): how fraud scoring spots one person twice. */
+  email_key: string;
+  first_name: string | null;
+  last_name: string | null;
+  code: string;
+  referred_by_id: number | null;
+  referred_by_code: string | null;
+  created_on: number;
+  updated_on: number;
+  signup_source: 'api' | 'browser';
+  signup_ip: string | null;
+  fraud_score: Generated<string>;
+  approval: Generated<number>;
+  reward_event_completed: Generated<number>;
+  reward_event_completed_on: number | null;
+  /** Set once, together with the credit itself, so a reward is never credited twice. */
+  reward_credited: Generated<number>;
+  referral_reward: Generated<number>;
+  referral_reward_redeemed: Generated<number>;
+  referee_reward: Generated<number>;
+  referee_reward_redeemed: Generated<number>;
+  total_referrals: Generated<number>;
+  total_completed_referred: Generated<number>;
+  amount_paid_cents: Generated<number>;
+  payment_count: Generated<number>;
+  revenue_generated_cents: Generated<number>;
+  impression_count: Generated<number>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: number;
+  name: string;
+  prefix: string;
+  /** SHA-256 of the key: keys are long random strings, so a fast hash is enough and lookups stay O(1). */
+  hash: string;
+  created_on: number;
+  revoked_on: number | null;
+}
+
+/** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
+export interface Database {
+  accounts: AccountsTable;
+  campaigns: CampaignsTable;
+  participants: ParticipantsTable;
+  api_keys: ApiKeysTable;
+}
