@@ -190,3 +190,101 @@ export type ApiKey = Static<typeof ApiKey>;
 
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 export type Ok = Static<typeof Ok>;
+
+// ---- webhooks ------------------------------------------------------------------------------------
+
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked'] as const;
+export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** `data` of every event type: the fields the interface lists for referrer_added. Money is in units. */
+export const WebhookEventData = Type.Object({
+  participantId: Type.Integer(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  email: Type.String(),
+  code: Type.String(),
+  campaignId: Type.String(),
+  referredByCode: Type.Union([Type.String(), Type.Null()]),
+  referralReward: Type.Number(),
+  referralRewardBalance: Type.Number(),
+  referralRewardRedeemed: Type.Number(),
+  refereeReward: Type.Number(),
+  refereeRewardBalance: Type.Number(),
+  refereeRewardRedeemed: Type.Number(),
+  refereeActionCompleted: Type.Boolean(),
+  refereeActionCompletedLabel: Type.Union([Type.String(), Type.Null()]),
+  rewardType: Type.Union([Type.String(), Type.Null()]),
+  rewardCurrency: Type.String(),
+  createdOn: DateTime,
+  updatedOn: DateTime,
+  approval: Type.Boolean(),
+  totalReferred: Type.Integer(),
+  totalCompletedReferred: Type.Integer(),
+  amountPaid: Type.Number(),
+  paymentCount: Type.Integer(),
+  revenueGenerated: Type.Number(),
+  rewardDue: Type.Number(),
+  rewardPaid: Type.Number(),
+  score: Type.String(),
+  impressionCount: Type.Integer(),
+});
+export type WebhookEventData = Static<typeof WebhookEventData>;
+
+export const WebhookEvent = Type.Object({
+  eventType: WebhookEventType,
+  data: WebhookEventData,
+  createdAt: Type.Integer({ description: 'epoch milliseconds' }),
+  updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+});
+export type WebhookEvent = Static<typeof WebhookEvent>;
+
+export const CreateWebhookEndpointBody = Type.Object(
+  {
+    url: Url,
+    eventTypes: Type.Array(WebhookEventType, { minItems: 1, uniqueItems: true }),
+  },
+  { additionalProperties: false },
+);
+export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>;
+
+export const WebhookEndpoint = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  eventTypes: Type.Array(WebhookEventType),
+  createdOn: DateTime,
+  secret: Type.Optional(Type.String({ description: 'Signing secret (whsec_...); present only in the answer that created it' })),
+});
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]);
+export type DeliveryStatus = Static<typeof DeliveryStatus>;
+
+export const WebhookAttempt = Type.Object({
+  attemptedOn: DateTime,
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  durationMs: Type.Integer(),
+});
+
+export const WebhookDelivery = Type.Object({
+  id: Type.String(),
+  eventId: Type.String({ description: 'The webhook-id header: the same on every attempt' }),
+  endpointId: Type.String(),
+  eventType: WebhookEventType,
+  status: DeliveryStatus,
+  attemptCount: Type.Integer(),
+  nextAttemptOn: Type.Union([DateTime, Type.Null()]),
+  createdOn: DateTime,
+  attempts: Type.Array(WebhookAttempt),
+});
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const ListWebhookDeliveriesQuery = Type.Object({
+  status: Type.Optional(DeliveryStatus),
+  endpointId: Type.Optional(Id),
+  eventType: Type.Optional(WebhookEventType),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+});
+export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>;
+export const IdBody = Type.Object({ id: Id });

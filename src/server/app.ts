@@ -11,10 +11,11 @@ import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { healthRoutes } from './routes/health.js';
 import { interfaceRoutes } from './routes/interface.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   ctx: Ctx;
-  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel'>;
+  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'>;
   /** false silences the logs (tests); otherwise pino at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
 }
@@ -49,6 +50,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   await app.register(interfaceRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
   await app.register(assetRoutes);
   return app;

@@ -33,7 +33,7 @@ async function admin(method: 'GET' | 'POST', route: string, body: Record<string,
       method,
       url: `/api/v1/admin/${route}`,
       headers: { authorization: `Bearer ${key}` },
-      ...(method === 'POST' ? { payload } : {}),
+      ...(method === 'POST' ? { payload } : { query: Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, String(v)])) }),
     });
     const answer: unknown = res.json();
     if (res.statusCode >= 400) {
@@ -174,6 +174,43 @@ key
   .description('list secret keys (never the keys themselves)')
   .addOption(jsonOption)
   .action((o: { json?: boolean }) => admin('GET', 'listApiKeys', {}, !!o.json));
+
+const webhook = program.command('webhook').description('webhook endpoints and deliveries of the default account');
+webhook
+  .command('add')
+  .description('add an endpoint; its signing secret is printed once')
+  .requiredOption('--url <url>')
+  .requiredOption('--events <types>', 'comma-separated: referrer_added,referee_added,reward_unlocked', (v: string) => v.split(',').map((t) => t.trim()))
+  .addOption(jsonOption)
+  .action((o: { url: string; events: string[]; json?: boolean }) => admin('POST', 'createWebhookEndpoint', { url: o.url, eventTypes: o.events }, !!o.json));
+webhook
+  .command('list')
+  .description('list endpoints (never their secrets)')
+  .addOption(jsonOption)
+  .action((o: { json?: boolean }) => admin('GET', 'listWebhookEndpoints', {}, !!o.json));
+webhook
+  .command('remove')
+  .description('remove an endpoint by its id (whe_...)')
+  .requiredOption('--id <endpointId>')
+  .addOption(jsonOption)
+  .action((o: { id: string; json?: boolean }) => admin('POST', 'deleteWebhookEndpoint', { id: o.id }, !!o.json));
+webhook
+  .command('deliveries')
+  .description('list deliveries, newest first, with their attempts')
+  .addOption(new Option('--status <status>').choices(['pending', 'delivered', 'failed']))
+  .option('--endpoint <endpointId>')
+  .option('--event-type <type>')
+  .option('--limit <n>', 'at most this many (1-100)', int)
+  .addOption(jsonOption)
+  .action((o: { status?: string; endpoint?: string; eventType?: string; limit?: number; json?: boolean }) =>
+    admin('GET', 'listWebhookDeliveries', { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit }, !!o.json),
+  );
+webhook
+  .command('redeliver')
+  .description('send a delivery again now (dlv_...)')
+  .requiredOption('--id <deliveryId>')
+  .addOption(jsonOption)
+  .action((o: { id: string; json?: boolean }) => admin('POST', 'redeliverWebhook', { id: o.id }, !!o.json));
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`refkit: ${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -1,5 +1,6 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
 import { hashKey } from './domain/keys.js';
+import type { DispatcherOptions } from './webhooks/dispatcher.js';
 
 export interface Config {
   port: number;
@@ -10,6 +11,8 @@ export interface Config {
   redisUrl: string | undefined;
   logLevel: string;
   webhookAllowPrivate: boolean;
+  /** Dispatcher settings; DESIGN.md's schedule unless overridden (tests and staging use short ones). */
+  webhooks: Partial<DispatcherOptions>;
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
   publicUrl: string;
   trustProxy: boolean;
@@ -22,6 +25,23 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
   if (/^(1|true|yes|on)$/i.test(value)) return true;
   if (/^(0|false|no|off)$/i.test(value)) return false;
   throw new ConfigError(`${name} must be true or false, not "${value}"`);
+}
+
+function positiveInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer, not "${value}"`);
+  return n;
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): Partial<DispatcherOptions> {
+  const out: Partial<DispatcherOptions> = {};
+  if (env.WEBHOOK_TIMEOUT_MS) out.timeoutMs = positiveInt('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS);
+  if (env.WEBHOOK_POLL_MS) out.pollMs = positiveInt('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS);
+  if (env.WEBHOOK_LEASE_MS) out.leaseMs = positiveInt('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS);
+  if (env.WEBHOOK_RETRY_DELAYS_MS !== undefined && env.WEBHOOK_RETRY_DELAYS_MS !== '') {
+    out.retryDelaysMs = env.WEBHOOK_RETRY_DELAYS_MS.split(',').map((v) => positiveInt('WEBHOOK_RETRY_DELAYS_MS', v.trim()));
+  }
+  return out;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -50,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     // Webhooks to loopback and private networks are a server-side request forgery risk in production.
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
+    webhooks: webhookSettings(env),
     publicUrl,
     trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
   };

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
 import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -12,7 +13,10 @@ export async function serve(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const newKey = await seedIfEmpty(runtime.ctx, config.publicUrl);
   const app = await buildApp({ ctx: runtime.ctx, config });
+  const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
+  runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: config.port, host: config.host });
+  dispatcher.start();
 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -38,6 +42,7 @@ export async function serve(config: Config): Promise<void> {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
+    await dispatcher.stop();
     await runtime.close();
   });
 }

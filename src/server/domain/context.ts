@@ -4,6 +4,8 @@ import type { Store } from '../store/store.js';
 export interface Ctx {
   store: Store;
   now: () => number;
+  /** Told after a transaction that wrote webhook events commits, so a dispatcher can send them at once. */
+  onEventsCommitted?: () => void;
 }
 
 /** Who is acting through a secret key (or the CLI): every protected operation is scoped to an account. */

@@ -8,6 +8,7 @@ import { normalizeEmail, emailKey } from './email.js';
 import { AppError, participantNotFound } from './errors.js';
 import { scoreSignup } from './fraud.js';
 import { fetchPage, pageRequest, type PageResult } from './paging.js';
+import { emit } from './webhooks.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
 export interface SignupSource {
@@ -60,10 +61,15 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
         fraud_score: fraudScore,
         approval: fraudScore === 'high' ? 0 : 1,
       });
-      if (inserted !== undefined && referrer) await tx.incrementReferrals(referrer.id, now);
+      if (inserted === undefined) return undefined;
+      if (referrer) await tx.incrementReferrals(referrer.id, now);
+      await emit(tx, referrer ? 'referee_added' : 'referrer_added', inserted, campaign, now);
       return inserted;
     });
-    if (id !== undefined) return { participant: (await ctx.store.findParticipant(id))!, campaign };
+    if (id !== undefined) {
+      ctx.onEventsCommitted?.();
+      return { participant: (await ctx.store.findParticipant(id))!, campaign };
+    }
     // Nothing inserted: either the same email joined concurrently (answer with that participant, as the
     // serial order "theirs first" would), or the code was taken (try another).
     const raced = await ctx.store.findParticipantByEmail(campaign.id, email);
@@ -121,14 +127,14 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
     throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
   }
   const referrerId = participant.referred_by_id;
-  await ctx.store.transaction(async (tx) => {
+  const credited = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     if (input.amountPaid !== undefined) await tx.recordPayment(participant.id, referrerId, cents(input.amountPaid), now);
-    if (await tx.completeRewardEvent(participant.id, now)) {
-      await tx.incrementCompletedReferred(referrerId, now);
-      await creditIfDue(tx, campaign, participant.id, referrerId, now);
-    }
+    if (!(await tx.completeRewardEvent(participant.id, now))) return false;
+    await tx.incrementCompletedReferred(referrerId, now);
+    return creditIfDue(tx, campaign, participant.id, referrerId, now);
   });
+  if (credited) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
@@ -140,16 +146,20 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
 async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, referrerId: number, now: number): Promise<boolean> {
   if (!(await tx.claimRefereeCredit(refereeId, campaign.referee_reward_value, now))) return false;
   await tx.addReferralReward(referrerId, campaign.referrer_reward_value, now);
+  // The event goes out for each side even when its reward value is 0: the unlock itself is news.
+  await emit(tx, 'reward_unlocked', refereeId, campaign, now);
+  await emit(tx, 'reward_unlocked', referrerId, campaign, now);
   return true;
 }
 
 export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: string, email: string): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, campaignId, email);
-  await ctx.store.transaction(async (tx) => {
+  const credited = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     await tx.approve(participant.id, now);
-    if (participant.referred_by_id !== null) await creditIfDue(tx, campaign, participant.id, participant.referred_by_id, now);
+    return participant.referred_by_id !== null && creditIfDue(tx, campaign, participant.id, participant.referred_by_id, now);
   });
+  if (credited) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 

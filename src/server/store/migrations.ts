@@ -99,6 +99,54 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0002_webhooks': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('webhook_endpoints')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('event_types', 'text', (c) => c.notNull())
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_on', 'bigint')
+          .execute();
+        await db.schema
+          .createTable('webhook_events')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('event_id', 'text', (c) => c.notNull().references('webhook_events.id'))
+          .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id'))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempt_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_on', 'bigint')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('webhook_deliveries_event_endpoint', ['event_id', 'endpoint_id'])
+          .execute();
+        // What the dispatcher scans: pending rows by due time.
+        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_on']).execute();
+        await db.schema
+          .createTable('webhook_attempts')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id'))
+          .addColumn('attempted_on', 'bigint', (c) => c.notNull())
+          .addColumn('status_code', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('duration_ms', 'integer', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempted_on']).execute();
+      },
+    },
   };
 }
 

@@ -7,6 +7,7 @@
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable } from './tables.js';
 import type { Dialect } from './connect.js';
+import { WebhookStore } from './webhook-store.js';
 
 export type CampaignRow = Selectable<CampaignsTable>;
 export type ParticipantRow = Selectable<ParticipantsTable>;
@@ -19,10 +20,15 @@ export type ListStart = { offset: number } | { after: { createdOn: number; id: n
 export type ParticipantFilter = { campaignId: string; referredById?: number };
 
 export class Store {
+  /** The webhook outbox, over the same connection (and so the same transaction) as this store. */
+  readonly webhooks: WebhookStore;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.webhooks = new WebhookStore(db, dialect);
+  }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {

@@ -76,10 +76,60 @@ export interface ApiKeysTable {
   revoked_on: number | null;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: number;
+  url: string;
+  /** JSON array of the event types the endpoint selected. */
+  event_types: string;
+  /** The Standard Webhooks signing secret (whsec_...). Kept in clear: signing needs it. */
+  secret: string;
+  created_on: number;
+  deleted_on: number | null;
+}
+
+/** The outbox: one row per event, written in the transaction of the change that caused it. */
+export interface WebhookEventsTable {
+  id: string;
+  account_id: number;
+  campaign_id: string;
+  event_type: string;
+  /** The JSON body, frozen when the event happened, so every attempt sends the same bytes. */
+  payload: string;
+  created_on: number;
+}
+
+/** One row per (event, endpoint): the unit that is claimed, attempted, retried, and marked final. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempt_count: Generated<number>;
+  next_attempt_on: number | null;
+  /** A dispatcher that claims the row owns it until then; a crashed one's claim simply runs out. */
+  claimed_until: number | null;
+  created_on: number;
+  updated_on: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_on: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
   campaigns: CampaignsTable;
   participants: ParticipantsTable;
   api_keys: ApiKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -11,6 +11,7 @@ import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/domain/context.js
 import { createApiKey } from '../../../src/server/domain/keys.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
+import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 
 export interface TestService {
   url: string;
@@ -30,17 +31,29 @@ export interface TestService {
   database: TestDatabase;
 }
 
-export async function startService(kind: DatabaseKind, options: { database?: TestDatabase; now?: () => number } = {}): Promise<TestService> {
+export interface ServiceOptions {
+  database?: TestDatabase;
+  now?: () => number;
+  secretKeyHash?: string;
+  /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
+  dispatcher?: Partial<DispatcherOptions>;
+}
+
+export async function startService(kind: DatabaseKind, options: ServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await kind.create());
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url });
   if (options.now) runtime.ctx.now = options.now;
-  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: undefined, trustProxy: false, logLevel: 'silent' }, logger: false });
+  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true }, logger: false });
+  const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
+  if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
+  dispatcher?.start();
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const { key: secretKey } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'test');
   const admin = new RefkitClient({ baseUrl: url, secretKey });
   const stop = async () => {
     await app.close();
+    await dispatcher?.stop();
     await runtime.close();
   };
   return {

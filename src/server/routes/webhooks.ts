@@ -1,0 +1,76 @@
+/** Admin routes of webhooks: endpoints, the delivery log with attempts, and redelivery. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  ApiErrorBody,
+  CreateWebhookEndpointBody,
+  IdBody,
+  ListWebhookDeliveriesQuery,
+  Ok,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '../../api/schemas.js';
+import type { Ctx } from '../domain/context.js';
+import * as webhooks from '../domain/webhooks.js';
+import { requireActor } from '../http/access.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
+const common = { tags: ['webhooks'], security: [{ bearerAuth: [] }] };
+const config = { access: 'secret' as const };
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: boolean }> = async (app, { ctx, allowPrivate }) => {
+  app.post(
+    '/api/v1/admin/createWebhookEndpoint',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Add a webhook endpoint; its signing secret is in this answer only',
+        body: CreateWebhookEndpointBody,
+        response: { 200: WebhookEndpoint, ...errors },
+      },
+    },
+    async (request) => webhooks.createEndpoint(ctx, requireActor(request), request.body, allowPrivate),
+  );
+
+  app.get(
+    '/api/v1/admin/listWebhookEndpoints',
+    { config, schema: { ...common, summary: 'List webhook endpoints (without secrets)', response: { 200: Type.Array(WebhookEndpoint), ...errors } } },
+    async (request) => webhooks.listEndpoints(ctx, requireActor(request)),
+  );
+
+  app.post(
+    '/api/v1/admin/deleteWebhookEndpoint',
+    { config, schema: { ...common, summary: 'Remove a webhook endpoint', body: IdBody, response: { 200: Ok, ...errors } } },
+    async (request) => {
+      await webhooks.deleteEndpoint(ctx, requireActor(request), request.body.id);
+      return { ok: true as const };
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/listWebhookDeliveries',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'List deliveries, newest first, with their attempts',
+        querystring: ListWebhookDeliveriesQuery,
+        response: { 200: Type.Array(WebhookDelivery), ...errors },
+      },
+    },
+    async (request) => webhooks.listDeliveries(ctx, requireActor(request), request.query),
+  );
+
+  app.post(
+    '/api/v1/admin/redeliverWebhook',
+    {
+      config,
+      schema: { ...common, summary: 'Send a delivery again now, with a fresh retry schedule', body: IdBody, response: { 200: Ok, ...errors } },
+    },
+    async (request) => {
+      await webhooks.redeliver(ctx, requireActor(request), request.body.id);
+      return { ok: true as const };
+    },
+  );
+};

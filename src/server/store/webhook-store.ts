@@ -1,0 +1,161 @@
+/**
+ * SQL of the webhook outbox. Claiming is one statement that takes due rows nobody holds: with
+ * `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several processes share the work without taking the same
+ * row; SQLite has a single writer, so the plain statement is already exclusive.
+ */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Dialect } from './connect.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** A claimed delivery with what sending it needs. */
+export interface DueDelivery {
+  id: string;
+  event_id: string;
+  attempt_count: number;
+  payload: string;
+  url: string;
+  secret: string;
+}
+
+export interface DeliveryFilter {
+  accountId: number;
+  status?: DeliveryRow['status'];
+  endpointId?: string;
+  eventType?: string;
+  limit: number;
+}
+
+export class WebhookStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async insertEndpoint(row: Insertable<WebhookEndpointsTable>): Promise<void> {
+    await this.db.insertInto('webhook_endpoints').values(row).execute();
+  }
+
+  listEndpoints(accountId: number): Promise<EndpointRow[]> {
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_on', 'is', null)
+      .orderBy('created_on')
+      .execute();
+  }
+
+  async deleteEndpoint(id: string, accountId: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('webhook_endpoints')
+      .set({ deleted_on: now })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_on', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** The event and one pending delivery per endpoint; call inside the transaction of the change. */
+  async insertEvent(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Promise<void> {
+    await this.db.insertInto('webhook_events').values(event).execute();
+    if (deliveries.length === 0) return;
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values(
+        deliveries.map((d) => ({
+          id: d.id,
+          event_id: event.id,
+          endpoint_id: d.endpointId,
+          status: 'pending' as const,
+          next_attempt_on: event.created_on,
+          created_on: event.created_on,
+          updated_on: event.created_on,
+        })),
+      )
+      .execute();
+  }
+
+  /** Claims up to `limit` due deliveries until `now + leaseMs`; returns them with payload and target. */
+  async claimDue(now: number, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+    const due = this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_on', '<=', now)
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .orderBy('next_attempt_on')
+      .limit(limit)
+      .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+    const claimed = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ claimed_until: now + leaseMs })
+      .where('id', 'in', due)
+      .returning('id')
+      .execute();
+    if (claimed.length === 0) return [];
+    return this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+      .select(['d.id', 'd.event_id', 'd.attempt_count', 'e.payload', 'w.url', 'w.secret'])
+      .where(
+        'd.id',
+        'in',
+        claimed.map((c) => c.id),
+      )
+      .execute();
+  }
+
+  /** Records one attempt and where the delivery goes next: delivered, failed, or pending at `nextAttemptOn`. */
+  async finishAttempt(
+    attempt: Insertable<WebhookAttemptsTable>,
+    outcome: { status: DeliveryRow['status']; nextAttemptOn: number | null },
+  ): Promise<void> {
+    await this.db.insertInto('webhook_attempts').values(attempt).execute();
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: outcome.status,
+        next_attempt_on: outcome.nextAttemptOn,
+        attempt_count: eb('attempt_count', '+', 1),
+        claimed_until: null,
+        updated_on: attempt.attempted_on,
+      }))
+      .where('id', '=', attempt.delivery_id)
+      .execute();
+  }
+
+  async listDeliveries(f: DeliveryFilter): Promise<(DeliveryRow & { event_type: string })[]> {
+    let q = this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select('e.event_type')
+      .where('e.account_id', '=', f.accountId);
+    if (f.status) q = q.where('d.status', '=', f.status);
+    if (f.endpointId) q = q.where('d.endpoint_id', '=', f.endpointId);
+    if (f.eventType) q = q.where('e.event_type', '=', f.eventType);
+    return q.orderBy('d.created_on', 'desc').orderBy('d.id', 'desc').limit(f.limit).execute();
+  }
+
+  attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
+    if (deliveryIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
+  }
+
+  /** Makes a delivery of the account due now, with a fresh retry schedule; false if there is none. */
+  async redeliver(id: string, accountId: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_on: now, attempt_count: 0, claimed_until: null, updated_on: now })
+      .where('id', '=', id)
+      .where('event_id', 'in', (eb) => eb.selectFrom('webhook_events').select('id').where('account_id', '=', accountId))
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Delivers the outbox. Each tick claims due deliveries (a lease, so a crashed process's claims run out
+ * and another process retries them), sends each one signed per Standard Webhooks, and records the
+ * attempt and the next step: delivered on 2xx; otherwise retried on the schedule, then failed.
+ * At-least-once: the `webhook-id` header is the event id on every attempt, so receivers can dedupe.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Ctx } from '../domain/context.js';
+import type { DueDelivery } from '../store/webhook-store.js';
+import { assertWebhookTarget } from './target.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export interface DispatcherOptions {
+  /** Waits before each retry; when they run out the delivery is marked failed. */
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  /** How often to look for due deliveries when nobody nudges. */
+  pollMs: number;
+  /** How long a claim holds; longer than timeoutMs so a live sender never loses its claim. */
+  leaseMs: number;
+  batchSize: number;
+  allowPrivate: boolean;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  retryDelaysMs: [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
+  timeoutMs: 10 * SECOND,
+  pollMs: 1 * SECOND,
+  leaseMs: 60 * SECOND,
+  batchSize: 20,
+  allowPrivate: false,
+};
+
+export class Dispatcher {
+  readonly #ctx: Ctx;
+  readonly #options: DispatcherOptions;
+  readonly #log: FastifyBaseLogger | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopped = true;
+
+  constructor(ctx: Ctx, options: Partial<DispatcherOptions> = {}, log?: FastifyBaseLogger) {
+    this.#ctx = ctx;
+    this.#options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+    this.#log = log;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.nudge();
+  }
+
+  /** Looks for due deliveries now (a tick already under way will look once more when it ends). */
+  nudge(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#running = this.#tick()
+      .catch((err: unknown) => this.#log?.error({ err }, 'webhook dispatch failed'))
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#stopped) return;
+        if (this.#again) {
+          this.#again = false;
+          this.nudge();
+        } else {
+          this.#timer = setTimeout(() => this.nudge(), this.#options.pollMs);
+        }
+      });
+  }
+
+  /** Stops polling and waits for the attempts in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async #tick(): Promise<void> {
+    for (;;) {
+      const { leaseMs, batchSize } = this.#options;
+      const due = await this.#ctx.store.transaction((tx) => tx.webhooks.claimDue(this.#ctx.now(), leaseMs, batchSize));
+      if (due.length === 0) return;
+      await Promise.all(due.map((d) => this.#deliver(d)));
+      if (this.#stopped) return;
+    }
+  }
+
+  async #deliver(d: DueDelivery): Promise<void> {
+    const started = this.#ctx.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      await assertWebhookTarget(d.url, this.#options.allowPrivate);
+      statusCode = await this.#send(d);
+      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
+    } catch (err) {
+      error = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : err.message) : String(err);
+    }
+    const now = this.#ctx.now();
+    const delay = this.#options.retryDelaysMs[d.attempt_count];
+    const outcome =
+      error === null
+        ? { status: 'delivered' as const, nextAttemptOn: null }
+        : delay === undefined
+          ? { status: 'failed' as const, nextAttemptOn: null }
+          : { status: 'pending' as const, nextAttemptOn: now + delay };
+    await this.#ctx.store.webhooks.finishAttempt(
+      { delivery_id: d.id, attempted_on: started, status_code: statusCode, error, duration_ms: Math.max(0, now - started) },
+      outcome,
+    );
+    this.#log?.[error ? 'warn' : 'info']({ delivery: d.id, event: d.event_id, statusCode, error, next: outcome.status }, 'webhook attempt');
+  }
+
+  /** One signed POST; resolves with the status code. Redirects are not followed (they could lead inside). */
+  async #send(d: DueDelivery): Promise<number> {
+    const timestamp = new Date(this.#ctx.now());
+    const signature = new Webhook(d.secret).sign(d.event_id, timestamp, d.payload);
+    const res = await fetch(d.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Refkit-Webhooks/1',
+        'webhook-id': d.event_id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body: d.payload,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.#options.timeoutMs),
+    });
+    // Read (and drop) the body so the connection is released.
+    await res.arrayBuffer().catch(() => undefined);
+    return res.status;
+  }
+}
