@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
+import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
@@ -15,7 +16,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   ctx: Ctx;
-  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'>;
+  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & { rateLimits?: RateLimits };
   /** false silences the logs (tests); otherwise pino at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
 }
@@ -48,6 +49,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(interfaceRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });

@@ -1,6 +1,7 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
 import { hashKey } from './domain/keys.js';
 import type { DispatcherOptions } from './webhooks/dispatcher.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 
 export interface Config {
   port: number;
@@ -8,11 +9,13 @@ export interface Config {
   databaseUrl: string;
   /** SHA-256 of REFKIT_SECRET_KEY, when set: accepted as a secret key of the default account. */
   secretKeyHash: string | undefined;
-  redisUrl: string | undefined;
   logLevel: string;
   webhookAllowPrivate: boolean;
   /** Dispatcher settings; DESIGN.md's schedule unless overridden (tests and staging use short ones). */
   webhooks: Partial<DispatcherOptions>;
+  rateLimits: RateLimits;
+  /** Worker processes `serve` runs (node cluster); 1 means this process serves alone. */
+  workers: number;
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
   publicUrl: string;
   trustProxy: boolean;
@@ -30,6 +33,13 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
 function positiveInt(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer, not "${value}"`);
+  return n;
+}
+
+function count(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number, not "${value}"`);
   return n;
 }
 
@@ -66,11 +76,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     secretKeyHash: secretKey === undefined ? undefined : hashKey(secretKey),
-    redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     // Webhooks to loopback and private networks are a server-side request forgery risk in production.
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
     webhooks: webhookSettings(env),
+    rateLimits: {
+      perIp: count('RATE_LIMIT_PER_IP', env.RATE_LIMIT_PER_IP, DEFAULT_RATE_LIMITS.perIp),
+      perCampaign: count('RATE_LIMIT_PER_CAMPAIGN', env.RATE_LIMIT_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.perCampaign),
+      windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
+      redisUrl: env.REDIS_URL || undefined,
+    },
+    workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
     publicUrl,
     trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
   };

@@ -1,4 +1,9 @@
-/** Runs the service: migrate, seed a fresh database, listen, and shut down gracefully on a signal. */
+/**
+ * Runs the service: migrate, seed a fresh database, listen, deliver webhooks, and shut down gracefully
+ * on a signal. With WORKERS=N the process becomes a node cluster primary that prepares the database
+ * once and keeps N worker processes serving one port (each is stateless; see README "Deployment").
+ */
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -10,16 +15,71 @@ import { Dispatcher } from './webhooks/dispatcher.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function serve(config: Config): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
+  return runServer(config, { seed: cluster.isPrimary, banner: cluster.isPrimary });
+}
+
+/** Migrates (and seeds) once, then keeps `workers` servers running until SIGTERM/SIGINT. */
+async function runPrimary(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const newKey = await seedIfEmpty(runtime.ctx, config.publicUrl);
+  await runtime.close();
+
+  let stopping = false;
+  let bannerShown = false;
+  const fork = () => cluster.fork();
+  cluster.on('listening', (_worker, address) => {
+    if (bannerShown) return;
+    bannerShown = true;
+    printBanner(config, address.port, newKey, config.workers);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
+    fork();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+    let left = workers.length;
+    if (left === 0) process.exit(0);
+    for (const w of workers) {
+      w.once('exit', () => --left === 0 && process.exit(0));
+      w.process.kill(signal);
+    }
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 2_000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function runServer(config: Config, role: { seed: boolean; banner: boolean }): Promise<void> {
+  const runtime = await openRuntime(config);
+  const newKey = role.seed ? await seedIfEmpty(runtime.ctx, config.publicUrl) : undefined;
   const app = await buildApp({ ctx: runtime.ctx, config });
   const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
   runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
 
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (role.banner) {
+    const address = app.server.address();
+    printBanner(config, typeof address === 'object' && address ? address.port : config.port, newKey, 1);
+  }
+
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await dispatcher.stop();
+    await runtime.close();
+  });
+}
+
+function printBanner(config: Config, port: number, newKey: string | undefined, workers: number): void {
   const base = config.port === 0 ? config.publicUrl.replace(/:\d+$/, `:${port}`) : config.publicUrl;
   const key = config.secretKeyHash
     ? 'the value of REFKIT_SECRET_KEY'
@@ -27,7 +87,7 @@ export async function serve(config: Config): Promise<void> {
   process.stdout.write(
     [
       '',
-      `Refkit is listening on ${base}`,
+      `Refkit is listening on ${base}${workers > 1 ? ` (${workers} workers)` : ''}`,
       `  API:           ${base}/api/v1`,
       `  API docs:      ${base}/api/docs`,
       `  Demo page:     ${base}/demo/`,
@@ -37,12 +97,4 @@ export async function serve(config: Config): Promise<void> {
       '',
     ].join('\n') + '\n',
   );
-
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await dispatcher.stop();
-    await runtime.close();
-  });
 }

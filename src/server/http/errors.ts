@@ -28,7 +28,10 @@ function describe(err: FastifyError, field: string | undefined): string {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err instanceof AppError) return reply.status(err.status).send(envelope(err.code, err.message, err.field));
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      return reply.status(err.status).send(envelope(err.code, err.message, err.field));
+    }
     if (err.validation) {
       const field = fieldOf(err);
       return reply.status(400).send(envelope('invalid_request', describe(err, field), field));

@@ -51,6 +51,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     '/api/v1/addParticipant',
     {
       config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
+      preHandler: app.publicRateLimit,
       schema: {
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
@@ -70,6 +71,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     '/api/v1/getCampaign',
     {
       config: { access: 'public', campaignOf: (r) => (r.query as { id?: string }).id },
+      preHandler: app.publicRateLimit,
       schema: { tags, summary: 'Read a campaign', querystring: CampaignQuery, response: { 200: Campaign, ...errors } },
     },
     async (request) => {
@@ -82,6 +84,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     '/api/v1/validateCode',
     {
       config: { access: 'public', campaignOf: (r) => (r.query as { campaignId?: string }).campaignId },
+      preHandler: app.publicRateLimit,
       schema: {
         tags,
         summary: 'Check a referrer code',
