@@ -58,4 +58,13 @@ eachDatabase('addParticipant', (service) => {
     assert.equal((await s.admin.getAllParticipants(id)).length, 2);
     assert.equal((await s.admin.getParticipant(id, 'a@example.com')).totalReferrals, 1);
   });
+
+  it('a referrer that matches nobody is 404 and creates nobody', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const err = await rejects(() => s.admin.addParticipant({ id, email: 'x@example.com', referredByCode: 'NOBODY23' }), 404, 'referrer_not_found');
+    assert.equal(err.field, 'referredByCode');
+    await rejects(() => s.admin.addParticipant({ id, email: 'x@example.com', referredByEmail: 'ghost@example.com' }), 404, 'referrer_not_found');
+    assert.deepEqual(await s.admin.getAllParticipants(id), []);
+  });
 });

@@ -1,0 +1,86 @@
+/**
+ * A stand-in for the service in widget unit tests: window.fetch is replaced by a router over the
+ * interface's paths, each answered by a handler the test sets; every call is recorded.
+ */
+import type { Campaign, Participant } from '../../src/api/client.js';
+
+export type Handler = (url: URL, body: unknown) => Response | Promise<Response>;
+
+export const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+export const apiError = (status: number, code: string, message = code, field?: string) =>
+  json({ error: field ? { code, message, field } : { code, message } }, status);
+
+export const campaign: Campaign = {
+  campaignId: 'cmp_1',
+  campaignName: 'Acme launch',
+  status: 'Active',
+  paused: false,
+  ended: false,
+  hostURL: 'https://acme.example/join',
+  rewardHeader: 'Give $5, get $10',
+  rewardDescription: 'Friends get $5 when they start a plan.',
+  shareHeader: 'Share your link',
+  shareDescription: 'Send it to a friend.',
+  referrerRewardValue: 10,
+  refereeRewardValue: 5,
+  rewardType: 'credit',
+  participants: 3,
+};
+
+export function participant(email: string, extra: Partial<Participant> = {}): Participant {
+  return {
+    email,
+    referralCode: 'MYCODE23',
+    campaignId: 'cmp_1',
+    shareLink: 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23',
+    totalReferrals: 2,
+    referralReward: 20,
+    referralRewardRedeemed: 0,
+    referralRewardBalance: 20,
+    refereeReward: 5,
+    refereeRewardRedeemed: 0,
+    refereeRewardBalance: 5,
+    rewardEventCompleted: false,
+    fraudScore: 'low',
+    ...extra,
+  };
+}
+
+export interface FakeService {
+  routes: Record<string, Handler>;
+  calls: { path: string; url: URL; body: unknown }[];
+  restore(): void;
+}
+
+export function fakeService(routes: Record<string, Handler> = {}): FakeService {
+  const original = window.fetch;
+  const service: FakeService = {
+    routes: {
+      '/api/v1/getCampaign': () => json(campaign),
+      '/api/v1/validateCode': () => json(true),
+      '/api/v1/addParticipant': (_url, body) => json(participant((body as { email: string }).email)),
+      ...routes,
+    },
+    calls: [],
+    restore: () => {
+      window.fetch = original;
+    },
+  };
+  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input));
+    const body: unknown = init?.body ? JSON.parse(String(init.body)) : undefined;
+    service.calls.push({ path: url.pathname, url, body });
+    const handler = service.routes[url.pathname];
+    if (!handler) return apiError(404, 'not_found');
+    return handler(url, body);
+  };
+  return service;
+}
+
+/** A promise the test resolves later: to hold the widget in a state. */
+export function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
