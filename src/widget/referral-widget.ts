@@ -216,9 +216,9 @@ export class ReferralWidget extends LitElement {
     if (e.code === 'campaign_not_found') return this.#settle('not-found', 'This referral program could not be found.');
     if (e.code === 'campaign_paused') return this.#settle('paused', 'This referral program is paused.');
     if (e.code === 'campaign_ended') return this.#settle('ended', 'This referral program has ended.');
-    if (e.isNetworkError || !navigator.onLine) {
-      return this.#settle('offline', 'You seem to be offline. We will try again when you are back online.');
-    }
+    if (!navigator.onLine) return this.#settle('offline', 'You seem to be offline. We will try again when you are back online.');
+    // Online but no readable answer: the service is down, or refused this page's origin (CORS).
+    if (e.isNetworkError) return this.#settle('error', 'The referral service could not be reached. Please try again.');
     const wait = e.code === 'rate_limited' && e.retryAfter ? ` Please wait ${e.retryAfter} s.` : '';
     this.#settle('error', `Something went wrong.${wait} Please try again.`);
   }

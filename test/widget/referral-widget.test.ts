@@ -241,14 +241,28 @@ describe('<referral-widget> states', () => {
     };
     const el = await mount();
     await settled(el, 'ready');
-    await signUp(el, 'i@example.com');
-    await settled(el, 'offline');
+    Object.defineProperty(navigator, 'onLine', { value: false, configurable: true });
+    try {
+      await signUp(el, 'i@example.com');
+      await settled(el, 'offline');
+    } finally {
+      delete (navigator as { onLine?: boolean }).onLine;
+    }
     expect(attempts).to.equal(3);
     expect(q(el, '[part=status]')!.textContent).to.contain('offline');
     expect(q(el, '[part~=retry]')).to.exist;
     down = false;
     window.dispatchEvent(new Event('online'));
     await settled(el, 'signed-up');
+  });
+
+  it('an unreachable service while online is an error with retry, not "offline"', async () => {
+    service.routes['/api/v1/getCampaign'] = () => {
+      throw new TypeError('Failed to fetch');
+    };
+    const el = await mount();
+    await settled(el, 'error');
+    expect(q(el, '[part=status]')!.textContent).to.contain('could not be reached');
   });
 
   it('checks the email in the browser first, and shows server field errors next to the field', async () => {
