@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { rejects } from './helpers/assert.js';
+import { eachDatabase } from './helpers/suite.js';
+import type { TestService } from './helpers/service.js';
+
+/** Ann refers Ben; returns the campaign id. Rewards: referrer 10, referee 5. */
+async function referral(s: TestService) {
+  const id = await s.campaign();
+  const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+  await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+  return id;
+}
+
+eachDatabase('qualifyParticipant', (service) => {
+  it('credits both sides once, on the first call', async () => {
+    const s = service();
+    const id = await referral(s);
+    const ben = await s.admin.qualifyParticipant({ id, email: 'ben@example.com' });
+    assert.equal(ben.rewardEventCompleted, true);
+    assert.equal(ben.refereeReward, 5);
+    assert.equal(ben.refereeRewardBalance, 5);
+    const ann = await s.admin.getParticipant(id, 'ann@example.com');
+    assert.equal(ann.referralReward, 10);
+    assert.equal(ann.referralRewardBalance, 10);
+    assert.equal(ann.rewardEventCompleted, false);
+
+    const again = await s.admin.qualifyParticipant({ id, email: 'ben@example.com' });
+    assert.equal(again.refereeReward, 5);
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
+  });
+
+  it('20 parallel calls credit exactly once', async () => {
+    const s = service();
+    const id = await referral(s);
+    await Promise.all(Array.from({ length: 20 }, () => s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '1.50' })));
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).refereeReward, 5);
+    const row = await s.ctx.store.findParticipantByEmail(id, 'ben@example.com');
+    assert.equal(row!.payment_count, 20);
+    assert.equal(row!.amount_paid_cents, 3000);
+    const referrer = await s.ctx.store.findParticipantByEmail(id, 'ann@example.com');
+    assert.equal(referrer!.revenue_generated_cents, 3000);
+    assert.equal(referrer!.total_completed_referred, 1);
+  });
+
+  it('only referred participants qualify; unknown emails are 404; bad amounts change nothing', async () => {
+    const s = service();
+    const id = await referral(s);
+    await rejects(() => s.admin.qualifyParticipant({ id, email: 'ann@example.com' }), 409, 'not_referred');
+    await rejects(() => s.admin.qualifyParticipant({ id, email: 'nobody@example.com' }), 404, 'participant_not_found');
+    for (const amountPaid of ['abc', '1.234', '-1', '']) {
+      const err = await rejects(() => s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid }), 400, 'invalid_request');
+      assert.equal(err.field, 'amountPaid');
+    }
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, false);
+  });
+});
+
+eachDatabase('redeemReward', (service) => {
+  it('redeems from a balance and never below zero, even in parallel', async () => {
+    const s = service();
+    const id = await s.campaign({ referrerRewardValue: 50 });
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com' });
+
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 10 })),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
+    const after = await s.admin.getParticipant(id, 'ann@example.com');
+    assert.deepEqual([after.referralReward, after.referralRewardRedeemed, after.referralRewardBalance], [50, 50, 0]);
+    await rejects(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 1 }), 409, 'insufficient_balance');
+
+    const ben = await s.admin.redeemReward({ id, email: 'ben@example.com', kind: 'referee', amount: 2 });
+    assert.deepEqual([ben.refereeReward, ben.refereeRewardRedeemed, ben.refereeRewardBalance], [5, 2, 3]);
+    await rejects(() => s.admin.redeemReward({ id, email: 'ben@example.com', kind: 'referee', amount: 4 }), 409, 'insufficient_balance');
+    await rejects(() => s.admin.redeemReward({ id, email: 'ben@example.com', kind: 'referee', amount: 0 }), 400, 'invalid_request');
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).refereeRewardBalance, 3);
+  });
+});
+
+eachDatabase('fraud scoring and approval', (service) => {
+  it('an alias of the referrer is high risk: nothing is credited until approval, then once', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann.lee@gmail.com' });
+    const alias = await s.browser.addParticipant({ id, email: 'annlee+promo@gmail.com', referredByCode: ann.referralCode! });
+    assert.equal(alias.fraudScore, 'high');
+    const q = await s.admin.qualifyParticipant({ id, email: 'annlee+promo@gmail.com' });
+    assert.equal(q.rewardEventCompleted, true);
+    assert.equal(q.refereeReward, 0);
+    assert.equal((await s.admin.getParticipant(id, 'ann.lee@gmail.com')).referralReward, 0);
+
+    const approved = await s.admin.approveParticipant(id, 'annlee+promo@gmail.com');
+    assert.equal(approved.refereeReward, 5);
+    await s.admin.approveParticipant(id, 'annlee+promo@gmail.com');
+    assert.equal((await s.admin.getParticipant(id, 'ann.lee@gmail.com')).referralReward, 10);
+    assert.equal((await s.admin.getParticipant(id, 'annlee+promo@gmail.com')).refereeReward, 5);
+  });
+
+  it('a disposable domain is medium; a signup burst from one IP raises the score', async () => {
+    const s = service();
+    const id = await s.campaign();
+    assert.equal((await s.browser.addParticipant({ id, email: 'x@mailinator.com' })).fraudScore, 'medium');
+    for (let i = 0; i < 4; i++) await s.browser.addParticipant({ id, email: `u${i}@example.com` });
+    // Six sign-ups from 127.0.0.1 within the hour: the burst signal plus a disposable domain is high.
+    assert.equal((await s.browser.addParticipant({ id, email: 'y@mailinator.com' })).fraudScore, 'high');
+    assert.equal((await s.browser.addParticipant({ id, email: 'z@example.com' })).fraudScore, 'medium');
+  });
+});
