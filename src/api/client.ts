@@ -10,14 +10,18 @@ import type {
   Campaign,
   CampaignStatus,
   CreateCampaignBody,
+  CreateWebhookEndpointBody,
+  ListWebhookDeliveriesQuery,
   Ok,
   Participant,
   QualifyParticipantBody,
   RedeemRewardBody,
   UpdateCampaignBody,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from './schemas.js';
 
-export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody };
+export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -122,6 +126,24 @@ export class RefkitClient {
   }
   revokeApiKey(id: string): Promise<Ok> {
     return this.#post('/api/v1/admin/revokeApiKey', { id });
+  }
+  listApiKeys(): Promise<ApiKey[]> {
+    return this.#get('/api/v1/admin/listApiKeys', {});
+  }
+  createWebhookEndpoint(body: CreateWebhookEndpointBody): Promise<WebhookEndpoint & { secret: string }> {
+    return this.#post('/api/v1/admin/createWebhookEndpoint', body);
+  }
+  listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
+    return this.#get('/api/v1/admin/listWebhookEndpoints', {});
+  }
+  deleteWebhookEndpoint(id: string): Promise<Ok> {
+    return this.#post('/api/v1/admin/deleteWebhookEndpoint', { id });
+  }
+  listWebhookDeliveries(query: ListWebhookDeliveriesQuery = {}): Promise<WebhookDelivery[]> {
+    return this.#get('/api/v1/admin/listWebhookDeliveries', { ...query });
+  }
+  redeliverWebhook(id: string): Promise<Ok> {
+    return this.#post('/api/v1/admin/redeliverWebhook', { id });
   }
 
   // ---- transport ----
