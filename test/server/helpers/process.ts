@@ -1,0 +1,59 @@
+/** The real service as a child process (`refkit serve`), for restart, crash and multi-process tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../../src/server/cli.ts', import.meta.url));
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Sends a signal and waits for the exit; resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function runCli(args: string[], env: Record<string, string>) {
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!.replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => reject(new Error(`service exited:\n${out}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a CLI command to completion. */
+export function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runCli(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
