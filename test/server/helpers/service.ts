@@ -11,6 +11,7 @@ import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/domain/context.js
 import { createApiKey } from '../../../src/server/domain/keys.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
+import type { RateLimits } from '../../../src/server/http/rate-limit.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 
 export interface TestService {
@@ -35,6 +36,7 @@ export interface ServiceOptions {
   database?: TestDatabase;
   now?: () => number;
   secretKeyHash?: string;
+  rateLimits?: RateLimits;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
 }
@@ -43,7 +45,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   const database = options.database ?? (await kind.create());
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url });
   if (options.now) runtime.ctx.now = options.now;
-  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true }, logger: false });
+  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true, ...(options.rateLimits && { rateLimits: options.rateLimits }) }, logger: false });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
