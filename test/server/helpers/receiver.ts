@@ -43,11 +43,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
 }
 
 /** Polls until `check` returns a truthy value (bounded), and returns it. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<Exclude<T, false | null | undefined>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as Exclude<T, false | null | undefined | 0 | ''>;
+    if (value) return value as Exclude<T, false | null | undefined>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
