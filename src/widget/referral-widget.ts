@@ -195,7 +195,7 @@ export class ReferralWidget extends LitElement {
     storage.forgetCode(this.campaignId);
     this.returning = false;
     this.#emit('referral-signup', { participant: this.participant });
-    this.#settle('signed-up', 'You are in. Share your link below.');
+    this.#settle('signed-up', 'You are in! Your link is ready to share.');
   }
 
   async #withNetworkRetries<T>(call: () => Promise<T>): Promise<T> {
