@@ -1,6 +1,7 @@
 /**
- * Runs a block of tests once per database kind, each test against its own fresh service:
+ * Runs a block of tests once per database kind, against a fresh service per test:
  *   eachDatabase('qualify', (service) => { it('...', async () => { const s = service(); ... }) })
+ * or, with eachDatabaseShared, one service for the whole block (read-mostly tests that need many rows).
  */
 import { after, afterEach, before, beforeEach, describe } from 'node:test';
 import { databaseKinds, type DatabaseKind } from './databases.js';
@@ -8,14 +9,16 @@ import { startService, type TestService } from './service.js';
 
 const kinds = await databaseKinds();
 
-export function eachDatabase(name: string, body: (service: () => TestService, kind: DatabaseKind) => void): void {
+type Body = (service: () => TestService, kind: DatabaseKind) => void;
+
+function perDatabase(name: string, body: Body, shared: boolean): void {
   for (const kind of kinds) {
     describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
       let current: TestService | undefined;
-      beforeEach(async () => {
+      (shared ? before : beforeEach)(async () => {
         current = await startService(kind);
       });
-      afterEach(async () => {
+      (shared ? after : afterEach)(async () => {
         await current?.close();
         current = undefined;
       });
@@ -27,18 +30,5 @@ export function eachDatabase(name: string, body: (service: () => TestService, ki
   }
 }
 
-/** One service shared by a whole block (for read-only tests that need many rows). */
-export function eachDatabaseShared(name: string, body: (service: () => TestService, kind: DatabaseKind) => void): void {
-  for (const kind of kinds) {
-    describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
-      let current: TestService | undefined;
-      before(async () => {
-        current = await startService(kind);
-      });
-      after(async () => {
-        await current?.close();
-      });
-      body(() => current!, kind);
-    });
-  }
-}
+export const eachDatabase = (name: string, body: Body) => perDatabase(name, body, false);
+export const eachDatabaseShared = (name: string, body: Body) => perDatabase(name, body, true);
