@@ -5,6 +5,7 @@ import type { ApiKeyRow } from '../store/store.js';
 import { newId } from './codes.js';
 import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { AppError } from './errors.js';
+import { iso } from './present.js';
 
 const PREFIX_LENGTH = 10;
 
@@ -15,8 +16,8 @@ function presentKey(row: ApiKeyRow): ApiKey {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
-    createdOn: new Date(row.created_on).toISOString(),
-    ...(row.revoked_on !== null && { revokedOn: new Date(row.revoked_on).toISOString() }),
+    createdOn: iso(row.created_on),
+    ...(row.revoked_on !== null && { revokedOn: iso(row.revoked_on) }),
   };
 }
 

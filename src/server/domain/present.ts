@@ -2,8 +2,10 @@
 import type { Campaign, Participant } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
+import type { ParticipantView } from './participants.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Times leave as ISO 8601 in UTC (`Z`), the interface's date-time. */
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 export function shareLink(campaign: CampaignRow, code: string): string {
   const url = new URL(campaign.host_url);
@@ -33,6 +35,9 @@ export function presentParticipant(p: ParticipantRow, campaign: CampaignRow): Pa
     fraudScore: p.fraud_score,
   };
 }
+
+/** A domain answer about one participant, as the wire Participant. */
+export const presentView = (v: ParticipantView) => presentParticipant(v.participant, v.campaign);
 
 export function presentCampaign(c: CampaignRow, participants: number, now: number): Campaign {
   const status = effectiveStatus(c, now);

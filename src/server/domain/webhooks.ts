@@ -18,8 +18,8 @@ import { newId } from './codes.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
+import { iso } from './present.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const units = (cents: number) => cents / 100;
 
 function presentEndpoint(row: EndpointRow): WebhookEndpoint {

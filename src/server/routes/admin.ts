@@ -19,7 +19,7 @@ import * as campaigns from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as keys from '../domain/keys.js';
 import * as participants from '../domain/participants.js';
-import { presentCampaign, presentParticipant } from '../domain/present.js';
+import { presentCampaign, presentView } from '../domain/present.js';
 import type { CampaignRow } from '../store/store.js';
 import { requireActor } from '../http/access.js';
 
@@ -29,7 +29,6 @@ const config = { access: 'secret' as const };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   const campaign = async (c: CampaignRow) => presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
-  const view = (v: participants.ParticipantView) => presentParticipant(v.participant, v.campaign);
 
   app.post(
     '/api/v1/admin/createCampaign',
@@ -64,7 +63,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config,
       schema: { ...common, summary: 'Redeem from a reward balance', body: RedeemRewardBody, response: { 200: Participant, ...errors } },
     },
-    async (request) => view(await participants.redeemReward(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await participants.redeemReward(ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -79,7 +78,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => view(await participants.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
+    async (request) => presentView(await participants.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
   );
 
   app.post(

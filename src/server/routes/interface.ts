@@ -20,7 +20,7 @@ import {
 import { findCampaign } from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as participants from '../domain/participants.js';
-import { presentCampaign, presentParticipant } from '../domain/present.js';
+import { presentCampaign, presentParticipant, presentView } from '../domain/present.js';
 import type { PageResult } from '../domain/paging.js';
 import type { CampaignRow } from '../store/store.js';
 import { requireActor } from '../http/access.js';
@@ -41,7 +41,6 @@ function linkNext(request: FastifyRequest, reply: FastifyReply, next: string | u
 const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
 
 export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
-  const view = (v: participants.ParticipantView) => presentParticipant(v.participant, v.campaign);
 
   app.options('/api/v1/addParticipant', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getCampaign', { schema: { hide: true } }, app.corsPreflight);
@@ -63,7 +62,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     },
     async (request) => {
       const how: participants.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip };
-      return view(await participants.addParticipant(ctx, request.body, how));
+      return presentView(await participants.addParticipant(ctx, request.body, how));
     },
   );
 
@@ -102,7 +101,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
       config: { access: 'secret' },
       schema: { tags, security: bearer, summary: 'Read one participant', querystring: ParticipantQuery, response: { 200: Participant, ...errors } },
     },
-    async (request) => view(await participants.getParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
+    async (request) => presentView(await participants.getParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
   );
 
   app.get(
@@ -160,6 +159,6 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => view(await participants.qualifyParticipant(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await participants.qualifyParticipant(ctx, requireActor(request), request.body)),
   );
 };
