@@ -52,7 +52,7 @@ export async function listEndpoints(ctx: Ctx, actor: Actor): Promise<WebhookEndp
 }
 
 export async function deleteEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.webhooks.deleteEndpoint(id, actor.accountId, ctx.now()))) {
+  if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) {
     throw new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
   }
 }
@@ -132,7 +132,7 @@ export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliv
 
 export async function redeliver(ctx: Ctx, actor: Actor, id: string): Promise<void> {
   if (!(await ctx.store.webhooks.redeliver(id, actor.accountId, ctx.now()))) {
-    throw new AppError(404, 'delivery_not_found', 'No delivery of this account has this id', 'id');
+    throw new AppError(404, 'delivery_not_found', 'No delivery of this account to a current endpoint has this id', 'id');
   }
   ctx.onEventsCommitted?.();
 }

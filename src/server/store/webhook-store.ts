@@ -49,6 +49,10 @@ export class WebhookStore {
       .execute();
   }
 
+  /**
+   * Removes an endpoint and ends its pending deliveries (as failed): nothing more goes to it. Call in a
+   * transaction, so both happen or neither does.
+   */
   async deleteEndpoint(id: string, accountId: number, now: number): Promise<boolean> {
     const r = await this.db
       .updateTable('webhook_endpoints')
@@ -57,7 +61,14 @@ export class WebhookStore {
       .where('account_id', '=', accountId)
       .where('deleted_on', 'is', null)
       .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
+    if (r.numUpdatedRows === 0n) return false;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_on: null, updated_on: now })
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
+    return true;
   }
 
   /** The event and one pending delivery per endpoint; call inside the transaction of the change. */
@@ -88,6 +99,8 @@ export class WebhookStore {
       .where('status', '=', 'pending')
       .where('next_attempt_on', '<=', now)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      // Not to a removed endpoint (a sub-select, so that FOR UPDATE locks delivery rows only).
+      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null))
       .orderBy('next_attempt_on')
       .limit(limit)
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
@@ -148,13 +161,17 @@ export class WebhookStore {
     return this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
   }
 
-  /** Makes a delivery of the account due now, with a fresh retry schedule; false if there is none. */
+  /**
+   * Makes a delivery of the account due now, with a fresh retry schedule; false if there is none (or its
+   * endpoint has been removed).
+   */
   async redeliver(id: string, accountId: number, now: number): Promise<boolean> {
     const r = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_on: now, attempt_count: 0, claimed_until: null, updated_on: now })
       .where('id', '=', id)
       .where('event_id', 'in', (eb) => eb.selectFrom('webhook_events').select('id').where('account_id', '=', accountId))
+      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null))
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
   }
