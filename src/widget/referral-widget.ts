@@ -1,42 +1,53 @@
 /**
  * <referral-widget campaign-id="..."> — a referral program on any page.
  *
- * Flow: load the campaign; read `referralCode` from the page URL (or the one remembered from an earlier
- * visit) and validate it; sign the visitor up with addParticipant; then show their share link, QR code,
- * share buttons and balances. A known visitor (the `email` attribute, or one who signed up on this
- * browser) goes straight to the share view. Campaign texts are rendered as text, never as HTML.
+ * Flow: load the campaign; take the referral code from the share link (validated) or from an earlier
+ * visit; sign the visitor up with addParticipant; then show their share link, QR code, share buttons and
+ * balances. A known visitor (the `email` attribute, or one who signed up on this browser) goes straight
+ * to the share view. Campaign texts are rendered as text, never as HTML.
+ *
+ * The element is defined by ./index.ts, so that loading the bundle twice does not throw.
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
-import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import { ApiError, RefkitClient, type Campaign, type Participant } from '../api/client.js';
+import { property, state } from 'lit/decorators.js';
+import { ApiError, RefkitClient, type AddParticipantBody, type Campaign, type Participant } from '../api/client.js';
+import { captureCode } from './code-capture.js';
+import { describeFailure, ENDED_TEXT, PAUSED_TEXT } from './failures.js';
 import { qrSvg } from './qr.js';
-import { scriptOrigin } from './script-origin.js';
-import { shareTargets } from './share-links.js';
+import { withNetworkRetries } from './retry.js';
+import { defaultApiBase } from './script-origin.js';
+import { shareView } from './share-view.js';
 import * as storage from './storage.js';
 import { styles } from './styles.js';
 
-export type WidgetState =
-  | 'loading'
-  | 'ready'
-  | 'submitting'
-  | 'signed-up'
-  | 'paused'
-  | 'ended'
-  | 'not-found'
-  | 'error'
-  | 'offline';
+export type WidgetState = 'loading' | 'ready' | 'submitting' | 'signed-up' | 'paused' | 'ended' | 'not-found' | 'error' | 'offline';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 /** Same rule as the service: one @, a dot in the domain, no spaces. */
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-/** Waits before re-sending a sign-up that got no answer at all; then the visitor gets a Retry button. */
-const NETWORK_RETRY_DELAYS_MS = [400, 1200];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The fields the form can show; a server error about another field is shown under the form. */
+const FORM_FIELDS = ['email', 'firstName', 'lastName'];
 
-@customElement('referral-widget')
+/** The service refused the referral code itself, not the visitor: sign up again without it. */
+const refusesCode = (err: unknown) =>
+  err instanceof ApiError &&
+  (err.code === 'referrer_not_found' || err.code === 'self_referral' || (err.code === 'invalid_request' && err.field === 'referredByCode'));
+
+/** Shown while the browser reports no connection and the form is still open. */
+const OFFLINE_NOTICE = 'You are offline. You can fill in the form; it is sent once you are back online.';
+
+const fieldErrorOf = (err: ApiError): FieldError => ({ field: err.field ?? 'email', message: err.message });
+const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: err.code, message: err.message, status: err.status });
+
 export class ReferralWidget extends LitElement {
   static override styles = styles;
+  /** Waits before re-sending a sign-up that got no answer at all; after them the visitor gets Retry. */
+  static networkRetryDelaysMs: readonly number[] = [400, 1200];
 
   @property({ attribute: 'campaign-id' }) campaignId = '';
   /** The service's address; by default the origin this script was loaded from. */
@@ -45,182 +56,185 @@ export class ReferralWidget extends LitElement {
   @property() email = '';
   @property({ type: Boolean, attribute: 'first-name' }) firstNameField = false;
   @property({ type: Boolean, attribute: 'last-name' }) lastNameField = false;
+
+  // Texts, each overridable by the attribute of the same name. Campaign texts come from the service.
   @property({ attribute: 'submit-label' }) submitLabel = 'Get my referral link';
   @property({ attribute: 'email-label' }) emailLabel = 'Email address';
+  @property({ attribute: 'first-name-label' }) firstNameLabel = 'First name';
+  @property({ attribute: 'last-name-label' }) lastNameLabel = 'Last name';
   @property({ attribute: 'invited-text' }) invitedText = 'You were invited';
   @property({ attribute: 'copy-label' }) copyLabel = 'Copy';
+  @property({ attribute: 'share-label' }) shareLabel = 'Share…';
+  @property({ attribute: 'retry-label' }) retryLabel = 'Try again';
 
   @state() state: WidgetState = 'loading';
   @state() campaign: Campaign | undefined;
   @state() participant: Participant | undefined;
-  /** The referral code this visitor arrived with, once validated. */
+  /** The referral code the sign-up will carry. */
   @state() referralCode: string | undefined;
+  /** The share link carried a code the service does not know. */
   @state() invalidCode = false;
+  /** Shown their share view without signing up on this page. */
   @state() returning = false;
-  @state() fieldError: { field: string; message: string } | undefined;
+  @state() fieldError: FieldError | undefined;
+  /** The one sentence in the aria-live status line. */
   @state() status = '';
   @state() private qr = '';
 
   #client: RefkitClient | undefined;
+  /** Bumped by each load, so that the answers of a superseded load are dropped. */
+  #run = 0;
   /** What Retry (or coming back online) does again. */
   #retry: (() => Promise<void>) | undefined;
+  /** Focus follows a state change the visitor caused; a page load never steals focus. */
+  #moveFocus = false;
+
   readonly #onOnline = () => {
     if (this.state === 'offline') void this.#retry?.();
+    else if (this.status === OFFLINE_NOTICE) this.status = '';
+  };
+  readonly #onOffline = () => {
+    if (this.state === 'ready') this.status = OFFLINE_NOTICE;
   };
 
   get client(): RefkitClient {
     // fetch is looked up on each call, so a page (or a test) that wraps window.fetch later is honoured.
-    this.#client ??= new RefkitClient({ baseUrl: this.apiBase || scriptOrigin, fetch: (input, init) => fetch(input, init) });
+    this.#client ??= new RefkitClient({ baseUrl: this.apiBase || defaultApiBase, fetch: (input, init) => fetch(input, init) });
     return this.#client;
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
     window.addEventListener('online', this.#onOnline);
+    window.addEventListener('offline', this.#onOffline);
   }
 
   override disconnectedCallback(): void {
     window.removeEventListener('online', this.#onOnline);
+    window.removeEventListener('offline', this.#onOffline);
     super.disconnectedCallback();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('apiBase')) this.#client = undefined;
-    if ((changed.has('campaignId') || changed.has('apiBase')) && this.campaignId) void this.#load();
+    if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email')) && this.campaignId) void this.#load();
+    if (changed.has('participant')) this.#drawQr();
   }
 
-  protected override async updated(changed: PropertyValues<this>): Promise<void> {
-    if (changed.has('participant') && this.participant?.shareLink) {
-      this.qr = await qrSvg(this.participant.shareLink);
+  protected override updated(changed: PropertyValues<this>): void {
+    if (this.#moveFocus && changed.has('state') && this.state !== 'loading' && this.state !== 'submitting') {
+      this.#moveFocus = false;
+      this.renderRoot.querySelector<HTMLElement>(this.#focusTarget())?.focus();
     }
   }
 
   // ---- flow ----
 
   async #load(): Promise<void> {
+    const run = ++this.#run;
+    const superseded = () => run !== this.#run;
     this.#retry = () => this.#load();
-    this.state = 'loading';
-    this.status = 'Loading…';
+    this.#settle('loading', 'Loading…');
+    this.participant = undefined;
+    this.returning = false;
+    let campaign: Campaign;
     try {
-      this.campaign = await this.client.getCampaign(this.campaignId);
+      campaign = await this.client.getCampaign(this.campaignId);
     } catch (err) {
-      return this.#fail(err);
+      if (!superseded()) this.#fail(err);
+      return;
     }
-    if (this.campaign.status === 'Pause' || this.campaign.paused) return this.#settle('paused', 'This referral program is paused.');
-    if (this.campaign.status === 'End' || this.campaign.ended) return this.#settle('ended', 'This referral program has ended.');
-    await this.#captureCode();
+    if (superseded()) return;
+    this.campaign = campaign;
+    if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', PAUSED_TEXT);
+    if (campaign.status === 'End' || campaign.ended) return this.#settle('ended', ENDED_TEXT);
+
+    const { code, checked } = await captureCode(this.campaignId, location.search, (c) => this.client.validateCode(this.campaignId, c));
+    if (superseded()) return;
+    this.referralCode = code;
+    this.invalidCode = checked?.valid === false;
+    if (checked) this.#emit('referral-code', checked);
+
     const known = this.email || storage.storedParticipant(this.campaignId);
     if (known) {
       try {
         // addParticipant is idempotent per email: for a known visitor it answers with their record.
-        this.participant = await this.client.addParticipant({ id: this.campaignId, email: known });
+        const participant = await this.#addParticipant({ id: this.campaignId, email: known });
+        if (superseded()) return;
+        this.participant = participant;
         this.returning = true;
         return this.#settle('signed-up', 'Welcome back.');
-      } catch {
+      } catch (err) {
+        if (superseded()) return;
+        if (!(err instanceof ApiError && err.code === 'invalid_request')) return this.#fail(err);
+        // The remembered or given address is not one the service takes: ask for one instead.
         storage.forgetParticipant(this.campaignId);
+        if (this.email) this.fieldError = fieldErrorOf(err);
       }
     }
-    this.#settle('ready', '');
-  }
-
-  /** Takes the code from the share link (validated) or from an earlier visit (already validated). */
-  async #captureCode(): Promise<void> {
-    const params = new URLSearchParams(location.search);
-    const fromUrl = params.get('referralCode')?.trim();
-    const forCampaign = !params.get('id') || params.get('id') === this.campaignId;
-    if (fromUrl && forCampaign) {
-      let valid = false;
-      try {
-        valid = await this.client.validateCode(this.campaignId, fromUrl);
-      } catch {
-        valid = false;
-      }
-      this.#emit('referral-code', { code: fromUrl, valid });
-      if (valid) {
-        storage.rememberCode(this.campaignId, fromUrl);
-        this.referralCode = fromUrl;
-        this.invalidCode = false;
-      } else {
-        this.invalidCode = true;
-        this.referralCode = storage.storedCode(this.campaignId);
-      }
-      return;
-    }
-    this.referralCode = storage.storedCode(this.campaignId);
+    this.#settle('ready', navigator.onLine ? '' : OFFLINE_NOTICE);
   }
 
   async #submit(event: SubmitEvent): Promise<void> {
     event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const data = new FormData(form);
-    const email = String(data.get('email') ?? '').trim();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(data.get(name) ?? '').trim();
+    const email = text('email');
     if (!EMAIL.test(email)) {
       this.fieldError = { field: 'email', message: 'Enter an email address like name@example.com.' };
-      form.querySelector<HTMLInputElement>('input[name=email]')?.focus();
+      this.renderRoot.querySelector<HTMLInputElement>('input[name=email]')?.focus();
       return;
     }
     this.fieldError = undefined;
-    const body = {
-      id: this.campaignId,
-      email,
-      ...(data.get('firstName') ? { firstName: String(data.get('firstName')) } : {}),
-      ...(data.get('lastName') ? { lastName: String(data.get('lastName')) } : {}),
-    };
+    this.#moveFocus = true;
+    const body: AddParticipantBody = { id: this.campaignId, email };
+    if (text('firstName')) body.firstName = text('firstName');
+    if (text('lastName')) body.lastName = text('lastName');
     this.#retry = () => this.#signUp(body);
     await this.#signUp(body);
   }
 
-  async #signUp(body: { id: string; email: string; firstName?: string; lastName?: string }): Promise<void> {
-    this.state = 'submitting';
-    this.status = 'Signing you up…';
-    const withCode = this.referralCode ? { ...body, referredByCode: this.referralCode } : body;
+  async #signUp(body: AddParticipantBody): Promise<void> {
+    this.#settle('submitting', 'Signing you up…');
+    let participant: Participant;
     try {
-      this.participant = await this.#withNetworkRetries(() => this.client.addParticipant(withCode));
+      participant = await this.#addParticipant(body);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'referrer_not_found' && this.referralCode) {
-        // The code stopped being valid since it was checked: sign up without a referral.
-        storage.forgetCode(this.campaignId);
-        this.referralCode = undefined;
-        this.invalidCode = true;
-        return this.#signUp(body);
-      }
-      if (err instanceof ApiError && err.status === 400 && err.field) {
-        this.fieldError = { field: err.field === 'referredByEmail' ? 'email' : err.field, message: err.message };
-        this.#emit('referral-error', { code: err.code, message: err.message, status: err.status });
+      if (err instanceof ApiError && err.code === 'invalid_request' && err.field) {
+        this.fieldError = fieldErrorOf(err);
+        this.#emit('referral-error', errorDetail(err));
         return this.#settle('ready', '');
       }
       return this.#fail(err);
     }
-    storage.rememberParticipant(this.campaignId, this.participant.email ?? body.email);
+    this.participant = participant;
+    storage.rememberParticipant(this.campaignId, participant.email ?? body.email);
+    // Used: the next visitor on this browser starts without it.
     storage.forgetCode(this.campaignId);
     this.returning = false;
-    this.#emit('referral-signup', { participant: this.participant });
+    this.#emit('referral-signup', { participant });
     this.#settle('signed-up', 'You are in! Your link is ready to share.');
   }
 
-  async #withNetworkRetries<T>(call: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await call();
-      } catch (err) {
-        const delay = NETWORK_RETRY_DELAYS_MS[attempt];
-        if (!(err instanceof ApiError && err.isNetworkError) || delay === undefined) throw err;
-        await sleep(delay);
-      }
+  /** addParticipant with the visitor's referral code; without it when the service refuses the code. */
+  async #addParticipant(body: AddParticipantBody): Promise<Participant> {
+    const code = this.referralCode;
+    const request = code ? { ...body, referredByCode: code } : body;
+    try {
+      return await withNetworkRetries(() => this.client.addParticipant(request), ReferralWidget.networkRetryDelaysMs);
+    } catch (err) {
+      if (!code || !refusesCode(err)) throw err;
+      storage.forgetCode(this.campaignId);
+      this.referralCode = undefined;
+      this.invalidCode = (err as ApiError).code !== 'self_referral';
+      return this.#addParticipant(body);
     }
   }
 
   #fail(err: unknown): void {
-    const e = err instanceof ApiError ? err : new ApiError(0, 'network_error', String(err));
-    this.#emit('referral-error', { code: e.code, message: e.message, status: e.status });
-    if (e.code === 'campaign_not_found') return this.#settle('not-found', 'This referral program could not be found.');
-    if (e.code === 'campaign_paused') return this.#settle('paused', 'This referral program is paused.');
-    if (e.code === 'campaign_ended') return this.#settle('ended', 'This referral program has ended.');
-    if (!navigator.onLine) return this.#settle('offline', 'You seem to be offline. We will try again when you are back online.');
-    // Online but no readable answer: the service is down, or refused this page's origin (CORS).
-    if (e.isNetworkError) return this.#settle('error', 'The referral service could not be reached. Please try again.');
-    const wait = e.code === 'rate_limited' && e.retryAfter ? ` Please wait ${e.retryAfter} s.` : '';
-    this.#settle('error', `Something went wrong.${wait} Please try again.`);
+    const { state, message, error } = describeFailure(err, navigator.onLine);
+    this.#emit('referral-error', errorDetail(error));
+    this.#settle(state, message);
   }
 
   #settle(state: WidgetState, status: string): void {
@@ -228,23 +242,66 @@ export class ReferralWidget extends LitElement {
     this.status = status;
   }
 
-  #emit(type: 'referral-signup' | 'referral-code' | 'referral-error', detail: unknown): void {
+  #emit<K extends keyof WidgetEvents>(type: K, detail: WidgetEvents[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
-  async #copy(): Promise<void> {
+  #drawQr(): void {
+    this.qr = '';
+    const link = this.participant?.shareLink;
+    if (!link) return;
+    qrSvg(link).then(
+      (svg) => {
+        if (this.participant?.shareLink === link) this.qr = svg;
+      },
+      () => {
+        // No QR code: the link, copy and share buttons still work.
+      },
+    );
+  }
+
+  #focusTarget(): string {
+    switch (this.state) {
+      case 'ready':
+        return this.fieldError ? `[name=${this.fieldError.field}], [part~=submit]` : 'input[name=email]';
+      case 'error':
+      case 'offline':
+        return '[part~=retry]';
+      default:
+        return '[part=header]';
+    }
+  }
+
+  // ---- actions ----
+
+  readonly #onRetry = () => {
+    this.#moveFocus = true;
+    void this.#retry?.();
+  };
+
+  /** Someone else on a shared browser: forget the remembered visitor and show the form. */
+  readonly #onNotMe = () => {
+    storage.forgetParticipant(this.campaignId);
+    this.participant = undefined;
+    this.returning = false;
+    this.#moveFocus = true;
+    this.#settle('ready', '');
+  };
+
+  readonly #onCopy = async () => {
     const link = this.participant?.shareLink;
     if (!link) return;
     try {
       await navigator.clipboard.writeText(link);
       this.status = 'Link copied.';
     } catch {
-      this.renderRoot.querySelector<HTMLInputElement>('[part~="link"]')?.select();
+      // No clipboard access (permissions, insecure page): select the link so that one key press copies.
+      this.renderRoot.querySelector<HTMLInputElement>('[part~=link]')?.select();
       this.status = 'Press Ctrl+C (or Cmd+C) to copy the selected link.';
     }
-  }
+  };
 
-  async #nativeShare(): Promise<void> {
+  readonly #onShare = async () => {
     const link = this.participant?.shareLink;
     if (!link) return;
     try {
@@ -252,12 +309,13 @@ export class ReferralWidget extends LitElement {
     } catch {
       // The visitor closed the share sheet: nothing to report.
     }
-  }
+  };
 
   // ---- rendering ----
 
   protected override render() {
-    return html`<section part="card" data-state=${this.state} aria-busy=${this.state === 'loading' || this.state === 'submitting'}>
+    const busy = this.state === 'loading' || this.state === 'submitting';
+    return html`<section part="card" data-state=${this.state} ?data-returning=${this.returning} aria-busy=${busy ? 'true' : 'false'}>
       ${this.#body()}
       <div part="status" role="status" aria-live="polite">${this.status}</div>
       <slot name="footer"></slot>
@@ -267,88 +325,91 @@ export class ReferralWidget extends LitElement {
   #body() {
     switch (this.state) {
       case 'loading':
-        return html`<p part="notice">Loading…</p>`;
+        // The status line says "Loading…" to screen readers; this is its visible twin.
+        return html`<p part="notice" aria-hidden="true">Loading…</p>`;
       case 'ready':
       case 'submitting':
         return this.#signupView();
       case 'signed-up':
-        return this.#shareView();
+        return html`${shareView({
+          campaign: this.campaign,
+          participant: this.participant!,
+          qrSvg: this.qr,
+          copyLabel: this.copyLabel,
+          shareLabel: this.shareLabel,
+          onCopy: this.#onCopy,
+          onShare: 'share' in navigator ? this.#onShare : undefined,
+        })}
+        ${this.returning && !this.email ? this.#notMe() : nothing}`;
       case 'paused':
       case 'ended':
       case 'not-found':
-        return html`<h2 part="header"><slot name="header">${this.campaign?.campaignName ?? 'Referral program'}</slot></h2>`;
+        return this.#header(this.campaign?.campaignName || 'Referral program');
       case 'error':
       case 'offline':
-        return html`<button part="button retry" type="button" @click=${() => this.#retry?.()}>Try again</button>`;
+        return html`${this.campaign ? this.#header(this.campaign.rewardHeader || this.campaign.campaignName) : nothing}
+          <button part="button retry" type="button" @click=${this.#onRetry}>${this.retryLabel}</button>`;
     }
+  }
+
+  #header(text: string | undefined) {
+    return html`<h2 part="header" tabindex="-1"><slot name="header">${text}</slot></h2>`;
   }
 
   #signupView() {
     const c = this.campaign;
-    const emailError = this.fieldError?.field === 'email' ? this.fieldError.message : '';
-    const otherError = this.fieldError && this.fieldError.field !== 'email' ? this.fieldError : undefined;
+    const submitting = this.state === 'submitting';
+    const strayError = this.fieldError && !FORM_FIELDS.includes(this.fieldError.field) ? this.fieldError.message : '';
+    const refereeReward = c?.refereeRewardValue ? ` Your reward: ${c.refereeRewardValue} ${c.rewardType ?? ''}`.trimEnd() + '.' : '';
     return html`
-      <h2 part="header"><slot name="header">${c?.rewardHeader || c?.campaignName}</slot></h2>
+      ${this.#header(c?.rewardHeader || c?.campaignName)}
       ${c?.rewardDescription ? html`<p part="description">${c.rewardDescription}</p>` : nothing}
-      ${this.referralCode && !this.invalidCode
-        ? html`<p part="invited">${this.invitedText}${c?.refereeRewardValue ? ` — join and get ${c.refereeRewardValue} ${c.rewardType ?? ''}`.trimEnd() : ''}.</p>`
-        : nothing}
-      ${this.invalidCode
-        ? html`<p part="notice invalid-code">That invitation link is not valid, but you can still join.</p>`
-        : nothing}
+      ${this.referralCode && !this.invalidCode ? html`<p part="invited">${this.invitedText}.${refereeReward}</p>` : nothing}
+      ${this.invalidCode ? html`<p part="notice invalid-code">That invitation link is not valid, but you can still join.</p>` : nothing}
       <form part="form" novalidate @submit=${this.#submit}>
-        ${this.firstNameField ? html`<label>First name <input name="firstName" autocomplete="given-name" maxlength="100" /></label>` : nothing}
-        ${this.lastNameField ? html`<label>Last name <input name="lastName" autocomplete="family-name" maxlength="100" /></label>` : nothing}
-        <label part="email-label">
-          ${this.emailLabel}
-          <input
-            part="input"
-            name="email"
-            type="email"
-            autocomplete="email"
-            required
-            aria-invalid=${emailError ? 'true' : 'false'}
-            aria-describedby="email-error"
-            .value=${this.email}
-          />
-          <span id="email-error" part="field-error">${emailError}</span>
-        </label>
-        ${otherError ? html`<span part="field-error">${otherError.message}</span>` : nothing}
-        <button part="button submit" type="submit" ?disabled=${this.state === 'submitting'}>
-          ${this.state === 'submitting' ? 'Signing up…' : this.submitLabel}
-        </button>
+        ${this.firstNameField ? this.#field('firstName', this.firstNameLabel, 'text', 'given-name', 100) : nothing}
+        ${this.lastNameField ? this.#field('lastName', this.lastNameLabel, 'text', 'family-name', 100) : nothing}
+        ${this.#field('email', this.emailLabel, 'email', 'email', 254, this.email)}
+        ${strayError ? html`<p part="field-error">${strayError}</p>` : nothing}
+        <button part="button submit" type="submit" ?disabled=${submitting}>${submitting ? 'Signing up…' : this.submitLabel}</button>
       </form>
     `;
   }
 
-  #shareView() {
-    const c = this.campaign;
-    const p = this.participant!;
-    const link = p.shareLink ?? '';
-    return html`
-      <h2 part="header"><slot name="share-header">${c?.shareHeader || 'Share your link'}</slot></h2>
-      ${c?.shareDescription ? html`<p part="description">${c.shareDescription}</p>` : nothing}
-      <div part="link-row">
-        <label class="visually-hidden" for="share-link">Your referral link</label>
-        <input id="share-link" part="input link" readonly .value=${link} @focus=${(e: FocusEvent) => (e.target as HTMLInputElement).select()} />
-        <button part="button copy" type="button" @click=${this.#copy}>${this.copyLabel}</button>
-      </div>
-      ${'share' in navigator
-        ? html`<button part="share-link native-share" type="button" @click=${this.#nativeShare}>Share…</button>`
-        : nothing}
-      <ul part="share-links" aria-label="Share on">
-        ${shareTargets(link, c?.shareDescription ?? '').map(
-          (t) => html`<li><a part="share-link" data-target=${t.id} href=${t.href} target="_blank" rel="noopener noreferrer">${t.label}</a></li>`,
-        )}
-      </ul>
-      <div part="qr" role="img" aria-label="QR code of your referral link">${this.qr ? unsafeSVG(this.qr) : nothing}</div>
-      <dl part="stats">
-        <div><dt>Referrals</dt><dd data-stat="referrals">${p.totalReferrals ?? 0}</dd></div>
-        <div><dt>Referral rewards</dt><dd data-stat="referral-balance">${p.referralRewardBalance ?? 0}</dd></div>
-        <div><dt>Your reward</dt><dd data-stat="referee-balance">${p.refereeRewardBalance ?? 0}</dd></div>
-      </dl>
-    `;
+  /** A labelled input with its error message next to it (and tied to it for screen readers). */
+  #field(name: string, label: string, type: string, autocomplete: string, maxLength: number, value = '') {
+    const error = this.fieldError?.field === name ? this.fieldError.message : '';
+    return html`<div part="field ${name}-field">
+      <label part="label" for=${name}>${label}</label>
+      <input
+        id=${name}
+        part="input"
+        name=${name}
+        type=${type}
+        autocomplete=${autocomplete}
+        maxlength=${maxLength}
+        ?required=${name === 'email'}
+        aria-invalid=${error ? 'true' : 'false'}
+        aria-describedby="${name}-error"
+        .value=${value}
+      />
+      <span id="${name}-error" part="field-error">${error}</span>
+    </div>`;
   }
+
+  #notMe() {
+    return html`<p part="returning">
+      Signed up as ${this.participant?.email}.
+      <button part="not-me" type="button" @click=${this.#onNotMe}>Not you?</button>
+    </p>`;
+  }
+}
+
+/** The `detail` of each event the element dispatches (bubbling and composed, so a page can listen on document). */
+export interface WidgetEvents {
+  'referral-signup': { participant: Participant };
+  'referral-code': { code: string; valid: boolean };
+  'referral-error': { code: string; message: string; status: number };
 }
 
 declare global {
@@ -356,8 +417,8 @@ declare global {
     'referral-widget': ReferralWidget;
   }
   interface HTMLElementEventMap {
-    'referral-signup': CustomEvent<{ participant: Participant }>;
-    'referral-code': CustomEvent<{ code: string; valid: boolean }>;
-    'referral-error': CustomEvent<{ code: string; message: string; status: number }>;
+    'referral-signup': CustomEvent<WidgetEvents['referral-signup']>;
+    'referral-code': CustomEvent<WidgetEvents['referral-code']>;
+    'referral-error': CustomEvent<WidgetEvents['referral-error']>;
   }
 }

@@ -1,19 +1,27 @@
 /**
- * The origin the widget script was loaded from: the default `api-base`, so that one script tag from the
- * service is all a page needs. Captured when the module is evaluated, because `document.currentScript`
- * is only set then (classic script) and `import.meta.url` names the bundle itself (module).
+ * The default `api-base`: the origin the widget script was loaded from, so that one script tag from the
+ * service is all a page needs.
+ *
+ * - Classic script (IIFE build): `document.currentScript` names the script, but only while it runs, so
+ *   the origin is captured when this module is evaluated.
+ * - ES module: `currentScript` is null for modules; `import.meta.url` names the bundle. In the IIFE build
+ *   the bundler replaces `import.meta` with `{}`, so `url` is undefined there and never consulted first.
+ * - Neither (an inline script, a bundler that rewrote the URL): the page's own origin.
  */
-function detect(): string {
-  try {
-    const current = document.currentScript as HTMLScriptElement | null;
-    if (current?.src) return new URL(current.src).origin;
-    // Undefined in the classic-script build, where currentScript above has answered already.
-    const moduleUrl = import.meta.url as string | undefined;
-    if (moduleUrl?.startsWith('http')) return new URL(moduleUrl).origin;
-  } catch {
-    // fall back below
+export function scriptOrigin(currentScript: { src?: string } | null | undefined, moduleUrl: string | undefined, pageOrigin: string): string {
+  for (const candidate of [currentScript?.src, moduleUrl]) {
+    if (!candidate || !/^https?:/.test(candidate)) continue;
+    try {
+      return new URL(candidate).origin;
+    } catch {
+      // not a URL: try the next candidate
+    }
   }
-  return location.origin;
+  return pageOrigin;
 }
 
-export const scriptOrigin = detect();
+export const defaultApiBase = scriptOrigin(
+  document.currentScript as HTMLScriptElement | null,
+  (import.meta as { url?: string }).url,
+  location.origin,
+);

@@ -34,7 +34,8 @@ export const styles = css`
     color: var(--_text);
   }
   form { display: grid; gap: 0.75rem; }
-  label { display: grid; gap: 0.25rem; font-size: 0.875rem; font-weight: 600; }
+  [part~='field'] { display: grid; gap: 0.25rem; }
+  label { font-size: 0.875rem; font-weight: 600; }
   input {
     font: inherit;
     padding: 0.625rem 0.75rem;
@@ -42,7 +43,8 @@ export const styles = css`
     border-radius: calc(var(--_radius) / 2);
   }
   input[aria-invalid='true'] { border-color: var(--_error); }
-  [part~='field-error'] { color: var(--_error); font-size: 0.8125rem; font-weight: 400; }
+  [part~='field-error'] { color: var(--_error); font-size: 0.8125rem; margin: 0; }
+  [part~='field-error']:empty { display: none; }
   button, [part~='share-link'] {
     font: inherit;
     cursor: pointer;
@@ -76,6 +78,9 @@ export const styles = css`
   dt { font-size: 0.75rem; color: var(--_muted); }
   dd { margin: 0; font-size: 1.25rem; font-weight: 700; }
   [part='status'] { min-height: 1.25rem; font-size: 0.875rem; color: var(--_muted); margin-top: 0.5rem; }
-  [part='notice'] { color: var(--_text); }
+  [part~='notice'] { color: var(--_text); }
+  [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
+  [part='not-me'] { background: none; border: 0; padding: 0; color: var(--_accent); text-decoration: underline; }
+  h2:focus { outline: none; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -6,10 +6,14 @@ import type { Campaign, Participant } from '../../src/api/client.js';
 
 export type Handler = (url: URL, body: unknown) => Response | Promise<Response>;
 
-export const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-export const apiError = (status: number, code: string, message = code, field?: string) =>
-  json({ error: field ? { code, message, field } : { code, message } }, status);
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+export const apiError = (status: number, code: string, message = code, field?: string, headers: Record<string, string> = {}) =>
+  json({ error: field ? { code, message, field } : { code, message } }, status, headers);
+/** What fetch does when no answer arrives (server down, connection lost, CORS refused). */
+export const noAnswer = (): never => {
+  throw new TypeError('Failed to fetch');
+};
 
 export const campaign: Campaign = {
   campaignId: 'cmp_1',

@@ -1,83 +1,98 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import '../../src/widget/index.js';
-import type { ReferralWidget } from '../../src/widget/index.js';
+/** <referral-widget>: every state of the flow, and the events it dispatches. The service is faked. */
+import { expect, oneEvent, waitUntil } from '@open-wc/testing';
+import { ReferralWidget } from '../../src/widget/index.js';
 import { rememberCode, rememberParticipant, CODE_TTL_MS } from '../../src/widget/storage.js';
-import { apiError, campaign, deferred, fakeService, json, participant, type FakeService } from './fake-service.js';
+import { apiError, campaign, deferred, fakeService, json, noAnswer, participant, type FakeService } from './fake-service.js';
+import { API, mount, q, setUrl, settled, signUp, stubNavigator, text } from './helpers.js';
 
 let service: FakeService;
-const API = 'https://refkit.test';
-
-function setUrl(search: string) {
-  history.replaceState(null, '', `${location.pathname}${search}`);
-}
-
-async function mount(attrs = '') {
-  const el = await fixture<ReferralWidget>(
-    html`<div .innerHTML=${`<referral-widget campaign-id="cmp_1" api-base="${API}" ${attrs}></referral-widget>`}></div>`,
-  ).then((div) => div.querySelector('referral-widget')!);
-  return el;
-}
-
-const q = (el: ReferralWidget, selector: string) => el.shadowRoot!.querySelector(selector) as HTMLElement | null;
-const settled = (el: ReferralWidget, state: string) => waitUntil(() => el.state === state, `state ${state}, got ${el.state}`, { timeout: 4000 });
-
-async function signUp(el: ReferralWidget, email: string) {
-  const input = q(el, 'input[name=email]') as HTMLInputElement;
-  input.value = email;
-  (q(el, 'form') as HTMLFormElement).requestSubmit();
-}
+const LINK = 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23';
+const defaultDelays = ReferralWidget.networkRetryDelaysMs;
+const calls = (path: string) => service.calls.filter((c) => c.path === `/api/v1/${path}`);
+const addBodies = () => calls('addParticipant').map((c) => c.body);
 
 beforeEach(() => {
   localStorage.clear();
   setUrl('');
   service = fakeService();
+  // The back-off itself is tested in parts.test.ts; here it only needs to be bounded and quick.
+  ReferralWidget.networkRetryDelaysMs = [5, 5];
 });
-afterEach(() => service.restore());
+afterEach(() => {
+  service.restore();
+  ReferralWidget.networkRetryDelaysMs = defaultDelays;
+});
 
-describe('<referral-widget> states', () => {
-  it('shows loading until the campaign arrives, then the ready sign-up form with campaign texts', async () => {
+describe('<referral-widget> loading and ready', () => {
+  it('shows loading until the campaign arrives, then the sign-up form with the reward texts', async () => {
     const gate = deferred<Response>();
     service.routes['/api/v1/getCampaign'] = () => gate.promise;
     const el = await mount();
     expect(el.state).to.equal('loading');
     expect(q(el, '[part=card]')!.getAttribute('aria-busy')).to.equal('true');
-    expect(q(el, '[part=status]')!.textContent).to.contain('Loading');
+    expect(text(el, '[part=status]')).to.equal('Loading…');
+    expect(q(el, 'form')).to.equal(null);
     gate.resolve(json(campaign));
     await settled(el, 'ready');
-    expect(q(el, '[part=header]')!.textContent).to.contain('Give $5, get $10');
-    expect(q(el, '[part=description]')!.textContent).to.contain('Friends get $5');
+    expect(q(el, '[part=card]')!.getAttribute('aria-busy')).to.equal('false');
+    expect(text(el, '[part=header]')).to.equal('Give $5, get $10');
+    expect(text(el, '[part=description]')).to.equal('Friends get $5 when they start a plan.');
     expect(q(el, 'form')).to.exist;
-    expect(service.calls[0]!.url.origin).to.equal(API);
-    expect(service.calls[0]!.url.searchParams.get('id')).to.equal('cmp_1');
+    expect(q(el, '[part=invited]')).to.equal(null);
+    const [get] = calls('getCampaign');
+    expect(get!.url.origin).to.equal(API);
+    expect(get!.url.searchParams.get('id')).to.equal('cmp_1');
   });
 
-  it('renders campaign text as text, never HTML', async () => {
-    service.routes['/api/v1/getCampaign'] = () => json({ ...campaign, rewardHeader: '<img src=x onerror="window.pwned=1">Hi' });
-    const el = await mount();
+  it('calls the origin its script came from when api-base is not given', async () => {
+    const el = await mount('', { apiBase: false });
     await settled(el, 'ready');
-    expect(q(el, '[part=header] img')).to.equal(null);
-    expect(q(el, '[part=header]')!.textContent).to.contain('<img src=x');
+    // In the test runner the module is served by the page's own server, so the two origins coincide;
+    // script-origin's own tests cover a script from another origin.
+    expect(calls('getCampaign')[0]!.url.origin).to.equal(new URL(import.meta.url).origin);
   });
 
-  it('validates a referral code from the share link, remembers it, shows the invitation and signs up with it', async () => {
-    setUrl('?id=cmp_1&referralCode=FRIEND23');
-    const el = document.createElement('referral-widget');
-    el.setAttribute('api-base', API);
-    const codeEvent = oneEvent(document, 'referral-code');
-    el.setAttribute('campaign-id', 'cmp_1');
-    document.body.append(el);
-    const { detail } = await codeEvent;
-    expect(detail).to.deep.equal({ code: 'FRIEND23', valid: true });
-    await settled(el, 'ready');
-    expect(q(el, '[part=invited]')!.textContent).to.contain('You were invited');
-    expect(JSON.parse(localStorage.getItem('refkit:cmp_1:code')!).code).to.equal('FRIEND23');
-    const validate = service.calls.find((c) => c.path === '/api/v1/validateCode')!;
-    expect(validate.url.searchParams.get('code')).to.equal('FRIEND23');
-    await signUp(el, 'ann@example.com');
+  it('renders campaign texts as text, never as HTML', async () => {
+    const evil = '<img src=x onerror="window.pwned=1">';
+    service.routes['/api/v1/getCampaign'] = () =>
+      json({ ...campaign, rewardHeader: `${evil}Hi`, rewardDescription: evil, shareHeader: evil, shareDescription: evil });
+    const el = await mount('email="known@example.com"');
     await settled(el, 'signed-up');
-    const add = service.calls.find((c) => c.path === '/api/v1/addParticipant')!;
-    expect(add.body).to.deep.equal({ id: 'cmp_1', email: 'ann@example.com', referredByCode: 'FRIEND23' });
-    el.remove();
+    expect(q(el, 'img')).to.equal(null);
+    expect(text(el, '[part=header]')).to.equal(evil);
+    expect(text(el, '[part=description]')).to.equal(evil);
+    expect((window as { pwned?: number }).pwned).to.equal(undefined);
+  });
+
+  it('a newer campaign-id wins over a load still in flight', async () => {
+    const slow = deferred<Response>();
+    service.routes['/api/v1/getCampaign'] = (url) =>
+      url.searchParams.get('id') === 'cmp_1' ? slow.promise : json({ ...campaign, campaignId: 'cmp_2', rewardHeader: 'Second' });
+    const el = await mount();
+    el.campaignId = 'cmp_2';
+    await settled(el, 'ready');
+    slow.resolve(json({ ...campaign, rewardHeader: 'First' }));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(text(el, '[part=header]')).to.equal('Second');
+  });
+});
+
+describe('<referral-widget> referral codes', () => {
+  it('validates the code of a share link, remembers it, says "You were invited", emits referral-code and signs up with it', async () => {
+    setUrl('?id=cmp_1&referralCode=FRIEND23');
+    const codeEvent = oneEvent(document, 'referral-code');
+    const el = await mount();
+    expect((await codeEvent).detail).to.deep.equal({ code: 'FRIEND23', valid: true });
+    await settled(el, 'ready');
+    expect(text(el, '[part=invited]')).to.equal('You were invited. Your reward: 5 credit.');
+    expect(calls('validateCode')[0]!.url.searchParams.get('code')).to.equal('FRIEND23');
+    expect(calls('validateCode')[0]!.url.searchParams.get('campaignId')).to.equal('cmp_1');
+    expect(JSON.parse(localStorage.getItem('refkit:cmp_1:code')!).code).to.equal('FRIEND23');
+    signUp(el, 'ann@example.com');
+    await settled(el, 'signed-up');
+    expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'ann@example.com', referredByCode: 'FRIEND23' }]);
+    // Used up: the next person on this browser is not credited to the same friend.
+    expect(localStorage.getItem('refkit:cmp_1:code')).to.equal(null);
   });
 
   it('keeps a valid code across navigation, for 90 days only', async () => {
@@ -85,9 +100,9 @@ describe('<referral-widget> states', () => {
     let el = await mount();
     await settled(el, 'ready');
     expect(q(el, '[part=invited]')).to.exist;
-    await signUp(el, 'b@example.com');
+    signUp(el, 'b@example.com');
     await settled(el, 'signed-up');
-    expect((service.calls.find((c) => c.path === '/api/v1/addParticipant')!.body as { referredByCode?: string }).referredByCode).to.equal('KEPT2345');
+    expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'b@example.com', referredByCode: 'KEPT2345' }]);
 
     localStorage.clear();
     rememberCode('cmp_1', 'OLD23456', Date.now() - CODE_TTL_MS - 1000);
@@ -95,277 +110,403 @@ describe('<referral-widget> states', () => {
     el = await mount();
     await settled(el, 'ready');
     expect(q(el, '[part=invited]')).to.equal(null);
-    await signUp(el, 'c@example.com');
+    signUp(el, 'c@example.com');
     await settled(el, 'signed-up');
-    expect(service.calls.find((c) => c.path === '/api/v1/addParticipant')!.body).to.not.have.property('referredByCode');
+    expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'c@example.com' }]);
   });
 
-  it('an invalid or unknown code says so, and sign-up still works without a referral', async () => {
-    setUrl('?referralCode=NOPE');
+  it('an unknown code says so, emits referral-code with valid false, and sign-up still works without a referral', async () => {
+    setUrl('?referralCode=NOPE2345');
     service.routes['/api/v1/validateCode'] = () => json(false);
     const codeEvent = oneEvent(document, 'referral-code');
     const el = await mount();
-    expect((await codeEvent).detail).to.deep.equal({ code: 'NOPE', valid: false });
+    expect((await codeEvent).detail).to.deep.equal({ code: 'NOPE2345', valid: false });
     await settled(el, 'ready');
-    expect(q(el, '[part~=invalid-code]')!.textContent).to.contain('not valid');
+    expect(text(el, '[part~=invalid-code]')).to.contain('not valid');
+    expect(q(el, '[part=invited]')).to.equal(null);
     expect(localStorage.getItem('refkit:cmp_1:code')).to.equal(null);
-    await signUp(el, 'd@example.com');
+    signUp(el, 'd@example.com');
     await settled(el, 'signed-up');
-    expect(service.calls.find((c) => c.path === '/api/v1/addParticipant')!.body).to.deep.equal({ id: 'cmp_1', email: 'd@example.com' });
+    expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'd@example.com' }]);
+  });
+
+  it('a malformed code is invalid without asking the service', async () => {
+    setUrl(`?referralCode=${encodeURIComponent('<b>x</b>')}`);
+    const el = await mount();
+    await settled(el, 'ready');
+    expect(calls('validateCode')).to.have.length(0);
+    expect(q(el, '[part~=invalid-code]')).to.exist;
   });
 
   it('ignores a code meant for another campaign', async () => {
     setUrl('?id=other&referralCode=FRIEND23');
     const el = await mount();
     await settled(el, 'ready');
-    expect(service.calls.some((c) => c.path === '/api/v1/validateCode')).to.equal(false);
+    expect(calls('validateCode')).to.have.length(0);
     expect(q(el, '[part=invited]')).to.equal(null);
+    expect(q(el, '[part~=invalid-code]')).to.equal(null);
   });
 
+  it('when the code cannot be checked, the sign-up still carries it (the service checks it then)', async () => {
+    setUrl('?referralCode=FRIEND23');
+    service.routes['/api/v1/validateCode'] = noAnswer;
+    let codeEvents = 0;
+    const count = () => codeEvents++;
+    document.addEventListener('referral-code', count);
+    try {
+      const el = await mount();
+      await settled(el, 'ready');
+      expect(codeEvents).to.equal(0);
+      expect(q(el, '[part~=invalid-code]')).to.equal(null);
+      expect(localStorage.getItem('refkit:cmp_1:code')).to.equal(null);
+      signUp(el, 'v@example.com');
+      await settled(el, 'signed-up');
+      expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'v@example.com', referredByCode: 'FRIEND23' }]);
+    } finally {
+      document.removeEventListener('referral-code', count);
+    }
+  });
+
+  it('signs up without the code when the referrer is gone by then, and forgets the code', async () => {
+    rememberCode('cmp_1', 'GONE2345');
+    service.routes['/api/v1/addParticipant'] = (_u, body) =>
+      (body as { referredByCode?: string }).referredByCode
+        ? apiError(404, 'referrer_not_found', 'No participant of this campaign has this referral code or email', 'referredByCode')
+        : json(participant('j@example.com'));
+    const el = await mount();
+    await settled(el, 'ready');
+    signUp(el, 'j@example.com');
+    await settled(el, 'signed-up');
+    expect(addBodies()).to.deep.equal([
+      { id: 'cmp_1', email: 'j@example.com', referredByCode: 'GONE2345' },
+      { id: 'cmp_1', email: 'j@example.com' },
+    ]);
+    expect(localStorage.getItem('refkit:cmp_1:code')).to.equal(null);
+  });
+
+  it('a self-referral is answered with the visitor\'s own record, signed up without the code', async () => {
+    setUrl('?referralCode=MYCODE23');
+    service.routes['/api/v1/addParticipant'] = (_u, body) =>
+      (body as { referredByCode?: string }).referredByCode ? apiError(409, 'self_referral') : json(participant('me@example.com'));
+    const el = await mount();
+    await settled(el, 'ready');
+    signUp(el, 'me@example.com');
+    await settled(el, 'signed-up');
+    expect(addBodies().at(-1)).to.deep.equal({ id: 'cmp_1', email: 'me@example.com' });
+  });
+});
+
+describe('<referral-widget> signing up', () => {
   it('shows submitting while the sign-up is in flight, with the button disabled', async () => {
     const gate = deferred<Response>();
     service.routes['/api/v1/addParticipant'] = () => gate.promise;
     const el = await mount();
     await settled(el, 'ready');
-    await signUp(el, 'e@example.com');
+    signUp(el, 'e@example.com');
     await settled(el, 'submitting');
-    await el.updateComplete;
-    expect((q(el, 'button[type=submit]') as HTMLButtonElement).disabled).to.equal(true);
-    expect(q(el, '[part=status]')!.textContent).to.contain('Signing you up');
+    expect(q<HTMLButtonElement>(el, 'button[type=submit]')!.disabled).to.equal(true);
+    expect(text(el, 'button[type=submit]')).to.equal('Signing up…');
+    expect(q(el, '[part=card]')!.getAttribute('aria-busy')).to.equal('true');
+    expect(text(el, '[part=status]')).to.equal('Signing you up…');
     gate.resolve(json(participant('e@example.com')));
     await settled(el, 'signed-up');
   });
 
-  it('after sign-up shows the share link, copy, QR code, share links and balances, and emits referral-signup', async () => {
+  it('signed up: share link, copy, QR code, share links, referrals and both balances; emits referral-signup', async () => {
     const el = await mount();
     await settled(el, 'ready');
     const signup = oneEvent(el, 'referral-signup');
-    await signUp(el, 'f@example.com');
-    const { detail } = await signup;
-    expect(detail.participant.email).to.equal('f@example.com');
+    signUp(el, 'f@example.com');
+    expect((await signup).detail.participant).to.deep.equal(participant('f@example.com'));
     await settled(el, 'signed-up');
-    await el.updateComplete;
-    const link = 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23';
-    expect((q(el, '[part~=link]') as HTMLInputElement).value).to.equal(link);
-    expect(q(el, '[part=header]')!.textContent).to.contain('Share your link');
-    await waitUntil(() => q(el, '[part=qr] svg'), 'QR code rendered');
+    expect(el.returning).to.equal(false);
+    expect(text(el, '[part=status]')).to.contain('Your link is ready');
+    expect(text(el, '[part=header]')).to.equal('Share your link');
+    expect(text(el, '[part=description]')).to.equal('Send it to a friend.');
+    expect(q<HTMLInputElement>(el, '[part~=link]')!.value).to.equal(LINK);
+    expect(q(el, '[part=returning]')).to.equal(null);
+    await waitUntil(() => q(el, '[part=qr] svg'), 'QR code drawn');
+    expect(q(el, '[part=qr]')!.getAttribute('aria-label')).to.contain('QR code');
+
     const targets = [...el.shadowRoot!.querySelectorAll<HTMLAnchorElement>('[part=share-links] a')];
     expect(targets.map((a) => a.dataset.target)).to.deep.equal(['email', 'x', 'facebook', 'linkedin', 'whatsapp']);
-    expect(new URL(targets[2]!.href).searchParams.get('u')).to.equal(link);
-    expect(new URL(targets[1]!.href).searchParams.get('url')).to.equal(link);
-    expect(targets[0]!.href).to.contain(encodeURIComponent(link));
-    expect(q(el, '[data-stat=referrals]')!.textContent).to.equal('2');
-    expect(q(el, '[data-stat=referral-balance]')!.textContent).to.equal('20');
-    expect(q(el, '[data-stat=referee-balance]')!.textContent).to.equal('5');
-    expect(localStorage.getItem('refkit:cmp_1:email')).to.equal('f@example.com');
+    for (const a of targets) {
+      expect(a.target).to.equal('_blank');
+      expect(a.rel).to.contain('noopener');
+    }
+    expect(new URL(targets[1]!.href).searchParams.get('url')).to.equal(LINK);
+    expect(new URL(targets[2]!.href).searchParams.get('u')).to.equal(LINK);
 
-    let copied = '';
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (t: string) => void (copied = t) }, configurable: true });
-    (q(el, '[part~=copy]') as HTMLButtonElement).click();
-    await waitUntil(() => copied === link, 'copied to the clipboard');
-    await waitUntil(() => q(el, '[part=status]')!.textContent!.includes('copied'));
+    expect(text(el, '[data-stat=referrals]')).to.equal('2');
+    expect(text(el, '[data-stat=referral-balance]')).to.equal('20');
+    expect(text(el, '[data-stat=referee-balance]')).to.equal('5');
+    expect(localStorage.getItem('refkit:cmp_1:email')).to.equal('f@example.com');
   });
 
-  it('offers native share where the browser has it', async () => {
-    let shared: ShareData | undefined;
-    Object.defineProperty(navigator, 'share', { value: async (d: ShareData) => void (shared = d), configurable: true });
+  it('copies the link to the clipboard, or selects it where the clipboard is refused', async () => {
+    let copied = '';
+    let undo = stubNavigator('clipboard', { writeText: async (t: string) => void (copied = t) });
     try {
-      const el = await mount('email="g@example.com"');
+      const el = await mount('email="f@example.com"');
       await settled(el, 'signed-up');
-      await el.updateComplete;
-      (q(el, '[part~=native-share]') as HTMLButtonElement).click();
-      await waitUntil(() => shared?.url === participant('g@example.com').shareLink);
+      q<HTMLButtonElement>(el, '[part~=copy]')!.click();
+      await waitUntil(() => text(el, '[part=status]') === 'Link copied.');
+      expect(copied).to.equal(LINK);
+      undo();
+      undo = stubNavigator('clipboard', { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) });
+      q<HTMLButtonElement>(el, '[part~=copy]')!.click();
+      await waitUntil(() => text(el, '[part=status]').includes('Ctrl+C'));
+      const input = q<HTMLInputElement>(el, '[part~=link]')!;
+      expect([input.selectionStart, input.selectionEnd]).to.deep.equal([0, LINK.length]);
     } finally {
-      delete (navigator as { share?: unknown }).share;
+      undo();
     }
   });
 
-  it('a known visitor (email attribute) goes straight to the share view', async () => {
-    const el = await mount('email="known@example.com"');
+  it('offers native share where the browser has it, and not where it does not', async () => {
+    // Debian's Chromium has no Web Share on Linux: the button must not be there.
+    expect('share' in navigator, 'this browser has navigator.share').to.equal(false);
+    let el = await mount('email="g@example.com"');
     await settled(el, 'signed-up');
-    expect(el.returning).to.equal(true);
-    expect(q(el, 'form')).to.equal(null);
-    expect(q(el, '[part=status]')!.textContent).to.contain('Welcome back');
-    expect(service.calls.find((c) => c.path === '/api/v1/addParticipant')!.body).to.deep.equal({ id: 'cmp_1', email: 'known@example.com' });
+    expect(q(el, '[part~=native-share]')).to.equal(null);
+
+    let shared: ShareData | undefined;
+    const undo = stubNavigator('share', async (d: ShareData) => void (shared = d));
+    try {
+      el = await mount('email="g@example.com"');
+      await settled(el, 'signed-up');
+      q<HTMLButtonElement>(el, '[part~=native-share]')!.click();
+      await waitUntil(() => shared);
+      expect(shared).to.deep.equal({ url: LINK, title: 'Acme launch', text: 'Send it to a friend.' });
+    } finally {
+      undo();
+    }
   });
 
-  it('a returning visitor who signed up on this browser sees their share view', async () => {
+  it('checks the email in the browser first, and shows a server field error next to its field', async () => {
+    service.routes['/api/v1/addParticipant'] = () => apiError(400, 'invalid_request', 'email must be an email address', 'email');
+    const el = await mount();
+    await settled(el, 'ready');
+    signUp(el, 'not-an-email');
+    await el.updateComplete;
+    expect(text(el, '#email-error')).to.contain('Enter an email address');
+    expect(q(el, 'input[name=email]')!.getAttribute('aria-invalid')).to.equal('true');
+    expect(calls('addParticipant')).to.have.length(0);
+
+    const error = oneEvent(el, 'referral-error');
+    signUp(el, 'x@bad.example');
+    expect((await error).detail).to.deep.equal({ code: 'invalid_request', message: 'email must be an email address', status: 400 });
+    await settled(el, 'ready');
+    expect(text(el, '#email-error')).to.equal('email must be an email address');
+    expect(q<HTMLInputElement>(el, 'input[name=email]')!.value).to.equal('x@bad.example');
+  });
+
+  it('a server error about a field the form does not show is shown under the form', async () => {
+    service.routes['/api/v1/addParticipant'] = () => apiError(400, 'invalid_request', 'id is too long', 'id');
+    const el = await mount();
+    await settled(el, 'ready');
+    signUp(el, 'y@example.com');
+    await waitUntil(() => text(el, 'form > [part=field-error]') === 'id is too long');
+  });
+});
+
+describe('<referral-widget> returning visitors', () => {
+  it('a known visitor (email attribute) goes straight to the share view, with no referral-signup event', async () => {
+    let signups = 0;
+    const count = () => signups++;
+    document.addEventListener('referral-signup', count);
+    try {
+      const el = await mount('email="known@example.com"');
+      await settled(el, 'signed-up');
+      expect(el.returning).to.equal(true);
+      expect(q(el, '[part=card]')!.hasAttribute('data-returning')).to.equal(true);
+      expect(q(el, 'form')).to.equal(null);
+      expect(text(el, '[part=status]')).to.equal('Welcome back.');
+      expect(q<HTMLInputElement>(el, '[part~=link]')!.value).to.equal(LINK);
+      expect(addBodies()).to.deep.equal([{ id: 'cmp_1', email: 'known@example.com' }]);
+      // The page knows who this is: no "Not you?".
+      expect(q(el, '[part=not-me]')).to.equal(null);
+      expect(signups).to.equal(0);
+    } finally {
+      document.removeEventListener('referral-signup', count);
+    }
+  });
+
+  it('a visitor who signed up on this browser sees their share view, and "Not you?" brings the form back', async () => {
     rememberParticipant('cmp_1', 'back@example.com');
     const el = await mount();
     await settled(el, 'signed-up');
-    expect((q(el, '[part~=link]') as HTMLInputElement).value).to.contain('referralCode=MYCODE23');
+    expect(el.returning).to.equal(true);
+    expect(text(el, '[part=returning]')).to.contain('Signed up as back@example.com');
+    q<HTMLButtonElement>(el, '[part=not-me]')!.click();
+    await settled(el, 'ready');
+    expect(localStorage.getItem('refkit:cmp_1:email')).to.equal(null);
+    expect(q(el, 'form')).to.exist;
   });
 
-  for (const [status, text, answer] of [
-    ['paused', 'paused', json({ ...campaign, status: 'Pause', paused: true })],
-    ['ended', 'ended', json({ ...campaign, status: 'End', ended: true })],
-    ['not-found', 'could not be found', apiError(404, 'campaign_not_found')],
+  it('a known email the service refuses shows the form with the error', async () => {
+    service.routes['/api/v1/addParticipant'] = () => apiError(400, 'invalid_request', 'email must be an email address', 'email');
+    const el = await mount('email="broken"');
+    await settled(el, 'ready');
+    expect(text(el, '#email-error')).to.equal('email must be an email address');
+  });
+
+  it('a known visitor the service cannot reach is an error with retry, not an empty form', async () => {
+    let down = true;
+    service.routes['/api/v1/addParticipant'] = (_u, body) => (down ? noAnswer() : json(participant((body as { email: string }).email)));
+    const el = await mount('email="known@example.com"');
+    await settled(el, 'error');
+    expect(calls('addParticipant')).to.have.length(3);
+    down = false;
+    q<HTMLButtonElement>(el, '[part~=retry]')!.click();
+    await settled(el, 'signed-up');
+  });
+
+  it('a new email attribute loads that visitor', async () => {
+    const el = await mount('email="one@example.com"');
+    await settled(el, 'signed-up');
+    el.email = 'two@example.com';
+    await waitUntil(() => el.participant?.email === 'two@example.com');
+    await settled(el, 'signed-up');
+  });
+});
+
+describe('<referral-widget> campaign states', () => {
+  for (const [state, header, status, answer] of [
+    ['paused', 'Acme launch', 'This referral program is paused.', () => json({ ...campaign, status: 'Pause', paused: true })],
+    ['ended', 'Acme launch', 'This referral program has ended.', () => json({ ...campaign, status: 'End', ended: true })],
+    ['not-found', 'Referral program', 'This referral program could not be found.', () => apiError(404, 'campaign_not_found')],
   ] as const) {
-    it(`shows the ${status} state with no form`, async () => {
-      service.routes['/api/v1/getCampaign'] = () => answer.clone();
+    it(`campaign ${state}: says so, with no form and no retry`, async () => {
+      service.routes['/api/v1/getCampaign'] = answer;
       const el = await mount();
-      await settled(el, status);
+      await settled(el, state);
       expect(q(el, 'form')).to.equal(null);
-      expect(q(el, '[part=status]')!.textContent).to.contain(text);
+      expect(q(el, '[part~=retry]')).to.equal(null);
+      expect(text(el, '[part=header]')).to.equal(header);
+      expect(text(el, '[part=status]')).to.equal(status);
+      expect(calls('addParticipant')).to.have.length(0);
     });
   }
 
-  it('a campaign paused between load and sign-up shows paused', async () => {
-    service.routes['/api/v1/addParticipant'] = () => apiError(409, 'campaign_paused');
+  it('a returning visitor of a paused campaign sees the paused state', async () => {
+    rememberParticipant('cmp_1', 'back@example.com');
+    service.routes['/api/v1/getCampaign'] = () => json({ ...campaign, status: 'Pause', paused: true });
     const el = await mount();
-    await settled(el, 'ready');
-    await signUp(el, 'h@example.com');
     await settled(el, 'paused');
+    expect(calls('addParticipant')).to.have.length(0);
   });
 
-  it('a server error shows a retry button that works, and emits referral-error', async () => {
+  for (const [code, state] of [
+    ['campaign_paused', 'paused'],
+    ['campaign_ended', 'ended'],
+  ] as const) {
+    it(`a campaign that turns ${state} before the sign-up shows ${state}, and emits referral-error`, async () => {
+      service.routes['/api/v1/addParticipant'] = () => apiError(409, code);
+      const el = await mount();
+      await settled(el, 'ready');
+      const error = oneEvent(el, 'referral-error');
+      signUp(el, 'h@example.com');
+      expect((await error).detail).to.deep.include({ code, status: 409 });
+      await settled(el, state);
+      expect(q(el, 'form')).to.equal(null);
+    });
+  }
+});
+
+describe('<referral-widget> errors, retry and offline', () => {
+  it('a server error shows the error state with a Retry that works, and emits referral-error', async () => {
     let fail = true;
     service.routes['/api/v1/getCampaign'] = () => (fail ? apiError(500, 'internal', 'boom') : json(campaign));
     const error = oneEvent(document, 'referral-error');
     const el = await mount();
     expect((await error).detail).to.deep.equal({ code: 'internal', message: 'boom', status: 500 });
     await settled(el, 'error');
-    expect(q(el, '[part=status]')!.textContent).to.contain('Something went wrong');
+    expect(text(el, '[part=status]')).to.equal('Something went wrong. Please try again.');
+    expect(q(el, 'form')).to.equal(null);
     fail = false;
-    (q(el, '[part~=retry]') as HTMLButtonElement).click();
+    q<HTMLButtonElement>(el, '[part~=retry]')!.click();
     await settled(el, 'ready');
   });
 
-  it('offline: retries the sign-up, then waits for the connection and resumes on "online"', async () => {
-    let down = true;
-    let attempts = 0;
-    service.routes['/api/v1/addParticipant'] = (_u, body) => {
-      attempts++;
-      if (down) throw new TypeError('Failed to fetch');
-      return json(participant((body as { email: string }).email));
-    };
+  it('a failed sign-up is retried with the same details', async () => {
+    let fail = true;
+    service.routes['/api/v1/addParticipant'] = (_u, body) => (fail ? apiError(500, 'internal') : json(participant((body as { email: string }).email)));
+    const el = await mount('first-name');
+    await settled(el, 'ready');
+    q<HTMLInputElement>(el, 'input[name=firstName]')!.value = 'Ann';
+    signUp(el, 'r@example.com');
+    await settled(el, 'error');
+    fail = false;
+    q<HTMLButtonElement>(el, '[part~=retry]')!.click();
+    await settled(el, 'signed-up');
+    expect(addBodies()).to.deep.equal([
+      { id: 'cmp_1', email: 'r@example.com', firstName: 'Ann' },
+      { id: 'cmp_1', email: 'r@example.com', firstName: 'Ann' },
+    ]);
+  });
+
+  it('rate limited: asks to wait as long as the service says', async () => {
+    service.routes['/api/v1/addParticipant'] = () => apiError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': '30' });
     const el = await mount();
     await settled(el, 'ready');
-    Object.defineProperty(navigator, 'onLine', { value: false, configurable: true });
+    signUp(el, 's@example.com');
+    await settled(el, 'error');
+    expect(text(el, '[part=status]')).to.equal('Too many attempts. Please wait 30 s and try again.');
+    expect(calls('addParticipant')).to.have.length(1);
+  });
+
+  it('an unreachable service while online: bounded retries of the sign-up, then an error with retry (not "offline")', async () => {
+    service.routes['/api/v1/addParticipant'] = noAnswer;
+    const el = await mount();
+    await settled(el, 'ready');
+    const error = oneEvent(el, 'referral-error');
+    signUp(el, 'u@example.com');
+    expect((await error).detail).to.deep.include({ code: 'network_error', status: 0 });
+    await settled(el, 'error');
+    expect(calls('addParticipant')).to.have.length(3);
+    expect(text(el, '[part=status]')).to.equal('The referral service could not be reached. Please try again.');
+    expect(q(el, '[part~=retry]')).to.exist;
+  });
+
+  it('offline: says so while the form is open, waits, and resumes the sign-up on "online"', async () => {
+    let down = true;
+    service.routes['/api/v1/addParticipant'] = (_u, body) => (down ? noAnswer() : json(participant((body as { email: string }).email)));
+    const el = await mount();
+    await settled(el, 'ready');
+    const undo = stubNavigator('onLine', false);
     try {
-      await signUp(el, 'i@example.com');
+      window.dispatchEvent(new Event('offline'));
+      await el.updateComplete;
+      expect(text(el, '[part=status]')).to.contain('You are offline');
+      expect(q(el, 'form')).to.exist;
+      signUp(el, 'i@example.com');
       await settled(el, 'offline');
     } finally {
-      delete (navigator as { onLine?: boolean }).onLine;
+      undo();
     }
-    expect(attempts).to.equal(3);
-    expect(q(el, '[part=status]')!.textContent).to.contain('offline');
+    expect(calls('addParticipant')).to.have.length(3);
+    expect(text(el, '[part=status]')).to.contain('offline');
     expect(q(el, '[part~=retry]')).to.exist;
     down = false;
     window.dispatchEvent(new Event('online'));
     await settled(el, 'signed-up');
+    expect(addBodies().at(-1)).to.deep.equal({ id: 'cmp_1', email: 'i@example.com' });
   });
 
-  it('an unreachable service while online is an error with retry, not "offline"', async () => {
-    service.routes['/api/v1/getCampaign'] = () => {
-      throw new TypeError('Failed to fetch');
-    };
-    const el = await mount();
-    await settled(el, 'error');
-    expect(q(el, '[part=status]')!.textContent).to.contain('could not be reached');
-  });
-
-  it('checks the email in the browser first, and shows server field errors next to the field', async () => {
-    service.routes['/api/v1/addParticipant'] = () => apiError(400, 'invalid_request', 'email must be an email address', 'email');
-    const el = await mount();
-    await settled(el, 'ready');
-    await signUp(el, 'not-an-email');
-    await el.updateComplete;
-    expect(q(el, '#email-error')!.textContent).to.contain('Enter an email address');
-    expect(q(el, 'input[name=email]')!.getAttribute('aria-invalid')).to.equal('true');
-    expect(service.calls.some((c) => c.path === '/api/v1/addParticipant')).to.equal(false);
-
-    await signUp(el, 'x@bad.example');
-    await waitUntil(() => q(el, '#email-error')!.textContent!.includes('must be an email address'));
-    expect(el.state).to.equal('ready');
-  });
-
-  it('falls back to a plain sign-up when the referrer disappeared', async () => {
-    rememberCode('cmp_1', 'GONE2345');
-    service.routes['/api/v1/addParticipant'] = (_u, body) =>
-      (body as { referredByCode?: string }).referredByCode ? apiError(404, 'referrer_not_found') : json(participant('j@example.com'));
-    const el = await mount();
-    await settled(el, 'ready');
-    await signUp(el, 'j@example.com');
-    await settled(el, 'signed-up');
-    expect(localStorage.getItem('refkit:cmp_1:code')).to.equal(null);
-  });
-});
-
-describe('<referral-widget> options, theming and accessibility', () => {
-  it('texts are overridable by attributes and slots; name fields are optional', async () => {
-    const el = await fixture<ReferralWidget>(html`<referral-widget
-      campaign-id="cmp_1"
-      api-base=${API}
-      submit-label="Join now"
-      email-label="Work email"
-      first-name
-      last-name
-      ><span slot="header">Custom header</span></referral-widget
-    >`);
-    await settled(el, 'ready');
-    expect(q(el, 'button[type=submit]')!.textContent!.trim()).to.equal('Join now');
-    expect(q(el, '[part=email-label]')!.textContent).to.contain('Work email');
-    expect(q(el, 'input[name=firstName]')).to.exist;
-    expect(q(el, 'input[name=lastName]')).to.exist;
-    const slot = q(el, 'slot[name=header]') as HTMLSlotElement;
-    expect(slot.assignedElements()[0]!.textContent).to.equal('Custom header');
-    (q(el, 'input[name=firstName]') as HTMLInputElement).value = 'Ann';
-    await signUp(el, 'k@example.com');
-    await settled(el, 'signed-up');
-    expect(service.calls.find((c) => c.path === '/api/v1/addParticipant')!.body).to.deep.equal({ id: 'cmp_1', email: 'k@example.com', firstName: 'Ann' });
-  });
-
-  it('without first-name/last-name there are no name fields', async () => {
-    const el = await mount();
-    await settled(el, 'ready');
-    expect(q(el, 'input[name=firstName]')).to.equal(null);
-    expect(q(el, 'input[name=lastName]')).to.equal(null);
-  });
-
-  it('is themed by CSS custom properties and exposes parts', async () => {
-    const el = await fixture<ReferralWidget>(
-      html`<referral-widget style="--referral-widget-accent: rgb(255, 0, 0); --referral-widget-radius: 3px" campaign-id="cmp_1" api-base=${API}></referral-widget>`,
-    );
-    await settled(el, 'ready');
-    const button = q(el, 'button[type=submit]')!;
-    expect(getComputedStyle(button).backgroundColor).to.equal('rgb(255, 0, 0)');
-    expect(getComputedStyle(q(el, '[part=card]')!).borderTopLeftRadius).to.equal('3px');
-    expect(button.getAttribute('part')).to.contain('button');
-  });
-
-  it('has labelled controls, a live status region, and is usable by keyboard', async () => {
-    const el = await mount();
-    await settled(el, 'ready');
-    const status = q(el, '[part=status]')!;
-    expect(status.getAttribute('aria-live')).to.equal('polite');
-    expect(status.getAttribute('role')).to.equal('status');
-    const input = q(el, 'input[name=email]') as HTMLInputElement;
-    expect(input.labels?.[0]?.textContent).to.contain('Email address');
-    await expect(el).shadowDom.to.be.accessible();
-    // Enter in the field submits the form, as a keyboard user expects.
-    input.focus();
-    input.value = 'kb@example.com';
-    input.form!.requestSubmit();
-    await settled(el, 'signed-up');
-    await el.updateComplete;
-    await expect(el).shadowDom.to.be.accessible();
-    const linkInput = q(el, '[part~=link]') as HTMLInputElement;
-    expect(linkInput.labels?.[0]?.textContent).to.contain('Your referral link');
-  });
-
-  it('events bubble out of the shadow root (composed)', async () => {
-    const seen: string[] = [];
-    const listener = (e: Event) => seen.push(e.type);
-    document.addEventListener('referral-signup', listener);
+  it('offline before the campaign loads: the offline state, and loading again on "online"', async () => {
+    let down = true;
+    service.routes['/api/v1/getCampaign'] = () => (down ? noAnswer() : json(campaign));
+    const undo = stubNavigator('onLine', false);
+    let el: ReferralWidget;
     try {
-      const el = await mount();
-      await settled(el, 'ready');
-      await signUp(el, 'l@example.com');
-      await settled(el, 'signed-up');
-      expect(seen).to.deep.equal(['referral-signup']);
+      el = await mount();
+      await settled(el, 'offline');
     } finally {
-      document.removeEventListener('referral-signup', listener);
+      undo();
     }
+    down = false;
+    window.dispatchEvent(new Event('online'));
+    await settled(el, 'ready');
   });
 });
