@@ -133,7 +133,8 @@ export class WebhookStore {
     await this.db
       .updateTable('webhook_deliveries')
       .set((eb) => ({
-        status: outcome.status,
+        // A retry leaves the status as it is: pending, unless the endpoint was removed meanwhile (failed).
+        ...(outcome.status !== 'pending' && { status: outcome.status }),
         next_attempt_on: outcome.nextAttemptOn,
         attempt_count: eb('attempt_count', '+', 1),
         claimed_until: null,

@@ -35,6 +35,15 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   allowPrivate: false,
 };
 
+/** An error with its causes: fetch says only "fetch failed"; why (refused, reset, not resolved) is in `cause`. */
+function describe(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e !== undefined && e !== null && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
+    parts.push(e instanceof Error ? e.message : String(e));
+  }
+  return parts.join(': ');
+}
+
 export class Dispatcher {
   readonly #ctx: Ctx;
   readonly #options: DispatcherOptions;
@@ -103,7 +112,7 @@ export class Dispatcher {
       statusCode = await this.#send(d);
       if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
     } catch (err) {
-      error = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : err.message) : String(err);
+      error = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : describe(err);
     }
     const now = this.#ctx.now();
     const delay = this.#options.retryDelaysMs[d.attempt_count];
