@@ -325,8 +325,8 @@ export class ReferralWidget extends LitElement {
   #body() {
     switch (this.state) {
       case 'loading':
-        // The status line says "Loading…" to screen readers; this is its visible twin.
-        return html`<p part="notice" aria-hidden="true">Loading…</p>`;
+        // The status line says "Loading…"; this only keeps the card's shape until the campaign arrives.
+        return html`<div part="placeholder" aria-hidden="true"><span></span><span></span><span></span></div>`;
       case 'ready':
       case 'submitting':
         return this.#signupView();

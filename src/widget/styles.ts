@@ -79,6 +79,10 @@ export const styles = css`
   dd { margin: 0; font-size: 1.25rem; font-weight: 700; }
   [part='status'] { min-height: 1.25rem; font-size: 0.875rem; color: var(--_muted); margin-top: 0.5rem; }
   [part~='notice'] { color: var(--_text); }
+  [part='placeholder'] { display: grid; gap: 0.75rem; }
+  [part='placeholder'] span { height: 0.9rem; border-radius: 4px; background: var(--_border); }
+  [part='placeholder'] span:first-child { height: 1.4rem; width: 60%; }
+  [part='placeholder'] span:last-child { height: 2.5rem; }
   [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
   [part='not-me'] { background: none; border: 0; padding: 0; color: var(--_accent); text-decoration: underline; }
   h2:focus { outline: none; }
