@@ -137,6 +137,7 @@ export class ReferralWidget extends LitElement {
     this.#settle('loading', 'Loading…');
     this.participant = undefined;
     this.returning = false;
+    this.fieldError = undefined;
     let campaign: Campaign;
     try {
       campaign = await this.client.getCampaign(this.campaignId);
@@ -169,6 +170,7 @@ export class ReferralWidget extends LitElement {
         if (!(err instanceof ApiError && err.code === 'invalid_request')) return this.#fail(err);
         // The remembered or given address is not one the service takes: ask for one instead.
         storage.forgetParticipant(this.campaignId);
+        this.#emit('referral-error', errorDetail(err));
         if (this.email) this.fieldError = fieldErrorOf(err);
       }
     }

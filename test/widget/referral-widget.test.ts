@@ -344,11 +344,19 @@ describe('<referral-widget> returning visitors', () => {
     expect(q(el, 'form')).to.exist;
   });
 
-  it('a known email the service refuses shows the form with the error', async () => {
-    service.routes['/api/v1/addParticipant'] = () => apiError(400, 'invalid_request', 'email must be an email address', 'email');
+  it('a known email the service refuses shows the form with the error, emits referral-error, and a good one clears it', async () => {
+    service.routes['/api/v1/addParticipant'] = (_u, body) =>
+      (body as { email: string }).email === 'broken'
+        ? apiError(400, 'invalid_request', 'email must be an email address', 'email')
+        : json(participant((body as { email: string }).email));
+    const error = oneEvent(document, 'referral-error');
     const el = await mount('email="broken"');
+    expect((await error).detail).to.deep.equal({ code: 'invalid_request', message: 'email must be an email address', status: 400 });
     await settled(el, 'ready');
     expect(text(el, '#email-error')).to.equal('email must be an email address');
+    el.email = 'fixed@example.com';
+    await waitUntil(() => el.participant?.email === 'fixed@example.com');
+    expect(el.fieldError).to.equal(undefined);
   });
 
   it('a known visitor the service cannot reach is an error with retry, not an empty form', async () => {
