@@ -433,27 +433,42 @@ for (const kind of kinds) {
       assert.deepEqual(ofEvent.map((d) => d.endpointId).sort(), [refereeOnly.id, (await s.admin.listWebhookEndpoints())[0]!.id].sort());
     });
 
-    it('a removed endpoint gets nothing more: no new deliveries, its retries end, it cannot be redelivered', async () => {
-      const { s, r, id } = await setup();
-      const failing = await receiver();
-      failing.respond = () => ({ status: 503 });
-      const gone = await s.admin.createWebhookEndpoint({ url: failing.url, eventTypes: ['referrer_added'] });
+    it('a removed endpoint gets nothing more: no new deliveries, its retries end (even one in flight), no redelivery', async () => {
+      const { s, r, id } = await setup({ dispatcher: { ...FAST, timeoutMs: 2_000 } });
+      // One endpoint whose delivery has failed once and waits for a retry, one whose attempt is in flight.
+      const waiting = await receiver();
+      waiting.respond = () => ({ status: 503 });
+      const inFlight = await receiver();
+      inFlight.respond = () => ({ status: 503, delayMs: 1_000 });
+      const waitingEndpoint = await s.admin.createWebhookEndpoint({ url: waiting.url, eventTypes: ['referrer_added'] });
+      const inFlightEndpoint = await s.admin.createWebhookEndpoint({ url: inFlight.url, eventTypes: ['referrer_added'] });
       await s.admin.addParticipant({ id, email: 'a@example.com' });
-      // Its delivery is failing and waiting for a retry when the endpoint is removed.
-      await waitFor(() => failing.received.length >= 1, 'first try');
-      assert.deepEqual(await s.admin.deleteWebhookEndpoint(gone.id), { ok: true });
-      const seen = failing.received.length;
+      await waitFor(async () => {
+        const [d] = await s.admin.listWebhookDeliveries({ endpointId: waitingEndpoint.id });
+        return d?.status === 'pending' && d.attempts.length === 1 && inFlight.received.length === 1;
+      }, 'one try waiting for its retry, one in flight');
+      for (const e of [waitingEndpoint, inFlightEndpoint]) assert.deepEqual(await s.admin.deleteWebhookEndpoint(e.id), { ok: true });
       assert.deepEqual((await s.admin.listWebhookEndpoints()).map((e) => e.url), [r.url]);
+
       await s.admin.addParticipant({ id, email: 'b@example.com' });
-      await waitFor(() => r.received.length === 2, 'the other endpoint still gets both');
+      await waitFor(() => r.received.length === 2, 'the remaining endpoint still gets both events');
+      // The attempt in flight ends (a 503, which would schedule a retry) after the removal.
+      const [ended] = await waitFor(async () => {
+        const list = await s.admin.listWebhookDeliveries({ endpointId: inFlightEndpoint.id });
+        return list[0]?.attempts.length === 1 && list;
+      }, 'the attempt in flight recorded');
+      assert.equal(ended!.attempts[0]!.statusCode, 503);
       await sleep(500); // longer than the whole retry schedule
-      assert.equal(failing.received.length, seen, 'nothing more to the removed endpoint');
-      const [d, ...more] = await s.admin.listWebhookDeliveries({ endpointId: gone.id });
-      assert.equal(more.length, 0, 'no delivery of the second event to it');
-      assert.equal(d!.status, 'failed');
-      assert.equal(d!.nextAttemptOn, null);
-      await rejects(() => s.admin.redeliverWebhook(d!.id), 404, 'delivery_not_found');
-      await rejects(() => s.admin.deleteWebhookEndpoint(gone.id), 404, 'webhook_endpoint_not_found');
+      assert.equal(waiting.received.length, 1, 'no retry to a removed endpoint');
+      assert.equal(inFlight.received.length, 1, 'no retry to a removed endpoint, though its attempt ended after the removal');
+      for (const e of [waitingEndpoint, inFlightEndpoint]) {
+        const [d, ...more] = await s.admin.listWebhookDeliveries({ endpointId: e.id });
+        assert.equal(more.length, 0, 'no delivery of the second event to it');
+        assert.deepEqual([d!.status, d!.nextAttemptOn], ['failed', null]);
+        await rejects(() => s.admin.redeliverWebhook(d!.id), 404, 'delivery_not_found');
+        await rejects(() => s.admin.deleteWebhookEndpoint(e.id), 404, 'webhook_endpoint_not_found');
+      }
+      assert.equal((await s.admin.listWebhookDeliveries({ status: 'pending' })).length, 0);
       await rejects(() => s.admin.deleteWebhookEndpoint('whe_nope'), 404, 'webhook_endpoint_not_found');
     });
 
