@@ -159,7 +159,15 @@ class CodeMigrationProvider implements MigrationProvider {
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(dialect) });
+  // Kysely looks for its bookkeeping tables in every schema unless told which: on a PostgreSQL database
+  // where another schema has them, it would skip creating its own. Pin them to the connection's schema.
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: new CodeMigrationProvider(dialect),
+    ...(schema && { migrationTableSchema: schema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
