@@ -20,6 +20,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
+import { OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 
@@ -54,6 +55,25 @@ export interface Paging {
   cursor?: string;
 }
 
+/** What a browser may send to prove it is the participant whose email it signs up (see README, Privacy). */
+export interface ParticipantProof {
+  /** The participant token this browser was given by an earlier sign-up or emailed link. */
+  token?: string;
+  /** The host backend's HMAC-SHA256 (hex) of the email with the campaign's signing secret. */
+  emailSignature?: string;
+}
+
+/** A browser's sign-up or followed link, with what the service said beside the participant. */
+export interface SignupAnswer {
+  participant: Participant;
+  /** `created` now, `existing` already (a referral is never re-assigned), or `pending` email confirmation. */
+  outcome: 'created' | 'existing' | 'pending';
+  /** A participant token issued to this browser: keep it, and send it back as proof. */
+  token?: string;
+  /** `sent`: a link was emailed now; `throttled`: one was emailed moments ago. */
+  emailLink?: 'sent' | 'throttled';
+}
+
 /** One page of a list, with the cursor of the next page when there is one (from the `Link` header). */
 export interface Page<T> {
   items: T[];
@@ -78,6 +98,21 @@ export class RefkitClient {
 
   addParticipant(body: AddParticipantBody): Promise<Participant> {
     return this.#post('/api/v1/addParticipant', body);
+  }
+  /** addParticipant as a browser makes it: with proof, and the outcome and token the answer carries. */
+  async signUp(body: AddParticipantBody, proof: ParticipantProof = {}): Promise<SignupAnswer> {
+    const headers: Record<string, string> = {};
+    if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
+    if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/addParticipant', {}, body, headers));
+  }
+  /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */
+  async verifyEmail(id: string, token: string): Promise<SignupAnswer> {
+    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
+  }
+  /** Gives up a participant token (the widget's "Not you?"). */
+  signOut(id: string, token: string): Promise<Ok> {
+    return this.#send<Ok>('POST', '/api/v1/signOut', {}, { id }, { [PROOF_HEADERS.token]: token }).then((r) => r.body);
   }
   getCampaign(id: string): Promise<Campaign> {
     return this.#get('/api/v1/getCampaign', { id });
@@ -121,6 +156,15 @@ export class RefkitClient {
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.#post('/api/v1/admin/approveParticipant', { id, email });
   }
+  getSigningSecret(id: string): Promise<{ secret: string }> {
+    return this.#post('/api/v1/admin/getSigningSecret', { id });
+  }
+  rotateSigningSecret(id: string): Promise<{ secret: string }> {
+    return this.#post('/api/v1/admin/rotateSigningSecret', { id });
+  }
+  revokeParticipantTokens(id: string, email: string): Promise<{ revoked: number }> {
+    return this.#post('/api/v1/admin/revokeParticipantTokens', { id, email });
+  }
   createApiKey(name: string): Promise<ApiKey & { key: string }> {
     return this.#post('/api/v1/admin/createApiKey', { name });
   }
@@ -160,10 +204,10 @@ export class RefkitClient {
     return nextCursor ? { items: body, nextCursor } : { items: body };
   }
 
-  async #send<T>(method: string, path: string, query: Query, body?: unknown): Promise<{ body: T; headers: Headers }> {
+  async #send<T>(method: string, path: string, query: Query, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ body: T; headers: Headers }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.#secretKey) headers.authorization = `Bearer ${this.#secretKey}`;
     let res: Response;
@@ -192,6 +236,18 @@ export class RefkitClient {
     }
     return { body: parsed as T, headers: res.headers };
   }
+}
+
+function signupAnswer({ body, headers }: { body: Participant; headers: Headers }): SignupAnswer {
+  const outcome = headers.get(OUTCOME_HEADERS.signup);
+  const token = headers.get(PROOF_HEADERS.token);
+  const emailLink = headers.get(OUTCOME_HEADERS.emailLink);
+  return {
+    participant: body,
+    outcome: outcome === 'existing' || outcome === 'pending' ? outcome : 'created',
+    ...(token && { token }),
+    ...((emailLink === 'sent' || emailLink === 'throttled') && { emailLink }),
+  };
 }
 
 /** Reads the `cursor` of the `rel="next"` target of a `Link` header, if any. */

@@ -75,6 +75,8 @@ export const ErrorCode = Type.Union(
     'campaign_ended',
     'not_referred',
     'self_referral',
+    'invalid_signature',
+    'link_not_found',
     'invalid_transition',
     'insufficient_balance',
     'payload_too_large',
@@ -113,6 +115,14 @@ export const AddParticipantBody = Type.Object({
   referredByEmail: Type.Optional(Email),
 });
 export type AddParticipantBody = Static<typeof AddParticipantBody>;
+
+/** The proof headers a browser may send (src/api/headers.ts); documented here for the OpenAPI document. */
+export const ProofHeaders = Type.Object({
+  'refkit-participant-token': Type.Optional(Type.String({ maxLength: 100, description: 'The token this browser was given at sign-up' })),
+  'refkit-email-signature': Type.Optional(
+    Type.String({ maxLength: 128, description: "Hex HMAC-SHA256 of the lower-cased email with the campaign's signing secret" }),
+  ),
+});
 
 export const CampaignQuery = Type.Object({ id: Id });
 export const ValidateCodeQuery = Type.Object({ campaignId: Id, code: Type.String({ maxLength: 64 }) });
@@ -159,6 +169,9 @@ export const CampaignFields = {
   allowedOrigins: Type.Optional(
     Type.Array(Type.String({ pattern: '^https?://[^/]+$', maxLength: 300 }), { maxItems: 50 }),
   ),
+  requireEmailConfirmation: Type.Optional(
+    Type.Boolean({ description: 'Double opt-in: keyless sign-ups wait until their emailed link is followed (needs SMTP_URL)' }),
+  ),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -187,6 +200,16 @@ export const ApiKey = Type.Object({
   key: Type.Optional(Type.String({ description: 'The secret key itself; present only in the answer that created it' })),
 });
 export type ApiKey = Static<typeof ApiKey>;
+
+export const VerifyEmailBody = Type.Object(
+  { id: Id, token: Type.String({ minLength: 1, maxLength: 100, description: 'The refkit_verify parameter of the emailed link' }) },
+  { additionalProperties: false },
+);
+export const CampaignIdBody = Type.Object({ id: Id }, { additionalProperties: false });
+export const SigningSecret = Type.Object({
+  secret: Type.String({ description: 'HMAC-SHA256 key for email signatures; keep it on your backend' }),
+});
+export const RevokedTokens = Type.Object({ revoked: Type.Integer({ description: 'How many participant tokens were revoked' }) });
 
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 export type Ok = Static<typeof Ok>;

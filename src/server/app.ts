@@ -10,6 +10,7 @@ import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-li
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
+import { browserSessionRoutes } from './routes/browser-session.js';
 import { healthRoutes } from './routes/health.js';
 import { interfaceRoutes } from './routes/interface.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -51,6 +52,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(interfaceRoutes, { ctx });
+  await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { hashKey } from './domain/keys.js';
+import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { serve } from './serve.js';
 
@@ -26,7 +26,7 @@ async function admin(method: 'GET' | 'POST', route: string, body: Record<string,
   const config = loadConfig();
   const runtime = await openRuntime(config);
   const key = `sk_cli_${randomBytes(24).toString('base64url')}`;
-  const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashKey(key) }, logger: false });
+  const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashSecret(key) }, logger: false });
   try {
     const payload = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
     const res = await app.inject({

@@ -1,5 +1,5 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
-import { hashKey } from './domain/keys.js';
+import { hashSecret } from './domain/secrets.js';
 import type { DispatcherOptions } from './webhooks/dispatcher.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 
@@ -19,6 +19,10 @@ export interface Config {
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
   publicUrl: string;
   trustProxy: boolean;
+  /** SMTP server for magic links and email confirmation (`smtp://user:pass@host:587`); none: no email. */
+  smtpUrl: string | undefined;
+  /** The From of those emails. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +58,12 @@ function webhookSettings(env: NodeJS.ProcessEnv): Partial<DispatcherOptions> {
   return out;
 }
 
+function smtpUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^smtps?:\/\/[^/]/.test(value)) throw new ConfigError('SMTP_URL must look like smtp://user:password@host:587 (or smtps://...)');
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
@@ -75,7 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     databaseUrl,
-    secretKeyHash: secretKey === undefined ? undefined : hashKey(secretKey),
+    secretKeyHash: secretKey === undefined ? undefined : hashSecret(secretKey),
     logLevel: env.LOG_LEVEL || 'info',
     // Webhooks to loopback and private networks are a server-side request forgery risk in production.
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
@@ -89,5 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
     publicUrl,
     trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
   };
 }

@@ -1,6 +1,7 @@
 /** Opening the store for a process: connect, migrate, and the domain context over it. */
 import type { Config } from './config.js';
 import type { Ctx } from './domain/context.js';
+import { smtpMailer } from './mail/smtp.js';
 import { connect } from './store/connect.js';
 import { migrate } from './store/migrations.js';
 import { Store } from './store/store.js';
@@ -10,7 +11,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Pick<Config, 'databaseUrl'>): Promise<Runtime> {
+export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>): Promise<Runtime> {
   const { db, dialect, close } = connect(config.databaseUrl);
   try {
     await migrate(db, dialect);
@@ -18,5 +19,12 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'>): Promise<
     await close();
     throw err;
   }
-  return { ctx: { store: new Store(db, dialect), now: Date.now }, close };
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom ?? 'Refkit <no-reply@localhost>') : undefined;
+  return {
+    ctx: { store: new Store(db, dialect), now: Date.now, ...(mailer && { mailer }) },
+    async close() {
+      mailer?.close();
+      await close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
-import { hashKey } from '../../src/server/domain/keys.js';
+import { hashSecret } from '../../src/server/domain/secrets.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService } from './helpers/service.js';
@@ -64,7 +64,7 @@ eachDatabase('secret keys', (service) => {
     assert.equal(listed.name, 'backend');
     const rows = await s.ctx.store.db.selectFrom('api_keys').selectAll().execute();
     assert.ok(rows.every((r) => !JSON.stringify(r).includes(created.key)));
-    assert.ok(rows.some((r) => r.hash === hashKey(created.key)));
+    assert.ok(rows.some((r) => r.hash === hashSecret(created.key)));
 
     await s.admin.revokeApiKey(created.id);
     await rejects(() => client.listApiKeys(), 401, 'unauthorized');
@@ -77,7 +77,7 @@ eachDatabase('secret keys', (service) => {
 it('REFKIT_SECRET_KEY is accepted as a key of the default account', async () => {
   const [sqlite] = await databaseKinds();
   const envKey = 'sk_env_0123456789abcdefghij';
-  const s = await startService(sqlite!, { secretKeyHash: hashKey(envKey) });
+  const s = await startService(sqlite!, { secretKeyHash: hashSecret(envKey) });
   try {
     const client = new RefkitClient({ baseUrl: s.url, secretKey: envKey });
     const c = await client.createCampaign({ campaignName: 'Env', hostURL: 'https://env.example' });

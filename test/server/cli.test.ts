@@ -55,7 +55,8 @@ describe('refkit CLI', () => {
 
   it('participants: redeem and approve; webhooks: add, list, deliveries, redeliver, remove', async () => {
     const { openRuntime } = await import('../../src/server/runtime.js');
-    const { addParticipant, qualifyParticipant } = await import('../../src/server/domain/participants.js');
+    const { addParticipant } = await import('../../src/server/domain/signups.js');
+    const { qualifyParticipant } = await import('../../src/server/domain/rewards.js');
     const { DEFAULT_ACCOUNT } = await import('../../src/server/domain/context.js');
     const hook = await json(['webhook', 'add', '--url', 'http://127.0.0.1:9/hooks', '--events', 'referrer_added,referee_added']);
     assert.match(String(hook.secret), /^whsec_/);
@@ -63,7 +64,7 @@ describe('refkit CLI', () => {
     const rt = await openRuntime({ databaseUrl: db.url });
     try {
       const ann = await addParticipant(rt.ctx, { id: c.campaignId!, email: 'ann@example.com' }, { source: 'api', ip: null });
-      await addParticipant(rt.ctx, { id: c.campaignId!, email: 'ben@example.com', referredByCode: ann.participant.code }, { source: 'api', ip: null });
+      await addParticipant(rt.ctx, { id: c.campaignId!, email: 'ben@example.com', referredByCode: ann.participant!.code }, { source: 'api', ip: null });
       await qualifyParticipant(rt.ctx, DEFAULT_ACCOUNT, { id: c.campaignId!, email: 'ben@example.com' });
     } finally {
       await rt.close();

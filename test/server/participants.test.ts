@@ -32,7 +32,8 @@ eachDatabase('addParticipant', (service) => {
     const s = service();
     const id = await s.campaign();
     const p = await s.browser.addParticipant({ id, email: 'b@example.com' });
-    assert.equal(p.fraudScore, 'low');
+    assert.equal(p.fraudScore, undefined, 'fraudScore is the owner\'s alone');
+    assert.equal((await s.admin.getParticipant(id, 'b@example.com')).fraudScore, 'low');
   });
 
   it('is idempotent per email and never re-assigns a referral', async () => {

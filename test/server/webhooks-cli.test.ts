@@ -8,7 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../src/api/schemas.js';
 import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
 import { createCampaign } from '../../src/server/domain/campaigns.js';
-import { addParticipant, qualifyParticipant } from '../../src/server/domain/participants.js';
+import { qualifyParticipant } from '../../src/server/domain/rewards.js';
+import { addParticipant } from '../../src/server/domain/signups.js';
 import { openRuntime } from '../../src/server/runtime.js';
 import { Dispatcher } from '../../src/server/webhooks/dispatcher.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
@@ -93,7 +94,7 @@ describe('refkit webhook (CLI)', () => {
     try {
       campaignId = (await createCampaign(rt.ctx, DEFAULT_ACCOUNT, { campaignName: 'CLI', hostURL: 'https://cli.example', referrerRewardValue: 10 })).id;
       const ann = await addParticipant(rt.ctx, { id: campaignId, email: 'ann@example.com' }, { source: 'api', ip: null });
-      await addParticipant(rt.ctx, { id: campaignId, email: 'ben@example.com', referredByCode: ann.participant.code }, { source: 'api', ip: null });
+      await addParticipant(rt.ctx, { id: campaignId, email: 'ben@example.com', referredByCode: ann.participant!.code }, { source: 'api', ip: null });
       await qualifyParticipant(rt.ctx, DEFAULT_ACCOUNT, { id: campaignId, email: 'ben@example.com' });
     } finally {
       await rt.close();

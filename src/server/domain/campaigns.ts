@@ -4,6 +4,7 @@ import type { CampaignRow } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './codes.js';
+import { newSecret } from './secrets.js';
 
 /** The status a campaign reads as: a campaign whose end date has passed is End, whatever was stored. */
 export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
@@ -64,10 +65,18 @@ function columns(input: CampaignInput) {
   if (input.shareHeader !== undefined) row.share_header = input.shareHeader;
   if (input.shareDescription !== undefined) row.share_description = input.shareDescription;
   if (input.end !== undefined) row.end_on = input.end === null ? null : Date.parse(input.end);
+  if (input.requireEmailConfirmation !== undefined) row.require_email_confirmation = input.requireEmailConfirmation ? 1 : 0;
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
   return row;
+}
+
+/** Double opt-in sends email: refuse to turn it on where none can be sent, rather than fail every sign-up. */
+function assertCanConfirm(ctx: Ctx, input: CampaignInput): void {
+  if (input.requireEmailConfirmation && !ctx.mailer) {
+    throw invalid('requireEmailConfirmation', 'requireEmailConfirmation needs the service to send email: set SMTP_URL');
+  }
 }
 
 export async function createCampaign(
@@ -77,6 +86,7 @@ export async function createCampaign(
   id: string = newId('cmp'),
 ): Promise<CampaignRow> {
   if (input.end != null && Number.isNaN(Date.parse(input.end))) throw invalid('end', 'end must be a date-time');
+  assertCanConfirm(ctx, input);
   const now = ctx.now();
   await ctx.store.insertCampaign({
     id,
@@ -86,6 +96,7 @@ export async function createCampaign(
     updated_on: now,
     name: input.campaignName,
     host_url: new URL(input.hostURL).href,
+    signing_secret: newSecret('cs'),
     ...columns(input),
   });
   return findCampaign(ctx, id);
@@ -93,6 +104,7 @@ export async function createCampaign(
 
 export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampaignBody): Promise<CampaignRow> {
   await ownCampaign(ctx, actor, input.id);
+  assertCanConfirm(ctx, input);
   const { id, ...fields } = input;
   const patch = columns(fields);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });

@@ -1,9 +1,24 @@
 import type { Store } from '../store/store.js';
 
+/** An email to one person. Both bodies are given: mail clients that show no HTML get the text. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends email (SMTP_URL); a failed send rejects, so the caller can tell the person it did not go out. */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
 /** What every domain function is given: the store and the clock (a function, so tests can move time). */
 export interface Ctx {
   store: Store;
   now: () => number;
+  /** Present when the service can send email: magic links and double opt-in need it. */
+  mailer?: Mailer;
   /** Told after a transaction that wrote webhook events commits, so a dispatcher can send them at once. */
   onEventsCommitted?: () => void;
 }

@@ -1,13 +1,18 @@
 /**
  * Fraud scoring of browser signups. Signals, each cheap and explainable:
  * - the email is an alias of the referrer's (same mailbox once `+tags` and gmail dots are removed): high;
+ * - referral squatting, signing other people's emails up under one's own code before they join: the
+ *   referee comes from the referrer's own sign-up network, or several referees of one referrer come
+ *   from one network (an IPv4 address or an IPv6 /64): high, and the earlier ones from that network
+ *   are held back with it;
  * - the email's domain is a disposable-mail provider: one point;
- * - a burst of signups from one IP in this campaign within the hour: one point.
- * Two points make `high` as well; one is `medium`; none is `low`. `high` withholds rewards until an admin
- * approves the participant. Signups made with a secret key are the product's own and are not scored.
+ * - a burst of signups from one network in this campaign within the hour: one point.
+ * Two points make `high` as well; one is `medium`; none is `low`. `high` withholds rewards on both sides
+ * of a referral until an admin approves (./rewards.ts). Signups made with a secret key are the product's
+ * own and are not scored.
  */
 import { createRequire } from 'node:module';
-import type { ParticipantRow } from '../store/store.js';
+import type { ParticipantRow, Store } from '../store/store.js';
 import type { Ctx } from './context.js';
 import { emailDomain, emailKey } from './email.js';
 
@@ -15,6 +20,8 @@ export type FraudLevel = 'low' | 'medium' | 'high';
 
 export const IP_BURST_WINDOW_MS = 60 * 60 * 1000;
 export const IP_BURST_THRESHOLD = 5;
+/** This many referees of one referrer from one network are one person signing others up. */
+export const SQUAT_THRESHOLD = 3;
 
 let disposable: Set<string> | undefined;
 /** The list (about 120k domains) is loaded on first use, not at start-up. */
@@ -23,16 +30,38 @@ function isDisposable(domain: string): boolean {
   return disposable.has(domain);
 }
 
-export async function scoreSignup(
-  ctx: Ctx,
-  signup: { campaignId: string; email: string; ip: string | null; referrer: ParticipantRow | undefined },
-): Promise<FraudLevel> {
-  if (signup.referrer && emailKey(signup.referrer.email) === emailKey(signup.email)) return 'high';
+export interface Signup {
+  campaignId: string;
+  email: string;
+  /** The network of the sign-up's address (./network.ts), when known. */
+  net: string | null;
+  referrer: ParticipantRow | undefined;
+}
+
+export interface FraudVerdict {
+  level: FraudLevel;
+  /** Set when this sign-up completes a squatting pattern: the referee group to hold back with it. */
+  squat?: { referrerId: number; net: string };
+}
+
+export async function scoreSignup(ctx: Ctx, signup: Signup): Promise<FraudVerdict> {
+  const { referrer, net } = signup;
+  if (referrer && emailKey(referrer.email) === emailKey(signup.email)) return { level: 'high' };
+  if (referrer && net) {
+    if (referrer.signup_net === net) return { level: 'high' };
+    const earlier = await ctx.store.countRefereesFromNet(referrer.id, net, SQUAT_THRESHOLD - 1);
+    if (earlier + 1 >= SQUAT_THRESHOLD) return { level: 'high', squat: { referrerId: referrer.id, net } };
+  }
   let points = 0;
   if (isDisposable(emailDomain(signup.email))) points++;
-  if (signup.ip) {
-    const recent = await ctx.store.countSignupsFromIp(signup.campaignId, signup.ip, ctx.now() - IP_BURST_WINDOW_MS);
+  if (net) {
+    const recent = await ctx.store.countSignupsFromNet(signup.campaignId, net, ctx.now() - IP_BURST_WINDOW_MS, IP_BURST_THRESHOLD);
     if (recent >= IP_BURST_THRESHOLD) points++;
   }
-  return points >= 2 ? 'high' : points === 1 ? 'medium' : 'low';
+  return { level: points >= 2 ? 'high' : points === 1 ? 'medium' : 'low' };
+}
+
+/** Applies a verdict's side effect in the sign-up's transaction: the earlier referees of the group are held. */
+export async function holdSquatters(tx: Store, verdict: FraudVerdict, now: number): Promise<void> {
+  if (verdict.squat) await tx.holdRefereesFromNet(verdict.squat.referrerId, verdict.squat.net, now);
 }

@@ -1,15 +1,14 @@
 /** Secret keys: created with crypto randomness, shown once, stored only as a SHA-256 hash. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { ApiKey } from '../../api/schemas.js';
 import type { ApiKeyRow } from '../store/store.js';
 import { newId } from './codes.js';
 import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { AppError } from './errors.js';
-import { iso } from './present.js';
+import { hashSecret, newSecret } from './secrets.js';
+import { iso } from './time.js';
 
 const PREFIX_LENGTH = 10;
-
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 function presentKey(row: ApiKeyRow): ApiKey {
   return {
@@ -22,13 +21,13 @@ function presentKey(row: ApiKeyRow): ApiKey {
 }
 
 export async function createApiKey(ctx: Ctx, actor: Actor, name: string): Promise<ApiKey & { key: string }> {
-  const key = `sk_${randomBytes(24).toString('base64url')}`;
+  const key = newSecret('sk');
   const row: ApiKeyRow = {
     id: newId('key'),
     account_id: actor.accountId,
     name,
     prefix: key.slice(0, PREFIX_LENGTH),
-    hash: hashKey(key),
+    hash: hashSecret(key),
     created_on: ctx.now(),
     revoked_on: null,
   };
@@ -51,7 +50,7 @@ export async function listApiKeys(ctx: Ctx, actor: Actor): Promise<ApiKey[]> {
  * REFKIT_SECRET_KEY when set: accepted as a key of the default account without being stored.
  */
 export async function authenticate(ctx: Ctx, presented: string, envKeyHash?: string): Promise<Actor | undefined> {
-  const hash = hashKey(presented);
+  const hash = hashSecret(presented);
   if (envKeyHash && timingSafeEqual(Buffer.from(hash), Buffer.from(envKeyHash))) return DEFAULT_ACCOUNT;
   // Looked up by hash: comparing hashes of a high-entropy key leaks nothing useful through timing.
   const row = await ctx.store.findApiKeyByHash(hash);

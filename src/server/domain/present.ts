@@ -2,10 +2,21 @@
 import type { Campaign, Participant } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
-import type { ParticipantView } from './participants.js';
+import { iso } from './time.js';
 
-/** Times leave as ISO 8601 in UTC (`Z`), the interface's date-time. */
-export const iso = (ms: number) => new Date(ms).toISOString();
+/** A domain answer about one participant. */
+export interface ParticipantView {
+  participant: ParticipantRow;
+  campaign: CampaignRow;
+}
+
+/**
+ * Who is reading, which decides the fields they get:
+ * - `owner`: the product's backend or the campaign owner (secret key): everything;
+ * - `self`: the participant, proven (./proof.ts): everything but fraudScore, which is the owner's alone;
+ * - `public`: anyone else: only what the participant shares anyway (their code and link).
+ */
+export type Visibility = 'owner' | 'self' | 'public';
 
 export function shareLink(campaign: CampaignRow, code: string): string {
   const url = new URL(campaign.host_url);
@@ -14,16 +25,15 @@ export function shareLink(campaign: CampaignRow, code: string): string {
   return url.href;
 }
 
-export function presentParticipant(p: ParticipantRow, campaign: CampaignRow): Participant {
+export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, visibility: Visibility = 'owner'): Participant {
+  const shared: Participant = { email: p.email, referralCode: p.code, campaignId: p.campaign_id, shareLink: shareLink(campaign, p.code) };
+  if (visibility === 'public') return shared;
   return {
-    email: p.email,
+    ...shared,
     ...(p.first_name !== null && { firstName: p.first_name }),
     ...(p.last_name !== null && { lastName: p.last_name }),
-    referralCode: p.code,
     ...(p.referred_by_code !== null && { referredByCode: p.referred_by_code }),
     createdOn: iso(p.created_on),
-    campaignId: p.campaign_id,
-    shareLink: shareLink(campaign, p.code),
     totalReferrals: p.total_referrals,
     referralReward: p.referral_reward,
     referralRewardRedeemed: p.referral_reward_redeemed,
@@ -32,12 +42,12 @@ export function presentParticipant(p: ParticipantRow, campaign: CampaignRow): Pa
     refereeRewardRedeemed: p.referee_reward_redeemed,
     refereeRewardBalance: p.referee_reward - p.referee_reward_redeemed,
     rewardEventCompleted: p.reward_event_completed === 1,
-    fraudScore: p.fraud_score,
+    ...(visibility === 'owner' && { fraudScore: p.fraud_score }),
   };
 }
 
-/** A domain answer about one participant, as the wire Participant. */
-export const presentView = (v: ParticipantView) => presentParticipant(v.participant, v.campaign);
+/** A domain answer about one participant, as the wire Participant for a reader. */
+export const presentView = (v: ParticipantView, visibility: Visibility = 'owner') => presentParticipant(v.participant, v.campaign, visibility);
 
 export function presentCampaign(c: CampaignRow, participants: number, now: number): Campaign {
   const status = effectiveStatus(c, now);

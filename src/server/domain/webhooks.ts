@@ -18,7 +18,7 @@ import { newId } from './codes.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { assertWebhookTarget } from '../webhooks/target.js';
-import { iso } from './present.js';
+import { iso } from './time.js';
 
 const units = (cents: number) => cents / 100;
 

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
 import { allowedOrigins } from '../domain/campaigns.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
@@ -35,8 +36,11 @@ const forbiddenOrigin = (origin: string) =>
 
 const ownOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
+/** Response headers a page's script may read: the sign-up outcome, a new token, and rate-limit waits. */
+const EXPOSED = [OUTCOME_HEADERS.signup, OUTCOME_HEADERS.emailLink, PROOF_HEADERS.token, 'retry-after'].join(', ');
+
 function allowCors(reply: FastifyReply, origin: string): void {
-  reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+  reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED).header('vary', 'Origin');
 }
 
 /** The actor of a secret-key call; throws 401 for a bad key, and for no key on a secret route. */
@@ -85,7 +89,7 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
     allowCors(reply, origin);
     return reply
       .header('access-control-allow-methods', 'GET, POST')
-      .header('access-control-allow-headers', 'content-type')
+      .header('access-control-allow-headers', ['content-type', PROOF_HEADERS.token, PROOF_HEADERS.emailSignature].join(', '))
       .header('access-control-max-age', '600')
       .status(204)
       .send();

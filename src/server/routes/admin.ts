@@ -5,6 +5,7 @@ import {
   ApiErrorBody,
   ApiKey,
   Campaign,
+  CampaignIdBody,
   CreateApiKeyBody,
   CreateCampaignBody,
   Ok,
@@ -12,13 +13,16 @@ import {
   ParticipantQuery,
   RedeemRewardBody,
   RevokeApiKeyBody,
+  RevokedTokens,
+  SigningSecret,
   SetCampaignStatusBody,
   UpdateCampaignBody,
 } from '../../api/schemas.js';
 import * as campaigns from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as keys from '../domain/keys.js';
-import * as participants from '../domain/participants.js';
+import * as proof from '../domain/proof.js';
+import * as rewards from '../domain/rewards.js';
 import { presentCampaign, presentView } from '../domain/present.js';
 import type { CampaignRow } from '../store/store.js';
 import { requireActor } from '../http/access.js';
@@ -63,7 +67,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config,
       schema: { ...common, summary: 'Redeem from a reward balance', body: RedeemRewardBody, response: { 200: Participant, ...errors } },
     },
-    async (request) => presentView(await participants.redeemReward(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await rewards.redeemReward(ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -78,7 +82,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => presentView(await participants.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
+    async (request) => presentView(await rewards.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
   );
 
   app.post(
@@ -103,5 +107,50 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
     '/api/v1/admin/listApiKeys',
     { config, schema: { ...common, summary: 'List secret keys (without the keys)', response: { 200: Type.Array(ApiKey), ...errors } } },
     async (request) => keys.listApiKeys(ctx, requireActor(request)),
+  );
+
+  app.post(
+    '/api/v1/admin/getSigningSecret',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: "The campaign's email-signing secret",
+        description: 'Your backend signs a signed-in visitor\'s email with it (HMAC-SHA256, hex) for the widget\'s email-signature attribute.',
+        body: CampaignIdBody,
+        response: { 200: SigningSecret, ...errors },
+      },
+    },
+    async (request) => ({ secret: await proof.signingSecret(ctx, requireActor(request), request.body.id, false) }),
+  );
+
+  app.post(
+    '/api/v1/admin/rotateSigningSecret',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: "Replace the campaign's email-signing secret",
+        description: 'Signatures made with the old secret stop working at once.',
+        body: CampaignIdBody,
+        response: { 200: SigningSecret, ...errors },
+      },
+    },
+    async (request) => ({ secret: await proof.signingSecret(ctx, requireActor(request), request.body.id, true) }),
+  );
+
+  app.post(
+    '/api/v1/admin/revokeParticipantTokens',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: "Sign a participant out of every browser",
+        description: 'Revokes the participant tokens the widget keeps; those browsers then see only the shared fields until proven again.',
+        body: ParticipantQuery,
+        response: { 200: RevokedTokens, ...errors },
+      },
+    },
+    async (request) => ({ revoked: await proof.revokeTokens(ctx, requireActor(request), request.body.id, request.body.email) }),
   );
 };

@@ -13,6 +13,7 @@ import {
   CampaignQuery,
   Participant,
   ParticipantQuery,
+  ProofHeaders,
   QualifyParticipantBody,
   ReferralsQuery,
   ValidateCodeQuery,
@@ -21,9 +22,12 @@ import { findCampaign } from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as participants from '../domain/participants.js';
 import { presentCampaign, presentParticipant, presentView } from '../domain/present.js';
+import * as rewards from '../domain/rewards.js';
+import * as signups from '../domain/signups.js';
 import type { PageResult } from '../domain/paging.js';
 import type { CampaignRow } from '../store/store.js';
 import { requireActor } from '../http/access.js';
+import { presentSignup, proofOf, visitorOf } from '../http/signup-answer.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody };
 const bearer = [{ bearerAuth: [] }];
@@ -55,14 +59,18 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
         description:
-          'Public. Idempotent per email: an existing participant is returned unchanged. Keyless calls are browser signups and are scored for fraud.',
+          'Public. Idempotent per email: an existing participant is returned unchanged, and a referral is never re-assigned. ' +
+          'Keyless calls are browser signups, scored for fraud; they read an existing participant\'s private fields only with proof ' +
+          '(Refkit-Participant-Token or Refkit-Email-Signature), else only email, referralCode, shareLink and campaignId. ' +
+          'Refkit-Signup tells created, existing or pending (waiting for email confirmation).',
+        headers: ProofHeaders,
         body: AddParticipantBody,
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => {
-      const how: participants.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip };
-      return presentView(await participants.addParticipant(ctx, request.body, how));
+    async (request, reply) => {
+      const how: signups.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip, proof: proofOf(request) };
+      return presentSignup(reply, await signups.addParticipant(ctx, request.body, how));
     },
   );
 
@@ -87,12 +95,12 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
       schema: {
         tags,
         summary: 'Check a referrer code',
-        description: 'Public. A bare true or false. A keyless (browser) check of a valid code counts one impression.',
+        description: 'Public. A bare true or false. A keyless (browser) check of a valid code counts one impression per visitor and day.',
         querystring: ValidateCodeQuery,
         response: { 200: Type.Boolean(), ...errors },
       },
     },
-    async (request) => participants.validateCode(ctx, request.query.campaignId, request.query.code, !request.actor),
+    async (request) => participants.validateCode(ctx, request.query.campaignId, request.query.code, request.actor ? undefined : visitorOf(request)),
   );
 
   app.get(
@@ -159,6 +167,6 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => presentView(await participants.qualifyParticipant(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await rewards.qualifyParticipant(ctx, requireActor(request), request.body)),
   );
 };

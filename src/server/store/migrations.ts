@@ -147,6 +147,62 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempted_on']).execute();
       },
     },
+    '0003_privacy': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('campaigns').addColumn('require_email_confirmation', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('campaigns').addColumn('signing_secret', 'text').execute();
+        await db.schema.alterTable('participants').addColumn('signup_net', 'text').execute();
+        // How many referees of one referrer came from one network: the referral-squatting signal.
+        await db.schema.createIndex('participants_referrer_net').on('participants').columns(['referred_by_id', 'signup_net']).execute();
+        // The burst signal counts one network's recent sign-ups; the address is no longer the unit.
+        await db.schema.createIndex('participants_signup_net').on('participants').columns(['campaign_id', 'signup_net', 'created_on']).execute();
+
+        await db.schema
+          .createTable('participant_tokens')
+          .addColumn('hash', 'text', (c) => c.primaryKey())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_on', 'bigint')
+          .execute();
+        await db.schema.createIndex('participant_tokens_participant').on('participant_tokens').column('participant_id').execute();
+
+        await db.schema
+          .createTable('pending_signups')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('first_name', 'text')
+          .addColumn('last_name', 'text')
+          .addColumn('signup_ip', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('pending_signups_campaign_email', ['campaign_id', 'email'])
+          .execute();
+
+        await db.schema
+          .createTable('email_links')
+          .addColumn('hash', 'text', (c) => c.primaryKey())
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('purpose', 'text', (c) => c.notNull())
+          .addColumn('referred_by_id', 'bigint', (c) => c.references('participants.id'))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('expires_on', 'bigint', (c) => c.notNull())
+          .addColumn('used_on', 'bigint')
+          .execute();
+        // The throttle reads the newest link sent to an address.
+        await db.schema.createIndex('email_links_recipient').on('email_links').columns(['campaign_id', 'email', 'created_on']).execute();
+
+        await db.schema
+          .createTable('impressions')
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('visitor', 'text', (c) => c.notNull())
+          .addColumn('day', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('impressions_pk', ['participant_id', 'visitor', 'day'])
+          .execute();
+        await db.schema.createIndex('impressions_day').on('impressions').column('day').execute();
+      },
+    },
   };
 }
 

@@ -5,7 +5,7 @@
  * won, or unique constraints; never a read followed by a write.
  */
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
-import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable } from './tables.js';
+import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import type { Dialect } from './connect.js';
 import { WebhookStore } from './webhook-store.js';
 
@@ -13,6 +13,8 @@ export type CampaignRow = Selectable<CampaignsTable>;
 export type ParticipantRow = Selectable<ParticipantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewParticipant = Insertable<ParticipantsTable>;
+export type PendingSignupRow = Selectable<PendingSignupsTable>;
+export type EmailLinkRow = Selectable<EmailLinksTable>;
 export type RewardKind = 'referral' | 'referee';
 
 /** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
@@ -127,14 +129,20 @@ export class Store {
     return q.orderBy('created_on').orderBy('id').limit(limit).execute();
   }
 
-  /** Counts signups from one IP in a campaign since a time: the "same IP burst" fraud signal. */
-  async countSignupsFromIp(campaignId: string, ip: string, since: number): Promise<number> {
+  /** Counts signups from one network in a campaign since a time, no further than `cap` (the fraud signal's threshold). */
+  async countSignupsFromNet(campaignId: string, net: string, since: number, cap: number): Promise<number> {
     const r = await this.db
-      .selectFrom('participants')
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('participants')
+          .select('id')
+          .where('campaign_id', '=', campaignId)
+          .where('signup_net', '=', net)
+          .where('created_on', '>=', since)
+          .limit(cap)
+          .as('capped'),
+      )
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('campaign_id', '=', campaignId)
-      .where('signup_ip', '=', ip)
-      .where('created_on', '>=', since)
       .executeTakeFirstOrThrow();
     return Number(r.n);
   }
@@ -187,8 +195,9 @@ export class Store {
   }
 
   /**
-   * Claims the credit of a referee whose event is complete and who is approved, crediting the referee's
-   * own reward in the same statement; true only for the one call that claimed it.
+   * Claims the credit of a referee whose event is complete, who is approved and whose referrer is
+   * approved, crediting the referee's own reward in the same statement; true only for the one call that
+   * claimed it. The rule itself (when a referral is credited) lives in domain/rewards.ts.
    */
   async claimRefereeCredit(id: number, refereeReward: number, now: number): Promise<boolean> {
     const r = await this.db
@@ -198,8 +207,70 @@ export class Store {
       .where('reward_event_completed', '=', 1)
       .where('approval', '=', 1)
       .where('reward_credited', '=', 0)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('participants as referrer')
+            .select('referrer.id')
+            .whereRef('referrer.id', '=', 'participants.referred_by_id')
+            .where('referrer.approval', '=', 1),
+        ),
+      )
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Locks participants' rows until the transaction ends (PostgreSQL; SQLite's write transaction already
+   * excludes every other writer). Crediting locks referrer before referee, so concurrent approvals and
+   * qualifications of one referral serialise instead of each missing the other's uncommitted half.
+   */
+  async lockParticipants(ids: number[]): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    for (const id of ids) await this.db.selectFrom('participants').select('id').where('id', '=', id).forUpdate().execute();
+  }
+
+  /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
+  async dueReferees(referrerId: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('participants')
+      .select('id')
+      .where('referred_by_id', '=', referrerId)
+      .where('reward_event_completed', '=', 1)
+      .where('approval', '=', 1)
+      .where('reward_credited', '=', 0)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * How many referees of a referrer signed up from a network, counting no further than `cap`: the
+   * squatting signal needs only to know whether a threshold is reached, so it never scans a long list.
+   */
+  async countRefereesFromNet(referrerId: number, net: string, cap: number): Promise<number> {
+    const r = await this.db
+      .selectFrom((eb) =>
+        eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'),
+      )
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /**
+   * Holds back every not-yet-credited browser referee of a referrer from one network: once a network has
+   * brought several, the earlier ones are just as suspect. Participants an admin approved keep approval.
+   */
+  async holdRefereesFromNet(referrerId: number, net: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('participants')
+      .set({ fraud_score: 'high', approval: 0, updated_on: now })
+      .where('referred_by_id', '=', referrerId)
+      .where('signup_net', '=', net)
+      .where('signup_source', '=', 'browser')
+      .where('reward_credited', '=', 0)
+      .where('fraud_score', 'in', ['low', 'medium'])
+      .execute();
   }
 
   async addReferralReward(referrerId: number, amount: number, now: number): Promise<void> {
@@ -227,12 +298,116 @@ export class Store {
     return r.numUpdatedRows > 0n;
   }
 
-  async addImpression(id: number): Promise<void> {
+  /** Counts an impression unless this visitor was already counted for this participant on this day. */
+  async addImpression(id: number, visitor: string, day: number): Promise<boolean> {
+    const first = await this.db
+      .insertInto('impressions')
+      .values({ participant_id: id, visitor, day })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
     await this.db
       .updateTable('participants')
       .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
       .where('id', '=', id)
       .execute();
+    return true;
+  }
+
+  /** Drops the per-visitor rows of days before `day`: only today's are needed to deduplicate. */
+  async pruneImpressions(beforeDay: number): Promise<void> {
+    await this.db.deleteFrom('impressions').where('day', '<', beforeDay).execute();
+  }
+
+  // ---- participant tokens ----
+
+  async insertParticipantToken(hash: string, participantId: number, now: number): Promise<void> {
+    await this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }).execute();
+  }
+
+  /** The participant a token proves, unless the token is unknown or revoked. */
+  async tokenParticipant(hash: string): Promise<number | undefined> {
+    const r = await this.db
+      .selectFrom('participant_tokens')
+      .select('participant_id')
+      .where('hash', '=', hash)
+      .where('revoked_on', 'is', null)
+      .executeTakeFirst();
+    return r?.participant_id;
+  }
+
+  async revokeParticipantToken(hash: string, now: number): Promise<boolean> {
+    const r = await this.db.updateTable('participant_tokens').set({ revoked_on: now }).where('hash', '=', hash).where('revoked_on', 'is', null).executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  async revokeParticipantTokens(participantId: number, now: number): Promise<number> {
+    const r = await this.db
+      .updateTable('participant_tokens')
+      .set({ revoked_on: now })
+      .where('participant_id', '=', participantId)
+      .where('revoked_on', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  // ---- pending sign-ups and email links ----
+
+  /** Records (or refreshes) a sign-up waiting for its email confirmation. */
+  async upsertPendingSignup(row: Insertable<PendingSignupsTable>): Promise<void> {
+    await this.db
+      .insertInto('pending_signups')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['campaign_id', 'email']).doUpdateSet({
+          first_name: row.first_name ?? null,
+          last_name: row.last_name ?? null,
+          signup_ip: row.signup_ip ?? null,
+          updated_on: row.updated_on,
+        }),
+      )
+      .execute();
+  }
+
+  findPendingSignup(campaignId: string, email: string): Promise<PendingSignupRow | undefined> {
+    return this.db.selectFrom('pending_signups').selectAll().where('campaign_id', '=', campaignId).where('email', '=', email).executeTakeFirst();
+  }
+
+  async deletePendingSignup(campaignId: string, email: string): Promise<void> {
+    await this.db.deleteFrom('pending_signups').where('campaign_id', '=', campaignId).where('email', '=', email).execute();
+  }
+
+  async insertEmailLink(row: Insertable<EmailLinksTable>): Promise<void> {
+    await this.db.insertInto('email_links').values(row).execute();
+  }
+
+  /** The newest links sent to an address since a time (at most `limit`), for the resend throttle. */
+  emailLinksSince(campaignId: string, email: string, since: number, limit: number): Promise<Pick<EmailLinkRow, 'created_on' | 'referred_by_id'>[]> {
+    return this.db
+      .selectFrom('email_links')
+      .select(['created_on', 'referred_by_id'])
+      .where('campaign_id', '=', campaignId)
+      .where('email', '=', email)
+      .where('created_on', '>=', since)
+      .orderBy('created_on', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  findEmailLink(hash: string): Promise<EmailLinkRow | undefined> {
+    return this.db.selectFrom('email_links').selectAll().where('hash', '=', hash).executeTakeFirst();
+  }
+
+  /** Uses a link once; false when it was used (or had expired) meanwhile. */
+  async consumeEmailLink(hash: string, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('email_links')
+      .set({ used_on: now })
+      .where('hash', '=', hash)
+      .where('used_on', 'is', null)
+      .where('expires_on', '>', now)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   // ---- API keys ----

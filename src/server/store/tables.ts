@@ -28,6 +28,10 @@ export interface CampaignsTable {
   share_description: Generated<string>;
   /** JSON array of origins, or null for the default (the origin of host_url). */
   allowed_origins: string | null;
+  /** 1: keyless sign-ups wait as pending_signups until their emailed link is followed (double opt-in). */
+  require_email_confirmation: Generated<number>;
+  /** HMAC key hosts sign their visitors' emails with (`email-signature`); null until first revealed. */
+  signing_secret: string | null;
   created_on: number;
   updated_on: number;
 }
@@ -47,6 +51,8 @@ export interface ParticipantsTable {
   updated_on: number;
   signup_source: 'api' | 'browser';
   signup_ip: string | null;
+  /** The sign-up IP's network: the IPv4 address, or the IPv6 /64. Several referees of one referrer from one network is squatting. */
+  signup_net: string | null;
   fraud_score: Generated<string>;
   approval: Generated<number>;
   reward_event_completed: Generated<number>;
@@ -122,6 +128,48 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+/** A browser's proof of being a participant: issued at sign-up or email verification, stored hashed. */
+export interface ParticipantTokensTable {
+  hash: string;
+  participant_id: number;
+  created_on: number;
+  revoked_on: number | null;
+}
+
+/** A keyless sign-up waiting for its emailed confirmation link (campaigns with require_email_confirmation). */
+export interface PendingSignupsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  signup_ip: string | null;
+  created_on: number;
+  updated_on: number;
+}
+
+/**
+ * A one-time link emailed to an address: following it proves the mailbox. `confirm` turns a pending
+ * sign-up into a participant (with the referrer the link was sent for); `login` proves an existing one.
+ */
+export interface EmailLinksTable {
+  hash: string;
+  campaign_id: string;
+  email: string;
+  purpose: 'confirm' | 'login';
+  referred_by_id: number | null;
+  created_on: number;
+  expires_on: number;
+  used_on: number | null;
+}
+
+/** One row per participant, visitor and day: an impression counts once however often a page renders. */
+export interface ImpressionsTable {
+  participant_id: number;
+  visitor: string;
+  day: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -132,4 +180,8 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  participant_tokens: ParticipantTokensTable;
+  pending_signups: PendingSignupsTable;
+  email_links: EmailLinksTable;
+  impressions: ImpressionsTable;
 }

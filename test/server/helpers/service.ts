@@ -37,13 +37,15 @@ export interface ServiceOptions {
   now?: () => number;
   secretKeyHash?: string;
   rateLimits?: RateLimits;
+  /** SMTP server the service sends magic links and confirmations through (see ./smtp.ts). */
+  smtpUrl?: string;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
 }
 
 export async function startService(kind: DatabaseKind, options: ServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await kind.create());
-  const runtime: Runtime = await openRuntime({ databaseUrl: database.url });
+  const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' });
   if (options.now) runtime.ctx.now = options.now;
   const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true, ...(options.rateLimits && { rateLimits: options.rateLimits }) }, logger: false });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;

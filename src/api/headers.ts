@@ -1,0 +1,17 @@
+/**
+ * The HTTP headers that carry a participant's proof and a sign-up's outcome, beside the interface's
+ * exact bodies. Plain constants, so the widget can import them without any schema code.
+ */
+export const PROOF_HEADERS = {
+  /** Request: the participant token this browser was given. Response: a token newly issued to it. */
+  token: 'refkit-participant-token',
+  /** Request: the host backend's HMAC-SHA256 (hex) of the email, with the campaign's signing secret. */
+  emailSignature: 'refkit-email-signature',
+} as const;
+
+export const OUTCOME_HEADERS = {
+  /** Response to addParticipant: `created`, `existing` or `pending` (waiting for email confirmation). */
+  signup: 'refkit-signup',
+  /** Response: `sent` when an email link went out with this call, `throttled` when one went out moments ago. */
+  emailLink: 'refkit-email-link',
+} as const;

@@ -1,0 +1,28 @@
+/**
+ * Impressions: how many people saw a participant's share link land. One per visitor, code and day,
+ * however often the widget renders, the page reloads or several elements check the code. A visitor is
+ * the hash of the network (./network.ts) and the browser's user agent: no cookie, nothing stored that
+ * names a person, and only today's rows are kept.
+ */
+import type { Ctx } from './context.js';
+import { networkOf } from './network.js';
+import { hashSecret } from './secrets.js';
+import { DAY_MS } from './time.js';
+
+export interface Visitor {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/** Rows of days before this one are pruned the first time a process counts on a new day. */
+let prunedBefore = 0;
+
+export async function countImpression(ctx: Ctx, participantId: number, visitor: Visitor): Promise<void> {
+  const day = Math.floor(ctx.now() / DAY_MS);
+  const who = hashSecret(`${networkOf(visitor.ip)}|${visitor.userAgent ?? ''}`).slice(0, 32);
+  await ctx.store.addImpression(participantId, who, day);
+  if (prunedBefore < day) {
+    prunedBefore = day;
+    await ctx.store.pruneImpressions(day);
+  }
+}

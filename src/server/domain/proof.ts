@@ -1,0 +1,83 @@
+/**
+ * What proves that a keyless caller (a browser) is a given participant, so that it may read that
+ * participant's private fields. Anyone can type anyone's email; only these count:
+ * - a participant token: issued to the browser that signed up or followed an emailed link, stored
+ *   hashed, revocable, sent back in the `Refkit-Participant-Token` header;
+ * - an email signature: HMAC-SHA256 of the (trimmed, lower-cased) email with the campaign's signing
+ *   secret, computed by the host's backend for a visitor it has signed in, sent in
+ *   `Refkit-Email-Signature`;
+ * - a followed email link (./email-links.ts), which yields a token.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CampaignRow, Store } from '../store/store.js';
+import { ownCampaign } from './campaigns.js';
+import type { Actor, Ctx } from './context.js';
+import { normalizeEmail } from './email.js';
+import { AppError, participantNotFound } from './errors.js';
+import { hashSecret, newSecret } from './secrets.js';
+
+/** The proofs a keyless request may carry. */
+export interface Proof {
+  token?: string;
+  emailSignature?: string;
+}
+
+/** Issues a new participant token; the caller hands it to the browser, which alone keeps it. */
+export async function issueToken(store: Store, participantId: number, now: number): Promise<string> {
+  const token = newSecret('pt');
+  await store.insertParticipantToken(hashSecret(token), participantId, now);
+  return token;
+}
+
+/** The signature a host's backend computes for an email: hex HMAC-SHA256 with the campaign secret. */
+export const signEmail = (secret: string, email: string) => createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
+
+const invalidSignature = () =>
+  new AppError(401, 'invalid_signature', 'The email signature does not match this email and campaign', 'emailSignature');
+
+/**
+ * Whether the request proves it is the participant with this id and email. A wrong signature is an
+ * error (the host's integration is broken, and it should hear so); an unknown or revoked token is
+ * merely no proof, as a browser may keep a token an admin has since revoked.
+ */
+export async function proves(store: Store, campaign: CampaignRow, participant: { id: number; email: string }, proof: Proof): Promise<boolean> {
+  if (proof.emailSignature !== undefined) {
+    if (!signatureMatches(campaign, participant.email, proof.emailSignature)) throw invalidSignature();
+    return true;
+  }
+  if (proof.token !== undefined) return (await store.tokenParticipant(hashSecret(proof.token))) === participant.id;
+  return false;
+}
+
+/** Checks an email signature for an email that is not (yet) a participant's. */
+export function assertSignature(campaign: CampaignRow, email: string, signature: string): void {
+  if (!signatureMatches(campaign, email, signature)) throw invalidSignature();
+}
+
+function signatureMatches(campaign: CampaignRow, email: string, signature: string): boolean {
+  if (!campaign.signing_secret || !/^[0-9a-f]{64}$/i.test(signature)) return false;
+  const expected = Buffer.from(signEmail(campaign.signing_secret, email), 'hex');
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+/** The campaign's signing secret, made on first use; `rotate` replaces it (old signatures stop working). */
+export async function signingSecret(ctx: Ctx, actor: Actor, campaignId: string, rotate: boolean): Promise<string> {
+  const campaign = await ownCampaign(ctx, actor, campaignId);
+  if (campaign.signing_secret && !rotate) return campaign.signing_secret;
+  const secret = newSecret('cs');
+  await ctx.store.updateCampaign(campaign.id, { signing_secret: secret, updated_on: ctx.now() });
+  return secret;
+}
+
+/** Sign-out: the browser gives its token up. Unknown tokens are fine: the outcome is the same. */
+export async function revokeToken(ctx: Ctx, token: string): Promise<void> {
+  await ctx.store.revokeParticipantToken(hashSecret(token), ctx.now());
+}
+
+/** An admin revokes every token of a participant, e.g. after a shared computer was used. */
+export async function revokeTokens(ctx: Ctx, actor: Actor, campaignId: string, email: string): Promise<number> {
+  const campaign = await ownCampaign(ctx, actor, campaignId);
+  const participant = await ctx.store.findParticipantByEmail(campaign.id, normalizeEmail(email));
+  if (!participant) throw participantNotFound();
+  return ctx.store.revokeParticipantTokens(participant.id, ctx.now());
+}

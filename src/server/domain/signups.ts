@@ -1,0 +1,210 @@
+/**
+ * Joining a campaign: addParticipant (with or without a referrer, with a secret key or from a browser)
+ * and following an emailed link (verifyEmail).
+ *
+ * What a browser learns is limited to what it proves (./proof.ts): signing up an email that is already
+ * a participant answers 200 with only the shared fields, unless the request proves it is that
+ * participant; with SMTP configured, the participant is then emailed a link that proves it. A referral
+ * is never re-assigned: an existing participant keeps their referrer.
+ *
+ * With `requireEmailConfirmation`, a browser sign-up waits as a pending sign-up (no participant, no
+ * code, no referral, no event) until the emailed link is followed; the referrer is the one the link
+ * was sent for, so whoever signs someone else's address up first gains nothing from it.
+ */
+import type { AddParticipantBody } from '../../api/schemas.js';
+import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
+import { assertOpen, findCampaign } from './campaigns.js';
+import { newReferralCode } from './codes.js';
+import type { Ctx } from './context.js';
+import { normalizeEmail, emailKey } from './email.js';
+import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
+import { AppError } from './errors.js';
+import { holdSquatters, scoreSignup } from './fraud.js';
+import { networkOf } from './network.js';
+import { normalizeCode } from './participants.js';
+import type { Visibility } from './present.js';
+import { assertSignature, issueToken, proves, type Proof } from './proof.js';
+import { emit } from './webhooks.js';
+
+/** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
+export interface SignupSource {
+  source: 'api' | 'browser';
+  ip: string | null;
+  /** What a browser brought to prove who it is; ignored for API sign-ups, which see everything. */
+  proof?: Proof;
+}
+
+/** `created` a participant now; found an `existing` one; or recorded a sign-up `pending` confirmation. */
+export type SignupOutcome = 'created' | 'existing' | 'pending';
+
+export interface SignupResult {
+  outcome: SignupOutcome;
+  campaign: CampaignRow;
+  /** The email as the service keeps it (trimmed, lower-cased). */
+  email: string;
+  /** Absent only for a pending sign-up, which is no participant yet. */
+  participant?: ParticipantRow;
+  /** Which fields of the participant the caller may read. */
+  visibility: Visibility;
+  /** A participant token newly issued to this browser. */
+  token?: string;
+  /** An email link sent (or held back by the resend throttle) by this call. */
+  emailLink?: LinkDelivery;
+}
+
+/** Tries enough fresh codes that a collision (about 1 in 10^11 per pair) can never surface as an error. */
+const CODE_ATTEMPTS = 5;
+
+export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
+  const email = normalizeEmail(input.email);
+  const referredByEmail = input.referredByEmail ? normalizeEmail(input.referredByEmail, 'referredByEmail') : undefined;
+  const referredByCode = input.referredByCode ? normalizeCode(input.referredByCode) : undefined;
+  if (referredByEmail === email) throw new AppError(409, 'self_referral', 'A participant cannot refer themselves', 'referredByEmail');
+
+  const campaign = await findCampaign(ctx, input.id);
+  assertOpen(campaign, ctx.now());
+  const browser = how.source === 'browser';
+  const proof = how.proof ?? {};
+
+  const existing = await ctx.store.findParticipantByEmail(campaign.id, email);
+  if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
+
+  const referrer = await findReferrer(ctx.store, campaign.id, referredByCode, referredByEmail);
+  // A host's signature vouches for the address as much as a followed confirmation link does.
+  if (browser && proof.emailSignature !== undefined) assertSignature(campaign, email, proof.emailSignature);
+  const vouched = !browser || proof.emailSignature !== undefined;
+
+  if (campaign.require_email_confirmation === 1 && !vouched) {
+    if (!ctx.mailer) throw mailUnavailable();
+    const now = ctx.now();
+    await ctx.store.upsertPendingSignup({
+      campaign_id: campaign.id,
+      email,
+      first_name: input.firstName?.trim() || null,
+      last_name: input.lastName?.trim() || null,
+      signup_ip: how.ip,
+      created_on: now,
+      updated_on: now,
+    });
+    const emailLink = await sendEmailLink(ctx, campaign, email, 'confirm', referrer?.id ?? null);
+    return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
+  }
+
+  const created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer }, how);
+  // The same email joined concurrently: answer as the serial order "theirs first" would.
+  if (!created) return addParticipant(ctx, input, how);
+  return { outcome: 'created', campaign, email, participant: created.participant, visibility: browser ? 'self' : 'owner', token: created.token };
+}
+
+/** A browser signs up an email that is a participant already: it reads what it proves. */
+async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: ParticipantRow, proof: Proof): Promise<SignupResult> {
+  if (await proves(ctx.store, campaign, participant, proof)) {
+    // A browser proven by the host's signature is given a token, so later visits need no signature.
+    const token = proof.emailSignature !== undefined ? await issueToken(ctx.store, participant.id, ctx.now()) : undefined;
+    return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
+  }
+  const emailLink = ctx.mailer ? await sendEmailLink(ctx, campaign, participant.email, 'login', null) : undefined;
+  return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'public', emailLink };
+}
+
+/**
+ * Follows an emailed link: confirms a pending sign-up (creating the participant, with the referrer the
+ * link was sent for) or proves an existing participant. The browser gets a participant token either way.
+ */
+export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip: string | null): Promise<SignupResult> {
+  const campaign = await findCampaign(ctx, campaignId);
+  // Confirming is joining: a paused or ended campaign takes no one, and the link stays usable for later.
+  const link = await consumeEmailLink(ctx, campaign.id, code, (l) => l.purpose === 'confirm' && assertOpen(campaign, ctx.now()));
+  const signedIn = async (participant: ParticipantRow): Promise<SignupResult> => {
+    const token = await issueToken(ctx.store, participant.id, ctx.now());
+    return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
+  };
+  const existing = await ctx.store.findParticipantByEmail(campaign.id, link.email);
+  if (existing) return signedIn(existing);
+  const pending = await ctx.store.findPendingSignup(campaign.id, link.email);
+  if (link.purpose !== 'confirm' || !pending) throw linkNotFound();
+  const referrer = link.referred_by_id === null ? undefined : await ctx.store.findParticipant(link.referred_by_id);
+  const created = await createParticipant(
+    ctx,
+    campaign,
+    { email: link.email, firstName: pending.first_name ?? undefined, lastName: pending.last_name ?? undefined, referrer },
+    // Scored from where the sign-up was made, not from where the email was opened.
+    { source: 'browser', ip: pending.signup_ip ?? ip },
+    (tx) => tx.deletePendingSignup(campaign.id, link.email),
+  );
+  if (!created) return signedIn((await ctx.store.findParticipantByEmail(campaign.id, link.email))!);
+  return { outcome: 'created', campaign, email: link.email, participant: created.participant, visibility: 'self', token: created.token };
+}
+
+interface Person {
+  email: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  referrer: ParticipantRow | undefined;
+}
+
+/**
+ * Inserts a participant with its referral count, fraud verdict, created event and (for a browser) a
+ * participant token, all in one transaction; undefined when the email joined concurrently.
+ */
+async function createParticipant(
+  ctx: Ctx,
+  campaign: CampaignRow,
+  person: Person,
+  how: SignupSource,
+  alsoInTransaction?: (tx: Store) => Promise<void>,
+): Promise<{ participant: ParticipantRow; token?: string } | undefined> {
+  const { email, referrer } = person;
+  const browser = how.source === 'browser';
+  const net = how.ip === null ? null : networkOf(how.ip);
+  const verdict = browser ? await scoreSignup(ctx, { campaignId: campaign.id, email, net, referrer }) : undefined;
+
+  for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+    const now = ctx.now();
+    const done = await ctx.store.transaction(async (tx) => {
+      const id = await tx.insertParticipant({
+        campaign_id: campaign.id,
+        email,
+        email_key: emailKey(email),
+        first_name: person.firstName?.trim() || null,
+        last_name: person.lastName?.trim() || null,
+        code: newReferralCode(),
+        referred_by_id: referrer?.id ?? null,
+        referred_by_code: referrer?.code ?? null,
+        created_on: now,
+        updated_on: now,
+        signup_source: how.source,
+        signup_ip: how.ip,
+        signup_net: net,
+        fraud_score: verdict?.level ?? '',
+        approval: verdict?.level === 'high' ? 0 : 1,
+      });
+      if (id === undefined) return undefined;
+      if (verdict) await holdSquatters(tx, verdict, now);
+      if (referrer) await tx.incrementReferrals(referrer.id, now);
+      await emit(tx, referrer ? 'referee_added' : 'referrer_added', id, campaign, now);
+      await alsoInTransaction?.(tx);
+      return { id, token: browser ? await issueToken(tx, id, now) : undefined };
+    });
+    if (done) {
+      ctx.onEventsCommitted?.();
+      const participant = (await ctx.store.findParticipant(done.id))!;
+      return done.token === undefined ? { participant } : { participant, token: done.token };
+    }
+    // Nothing inserted: either the same email joined concurrently, or the code was taken (try another).
+    if (await ctx.store.findParticipantByEmail(campaign.id, email)) return undefined;
+  }
+  throw new Error('Could not allocate a unique referral code');
+}
+
+async function findReferrer(store: Store, campaignId: string, code?: string, email?: string): Promise<ParticipantRow | undefined> {
+  if (code === undefined && email === undefined) return undefined;
+  const byCode = code !== undefined ? await store.findParticipantByCode(campaignId, code) : undefined;
+  const byEmail = email !== undefined ? await store.findParticipantByEmail(campaignId, email) : undefined;
+  const referrer = byCode ?? byEmail;
+  if (!referrer || (byCode && byEmail && byCode.id !== byEmail.id)) {
+    const field = code !== undefined ? 'referredByCode' : 'referredByEmail';
+    throw new AppError(404, 'referrer_not_found', 'No participant of this campaign has this referral code or email', field);
+  }
+  return referrer;
+}
