@@ -14,15 +14,15 @@ export interface Visitor {
   userAgent: string | undefined;
 }
 
-/** Rows of days before this one are pruned the first time a process counts on a new day. */
-let prunedBefore = 0;
+/** Per database: rows of days before this one are pruned the first time a process counts on a new day. */
+const prunedBefore = new WeakMap<object, number>();
 
 export async function countImpression(ctx: Ctx, participantId: number, visitor: Visitor): Promise<void> {
   const day = Math.floor(ctx.now() / DAY_MS);
   const who = hashSecret(`${networkOf(visitor.ip)}|${visitor.userAgent ?? ''}`).slice(0, 32);
   await ctx.store.addImpression(participantId, who, day);
-  if (prunedBefore < day) {
-    prunedBefore = day;
+  if ((prunedBefore.get(ctx.store.db) ?? 0) < day) {
+    prunedBefore.set(ctx.store.db, day);
     await ctx.store.pruneImpressions(day);
   }
 }

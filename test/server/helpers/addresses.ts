@@ -7,10 +7,10 @@ import { RefkitClient } from '../../../src/api/client.js';
 
 /** A keyless client whose requests come from `localAddress` (and carry `userAgent`, when given). */
 export function browserAt(baseUrl: string, localAddress: string, userAgent?: string): RefkitClient {
-  const dispatcher = new Agent({ connect: { localAddress } });
+  const dispatcher = new Agent({ localAddress });
   const fetch = ((input: string | URL, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    if (userAgent) headers.set('user-agent', userAgent);
+    const headers = Object.fromEntries(new Headers(init.headers));
+    if (userAgent) headers['user-agent'] = userAgent;
     return undiciFetch(input, { ...(init as object), headers, dispatcher });
   }) as unknown as typeof globalThis.fetch;
   return new RefkitClient({ baseUrl, fetch });
