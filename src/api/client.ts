@@ -20,7 +20,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
-import { OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
+import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 
@@ -61,6 +61,8 @@ export interface ParticipantProof {
   token?: string;
   /** The host backend's HMAC-SHA256 (hex) of the email with the campaign's signing secret. */
   emailSignature?: string;
+  /** Without proof, have the service email the participant a sign-in link (the visitor typed the email). */
+  sendLink?: boolean;
 }
 
 /** A browser's sign-up or followed link, with what the service said beside the participant. */
@@ -104,6 +106,7 @@ export class RefkitClient {
     const headers: Record<string, string> = {};
     if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
     if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
     return signupAnswer(await this.#send<Participant>('POST', '/api/v1/addParticipant', {}, body, headers));
   }
   /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */

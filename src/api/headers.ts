@@ -9,6 +9,13 @@ export const PROOF_HEADERS = {
   emailSignature: 'refkit-email-signature',
 } as const;
 
+/**
+ * Request: `send` asks the service to email a sign-in link when the email belongs to a participant this
+ * request does not prove (the widget sends it when a visitor types their email; never on page loads,
+ * so that a page view cannot send mail). Response: see OUTCOME_HEADERS.emailLink.
+ */
+export const EMAIL_LINK_REQUEST = { header: 'refkit-email-link', value: 'send' } as const;
+
 export const OUTCOME_HEADERS = {
   /** Response to addParticipant: `created`, `existing` or `pending` (waiting for email confirmation). */
   signup: 'refkit-signup',

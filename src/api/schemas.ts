@@ -122,6 +122,9 @@ export const ProofHeaders = Type.Object({
   'refkit-email-signature': Type.Optional(
     Type.String({ maxLength: 128, description: "Hex HMAC-SHA256 of the lower-cased email with the campaign's signing secret" }),
   ),
+  'refkit-email-link': Type.Optional(
+    Type.Literal('send', { description: 'Email a sign-in link when the email is a participant this request does not prove' }),
+  ),
 });
 
 export const CampaignQuery = Type.Object({ id: Id });

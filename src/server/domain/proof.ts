@@ -20,6 +20,8 @@ import { hashSecret, newSecret } from './secrets.js';
 export interface Proof {
   token?: string;
   emailSignature?: string;
+  /** Without proof, email the participant a link that is (the visitor typed the address just now). */
+  sendLink?: boolean;
 }
 
 /** Issues a new participant token; the caller hands it to the browser, which alone keeps it. */

@@ -103,7 +103,7 @@ async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: P
     const token = proof.emailSignature !== undefined ? await issueToken(ctx.store, participant.id, ctx.now()) : undefined;
     return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
   }
-  const emailLink = ctx.mailer ? await sendEmailLink(ctx, campaign, participant.email, 'login', null) : undefined;
+  const emailLink = ctx.mailer && proof.sendLink ? await sendEmailLink(ctx, campaign, participant.email, 'login', null) : undefined;
   return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'public', emailLink };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Participant } from '../../api/schemas.js';
-import { OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
+import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
 import type { Visitor } from '../domain/impressions.js';
 import { presentParticipant } from '../domain/present.js';
 import type { Proof } from '../domain/proof.js';
@@ -19,7 +19,8 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 export function proofOf(request: FastifyRequest): Proof {
   const token = header(request, PROOF_HEADERS.token);
   const emailSignature = header(request, PROOF_HEADERS.emailSignature);
-  return { ...(token !== undefined && { token }), ...(emailSignature !== undefined && { emailSignature }) };
+  const sendLink = header(request, EMAIL_LINK_REQUEST.header) === EMAIL_LINK_REQUEST.value;
+  return { ...(token !== undefined && { token }), ...(emailSignature !== undefined && { emailSignature }), ...(sendLink && { sendLink }) };
 }
 
 export const visitorOf = (request: FastifyRequest): Visitor => ({ ip: request.ip, userAgent: request.headers['user-agent'] });
