@@ -1,11 +1,16 @@
 /**
  * The referral code a visitor arrived with: from the share link (`?id=<campaign>&referralCode=<code>`),
  * checked with validateCode and remembered for 90 days, or the one remembered from an earlier page.
+ *
+ * A code is checked once per page and day, whatever the renders: concurrent checks (several elements,
+ * the page-level capture) share one request, and the verdict is kept for the day, so reloads ask (and
+ * count an impression) no more. The service counts impressions once per visitor and day as well.
  */
-import { rememberCode, storedCode } from './storage.js';
+import { ANY_CAMPAIGN, rememberCode, rememberVerdict, storedCode, storedVerdict } from './storage.js';
 
 /** Codes the service hands out are short and URL-safe; anything else is not worth a request. */
-const PLAUSIBLE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+export const PLAUSIBLE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The link's `referralCode`, unless the link names another campaign with `id`. */
 export function codeFromUrl(search: string, campaignId: string): string | undefined {
@@ -16,6 +21,28 @@ export function codeFromUrl(search: string, campaignId: string): string | undefi
   return code;
 }
 
+const inFlight = new Map<string, Promise<boolean>>();
+
+/** The service's verdict on a code, asked at most once per page and day. Rejects when no verdict came. */
+export function validateOnce(campaignId: string, code: string, validate: (code: string) => Promise<boolean>, now = Date.now()): Promise<boolean> {
+  const day = Math.floor(now / DAY_MS);
+  const known = storedVerdict(campaignId, code, day);
+  if (known !== undefined) return Promise.resolve(known);
+  const key = `${campaignId}\n${code}`;
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = validate(code)
+      .then((answer) => {
+        const valid = answer === true;
+        rememberVerdict(campaignId, code, valid, day);
+        return valid;
+      })
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+  }
+  return pending;
+}
+
 export interface CodeCapture {
   /** The code to sign up with, if any. */
   code: string | undefined;
@@ -23,23 +50,27 @@ export interface CodeCapture {
   checked?: { code: string; valid: boolean };
 }
 
+/** A code remembered for this campaign, or from a link that named no campaign. */
+export const rememberedCode = (campaignId: string) => storedCode(campaignId) ?? storedCode(ANY_CAMPAIGN);
+
 export async function captureCode(
   campaignId: string,
   search: string,
   validate: (code: string) => Promise<boolean>,
+  cookieDomain?: string,
 ): Promise<CodeCapture> {
   const fromLink = codeFromUrl(search, campaignId);
-  if (fromLink === undefined) return { code: storedCode(campaignId) };
+  if (fromLink === undefined) return { code: rememberedCode(campaignId) };
   let valid = false;
   if (PLAUSIBLE_CODE.test(fromLink)) {
     try {
-      valid = (await validate(fromLink)) === true;
+      valid = await validateOnce(campaignId, fromLink, validate);
     } catch {
       // No verdict (network, rate limit): use the code for this visit without remembering it. The
       // sign-up checks it again, and falls back to no referral if the service refuses it.
       return { code: fromLink };
     }
   }
-  if (valid) rememberCode(campaignId, fromLink);
-  return { code: valid ? fromLink : storedCode(campaignId), checked: { code: fromLink, valid } };
+  if (valid) rememberCode(campaignId, fromLink, Date.now(), cookieDomain);
+  return { code: valid ? fromLink : rememberedCode(campaignId), checked: { code: fromLink, valid } };
 }

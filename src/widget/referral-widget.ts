@@ -10,7 +10,7 @@
  */
 import { LitElement, html, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { ApiError, RefkitClient, type AddParticipantBody, type Campaign, type Participant } from '../api/client.js';
+import { ApiError, RefkitClient, type AddParticipantBody, type Campaign, type Participant, type SignupAnswer } from '../api/client.js';
 import { captureCode } from './code-capture.js';
 import { describeFailure, ENDED_TEXT, PAUSED_TEXT } from './failures.js';
 import { qrSvg } from './qr.js';
@@ -20,7 +20,20 @@ import { shareView } from './share-view.js';
 import * as storage from './storage.js';
 import { styles } from './styles.js';
 
-export type WidgetState = 'loading' | 'ready' | 'submitting' | 'signed-up' | 'paused' | 'ended' | 'not-found' | 'error' | 'offline';
+export type WidgetState =
+  | 'loading'
+  | 'ready'
+  | 'submitting'
+  | 'signed-up'
+  | 'check-email'
+  | 'paused'
+  | 'ended'
+  | 'not-found'
+  | 'error'
+  | 'offline';
+
+/** The URL parameter of the links the service emails (confirmation, sign-in). */
+const LINK_PARAM = 'refkit_verify';
 
 export interface FieldError {
   field: string;
@@ -54,6 +67,13 @@ export class ReferralWidget extends LitElement {
   @property({ attribute: 'api-base' }) apiBase = '';
   /** A visitor the page already knows: shown their share view without a form. */
   @property() email = '';
+  /**
+   * Your backend's HMAC-SHA256 (hex) of `email` with the campaign's signing secret: proves the visitor
+   * is that participant, so the widget may show their balances (see README, Privacy).
+   */
+  @property({ attribute: 'email-signature' }) emailSignature = '';
+  /** A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share. */
+  @property({ attribute: 'cookie-domain' }) cookieDomain = '';
   @property({ type: Boolean, attribute: 'first-name' }) firstNameField = false;
   @property({ type: Boolean, attribute: 'last-name' }) lastNameField = false;
 
@@ -76,6 +96,10 @@ export class ReferralWidget extends LitElement {
   @state() invalidCode = false;
   /** Shown their share view without signing up on this page. */
   @state() returning = false;
+  /** The service showed only what a stranger may see (no proof of being this participant on this browser). */
+  @state() limited = false;
+  /** A sentence about what happened beyond the obvious: an invitation that could not apply, an email sent. */
+  @state() notice = '';
   @state() fieldError: FieldError | undefined;
   /** The one sentence in the aria-live status line. */
   @state() status = '';
@@ -117,7 +141,9 @@ export class ReferralWidget extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('apiBase')) this.#client = undefined;
-    if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email')) && this.campaignId) void this.#load();
+    if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email') || changed.has('emailSignature')) && this.campaignId) {
+      void this.#load();
+    }
     if (changed.has('participant')) this.#drawQr();
   }
 
@@ -137,6 +163,8 @@ export class ReferralWidget extends LitElement {
     this.#settle('loading', 'Loading…');
     this.participant = undefined;
     this.returning = false;
+    this.limited = false;
+    this.notice = '';
     this.fieldError = undefined;
     let campaign: Campaign;
     try {
@@ -150,21 +178,29 @@ export class ReferralWidget extends LitElement {
     if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', PAUSED_TEXT);
     if (campaign.status === 'End' || campaign.ended) return this.#settle('ended', ENDED_TEXT);
 
-    const { code, checked } = await captureCode(this.campaignId, location.search, (c) => this.client.validateCode(this.campaignId, c));
+    const { code, checked } = await captureCode(
+      this.campaignId,
+      location.search,
+      (c) => this.client.validateCode(this.campaignId, c),
+      this.cookieDomain || undefined,
+    );
     if (superseded()) return;
     this.referralCode = code;
     this.invalidCode = checked?.valid === false;
     if (checked) this.#emit('referral-code', checked);
 
+    if (this.#emailedLink()) return this.#followLink(this.#emailedLink()!, superseded);
+
     const known = this.email || storage.storedParticipant(this.campaignId);
     if (known) {
       try {
         // addParticipant is idempotent per email: for a known visitor it answers with their record.
-        const participant = await this.#addParticipant({ id: this.campaignId, email: known });
+        const answer = await this.#addParticipant({ id: this.campaignId, email: known }, false);
         if (superseded()) return;
-        this.participant = participant;
-        this.returning = true;
-        return this.#settle('signed-up', 'Welcome back.');
+        if (answer.outcome !== 'pending') {
+          this.#show(answer, true);
+          return this.#settle('signed-up', 'Welcome back.');
+        }
       } catch (err) {
         if (superseded()) return;
         if (!(err instanceof ApiError && err.code === 'invalid_request')) return this.#fail(err);
@@ -175,6 +211,46 @@ export class ReferralWidget extends LitElement {
       }
     }
     this.#settle('ready', navigator.onLine ? '' : OFFLINE_NOTICE);
+  }
+
+  /** The code of an emailed link this page was opened from, when it is for this campaign. */
+  #emailedLink(): string | undefined {
+    const params = new URLSearchParams(location.search);
+    const id = params.get('id');
+    return id === null || id === this.campaignId ? (params.get(LINK_PARAM) ?? undefined) : undefined;
+  }
+
+  /** Exchanges an emailed link for the participant and a token; the link leaves the address bar at once. */
+  async #followLink(code: string, superseded: () => boolean): Promise<void> {
+    const url = new URL(location.href);
+    url.searchParams.delete(LINK_PARAM);
+    history.replaceState(history.state, '', url.href);
+    try {
+      const answer = await this.client.verifyEmail(this.campaignId, code);
+      if (superseded()) return;
+      this.#remember(answer);
+      this.#show(answer, answer.outcome === 'existing');
+      this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
+      this.#settle('signed-up', answer.outcome === 'created' ? 'Your email is confirmed. You are in!' : 'Welcome back.');
+    } catch (err) {
+      if (superseded()) return;
+      if (!(err instanceof ApiError && err.code === 'link_not_found')) return this.#fail(err);
+      this.#emit('referral-error', errorDetail(err));
+      this.notice = 'That email link has expired or was already used. Enter your email to get a new one.';
+      this.#settle('ready', '');
+    }
+  }
+
+  /** Shows a participant as the service answered: in full, or only the shared fields (limited). */
+  #show(answer: SignupAnswer, returning: boolean): void {
+    this.participant = answer.participant;
+    this.returning = returning;
+    this.limited = answer.participant.totalReferrals === undefined;
+  }
+
+  #remember(answer: SignupAnswer): void {
+    const email = answer.participant.email;
+    if (email) storage.rememberParticipant(this.campaignId, email, answer.token);
   }
 
   async #submit(event: SubmitEvent): Promise<void> {
@@ -198,9 +274,10 @@ export class ReferralWidget extends LitElement {
 
   async #signUp(body: AddParticipantBody): Promise<void> {
     this.#settle('submitting', 'Signing you up…');
-    let participant: Participant;
+    const invited = this.referralCode !== undefined && !this.invalidCode;
+    let answer: SignupAnswer;
     try {
-      participant = await this.#addParticipant(body);
+      answer = await this.#addParticipant(body, true);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_request' && err.field) {
         this.fieldError = fieldErrorOf(err);
@@ -209,27 +286,47 @@ export class ReferralWidget extends LitElement {
       }
       return this.#fail(err);
     }
-    this.participant = participant;
-    storage.rememberParticipant(this.campaignId, participant.email ?? body.email);
+    this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
+    if (answer.outcome === 'pending') {
+      this.participant = answer.participant;
+      this.notice = '';
+      return this.#settle('check-email', `Check your inbox: we sent a confirmation link to ${answer.participant.email ?? body.email}.`);
+    }
+    this.#remember(answer);
     // Used: the next visitor on this browser starts without it.
-    storage.forgetCode(this.campaignId);
-    this.returning = false;
-    this.#emit('referral-signup', { participant });
-    this.#settle('signed-up', 'You are in! Your link is ready to share.');
+    storage.forgetCode(this.campaignId, this.cookieDomain || undefined);
+    this.#show(answer, answer.outcome === 'existing');
+    if (answer.outcome === 'created') return this.#settle('signed-up', 'You are in! Your link is ready to share.');
+    // Already a participant: say so, rather than "You are in" and an invitation that was not applied.
+    const notices = ['You had already joined with this email'];
+    if (invited) notices[0] += ', so this invitation could not be added to it';
+    if (answer.emailLink) notices.push('We emailed you a link to see your rewards. Check your inbox.');
+    this.notice = notices.map((n) => (n.endsWith('.') ? n : `${n}.`)).join(' ');
+    this.#settle('signed-up', this.notice);
   }
 
-  /** addParticipant with the visitor's referral code; without it when the service refuses the code. */
-  async #addParticipant(body: AddParticipantBody): Promise<Participant> {
+  /**
+   * addParticipant with the visitor's referral code (without it when the service refuses the code) and
+   * whatever proves who they are: this browser's token, or the page's email signature for its email.
+   * `typed`: the visitor entered the address just now, so the service may email them a sign-in link.
+   */
+  async #addParticipant(body: AddParticipantBody, typed: boolean): Promise<SignupAnswer> {
     const code = this.referralCode;
     const request = code ? { ...body, referredByCode: code } : body;
+    const signed = this.emailSignature && this.email.trim().toLowerCase() === body.email.trim().toLowerCase();
+    const proof = {
+      token: storage.storedToken(this.campaignId),
+      ...(signed && { emailSignature: this.emailSignature }),
+      sendLink: typed,
+    };
     try {
-      return await withNetworkRetries(() => this.client.addParticipant(request), ReferralWidget.networkRetryDelaysMs);
+      return await withNetworkRetries(() => this.client.signUp(request, proof), ReferralWidget.networkRetryDelaysMs);
     } catch (err) {
       if (!code || !refusesCode(err)) throw err;
-      storage.forgetCode(this.campaignId);
+      storage.forgetCode(this.campaignId, this.cookieDomain || undefined);
       this.referralCode = undefined;
       this.invalidCode = (err as ApiError).code !== 'self_referral';
-      return this.#addParticipant(body);
+      return this.#addParticipant(body, typed);
     }
   }
 
@@ -269,6 +366,7 @@ export class ReferralWidget extends LitElement {
       case 'error':
       case 'offline':
         return '[part~=retry]';
+      case 'check-email':
       default:
         return '[part=header]';
     }
@@ -281,11 +379,15 @@ export class ReferralWidget extends LitElement {
     void this.#retry?.();
   };
 
-  /** Someone else on a shared browser: forget the remembered visitor and show the form. */
+  /** Someone else on a shared browser: give the token up, forget the remembered visitor, show the form. */
   readonly #onNotMe = () => {
+    const token = storage.storedToken(this.campaignId);
+    if (token) this.client.signOut(this.campaignId, token).catch(() => {});
     storage.forgetParticipant(this.campaignId);
     this.participant = undefined;
     this.returning = false;
+    this.limited = false;
+    this.notice = '';
     this.#moveFocus = true;
     this.#settle('ready', '');
   };
@@ -341,8 +443,17 @@ export class ReferralWidget extends LitElement {
           shareLabel: this.shareLabel,
           onCopy: this.#onCopy,
           onShare: 'share' in navigator ? this.#onShare : undefined,
+          // Balances are private: shown only to a browser that proved it is this participant.
+          stats: !this.limited,
         })}
-        ${this.returning && !this.email ? this.#notMe() : nothing}`;
+        ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
+        ${(this.returning || this.limited) && !this.email ? this.#notMe() : nothing}`;
+      case 'check-email':
+        return html`${this.#header('Check your inbox')}
+          <p part="description">
+            We sent a link to <strong>${this.participant?.email}</strong>. Open it to confirm your email and get your referral link.
+          </p>
+          <button part="button other-email" type="button" @click=${this.#onNotMe}>Use another email</button>`;
       case 'paused':
       case 'ended':
       case 'not-found':
@@ -368,6 +479,7 @@ export class ReferralWidget extends LitElement {
       ${c?.rewardDescription ? html`<p part="description">${c.rewardDescription}</p>` : nothing}
       ${this.referralCode && !this.invalidCode ? html`<p part="invited">${this.invitedText}.${refereeReward}</p>` : nothing}
       ${this.invalidCode ? html`<p part="notice invalid-code">That invitation link is not valid, but you can still join.</p>` : nothing}
+      ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
       <form part="form" novalidate @submit=${this.#submit}>
         ${this.firstNameField ? this.#field('firstName', this.firstNameLabel, 'text', 'given-name', 100) : nothing}
         ${this.lastNameField ? this.#field('lastName', this.lastNameLabel, 'text', 'family-name', 100) : nothing}
@@ -409,7 +521,8 @@ export class ReferralWidget extends LitElement {
 
 /** The `detail` of each event the element dispatches (bubbling and composed, so a page can listen on document). */
 export interface WidgetEvents {
-  'referral-signup': { participant: Participant };
+  /** `outcome`: `created` (a new participant), `existing` (already one) or `pending` (confirmation emailed). */
+  'referral-signup': { participant: Participant; outcome: SignupAnswer['outcome'] };
   'referral-code': { code: string; valid: boolean };
   'referral-error': { code: string; message: string; status: number };
 }

@@ -20,8 +20,15 @@ export function scriptOrigin(currentScript: { src?: string } | null | undefined,
   return pageOrigin;
 }
 
-export const defaultApiBase = scriptOrigin(
-  document.currentScript as HTMLScriptElement | null,
-  (import.meta as { url?: string }).url,
-  location.origin,
-);
+const moduleUrl = (import.meta as { url?: string }).url;
+
+/**
+ * The script element that loaded the widget, for its `data-*` settings (`data-cookie-domain`): the
+ * current script of a classic script, or the module script whose src is this bundle.
+ */
+export const widgetScript: HTMLScriptElement | null =
+  (document.currentScript as HTMLScriptElement | null) ??
+  [...document.querySelectorAll<HTMLScriptElement>('script[src]')].find((s) => s.src === moduleUrl) ??
+  null;
+
+export const defaultApiBase = scriptOrigin(document.currentScript as HTMLScriptElement | null, moduleUrl, location.origin);

@@ -14,11 +14,13 @@ export interface ShareViewOptions {
   onCopy: () => void;
   /** Present only where the browser has native share. */
   onShare: (() => void) | undefined;
+  /** Show referrals and balances (false when the service shared only the link). */
+  stats: boolean;
 }
 
 const selectAll = (e: FocusEvent) => (e.target as HTMLInputElement).select();
 
-export function shareView({ campaign: c, participant: p, qrSvg, copyLabel, shareLabel, onCopy, onShare }: ShareViewOptions) {
+export function shareView({ campaign: c, participant: p, qrSvg, copyLabel, shareLabel, onCopy, onShare, stats }: ShareViewOptions) {
   const link = p.shareLink ?? '';
   return html`
     <h2 part="header" tabindex="-1"><slot name="share-header">${c?.shareHeader || 'Share your link'}</slot></h2>
@@ -35,10 +37,12 @@ export function shareView({ campaign: c, participant: p, qrSvg, copyLabel, share
       )}
     </ul>
     <div part="qr" role="img" aria-label="QR code of your referral link">${qrSvg ? unsafeSVG(qrSvg) : nothing}</div>
-    <dl part="stats">
-      <div><dt>Referrals</dt><dd data-stat="referrals">${p.totalReferrals ?? 0}</dd></div>
-      <div><dt>Referral rewards</dt><dd data-stat="referral-balance">${p.referralRewardBalance ?? 0}</dd></div>
-      <div><dt>Your reward</dt><dd data-stat="referee-balance">${p.refereeRewardBalance ?? 0}</dd></div>
-    </dl>
+    ${stats
+      ? html`<dl part="stats">
+          <div><dt>Referrals</dt><dd data-stat="referrals">${p.totalReferrals ?? 0}</dd></div>
+          <div><dt>Referral rewards</dt><dd data-stat="referral-balance">${p.referralRewardBalance ?? 0}</dd></div>
+          <div><dt>Your reward</dt><dd data-stat="referee-balance">${p.refereeRewardBalance ?? 0}</dd></div>
+        </dl>`
+      : nothing}
   `;
 }

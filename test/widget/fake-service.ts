@@ -53,7 +53,7 @@ export function participant(email: string, extra: Partial<Participant> = {}): Pa
 
 export interface FakeService {
   routes: Record<string, Handler>;
-  calls: { path: string; url: URL; body: unknown }[];
+  calls: { path: string; url: URL; body: unknown; headers: Headers }[];
   restore(): void;
 }
 
@@ -74,7 +74,7 @@ export function fakeService(routes: Record<string, Handler> = {}): FakeService {
   window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
     const body: unknown = init?.body ? JSON.parse(String(init.body)) : undefined;
-    service.calls.push({ path: url.pathname, url, body });
+    service.calls.push({ path: url.pathname, url, body, headers: new Headers(init?.headers) });
     const handler = service.routes[url.pathname];
     if (!handler) return apiError(404, 'not_found');
     return handler(url, body);
