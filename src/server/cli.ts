@@ -85,6 +85,9 @@ function campaignFields(cmd: Command): Command {
     .option('--share-description <text>', 'shareDescription')
     .option('--end <date-time>', 'end, ISO 8601')
     .option('--allowed-origin <origin>', 'allowedOrigins (repeat for several)', collect)
+    .addOption(
+      new Option('--require-email-confirmation <on>', 'requireEmailConfirmation: double opt-in for browser sign-ups (needs SMTP_URL)').choices(['true', 'false']),
+    )
     .addOption(jsonOption);
 }
 
@@ -101,6 +104,7 @@ interface CampaignOptions {
   shareDescription?: string;
   end?: string;
   allowedOrigin?: string[];
+  requireEmailConfirmation?: 'true' | 'false';
   json?: boolean;
 }
 const campaignBody = (o: CampaignOptions) => ({
@@ -116,6 +120,7 @@ const campaignBody = (o: CampaignOptions) => ({
   shareDescription: o.shareDescription,
   end: o.end,
   allowedOrigins: o.allowedOrigin,
+  requireEmailConfirmation: o.requireEmailConfirmation === undefined ? undefined : o.requireEmailConfirmation === 'true',
 });
 
 const campaign = program.command('campaign').description('create and change campaigns');
@@ -136,6 +141,14 @@ campaign
   .addOption(jsonOption)
   .action((o: { id: string; status: string; json?: boolean }) => admin('POST', 'setCampaignStatus', { id: o.id, status: o.status }, !!o.json));
 
+campaign
+  .command('secret')
+  .description("print the campaign's email-signing secret (your backend signs visitors' emails with it)")
+  .requiredOption('--id <campaignId>')
+  .option('--rotate', 'replace it: signatures made with the old one stop working')
+  .addOption(jsonOption)
+  .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin('POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
+
 const participant = program.command('participant').description('rewards and approval of participants');
 participant
   .command('redeem')
@@ -155,6 +168,14 @@ participant
   .requiredOption('--email <email>')
   .addOption(jsonOption)
   .action((o: { id: string; email: string; json?: boolean }) => admin('POST', 'approveParticipant', { id: o.id, email: o.email }, !!o.json));
+
+participant
+  .command('sign-out')
+  .description("revoke a participant's tokens: every browser they used sees only their link until proven again")
+  .requiredOption('--id <campaignId>')
+  .requiredOption('--email <email>')
+  .addOption(jsonOption)
+  .action((o: { id: string; email: string; json?: boolean }) => admin('POST', 'revokeParticipantTokens', { id: o.id, email: o.email }, !!o.json));
 
 const key = program.command('key').description('secret keys of the default account');
 key

@@ -44,6 +44,22 @@ describe('refkit CLI', () => {
     assert.match(badNumber.stderr, /Not an integer/);
   });
 
+  it('campaign secret (and --rotate), participant sign-out, --require-email-confirmation needs SMTP_URL', async () => {
+    const c = await json(['campaign', 'create', '--name', 'S', '--host-url', 'https://s.example']);
+    const first = await json(['campaign', 'secret', '--id', c.campaignId!]);
+    assert.match(String(first.secret), /^cs_/);
+    assert.deepEqual(await json(['campaign', 'secret', '--id', c.campaignId!]), first);
+    const rotated = await json(['campaign', 'secret', '--id', c.campaignId!, '--rotate']);
+    assert.notEqual(rotated.secret, first.secret);
+    const noSmtp = await cli(['campaign', 'update', '--id', c.campaignId!, '--require-email-confirmation', 'true'], env);
+    assert.equal(noSmtp.code, 1);
+    assert.match(noSmtp.stderr, /SMTP_URL.*requireEmailConfirmation/);
+    const withSmtp = await cli(['campaign', 'update', '--id', c.campaignId!, '--require-email-confirmation', 'true', '--json'], { ...env, SMTP_URL: 'smtp://127.0.0.1:2525' });
+    assert.equal(withSmtp.code, 0, withSmtp.stderr);
+    const missing = await cli(['participant', 'sign-out', '--id', c.campaignId!, '--email', 'nobody@example.com'], env);
+    assert.match(missing.stderr, /participant_not_found/);
+  });
+
   it('keys: create (shown once), list (never shown), revoke', async () => {
     const k = await json(['key', 'create', '--name', 'backend']);
     assert.match(String(k.key), /^sk_/);

@@ -23,6 +23,8 @@ const PANELS: Panel[] = [
   { id: 'submitting', title: 'Submitting', submit: true },
   { id: 'signed-up', title: 'Signed up', submit: true },
   { id: 'returning', title: 'Returning visitor (remembered on this browser)' },
+  { id: 'known', title: 'An email that already joined, typed on a new browser (link only; sign-in link emailed)', submit: true },
+  { id: 'pending', title: 'Double opt-in: check your inbox', submit: true },
   { id: 'paused', title: 'Campaign paused' },
   { id: 'ended', title: 'Campaign ended' },
   { id: 'missing', title: 'Campaign not found' },
@@ -52,7 +54,13 @@ export async function showGallery(stage: HTMLElement): Promise<void> {
     '/api/v1/validateCode': (url) => json(url.searchParams.get('campaignId') !== 'invalid'),
     '/api/v1/addParticipant': (_url, body) => {
       const { id, email } = body as { id: string; email: string };
-      return id === 'submitting' ? never() : json(participant(email, { campaignId: id }));
+      if (id === 'submitting') return never();
+      if (id === 'pending') return json({ email, campaignId: id }, 200, { 'refkit-signup': 'pending', 'refkit-email-link': 'sent' });
+      if (id === 'known') {
+        const { shareLink, referralCode } = participant(email);
+        return json({ email, referralCode, shareLink, campaignId: id }, 200, { 'refkit-signup': 'existing', 'refkit-email-link': 'sent' });
+      }
+      return json(participant(email, { campaignId: id }));
     },
   });
 
