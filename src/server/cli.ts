@@ -13,6 +13,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { serve } from './serve.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
+import { listen } from './webhooks/listen.js';
 
 function int(value: string): number {
   const n = Number(value);
@@ -21,8 +23,8 @@ function int(value: string): number {
 }
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** Calls one admin route in process and prints its answer; a failure prints the error and exits 1. */
-async function admin(method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
+/** Calls one admin route in process, acting for the default account; the status and the parsed answer. */
+async function callAdmin(method: 'GET' | 'POST', route: string, body: Record<string, unknown>): Promise<{ status: number; answer: unknown }> {
   const config = loadConfig();
   const runtime = await openRuntime(config);
   const key = `sk_cli_${randomBytes(24).toString('base64url')}`;
@@ -35,18 +37,32 @@ async function admin(method: 'GET' | 'POST', route: string, body: Record<string,
       headers: { authorization: `Bearer ${key}` },
       ...(method === 'POST' ? { payload } : { query: Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, String(v)])) }),
     });
-    const answer: unknown = res.json();
-    if (res.statusCode >= 400) {
-      const { error } = answer as { error: { code: string; message: string; field?: string } };
-      process.stderr.write(json ? `${JSON.stringify(answer)}\n` : `error: ${error.message} (${error.code}${error.field ? `, ${error.field}` : ''})\n`);
-      process.exitCode = 1;
-    } else {
-      process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
-    }
+    return { status: res.statusCode, answer: res.json() };
   } finally {
     await app.close();
     await runtime.close();
   }
+}
+
+type ErrorAnswer = { error: { code: string; message: string; field?: string } };
+const describeError = ({ error }: ErrorAnswer) => `${error.message} (${error.code}${error.field ? `, ${error.field}` : ''})`;
+
+/** Calls one admin route in process and prints its answer; a failure prints the error and exits 1. */
+async function admin(method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
+  const { status, answer } = await callAdmin(method, route, body);
+  if (status >= 400) {
+    process.stderr.write(json ? `${JSON.stringify(answer)}\n` : `error: ${describeError(answer as ErrorAnswer)}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+  }
+}
+
+/** An admin call whose answer the command goes on with; throws the service's error message. */
+async function adminValue<T>(method: 'GET' | 'POST', route: string, body: Record<string, unknown>): Promise<T> {
+  const { status, answer } = await callAdmin(method, route, body);
+  if (status >= 400) throw new ConfigError(describeError(answer as ErrorAnswer));
+  return answer as T;
 }
 
 /** `key: value` lines, one blank line between list items: for people; --json is for scripts. */
@@ -226,6 +242,30 @@ webhook
   .action((o: { status?: string; endpoint?: string; eventType?: string; limit?: number; json?: boolean }) =>
     admin('GET', 'listWebhookDeliveries', { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit }, !!o.json),
   );
+webhook
+  .command('listen')
+  .description('receive webhooks locally: print each event with its signature checked, optionally forward it to your app')
+  .option('--forward-to <url>', 'send each event on (same body and signature headers) and answer with its status')
+  .option('--port <n>', 'local port to listen on (default: any free one)', int, 0)
+  .option('--events <types>', 'comma-separated event types', (v: string) => v.split(',').map((t) => t.trim()), [...WEBHOOK_EVENT_TYPES])
+  .action(async (o: { forwardTo?: string; port: number; events: WebhookEventType[] }) => {
+    const listener = await listen({
+      host: '127.0.0.1',
+      port: o.port,
+      events: o.events,
+      ...(o.forwardTo && { forwardTo: o.forwardTo }),
+      register: (url, eventTypes) => adminValue<{ id: string; secret: string }>('POST', 'createWebhookEndpoint', { url, eventTypes }),
+      unregister: (id) => adminValue('POST', 'deleteWebhookEndpoint', { id }).then(() => undefined),
+      print: (line) => process.stdout.write(`${line}\n`),
+    });
+    process.stdout.write(
+      `Ready: webhooks of ${o.events.join(', ')} go to ${listener.url}${o.forwardTo ? ` and on to ${o.forwardTo}` : ''}\n` +
+        `Signing secret (verify with it in your app): ${listener.secret}\nCtrl+C stops and removes the endpoint.\n`,
+    );
+    const stop = () => void listener.stop().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 webhook
   .command('redeliver')
   .description('send a delivery again now (dlv_...)')
