@@ -45,13 +45,13 @@ export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
 }
 
-export function connect(url: string, options: { poolSize?: number } = {}): Db {
-  if (dialectOf(url) === 'postgres') {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
-  }
-  const path = url.replace(/^sqlite:(\/\/)?/, '');
+/** The file path (or `:memory:`) a `sqlite:` URL names. */
+export function sqlitePath(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '');
+}
+
+/** Opens a SQLite database with the pragmas the service runs with (the benchmark's baseline uses them too). */
+export function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
@@ -59,6 +59,19 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  return sqlite;
+}
+
+/** Connections a PostgreSQL pool opens at most, unless the caller asks for another size. */
+export const DEFAULT_POOL_SIZE = 10;
+
+export function connect(url: string, options: { poolSize?: number } = {}): Db {
+  if (dialectOf(url) === 'postgres') {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  const sqlite = openSqlite(sqlitePath(url));
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
