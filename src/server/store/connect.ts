@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -41,6 +42,29 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Distinct SQL texts kept prepared. The store issues a few dozen; the bound only stops unbounded growth. */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SqliteDriver calls `prepare()` for every query it runs, and preparing (parsing and planning
+ * the SQL) costs more than running a point read. This gives Kysely back the Statement it had for the
+ * same SQL text; better-sqlite3 binds parameters afresh on every run, so a statement is safe to reuse.
+ */
+export function cachingStatements(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new LRUCache<string, SQLite.Statement>({ max: size });
+  return {
+    prepare(sql) {
+      const cached = cache.get(sql);
+      // A statement still being iterated (a streamed query) cannot run again before it finishes.
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      if (!cached) cache.set(sql, statement);
+      return statement;
+    },
+    close: () => sqlite.close(),
+  };
+}
+
 export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
 }
@@ -72,6 +96,6 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const sqlite = openSqlite(sqlitePath(url));
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
