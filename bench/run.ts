@@ -7,6 +7,7 @@
  *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
  *                       at each size (--sizes 10000,100000 for a subset).
  *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load.
+ *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     growth: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    db: { type: 'string' },
   },
 });
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
@@ -29,7 +31,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const kinds = await databaseKinds();
 for (const k of kinds.filter((k) => k.skip)) log(`[${k.name}] skipped: ${k.skip}`);
-const runnable = kinds.filter((k) => !k.skip);
+const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.name === values.db));
+if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
 const loader = startLoader();
 try {
   if (values.growth) {
