@@ -98,7 +98,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       log(`  ${name.padEnd(44)} ${rps(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms`);
       return result;
     };
-    const baseSeed = await seed(baseDb.url, PLAN);
+    const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
     const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
     const baselines = {} as Record<Baseline, LoadResult>;
     try {
@@ -108,7 +108,6 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       await baseline.stop();
     }
 
-    const seeded = await seed(serviceDb.url, PLAN);
     const service = await startService(serviceDb.url);
     const rows: RouteRow[] = (Object.keys(baselines) as Baseline[]).map((b) => ({ name: BASELINE_NAMES[b], result: baselines[b] }));
     try {
