@@ -1,62 +1,73 @@
 /**
- * `npm run bench`: throughput of the service's hot routes, measured with autocannon against the real
- * service (in this process, loopback, rate limits off) on SQLite and, when reachable, PostgreSQL.
- * Figures are ratios against /healthz measured in the same run, so they compare across machines;
- * absolute requests/second are printed beside them for the record. Also prints the widget's size.
+ * `npm run bench`: the service's hot routes against their baselines, on SQLite and PostgreSQL, written
+ * to BENCHMARKS.md. Modes:
+ *   (none)              full run: 50 connections, warm-up, then a measured run per route.
+ *   --quick             a few seconds per route, for CI: checks the harness end to end and fails on any
+ *                       non-2xx answer or error; asserts no speed and writes no file.
+ *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
+ *                       at each size (--sizes 10000,100000 for a subset).
+ *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load.
+ *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
-import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
-import { startService } from '../test/server/helpers/service.js';
+import { runGrowth } from './growth.js';
+import { startLoader } from './loader.js';
+import { runProfile } from './profile.js';
+import { machine, writeSection } from './report.js';
+import { benchKind, failures, markdown, type KindReport, type Timing } from './routes.js';
 
-const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = 10;
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    growth: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    db: { type: 'string' },
+  },
+});
+const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+const log = (line: string) => process.stdout.write(`${line}\n`);
 
-async function run(url: string, opts: Partial<autocannon.Options> = {}): Promise<number> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...opts });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+const kinds = await databaseKinds();
+for (const k of kinds.filter((k) => k.skip)) log(`[${k.name}] skipped: ${k.skip}`);
+const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.name === values.db));
+if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
+const loader = startLoader();
+try {
+  if (values.growth) {
+    const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map((s) => Number(s.trim()));
+    if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
+    await runGrowth(runnable, sizes, loader, command, log);
+  } else if (values.profile) {
+    await runProfile(runnable, loader, command, log);
+  } else {
+    await runRoutes(values.quick);
+  }
+} finally {
+  loader.close();
 }
 
-for (const kind of await databaseKinds()) {
-  if (kind.skip) {
-    console.log(`\n[${kind.name}] skipped: ${kind.skip}`);
-    continue;
+async function runRoutes(quick: boolean): Promise<void> {
+  const timing: Timing = quick ? { connections: 50, warmupSeconds: 0.5, seconds: 1.5 } : { connections: 50, warmupSeconds: 3, seconds: 10 };
+  const header = machine(command);
+  log(header);
+  const reports: KindReport[] = [];
+  for (const kind of runnable) {
+    log(`\n[${kind.name}] ${timing.connections} connections, ${timing.warmupSeconds} s warm-up, ${timing.seconds} s measured per route`);
+    reports.push(await benchKind(kind, loader, timing, log));
   }
-  const s = await startService(kind, { rateLimits: { perIp: 0, perCampaign: 0, windowMs: 60_000, redisUrl: undefined } });
-  try {
-    const id = await s.campaign();
-    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
-    for (let i = 0; i < 200; i++) await s.admin.addParticipant({ id, email: `seed${i}@example.com`, referredByCode: ann.referralCode! });
-    const auth = { authorization: `Bearer ${s.secretKey}` };
-    let n = 0;
-    const rows: [string, number][] = [
-      ['GET /healthz (baseline)', await run(`${s.url}/healthz`)],
-      ['GET getCampaign', await run(`${s.url}/api/v1/getCampaign?id=${id}`)],
-      ['GET validateCode', await run(`${s.url}/api/v1/validateCode?campaignId=${id}&code=${ann.referralCode}`)],
-      ['GET getAllParticipants (20)', await run(`${s.url}/api/v1/getAllParticipants?id=${id}`, { headers: auth })],
-      ['GET getReferrals (100)', await run(`${s.url}/api/v1/getReferrals?id=${id}&email=ann@example.com&pageSize=100`, { headers: auth })],
-      [
-        'POST addParticipant (new, referred)',
-        await run(`${s.url}/api/v1/addParticipant`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          requests: [
-            {
-              setupRequest: (req) => ({ ...req, body: JSON.stringify({ id, email: `bench-${n++}@example.com`, referredByCode: ann.referralCode }) }),
-            },
-          ],
-        }),
-      ],
-    ];
-    const base = rows[0]![1];
-    console.log(`\n[${kind.name}] ${CONNECTIONS} connections, ${DURATION_S} s each`);
-    for (const [name, rps] of rows) console.log(`  ${name.padEnd(38)} ${rps.toFixed(0).padStart(7)} req/s   ${(rps / base).toFixed(3)} x baseline`);
-  } finally {
-    await s.close();
+  const body = [
+    header,
+    `- ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up, then ${timing.seconds} s measured; load generator, service and baseline each in their own process; rate limits off; the service's database seeded with 2,000 participants (one with 1,000 referrals).`,
+    '- Each ratio compares a route with the baseline it is judged against, measured in the same run on the same database kind, so a busy machine moves both. The targets are those of issue 10.',
+    ...reports.map((r) => `\n### ${r.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${markdown(r)}`),
+  ].join('\n');
+  log(`\n${body}`);
+  if (!quick) writeSection('Routes', body);
+  const failed = reports.flatMap(failures);
+  if (failed.length > 0) {
+    log(`\nFAILED: some requests did not succeed:\n${failed.join('\n')}`);
+    process.exitCode = 1;
   }
 }
-
-console.log('\n[widget]');
-execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { stdio: 'inherit' });
-execFileSync('node', ['scripts/size.js'], { stdio: 'inherit' });

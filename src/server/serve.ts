@@ -6,6 +6,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { trackHandlers } from './http/handlers.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
 import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
@@ -60,6 +61,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   const runtime = await openRuntime(config);
   const newKey = role.seed ? await seedIfEmpty(runtime.ctx, config.publicUrl) : undefined;
   const app = await buildApp({ ctx: runtime.ctx, config });
+  const handlersDone = trackHandlers(app);
   const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
   runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: config.port, host: config.host });
@@ -73,7 +75,11 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    // In this order: stop taking requests and let open connections finish (new requests on them get 503),
+    // then wait for handlers whose client has gone away (their work still runs), and only then close the
+    // database they write to. The grace delay above bounds the whole.
     await app.close();
+    await handlersDone();
     await dispatcher.stop();
     await runtime.close();
   });

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -41,17 +42,40 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Distinct SQL texts kept prepared. The store issues a few dozen; the bound only stops unbounded growth. */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SqliteDriver calls `prepare()` for every query it runs, and preparing (parsing and planning
+ * the SQL) costs more than running a point read. This gives Kysely back the Statement it had for the
+ * same SQL text; better-sqlite3 binds parameters afresh on every run, so a statement is safe to reuse.
+ */
+export function cachingStatements(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const cache = new LRUCache<string, SQLite.Statement>({ max: size });
+  return {
+    prepare(sql) {
+      const cached = cache.get(sql);
+      // A statement still being iterated (a streamed query) cannot run again before it finishes.
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      if (!cached) cache.set(sql, statement);
+      return statement;
+    },
+    close: () => sqlite.close(),
+  };
+}
+
 export function dialectOf(url: string): Dialect {
   return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
 }
 
-export function connect(url: string, options: { poolSize?: number } = {}): Db {
-  if (dialectOf(url) === 'postgres') {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
-  }
-  const path = url.replace(/^sqlite:(\/\/)?/, '');
+/** The file path (or `:memory:`) a `sqlite:` URL names. */
+export function sqlitePath(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '');
+}
+
+/** Opens a SQLite database with the pragmas the service runs with (the benchmark's baseline uses them too). */
+export function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
@@ -59,6 +83,19 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  return sqlite;
+}
+
+/** Connections a PostgreSQL pool opens at most, unless the caller asks for another size. */
+export const DEFAULT_POOL_SIZE = 10;
+
+export function connect(url: string, options: { poolSize?: number } = {}): Db {
+  if (dialectOf(url) === 'postgres') {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  const sqlite = openSqlite(sqlitePath(url));
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

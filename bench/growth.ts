@@ -1,0 +1,86 @@
+/**
+ * `npm run bench -- --growth`: the same routes on databases of growing size (10k, 100k, 1M participants
+ * by default), to show which of them slow down as a campaign grows. Latency at a moderate load (10
+ * connections) rather than throughput: a route that scans grows in p50 long before it saturates.
+ */
+import type { DatabaseKind } from '../test/server/helpers/databases.js';
+import type { LoadResult, Loader } from './loader.js';
+import { machine, ms, table, writeSection } from './report.js';
+import { serviceRoutes } from './routes.js';
+import { seed, type Seeded } from './seed.js';
+import { startService } from './servers.js';
+
+const TIMING = { connections: 10, warmupSeconds: 1, seconds: 3 };
+const HUB_REFERRALS = 1_000;
+/** Deep means near the end: 90% of the way through the campaign's participants. */
+const DEEP = 0.9;
+
+function growthRoutes(s: Seeded) {
+  const routes = serviceRoutes(s).filter((r) => r.baseline !== 'insert' || r.name.startsWith('addParticipant'));
+  const auth = { authorization: `Bearer ${s.key}` };
+  const deep = Math.floor(s.participants * DEEP);
+  const list = routes.findIndex((r) => r.name.startsWith('getAllParticipants'));
+  routes.splice(
+    list + 1,
+    0,
+    { ...routes[list]!, name: `getAllParticipants (page=${Math.floor(deep / 20)})`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${Math.floor(deep / 20)}`] } },
+    { ...routes[list]!, name: 'getAllParticipants (cursor at 90%)', load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&cursor=${s.cursorAfter(deep)}`] } },
+  );
+  return routes;
+}
+
+/** A route's figures at one size: latencies, or what went wrong instead. */
+function cell(r: LoadResult): string {
+  const figures = `${ms(r.p50)} / ${ms(r.p99)}`;
+  if (r.non2xx === 0 && r.errors === 0) return figures;
+  const statuses = Object.entries(r.statuses).filter(([code]) => !code.startsWith('2')).map(([code, n]) => `${n}x ${code}`);
+  return `${figures} (${[...statuses, ...(r.errors ? [`${r.errors} errors`] : [])].join(', ')})`;
+}
+
+export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: Loader, command: string, log: (line: string) => void): Promise<void> {
+  const header = machine(command);
+  log(header);
+  const sections: string[] = [];
+  for (const kind of kinds) {
+    const byRoute = new Map<string, LoadResult[]>();
+    for (const size of sizes) {
+      const db = await kind.create();
+      try {
+        const started = Date.now();
+        const seeded = await seed(db.url, { participants: size, hubReferrals: HUB_REFERRALS });
+        log(`\n[${kind.name}] ${size.toLocaleString('en')} participants seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const service = await startService(db.url);
+        try {
+          for (const route of growthRoutes(seeded)) {
+            // Names carry the deep page number, which differs by size: key the rows by their kind instead.
+            const key = route.name.replace(/page=\d+/, 'page= at 90%');
+            const result = await loader.measure({ origin: service.url, ...TIMING, ...route.load });
+            log(`  ${key.padEnd(44)} p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms${result.non2xx ? `  ${JSON.stringify(result.statuses)}` : ''}`);
+            byRoute.set(key, [...(byRoute.get(key) ?? []), result]);
+          }
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        await db.drop();
+      }
+    }
+    const rows = [...byRoute].map(([name, results]) => [
+      name,
+      ...results.map(cell),
+      `${(results[results.length - 1]!.p50 / Math.max(results[0]!.p50, 0.5)).toFixed(2)}x`,
+    ]);
+    const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+    sections.push(
+      `### ${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${table(['route (p50 / p99 ms)', ...sizes.map(label), `p50 ${label(sizes[sizes.length - 1]!)} / ${label(sizes[0]!)}`], rows)}`,
+    );
+  }
+  const body = [
+    header,
+    `- ${TIMING.connections} connections; per route ${TIMING.warmupSeconds} s warm-up, then ${TIMING.seconds} s measured. Each size is a fresh database seeded directly (bench/seed.ts): referral chains of ten, one participant with ${HUB_REFERRALS.toLocaleString('en')} referrals (getReferrals reads theirs).`,
+    '- Target of issue 10: every route within 1.5x from the smallest to the largest size (last column; p50 floored at 0.5 ms).',
+    ...sections.map((s) => `\n${s}`),
+  ].join('\n');
+  log(`\n${body}`);
+  writeSection('Growth', body);
+}

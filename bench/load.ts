@@ -1,0 +1,52 @@
+/**
+ * The load generator, in a process of its own (forked by bench/loader.ts) so that it never competes with
+ * the measured server for an event loop. It takes one measurement per IPC message: a warm-up run whose
+ * figures are thrown away, then the measured run, both with autocannon.
+ */
+import autocannon from 'autocannon';
+import type { LoadResult, LoadSpec } from './loader.js';
+
+/** Numbers sign-ups across every run of this process, so no two requests share an email. */
+let serial = 0;
+
+function run(spec: LoadSpec, seconds: number): Promise<autocannon.Result> {
+  let k = 0;
+  return autocannon({
+    url: spec.origin,
+    connections: spec.connections,
+    duration: seconds,
+    method: spec.method ?? 'GET',
+    headers: { ...(spec.bodies || spec.bodyTemplate ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const i = k++;
+          const body = spec.bodyTemplate?.replaceAll('{n}', String(serial++)) ?? spec.bodies?.[i % spec.bodies.length];
+          return { ...req, path: spec.paths[i % spec.paths.length]!, ...(body !== undefined && { body }) };
+        },
+      },
+    ],
+  });
+}
+
+process.on('message', (spec: LoadSpec) => {
+  void (async () => {
+    try {
+      if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds);
+      const r = await run(spec, spec.seconds);
+      const statuses = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]));
+      const result: LoadResult = {
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        requests: r.requests.total,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        statuses,
+      };
+      process.send!({ ok: true, result });
+    } catch (err) {
+      process.send!({ ok: false, error: String(err) });
+    }
+  })();
+});

@@ -1,0 +1,65 @@
+/** The benchmark's side of the load generator process (bench/load.ts): one measurement at a time. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface LoadSpec {
+  origin: string;
+  /** Paths (with query) sent in turn, one per request. */
+  paths: string[];
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** JSON bodies sent in turn, one per request. */
+  bodies?: string[];
+  /** A JSON body in which `{n}` becomes a number never used before in this run (unique emails). */
+  bodyTemplate?: string;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface LoadResult {
+  /** Mean requests per second over the measured run's one-second samples. */
+  rps: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+export interface Loader {
+  measure(spec: LoadSpec): Promise<LoadResult>;
+  close(): void;
+}
+
+type Reply = { ok: true; result: LoadResult } | { ok: false; error: string };
+
+export function startLoader(): Loader {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  let queue = Promise.resolve();
+  return {
+    measure(spec) {
+      const next = queue.then(
+        () =>
+          new Promise<LoadResult>((resolve, reject) => {
+            const onExit = (code: number | null) => reject(new Error(`load generator exited (${code})`));
+            child.once('exit', onExit);
+            child.once('message', (reply: Reply) => {
+              child.off('exit', onExit);
+              if (reply.ok) resolve(reply.result);
+              else reject(new Error(reply.error));
+            });
+            child.send(spec);
+          }),
+      );
+      queue = next.then(
+        () => undefined,
+        () => undefined,
+      );
+      return next;
+    },
+    close: () => void child.kill(),
+  };
+}

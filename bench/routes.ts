@@ -1,0 +1,145 @@
+/**
+ * The route benchmark: every hot route of the service next to the baseline it is judged against, both
+ * measured in this run on the same database kind, with the load generator in its own process.
+ */
+import type { DatabaseKind } from '../test/server/helpers/databases.js';
+import type { LoadResult, LoadSpec, Loader } from './loader.js';
+import { ms, rps, table } from './report.js';
+import { seed, type Seeded } from './seed.js';
+import { startBaseline, startService } from './servers.js';
+
+export interface Timing {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+type Baseline = 'json' | 'point' | 'page' | 'insert';
+const BASELINE_NAMES: Record<Baseline, string> = {
+  json: 'bare Fastify JSON',
+  point: 'bare + one point read',
+  page: 'bare + one page read (20 rows)',
+  insert: 'bare + one INSERT',
+};
+
+/** The targets of issue 10: a share of the baseline's throughput, and p99 under 25 ms for every route. */
+export const P99_TARGET_MS = 25;
+interface Route {
+  name: string;
+  baseline: Baseline;
+  target: number;
+  load: Omit<LoadSpec, 'origin' | keyof Timing>;
+}
+
+/** How many seeded participants the reads and the qualify calls go round. */
+const ROTATION = 100;
+const PLAN = { participants: 2_000, hubReferrals: 1_000 };
+
+const rotate = <T>(f: (i: number) => T, from = 0) => Array.from({ length: ROTATION }, (_, i) => f(from + i));
+
+function baselineLoads(s: Seeded): Record<Baseline, Route['load']> {
+  return {
+    json: { paths: ['/json'] },
+    point: { paths: rotate((i) => `/point?email=${encodeURIComponent(s.email(i))}`) },
+    page: { paths: ['/page'] },
+    insert: { paths: ['/insert'], method: 'POST', bodyTemplate: '{"email":"b{n}@bench.example"}' },
+  };
+}
+
+export function serviceRoutes(s: Seeded): Route[] {
+  const id = s.campaignId;
+  const auth = { authorization: `Bearer ${s.key}` };
+  const q = (email: string) => encodeURIComponent(email);
+  return [
+    { name: 'getCampaign', baseline: 'point', target: 0.8, load: { paths: [`/api/v1/getCampaign?id=${id}`] } },
+    // Keyless, as the widget calls it: each call also counts an impression.
+    { name: 'validateCode', baseline: 'point', target: 0.8, load: { paths: rotate((i) => `/api/v1/validateCode?campaignId=${id}&code=${s.code(i)}`) } },
+    { name: 'getParticipant', baseline: 'point', target: 0.8, load: { headers: auth, paths: rotate((i) => `/api/v1/getParticipant?id=${id}&email=${q(s.email(i))}`) } },
+    { name: 'getAllParticipants (first page)', baseline: 'page', target: 0.8, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${id}`] } },
+    { name: 'getReferrals (first page)', baseline: 'page', target: 0.8, load: { headers: auth, paths: [`/api/v1/getReferrals?id=${id}&email=${q(s.email(0))}`] } },
+    {
+      name: 'addParticipant (new, referred, keyless)',
+      baseline: 'insert',
+      target: 1.0,
+      load: { method: 'POST', paths: ['/api/v1/addParticipant'], bodyTemplate: JSON.stringify({ id, email: 'new{n}@bench.example', referredByCode: s.code(0) }) },
+    },
+    {
+      name: 'qualifyParticipant (repeated, amountPaid)',
+      baseline: 'insert',
+      target: 1.0,
+      load: {
+        method: 'POST',
+        headers: auth,
+        paths: ['/api/v1/qualifyParticipant'],
+        bodies: rotate((i) => JSON.stringify({ id, email: s.email(i), amountPaid: '9.99' }), 1),
+      },
+    },
+  ];
+}
+
+export interface RouteRow {
+  name: string;
+  result: LoadResult;
+  baseline?: { name: string; result: LoadResult; target: number };
+}
+
+export interface KindReport {
+  kind: string;
+  rows: RouteRow[];
+}
+
+/** Measures the four baselines, then the service's routes, on fresh databases of one kind. */
+export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timing, log: (line: string) => void): Promise<KindReport> {
+  const baseDb = await kind.create();
+  const serviceDb = await kind.create();
+  try {
+    const measure = async (name: string, origin: string, load: Route['load']) => {
+      const result = await loader.measure({ origin, ...timing, ...load });
+      log(`  ${name.padEnd(44)} ${rps(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms`);
+      return result;
+    };
+    const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
+    const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
+    const baselines = {} as Record<Baseline, LoadResult>;
+    try {
+      const loads = baselineLoads(baseSeed);
+      for (const b of Object.keys(loads) as Baseline[]) baselines[b] = await measure(BASELINE_NAMES[b], baseline.url, loads[b]);
+    } finally {
+      await baseline.stop();
+    }
+
+    const service = await startService(serviceDb.url);
+    const rows: RouteRow[] = (Object.keys(baselines) as Baseline[]).map((b) => ({ name: BASELINE_NAMES[b], result: baselines[b] }));
+    try {
+      for (const route of serviceRoutes(seeded)) {
+        const result = await measure(route.name, service.url, route.load);
+        rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[route.baseline], result: baselines[route.baseline], target: route.target } });
+      }
+    } finally {
+      await service.stop();
+    }
+    return { kind: kind.name, rows };
+  } finally {
+    await baseDb.drop();
+    await serviceDb.drop();
+  }
+}
+
+/** Requests that failed: any non-2xx answer or connection error is a broken harness or a broken route. */
+export function failures(report: KindReport): string[] {
+  return report.rows
+    .filter((r) => r.result.non2xx > 0 || r.result.errors > 0)
+    .map((r) => `[${report.kind}] ${r.name}: ${r.result.non2xx} non-2xx (${JSON.stringify(r.result.statuses)}), ${r.result.errors} errors`);
+}
+
+export function markdown(report: KindReport): string {
+  const json = report.rows[0]!.result.rps;
+  const rows = report.rows.map((r) => {
+    const ratio = r.baseline ? r.result.rps / r.baseline.result.rps : r.result.rps / json;
+    const against = r.baseline ? r.baseline.name : 'bare Fastify JSON';
+    const target = r.baseline ? `>= ${r.baseline.target.toFixed(1)}x: ${ratio >= r.baseline.target ? 'met' : 'missed'}` : '';
+    const p99 = r.baseline ? (r.result.p99 < P99_TARGET_MS ? 'met' : 'missed') : '';
+    return [r.name, rps(r.result.rps), ms(r.result.p50), ms(r.result.p99), against, `${ratio.toFixed(2)}x`, target, p99];
+  });
+  return table(['route', 'req/s', 'p50 ms', 'p99 ms', 'ratio to', 'ratio', 'target', `p99 < ${P99_TARGET_MS} ms`], rows);
+}

@@ -1,0 +1,155 @@
+/**
+ * Fills a fresh database with one campaign, one stored secret key and `participants` rows, written
+ * straight into the tables of src/server/store/migrations.ts (batched multi-row inserts in one
+ * transaction), so a million rows take seconds to minutes rather than the hours the API would.
+ *
+ * Shape: participant 0 is the hub, referrer of participants 1..hubReferrals; the rest form referral
+ * chains of ten (each referred by the one before). Codes, emails and times are functions of the index,
+ * so benchmarks can name any row (a deep cursor, a participant near the end) without reading it back.
+ */
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { connect, dialectOf, sqlitePath } from '../src/server/store/connect.js';
+import { migrate } from '../src/server/store/migrations.js';
+import { hashKey } from '../src/server/domain/keys.js';
+import { encodeCursor } from '../src/server/domain/paging.js';
+
+export const CAMPAIGN_ID = 'cmp_bench';
+/** Stored in api_keys (hashed) like any key made with `refkit key create`, so authentication reads it. */
+export const SECRET_KEY = 'sk_bench_0123456789abcdefghijklmnopqrstuv';
+
+const ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
+const CODE_SPACE = ALPHABET.length ** 8;
+/** Odd and prime to 2, 3 and 5, hence to 30^8: i -> i * M mod 30^8 is one-to-one, so codes never collide. */
+const SCATTER = 2_654_435_761;
+const CHAIN = 10;
+const SPACING_MS = 10;
+
+export interface SeedPlan {
+  participants: number;
+  hubReferrals: number;
+}
+
+export interface Seeded extends SeedPlan {
+  campaignId: string;
+  key: string;
+  email(i: number): string;
+  code(i: number): string;
+  /** The cursor a page ending at participant i hands out (the next page starts at i + 1). */
+  cursorAfter(i: number): string;
+}
+
+export function codeOf(i: number): string {
+  let n = (i * SCATTER) % CODE_SPACE;
+  let code = '';
+  for (let k = 0; k < 8; k++) {
+    code += ALPHABET[n % ALPHABET.length];
+    n = Math.floor(n / ALPHABET.length);
+  }
+  return code;
+}
+
+const emailOf = (i: number) => `p${i}@seed.example`;
+
+/** Row i of the plan: who referred it and how many it referred, consistent with the counters. */
+function referrerOf(i: number, plan: SeedPlan): number | null {
+  if (i === 0) return null;
+  if (i <= plan.hubReferrals) return 0;
+  return (i - plan.hubReferrals - 1) % CHAIN === 0 ? null : i - 1;
+}
+function referralsOf(i: number, plan: SeedPlan): number {
+  if (i === 0) return plan.hubReferrals;
+  const next = i + 1;
+  return next < plan.participants && referrerOf(next, plan) === i ? 1 : 0;
+}
+
+const COLUMNS = ['id', 'campaign_id', 'email', 'email_key', 'code', 'referred_by_id', 'referred_by_code', 'created_on', 'updated_on', 'signup_source', 'total_referrals'] as const;
+
+function rowOf(i: number, plan: SeedPlan, base: number): (string | number | null)[] {
+  const by = referrerOf(i, plan);
+  const at = base + i * SPACING_MS;
+  return [i + 1, CAMPAIGN_ID, emailOf(i), emailOf(i), codeOf(i), by === null ? null : by + 1, by === null ? null : codeOf(by), at, at, 'api', referralsOf(i, plan)];
+}
+
+const campaignRow = (now: number) => ({
+  id: CAMPAIGN_ID,
+  account_id: 1,
+  name: 'Benchmark',
+  host_url: 'https://bench.example/join',
+  status: 'Active' as const,
+  referrer_reward_value: 10,
+  referee_reward_value: 5,
+  created_on: now,
+  updated_on: now,
+});
+const keyRow = (now: number) => ({ id: 'key_bench', account_id: 1, name: 'bench', prefix: SECRET_KEY.slice(0, 10), hash: hashKey(SECRET_KEY), created_on: now });
+
+/** Migrates the (fresh) database at `url`, then writes the plan into it. */
+export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
+  const { db, dialect, close } = connect(url);
+  try {
+    await migrate(db, dialect);
+    await db.insertInto('campaigns').values(campaignRow(Date.now())).execute();
+    await db.insertInto('api_keys').values(keyRow(Date.now())).execute();
+  } finally {
+    await close();
+  }
+  // Seeded rows lie in the past, so that sign-ups made by the benchmark come after them in every list.
+  const base = Date.now() - plan.participants * SPACING_MS - 86_400_000;
+  if (dialectOf(url) === 'postgres') await insertPostgres(url, plan, base);
+  else insertSqlite(url, plan, base);
+  return {
+    ...plan,
+    campaignId: CAMPAIGN_ID,
+    key: SECRET_KEY,
+    email: emailOf,
+    code: codeOf,
+    cursorAfter: (i) => encodeCursor({ created_on: base + i * SPACING_MS, id: i + 1 }),
+  };
+}
+
+function insertSqlite(url: string, plan: SeedPlan, base: number): void {
+  const sqlite = new SQLite(sqlitePath(url));
+  try {
+    // Only this loading connection skips fsyncs; the checkpoint below puts everything in the main file.
+    sqlite.pragma('synchronous = OFF');
+    const batch = 500;
+    const tuple = `(${COLUMNS.map(() => '?').join(',')})`;
+    const prepare = (rows: number) => sqlite.prepare(`insert into participants (${COLUMNS.join(',')}) values ${Array(rows).fill(tuple).join(',')}`);
+    const full = prepare(batch);
+    sqlite.transaction(() => {
+      for (let start = 0; start < plan.participants; start += batch) {
+        const n = Math.min(batch, plan.participants - start);
+        const values = Array.from({ length: n }, (_, k) => rowOf(start + k, plan, base)).flat();
+        (n === batch ? full : prepare(n)).run(values);
+      }
+    })();
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function insertPostgres(url: string, plan: SeedPlan, base: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const types = ['bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'bigint', 'bigint', 'text', 'integer'];
+    // One array parameter per column (unnest): 10,000 rows per statement whatever the column count.
+    const insert = `insert into participants (${COLUMNS.join(',')}) select * from unnest(${types.map((t, k) => `$${k + 1}::${t}[]`).join(',')})`;
+    const batch = 10_000;
+    await client.query('begin');
+    for (let start = 0; start < plan.participants; start += batch) {
+      const n = Math.min(batch, plan.participants - start);
+      const columns: unknown[][] = COLUMNS.map(() => new Array<unknown>(n));
+      for (let k = 0; k < n; k++) rowOf(start + k, plan, base).forEach((v, c) => (columns[c]![k] = v));
+      await client.query(insert, columns);
+    }
+    await client.query(`select setval(pg_get_serial_sequence('participants', 'id'), $1)`, [plan.participants]);
+    await client.query('commit');
+    // Fresh statistics, as autovacuum would gather soon after a real load; plans then do not change mid-run.
+    await client.query('analyze participants');
+  } finally {
+    await client.end();
+  }
+}

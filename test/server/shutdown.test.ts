@@ -1,0 +1,148 @@
+/**
+ * Graceful shutdown under load: SIGTERM in the middle of a burst of sign-ups. Every request is either
+ * answered 2xx, refused with 503 (it arrived while closing), or fails to connect; none gets a 500 from
+ * a database closed under its handler; and every sign-up answered 200 is in the database afterwards.
+ * Underneath: shutdown waits for handlers, not only connections, since a handler outlives a client that
+ * went away.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { setImmediate as tick } from 'node:timers/promises';
+import { afterEach, describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { RefkitClient } from '../../src/api/client.js';
+import { trackHandlers } from '../../src/server/http/handlers.js';
+import { databaseKinds } from './helpers/databases.js';
+import { startProcess } from './helpers/process.js';
+
+const KEY = 'sk_test_0123456789abcdefghijklmnop';
+const CONCURRENCY = 50;
+/** Responses before the signal: the burst is well under way, and it keeps going while the service stops. */
+const ANSWERED_BEFORE_SIGNAL = 100;
+/** How fetch reports a connection the service refused, reset or closed: the outcomes a client may see. */
+const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/;
+
+const kinds = await databaseKinds();
+
+for (const kind of kinds) {
+  describe(`graceful shutdown [${kind.name}]`, { skip: kind.skip }, () => {
+    const cleanup: (() => Promise<unknown>)[] = [];
+    afterEach(async () => {
+      for (const c of cleanup.splice(0).reverse()) await c();
+    });
+
+    it('SIGTERM mid-burst: 2xx, 503 or a connection error, never a 500; every 200 is stored', async () => {
+      const db = await kind.create();
+      cleanup.push(() => db.drop());
+      // Rate limits off: the burst comes from one IP, and a 429 would hide what this test looks for.
+      const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_PER_CAMPAIGN: '0' };
+      const service = await startProcess(env);
+      cleanup.push(() => service.stop('SIGKILL'));
+      const admin = new RefkitClient({ baseUrl: service.url, secretKey: KEY });
+      const id = (await admin.createCampaign({ campaignName: 'Shutdown', hostURL: 'https://shutdown.example' })).campaignId!;
+      const ann = await admin.addParticipant({ id, email: 'ann@example.com' });
+
+      const statuses = new Map<number, number>();
+      const connectionErrors = new Map<string, number>();
+      const stored: string[] = [];
+      let next = 0;
+      let answered = 0;
+      let exited = false;
+      let openAtSignal = -1;
+      let open = 0;
+      let signalled: Promise<number | null> | undefined;
+
+      const worker = async () => {
+        while (!exited) {
+          const email = `burst${next++}@example.com`;
+          open++;
+          try {
+            const res = await fetch(`${service.url}/api/v1/addParticipant`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ id, email, referredByCode: ann.referralCode }),
+            });
+            await res.arrayBuffer();
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            if (res.status === 200) stored.push(email);
+          } catch (err) {
+            const code = String((err as { cause?: { code?: string } }).cause?.code);
+            connectionErrors.set(code, (connectionErrors.get(code) ?? 0) + 1);
+          } finally {
+            open--;
+          }
+          if (++answered === ANSWERED_BEFORE_SIGNAL) {
+            openAtSignal = open;
+            signalled = service.stop('SIGTERM').then((code) => ((exited = true), code));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      assert.equal(await signalled, 0, `exit code; output:\n${service.output()}`);
+
+      assert.ok(openAtSignal > 0, 'requests were in flight when the signal came');
+      const unexpected = [...statuses.keys()].filter((s) => !(s >= 200 && s < 300) && s !== 503);
+      assert.deepEqual(unexpected, [], `statuses: ${JSON.stringify([...statuses])}`);
+      for (const code of connectionErrors.keys()) assert.match(code, CONNECTION_ERROR, `errors: ${JSON.stringify([...connectionErrors])}`);
+      assert.ok(stored.length >= ANSWERED_BEFORE_SIGNAL / 2, `sign-ups answered 200: ${stored.length}`);
+
+      const after = await startProcess(env);
+      cleanup.push(() => after.stop('SIGKILL'));
+      const reader = new RefkitClient({ baseUrl: after.url, secretKey: KEY });
+      const missing: string[] = [];
+      for (const email of stored) {
+        const p = await reader.getParticipant(id, email).catch(() => undefined);
+        if (p?.email !== email) missing.push(email);
+      }
+      assert.deepEqual(missing, [], 'every sign-up answered 200 is in the database');
+      assert.equal((await reader.getParticipant(id, 'ann@example.com')).totalReferrals, (await reader.getCampaign(id)).participants! - 1);
+    });
+  });
+}
+
+describe('shutdown waits for handlers, not only for connections', () => {
+  it('a handler whose client went away is waited for after app.close() has returned', async () => {
+    const app = Fastify({ logger: false });
+    const handlersDone = trackHandlers(app);
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let finished = false;
+    app.get('/slow', async () => {
+      entered();
+      await gate;
+      finished = true;
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new AbortController();
+    const request = fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/slow`, { signal: client.signal }).catch(() => 'aborted');
+    await inHandler;
+    client.abort();
+    assert.equal(await request, 'aborted');
+
+    // No connection is left, so the server closes while the handler is still at work.
+    await app.close();
+    assert.equal(finished, false);
+    let drained = false;
+    const draining = handlersDone().then(() => (drained = true));
+    await tick();
+    assert.equal(drained, false, 'still waiting for the handler');
+    release();
+    await draining;
+    assert.equal(finished, true);
+  });
+
+  it('resolves at once when no handler is running, errors included', { timeout: 10_000 }, async () => {
+    const app = Fastify({ logger: false });
+    const handlersDone = trackHandlers(app);
+    app.get('/fails', async () => {
+      throw new Error('handler error');
+    });
+    assert.equal((await app.inject('/fails')).statusCode, 500);
+    assert.equal((await app.inject('/missing')).statusCode, 404);
+    await app.close();
+    await handlersDone();
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * SQLite statements are prepared once per SQL text and reused (Kysely alone would prepare every query):
+ * the service reads and writes the same as before, prepares each distinct query once, keeps at most
+ * the cache's bound, and never hands out a statement that is still being iterated.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it, mock } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { cachingStatements, connect, openSqlite } from '../../src/server/store/connect.js';
+import { migrate } from '../../src/server/store/migrations.js';
+import { Store } from '../../src/server/store/store.js';
+
+describe('SQLite prepared statement cache', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterEach(async () => {
+    mock.restoreAll();
+    for (const c of cleanup.splice(0).reverse()) await c();
+  });
+  function tempFile(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'refkit-statements-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    return join(dir, 'refkit.db');
+  }
+
+  it('prepares each query of the store once, and reads and writes as before', async () => {
+    const { db, dialect, close } = connect(`sqlite:${tempFile()}`);
+    cleanup.push(close);
+    await migrate(db, dialect);
+    const store = new Store(db, dialect);
+    const prepare = mock.method(SQLite.prototype, 'prepare');
+    const now = Date.now();
+    await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    const row = (email: string, code: string) => ({ campaign_id: 'c1', email, email_key: email, first_name: null, last_name: null, code, referred_by_id: null, referred_by_code: null, created_on: now, updated_on: now, signup_source: 'api' as const, signup_ip: null });
+
+    // Writes report what they changed: the new id, then nothing for a taken email.
+    const first = await store.insertParticipant(row('a@example.com', 'AAAAAAAA'));
+    const second = await store.insertParticipant(row('b@example.com', 'BBBBBBBB'));
+    assert.equal(typeof first, 'number');
+    assert.equal(second, first! + 1);
+    assert.equal(await store.insertParticipant(row('a@example.com', 'CCCCCCCC')), undefined);
+    // Reads return rows (a reader statement), updates their affected counts.
+    assert.equal((await store.findParticipantByEmail('c1', 'b@example.com'))?.code, 'BBBBBBBB');
+    assert.equal((await store.findParticipantByEmail('c1', 'a@example.com'))?.code, 'AAAAAAAA');
+    assert.equal(await store.findParticipantByEmail('c1', 'z@example.com'), undefined);
+    assert.equal(await store.completeRewardEvent(first!, now), true);
+    assert.equal(await store.completeRewardEvent(first!, now), false);
+    assert.equal(await store.countParticipants('c1'), 2);
+
+    const texts = prepare.mock.calls.map((c) => c.arguments[0] as string);
+    assert.equal(texts.filter((t) => t.startsWith('insert into "participants"')).length, 1);
+    assert.equal(texts.filter((t) => t.startsWith('select') && t.includes('"email" = ?')).length, 1);
+    assert.equal(texts.filter((t) => t.startsWith('update "participants"')).length, 1);
+    assert.equal(new Set(texts).size, texts.length, `a text was prepared twice: ${texts.join('\n')}`);
+  });
+
+  it('keeps at most its bound, dropping the least recently used text', () => {
+    const raw = openSqlite(tempFile());
+    const cached = cachingStatements(raw, 2);
+    cleanup.push(() => cached.close());
+    const prepare = mock.method(raw, 'prepare');
+    const a = cached.prepare('select 1');
+    cached.prepare('select 2');
+    assert.equal(cached.prepare('select 1'), a);
+    cached.prepare('select 3'); // evicts "select 2", the least recently used
+    assert.equal(cached.prepare('select 1'), a);
+    cached.prepare('select 2');
+    assert.deepEqual(
+      prepare.mock.calls.map((c) => c.arguments[0]),
+      ['select 1', 'select 2', 'select 3', 'select 2'],
+    );
+  });
+
+  it('prepares afresh while the cached statement is still being iterated', () => {
+    const raw = openSqlite(tempFile());
+    const cached = cachingStatements(raw);
+    cleanup.push(() => cached.close());
+    const sql = 'select value from json_each(?)';
+    const streaming = cached.prepare(sql);
+    const rows = streaming.iterate(['[1,2,3]']);
+    assert.deepEqual(rows.next().value, { value: 1 });
+    const meanwhile = cached.prepare(sql);
+    assert.notEqual(meanwhile, streaming);
+    assert.deepEqual(meanwhile.all(['[7]']), [{ value: 7 }]);
+    assert.deepEqual([...rows], [{ value: 2 }, { value: 3 }]);
+    // Once the iteration is over, the cached statement is handed out again.
+    assert.equal(cached.prepare(sql), streaming);
+  });
+});
