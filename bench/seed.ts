@@ -11,7 +11,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { connect, dialectOf, sqlitePath } from '../src/server/store/connect.js';
 import { migrate } from '../src/server/store/migrations.js';
-import { hashKey } from '../src/server/domain/keys.js';
+import { hashSecret } from '../src/server/domain/secrets.js';
 import { encodeCursor } from '../src/server/domain/paging.js';
 
 export const CAMPAIGN_ID = 'cmp_bench';
@@ -82,7 +82,7 @@ const campaignRow = (now: number) => ({
   created_on: now,
   updated_on: now,
 });
-const keyRow = (now: number) => ({ id: 'key_bench', account_id: 1, name: 'bench', prefix: SECRET_KEY.slice(0, 10), hash: hashKey(SECRET_KEY), created_on: now });
+const keyRow = (now: number) => ({ id: 'key_bench', account_id: 1, name: 'bench', prefix: SECRET_KEY.slice(0, 10), hash: hashSecret(SECRET_KEY), created_on: now });
 
 /** Migrates the (fresh) database at `url`, then writes the plan into it. */
 export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {

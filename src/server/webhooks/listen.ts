@@ -42,14 +42,15 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function listen(options: ListenOptions): Promise<Listener> {
-  let verifier: Webhook | undefined;
+  // The secret arrives with the endpoint, which needs the server's port first.
+  const signing: { verifier?: Webhook } = {};
   const server = createServer((req, res) => {
     void readBody(req).then(async (body) => {
       const headers = Object.fromEntries(SIGNATURE_HEADERS.map((h) => [h, String(req.headers[h] ?? '')]));
       let verified = false;
       let event: Partial<WebhookEvent> = {};
       try {
-        event = verifier!.verify(body, headers) as WebhookEvent;
+        event = signing.verifier!.verify(body, headers) as WebhookEvent;
         verified = true;
       } catch {
         try {
@@ -76,7 +77,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     server.close();
     throw err;
   }
-  verifier = new Webhook(endpoint.secret);
+  signing.verifier = new Webhook(endpoint.secret);
   return {
     url,
     secret: endpoint.secret,
