@@ -1,13 +1,18 @@
-# Refkit service image. Build: docker build -t refkit .   Run: docker run -p 8787:8787 -e DATABASE_URL=postgres://... refkit
+# Refkit service image (production: no demo, no seeding).
+#   docker build -t refkit .
+#   docker run -p 8787:8787 -e DATABASE_URL=postgres://... -e REFKIT_SECRET_KEY=... refkit
+# docker-compose.yml runs it with PostgreSQL and Redis.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source where no prebuilt binary is reachable.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY bin ./bin
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+# The same install path as CI (.ci/run): npm ci, or npm install from the same lockfile where a registry
+# lacks some platform's optional packages and npm ci refuses the lockfile.
+RUN (npm ci --ignore-scripts --no-audit --no-fund || npm install --ignore-scripts --no-audit --no-fund) && npm rebuild better-sqlite3
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=8787 HOST=0.0.0.0 DATABASE_URL=sqlite:/data/refkit.db
@@ -16,7 +21,6 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
-COPY --from=build /app/demo ./demo
 RUN mkdir /data && chown node:node /data
 USER node
 VOLUME /data

@@ -17,7 +17,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   ctx: Ctx;
-  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & { rateLimits?: RateLimits };
+  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & Partial<Pick<Config, 'demo'>> & { rateLimits?: RateLimits };
   /** false silences the logs (tests); otherwise pino at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
 }
@@ -56,6 +56,6 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(adminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
-  await app.register(assetRoutes);
+  await app.register(assetRoutes, { demo: config.demo ?? false });
   return app;
 }

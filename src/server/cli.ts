@@ -77,7 +77,8 @@ const jsonOption = new Option('--json', 'print the answer as JSON');
 program
   .command('serve')
   .description('start the service (configured by PORT, HOST, DATABASE_URL, REFKIT_SECRET_KEY, ...)')
-  .action(() => serve(loadConfig()));
+  .option('--demo', 'demo mode: seed a fresh database with the demo campaign and a key, serve /demo/ (what npm start runs)')
+  .action((o: { demo?: boolean }) => serve(loadConfig(process.env, o.demo ? { demo: true } : {})));
 
 program
   .command('migrate')

@@ -16,6 +16,12 @@ export interface Config {
   rateLimits: RateLimits;
   /** Worker processes `serve` runs (node cluster); 1 means this process serves alone. */
   workers: number;
+  /**
+   * Demo mode (`npm start`, `refkit serve --demo`, or NODE_ENV=development): a fresh database gets the
+   * demo campaign and a printed key, /demo/ is served, and webhooks may reach loopback. Off otherwise,
+   * so that a production database is never seeded and serves no demo page.
+   */
+  demo: boolean;
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
   publicUrl: string;
   trustProxy: boolean;
@@ -64,7 +70,8 @@ function smtpUrl(value: string | undefined): string | undefined {
   return value;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?: boolean } = {}): Config {
+  const demo = flags.demo ?? bool('REFKIT_DEMO', env.REFKIT_DEMO, env.NODE_ENV === 'development');
   const port = Number(env.PORT ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
   const host = env.HOST || '0.0.0.0';
@@ -88,7 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKeyHash: secretKey === undefined ? undefined : hashSecret(secretKey),
     logLevel: env.LOG_LEVEL || 'info',
     // Webhooks to loopback and private networks are a server-side request forgery risk in production.
-    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, demo),
+    demo,
     webhooks: webhookSettings(env),
     rateLimits: {
       perIp: count('RATE_LIMIT_PER_IP', env.RATE_LIMIT_PER_IP, DEFAULT_RATE_LIMITS.perIp),

@@ -17,13 +17,13 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function serve(config: Config): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
-  return runServer(config, { seed: cluster.isPrimary, banner: cluster.isPrimary });
+  return runServer(config, { seed: cluster.isPrimary && config.demo, banner: cluster.isPrimary });
 }
 
 /** Migrates (and seeds) once, then keeps `workers` servers running until SIGTERM/SIGINT. */
 async function runPrimary(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
-  const newKey = await seedIfEmpty(runtime.ctx, config.publicUrl);
+  const newKey = config.demo ? await seedIfEmpty(runtime.ctx, config.publicUrl) : undefined;
   await runtime.close();
 
   let stopping = false;
@@ -90,17 +90,20 @@ function printBanner(config: Config, port: number, newKey: string | undefined, w
   const key = config.secretKeyHash
     ? 'the value of REFKIT_SECRET_KEY'
     : (newKey ?? 'shown at first start only; make another with: npx refkit key create --name dev');
-  process.stdout.write(
-    [
-      '',
-      `Refkit is listening on ${base}${workers > 1 ? ` (${workers} workers)` : ''}`,
-      `  API:           ${base}/api/v1`,
-      `  API docs:      ${base}/api/docs`,
-      `  Demo page:     ${base}/demo/`,
-      `  Widget:        ${base}/widget/referral-widget.js`,
-      `  Demo campaign: ${DEMO_CAMPAIGN_ID}`,
-      `  Secret key:    ${key}`,
-      '',
-    ].join('\n') + '\n',
-  );
+  const lines = [
+    '',
+    `Refkit is listening on ${base}${workers > 1 ? ` (${workers} workers)` : ''}`,
+    `  API:           ${base}/api/v1`,
+    `  API docs:      ${base}/api/docs`,
+    `  Widget:        ${base}/widget/referral-widget.js`,
+  ];
+  if (config.demo) {
+    lines.push(`  Demo page:     ${base}/demo/`, `  Demo campaign: ${DEMO_CAMPAIGN_ID}`, `  Secret key:    ${key}`);
+  } else if (!config.secretKeyHash) {
+    // Production seeds nothing: the operator's first key comes from the environment or the CLI.
+    lines.push('  Secret key:    none yet: set REFKIT_SECRET_KEY, or run: npx refkit key create --name ops');
+  } else {
+    lines.push(`  Secret key:    ${key}`);
+  }
+  process.stdout.write([...lines, ''].join('\n') + '\n');
 }

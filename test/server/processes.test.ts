@@ -31,16 +31,29 @@ for (const kind of kinds) {
       return p;
     }
 
-    it('a fresh database is seeded once; the printed key works; SIGTERM exits cleanly', async () => {
+    it('production (plain serve) seeds nothing and serves no demo; it says where the first key comes from', async () => {
       const db = await database();
-      const first = await startProcess({ DATABASE_URL: db.url });
+      const p = await startProcess({ DATABASE_URL: db.url, NODE_ENV: 'production' });
+      cleanup.push(() => p.stop('SIGKILL'));
+      assert.match(p.output(), /Secret key:\s+none yet: set REFKIT_SECRET_KEY, or run: npx refkit key create --name ops/);
+      assert.doesNotMatch(p.output(), /Demo/);
+      assert.equal((await fetch(`${p.url}/demo/`)).status, 404);
+      assert.equal((await fetch(`${p.url}/api/v1/getCampaign?id=demo`)).status, 404);
+      assert.equal(await p.stop('SIGTERM'), 0);
+    });
+
+    it('demo mode (serve --demo): a fresh database is seeded once; the printed key works; SIGTERM exits cleanly', async () => {
+      const db = await database();
+      const first = await startProcess({ DATABASE_URL: db.url }, ['--demo']);
       cleanup.push(() => first.stop('SIGKILL'));
       const key = /Secret key:\s+(sk_\S+)/.exec(first.output())![1]!;
       const admin = new RefkitClient({ baseUrl: first.url, secretKey: key });
       assert.equal((await admin.getCampaign('demo')).campaignName, 'Acme Notes launch');
       assert.equal(await first.stop('SIGTERM'), 0);
-      const second = await start(db);
-      assert.match(second.output(), /shown at first start only|REFKIT_SECRET_KEY/);
+      const second = await startProcess({ DATABASE_URL: db.url }, ['--demo']);
+      cleanup.push(() => second.stop('SIGKILL'));
+      assert.match(second.output(), /shown at first start only/);
+      assert.equal((await fetch(`${second.url}/demo/`)).status, 200);
       assert.equal((await new RefkitClient({ baseUrl: second.url, secretKey: key }).listApiKeys()).length, 1);
     });
 

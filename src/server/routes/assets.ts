@@ -1,4 +1,4 @@
-/** The widget bundles at /widget/, the demo landing page at /demo/, and `/` redirecting there. */
+/** The widget bundles at /widget/; in demo mode the demo landing page at /demo/, and `/` redirecting there. */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -7,7 +7,7 @@ import fastifyStatic from '@fastify/static';
 /** The package root, from src/server/routes (tsx) or dist/server/routes (compiled) alike. */
 const root = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/dist\/$/, '/');
 
-export async function assetRoutes(app: FastifyInstance): Promise<void> {
+export async function assetRoutes(app: FastifyInstance, { demo }: { demo: boolean }): Promise<void> {
   const widgetDir = `${root}dist/widget`;
   if (existsSync(widgetDir)) {
     await app.register(fastifyStatic, {
@@ -23,6 +23,7 @@ export async function assetRoutes(app: FastifyInstance): Promise<void> {
   } else {
     app.log.warn(`${widgetDir} is missing: run "npm run build:widget" to serve the widget`);
   }
+  if (!demo) return;
   await app.register(fastifyStatic, { root: `${root}demo`, prefix: '/demo/', decorateReply: false });
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/demo/'));
 }

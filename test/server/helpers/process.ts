@@ -19,8 +19,8 @@ export function runCli(args: string[], env: Record<string, string>) {
   });
 }
 
-export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = runCli(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+export async function startProcess(env: Record<string, string>, args: string[] = []): Promise<ServiceProcess> {
+  const child = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));

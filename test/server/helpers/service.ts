@@ -37,6 +37,8 @@ export interface ServiceOptions {
   now?: () => number;
   secretKeyHash?: string;
   rateLimits?: RateLimits;
+  /** Demo mode: /demo/ is served (seeding is serve's, not the app's). */
+  demo?: boolean;
   /** SMTP server the service sends magic links and confirmations through (see ./smtp.ts). */
   smtpUrl?: string;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
@@ -47,7 +49,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   const database = options.database ?? (await kind.create());
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' });
   if (options.now) runtime.ctx.now = options.now;
-  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true, ...(options.rateLimits && { rateLimits: options.rateLimits }) }, logger: false });
+  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true, demo: options.demo ?? false, ...(options.rateLimits && { rateLimits: options.rateLimits }) }, logger: false });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
