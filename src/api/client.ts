@@ -8,20 +8,45 @@ import type {
   ApiErrorBody,
   ApiKey,
   Campaign,
+  CampaignAnalytics,
   CampaignStatus,
   CreateCampaignBody,
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
+  ImportResult,
   Ok,
+  OwnerSession,
   Participant,
+  ParticipantDetail,
+  ParticipantSearchPage,
+  ParticipantSummary,
   QualifyParticipantBody,
   RedeemRewardBody,
+  SearchParticipantsQuery,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
 
-export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
+export type {
+  Participant,
+  Campaign,
+  CampaignStatus,
+  ApiKey,
+  AddParticipantBody,
+  QualifyParticipantBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  CampaignAnalytics,
+  CreateCampaignBody,
+  ImportResult,
+  OwnerSession,
+  ParticipantDetail,
+  ParticipantSearchPage,
+  ParticipantSummary,
+  SearchParticipantsQuery,
+  UpdateCampaignBody,
+};
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -45,6 +70,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** Secret key (`sk_...`) for the protected and admin operations. Never put one in a browser. */
   secretKey?: string;
+  /**
+   * The CSRF token of a dashboard session: sent as `x-csrf-token` on every change. The session itself
+   * is the httpOnly cookie, which the browser sends to its own origin.
+   */
+  csrfToken?: string;
   fetch?: typeof fetch;
 }
 
@@ -65,11 +95,13 @@ type Query = Record<string, string | number | undefined>;
 export class RefkitClient {
   readonly baseUrl: string;
   readonly #secretKey: string | undefined;
+  readonly #csrfToken: string | undefined;
   readonly #fetch: typeof fetch;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#secretKey = options.secretKey;
+    this.#csrfToken = options.csrfToken;
     // Bound so that `window.fetch` is not called with the client as `this` (an "Illegal invocation").
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
@@ -146,6 +178,40 @@ export class RefkitClient {
     return this.#post('/api/v1/admin/redeliverWebhook', { id });
   }
 
+  // ---- the owner's dashboard ----
+
+  signIn(email: string, password: string): Promise<OwnerSession> {
+    return this.#post('/api/v1/auth/signIn', { email, password });
+  }
+  getSession(): Promise<OwnerSession> {
+    return this.#get('/api/v1/auth/session', {});
+  }
+  signOut(): Promise<Ok> {
+    return this.#send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
+  }
+  listCampaigns(): Promise<Campaign[]> {
+    return this.#get('/api/v1/admin/listCampaigns', {});
+  }
+  searchParticipants(query: SearchParticipantsQuery): Promise<ParticipantSearchPage> {
+    return this.#get('/api/v1/admin/searchParticipants', { ...query });
+  }
+  getParticipantDetail(id: string, email: string): Promise<ParticipantDetail> {
+    return this.#get('/api/v1/admin/getParticipantDetail', { id, email });
+  }
+  rejectParticipant(id: string, email: string): Promise<ParticipantSummary> {
+    return this.#post('/api/v1/admin/rejectParticipant', { id, email });
+  }
+  getCampaignAnalytics(id: string): Promise<CampaignAnalytics> {
+    return this.#get('/api/v1/admin/getCampaignAnalytics', { id });
+  }
+  /** The address of a campaign's CSV export (a download link; the session cookie or a key authorises it). */
+  exportParticipantsUrl(id: string): string {
+    return `${this.baseUrl}/api/v1/admin/exportParticipants?id=${encodeURIComponent(id)}`;
+  }
+  importParticipants(id: string, csv: Blob | string): Promise<ImportResult> {
+    return this.#send<ImportResult>('POST', '/api/v1/admin/importParticipants', { id }, csv, 'text/csv').then((r) => r.body);
+  }
+
   // ---- transport ----
 
   #get<T>(path: string, query: Query): Promise<T> {
@@ -160,15 +226,18 @@ export class RefkitClient {
     return nextCursor ? { items: body, nextCursor } : { items: body };
   }
 
-  async #send<T>(method: string, path: string, query: Query, body?: unknown): Promise<{ body: T; headers: Headers }> {
+  /** `body` is sent as JSON, unless `contentType` is given: then it is sent as it is (a file, text). */
+  async #send<T>(method: string, path: string, query: Query, body?: unknown, contentType?: string): Promise<{ body: T; headers: Headers }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     if (this.#secretKey) headers.authorization = `Bearer ${this.#secretKey}`;
+    if (this.#csrfToken && method !== 'GET') headers['x-csrf-token'] = this.#csrfToken;
+    const payload = body === undefined ? undefined : contentType ? (body as BodyInit) : JSON.stringify(body);
     let res: Response;
     try {
-      res = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      res = await this.#fetch(url, { method, headers, body: payload });
     } catch (err) {
       throw new ApiError(0, 'network_error', err instanceof Error ? err.message : 'The service could not be reached');
     }

@@ -8,6 +8,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
+import { hasOwners } from './domain/owners.js';
 import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -23,6 +24,7 @@ export async function serve(config: Config): Promise<void> {
 async function runPrimary(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const newKey = await seedIfEmpty(runtime.ctx, config.publicUrl);
+  const owners = await hasOwners(runtime.ctx);
   await runtime.close();
 
   let stopping = false;
@@ -31,7 +33,7 @@ async function runPrimary(config: Config): Promise<void> {
   cluster.on('listening', (_worker, address) => {
     if (bannerShown) return;
     bannerShown = true;
-    printBanner(config, address.port, newKey, config.workers);
+    printBanner(config, address.port, newKey, config.workers, owners);
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -67,7 +69,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
 
   if (role.banner) {
     const address = app.server.address();
-    printBanner(config, typeof address === 'object' && address ? address.port : config.port, newKey, 1);
+    printBanner(config, typeof address === 'object' && address ? address.port : config.port, newKey, 1, await hasOwners(runtime.ctx));
   }
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
@@ -79,7 +81,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   });
 }
 
-function printBanner(config: Config, port: number, newKey: string | undefined, workers: number): void {
+function printBanner(config: Config, port: number, newKey: string | undefined, workers: number, owners: boolean): void {
   const base = config.port === 0 ? config.publicUrl.replace(/:\d+$/, `:${port}`) : config.publicUrl;
   const key = config.secretKeyHash
     ? 'the value of REFKIT_SECRET_KEY'
@@ -91,6 +93,8 @@ function printBanner(config: Config, port: number, newKey: string | undefined, w
       `  API:           ${base}/api/v1`,
       `  API docs:      ${base}/api/docs`,
       `  Demo page:     ${base}/demo/`,
+      `  Dashboard:     ${base}/admin/`,
+      ...(owners ? [] : ['  No owner yet:  create one to sign in with: npx refkit user create --email you@example.com --password \'a long passphrase\'']),
       `  Widget:        ${base}/widget/referral-widget.js`,
       `  Demo campaign: ${DEMO_CAMPAIGN_ID}`,
       `  Secret key:    ${key}`,

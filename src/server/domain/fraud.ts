@@ -18,7 +18,7 @@ export const IP_BURST_THRESHOLD = 5;
 
 let disposable: Set<string> | undefined;
 /** The list (about 120k domains) is loaded on first use, not at start-up. */
-function isDisposable(domain: string): boolean {
+export function isDisposable(domain: string): boolean {
   disposable ??= new Set(createRequire(import.meta.url)('disposable-email-domains') as string[]);
   return disposable.has(domain);
 }

@@ -63,6 +63,7 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
       });
       if (inserted === undefined) return undefined;
       if (referrer) await tx.incrementReferrals(referrer.id, now);
+      await tx.stats.countSignup(campaign.id, referrer !== undefined, now);
       await emit(tx, referrer ? 'referee_added' : 'referrer_added', inserted, campaign, now);
       return inserted;
     });

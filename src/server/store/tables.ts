@@ -45,7 +45,7 @@ export interface ParticipantsTable {
   referred_by_code: string | null;
   created_on: number;
   updated_on: number;
-  signup_source: 'api' | 'browser';
+  signup_source: 'api' | 'browser' | 'import';
   signup_ip: string | null;
   fraud_score: Generated<string>;
   approval: Generated<number>;
@@ -122,6 +122,49 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  /** scrypt, with its parameters and salt: `scrypt$N$r$p$salt$hash` (base64url). */
+  password_hash: string;
+  created_on: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie's token: a stolen table signs nobody in. */
+  id: string;
+  user_id: number;
+  csrf_token: string;
+  created_on: number;
+  expires_on: number;
+  revoked_on: number | null;
+}
+
+export interface SigninFailuresTable {
+  /** `email:<address>` or `ip:<address>`. */
+  key: string;
+  failures: number;
+  window_start: number;
+}
+
+export interface ParticipantReviewsTable {
+  participant_id: number;
+  decision: 'rejected';
+  decided_on: number;
+}
+
+export interface CampaignDailyStatsTable {
+  campaign_id: string;
+  /** Days since the epoch, UTC. */
+  day: number;
+  signups: Generated<number>;
+  referred_signups: Generated<number>;
+  qualified: Generated<number>;
+  impressions: Generated<number>;
+  referred_revenue_cents: Generated<number>;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -132,4 +175,9 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  signin_failures: SigninFailuresTable;
+  participant_reviews: ParticipantReviewsTable;
+  campaign_daily_stats: CampaignDailyStatsTable;
 }
