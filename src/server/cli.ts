@@ -183,7 +183,11 @@ participant
     local(async ({ ctx }) => {
       const total = statSync(file).size;
       // Progress by bytes read: known from the start, unlike the number of rows. On stderr, so --json stays clean.
-      const bar = new SingleBar({ format: 'importing [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: process.stderr }, Presets.shades_classic);
+      // Off a terminal (a log, a pipe) it still reports, every few seconds and at the end.
+      const bar = new SingleBar(
+        { format: 'importing [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
+        Presets.shades_classic,
+      );
       bar.start(total, 0, { rows: 0 });
       let bytes = 0;
       try {
