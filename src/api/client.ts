@@ -9,6 +9,7 @@ import type {
   ApiKey,
   Campaign,
   CampaignAnalytics,
+  CampaignSettings,
   CampaignStatus,
   CreateCampaignBody,
   CreateWebhookEndpointBody,
@@ -38,6 +39,7 @@ export type {
   WebhookDelivery,
   WebhookEndpoint,
   CampaignAnalytics,
+  CampaignSettings,
   CreateCampaignBody,
   ImportResult,
   OwnerSession,
@@ -189,7 +191,7 @@ export class RefkitClient {
   signOut(): Promise<Ok> {
     return this.#send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
   }
-  listCampaigns(): Promise<Campaign[]> {
+  listCampaigns(): Promise<CampaignSettings[]> {
     return this.#get('/api/v1/admin/listCampaigns', {});
   }
   searchParticipants(query: SearchParticipantsQuery): Promise<ParticipantSearchPage> {

@@ -311,6 +311,16 @@ export const OwnerSession = Type.Object({
 });
 export type OwnerSession = Static<typeof OwnerSession>;
 
+/** A campaign as its owner edits it: the wire Campaign plus the settings getCampaign does not show. */
+export const CampaignSettings = Type.Composite([
+  Campaign,
+  Type.Object({
+    rewardCurrency: Type.String(),
+    allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: the origin of hostURL' }),
+  }),
+]);
+export type CampaignSettings = Static<typeof CampaignSettings>;
+
 export const PARTICIPANT_SORTS = ['createdOn', 'email', 'totalReferrals'] as const;
 export type ParticipantSort = (typeof PARTICIPANT_SORTS)[number];
 export const PARTICIPANT_FILTERS = ['all', 'held', 'rejected'] as const;

@@ -7,9 +7,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   ApiErrorBody,
-  Campaign,
   CampaignAnalytics,
   CampaignQuery,
+  CampaignSettings,
   ImportResult,
   ParticipantDetail,
   ParticipantQuery,
@@ -38,10 +38,23 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
 
   app.get(
     '/api/v1/admin/listCampaigns',
-    { config, schema: { ...common, summary: 'List the campaigns of the account, newest first', response: { 200: Type.Array(Campaign), ...errors } } },
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'List the campaigns of the account, newest first, with every setting',
+        response: { 200: Type.Array(CampaignSettings), ...errors },
+      },
+    },
     async (request) => {
       const rows = await ctx.store.listCampaigns(requireActor(request).accountId);
-      return Promise.all(rows.map(async (c) => presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now())));
+      return Promise.all(
+        rows.map(async (c) => ({
+          ...presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now()),
+          rewardCurrency: c.reward_currency,
+          allowedOrigins: c.allowed_origins === null ? null : (JSON.parse(c.allowed_origins) as string[]),
+        })),
+      );
     },
   );
 
