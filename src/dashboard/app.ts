@@ -19,13 +19,24 @@ import './pages/keys.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
+const TITLES: Record<Route['page'], string> = {
+  campaigns: 'Campaigns',
+  'campaign-new': 'New campaign',
+  campaign: 'Campaign',
+  participants: 'Participants',
+  participant: 'Participant',
+  analytics: 'Analytics',
+  webhooks: 'Webhooks',
+  keys: 'API keys',
+};
+
 @customElement('refkit-dashboard')
 export class Dashboard extends LitElement {
   static override styles = [
     base,
     css`
       :host { min-height: 100vh; background: var(--bg); }
-      .shell { display: grid; grid-template-columns: 248px 1fr; min-height: 100vh; }
+      .shell { display: grid; grid-template-columns: 248px 1fr; min-height: 100vh; background: linear-gradient(to right, #0f172a 248px, transparent 248px); }
       nav.side { background: #0f172a; color: #e2e8f0; padding: 20px 12px; display: flex; flex-direction: column; gap: 4px; position: sticky; top: 0; height: 100vh; }
       .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; font-size: 17px; color: #fff; padding: 4px 12px 20px; }
       .logo { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #8b5cf6); display: grid; place-items: center; font-size: 15px; color: #fff; }
@@ -43,7 +54,7 @@ export class Dashboard extends LitElement {
       main { padding: 32px 40px; max-width: 1200px; width: 100%; min-width: 0; }
       .loading { padding: 48px; color: var(--muted); }
       @media (max-width: 860px) {
-        .shell { grid-template-columns: 1fr; }
+        .shell { grid-template-columns: 1fr; background: none; }
         nav.side { position: static; height: auto; flex-direction: row; flex-wrap: wrap; align-items: center; padding: 10px 12px; gap: 2px; }
         .brand { padding: 4px 8px; flex: 1 0 100%; }
         .section, nav.side label { display: none; }
@@ -192,14 +203,3 @@ export class Dashboard extends LitElement {
     }
   }
 }
-
-const TITLES: Record<Route['page'], string> = {
-  campaigns: 'Campaigns',
-  'campaign-new': 'New campaign',
-  campaign: 'Campaign',
-  participants: 'Participants',
-  participant: 'Participant',
-  analytics: 'Analytics',
-  webhooks: 'Webhooks',
-  keys: 'API keys',
-};

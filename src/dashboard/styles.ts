@@ -37,6 +37,7 @@ export const base = css`
   .page-head { display: flex; align-items: center; justify-content: space-between; gap: 16px; flex-wrap: wrap; margin-bottom: 24px; }
   .page-head p { margin: 4px 0 0; color: var(--muted); }
   .actions { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; }
+  label.button { display: inline-flex; margin: 0; font-size: 14px; }
 
   .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 20px; }
   .card + .card { margin-top: 16px; }

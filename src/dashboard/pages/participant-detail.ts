@@ -18,10 +18,11 @@ export class ParticipantDetailPage extends Page {
       .cols .card + .card { margin-top: 0; }
       .balances { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-bottom: 16px; }
       .balances .value { font-size: 22px; font-weight: 650; }
-      form.redeem { display: grid; grid-template-columns: 1fr 1fr auto; gap: 8px; align-items: end; }
+      form.redeem { display: grid; grid-template-columns: 1fr 1fr; gap: 8px 12px; align-items: end; }
+      form.redeem button { grid-column: 1 / -1; }
+      dl.props dd a { word-break: break-all; }
       form.redeem .field { margin: 0; }
       ul.signals { margin: 8px 0 12px; padding-left: 18px; }
-      @media (max-width: 640px) { form.redeem { grid-template-columns: 1fr; } }
     `,
   ];
 
