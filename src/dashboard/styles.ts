@@ -80,7 +80,7 @@ export const base = css`
   fieldset { border: 0; padding: 0; margin: 0 0 8px; }
   legend { font-weight: 600; font-size: 14px; margin-bottom: 12px; padding: 0; }
 
-  .table-wrap { overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); background: var(--surface); box-shadow: var(--shadow); }
+  .table-wrap { position: relative; overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); background: var(--surface); box-shadow: var(--shadow); }
   table { width: 100%; border-collapse: collapse; }
   th { text-align: left; font-size: 12px; font-weight: 600; color: var(--muted); background: #f9fafb; padding: 10px 16px; border-bottom: 1px solid var(--border); white-space: nowrap; }
   td { padding: 12px 16px; border-bottom: 1px solid var(--border); vertical-align: middle; }

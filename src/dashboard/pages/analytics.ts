@@ -20,10 +20,13 @@ export class Analytics extends Page {
       .bar { height: 28px; background: #f2f4f7; border-radius: 6px; overflow: hidden; }
       .bar span { display: block; height: 100%; background: linear-gradient(90deg, #6366f1, #8b5cf6); border-radius: 6px; min-width: 2px; }
       .step .num { text-align: right; font-weight: 600; font-variant-numeric: tabular-nums; }
-      .chart { width: 100%; min-height: 280px; }
+      .chart { width: 100%; min-height: 280px; overflow: hidden; }
+      .chart .u-legend { display: flex; flex-wrap: wrap; justify-content: center; gap: 0 12px; font-size: 12px; }
       .two { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; margin-bottom: 16px; }
       .two .card + .card { margin-top: 0; }
-      @media (max-width: 900px) { .two { grid-template-columns: 1fr; } .step { grid-template-columns: 110px 1fr 70px; } }
+      .scroll { overflow-x: auto; }
+      td a { word-break: break-all; }
+      @media (max-width: 900px) { .two { grid-template-columns: minmax(0, 1fr); } .step { grid-template-columns: 110px 1fr 70px; } }
     `,
   ];
 
@@ -122,7 +125,7 @@ export class Analytics extends Page {
           <h2 id="top-h">Top referrers</h2>
           ${a.topReferrers.length === 0
             ? html`<p class="muted">No referrals yet.</p>`
-            : html`<table>
+            : html`<div class="scroll"><table>
                 <thead><tr><th>Participant</th><th class="num">Referrals</th><th class="num">Revenue</th></tr></thead>
                 <tbody>
                   ${a.topReferrers.map(
@@ -133,7 +136,7 @@ export class Analytics extends Page {
                     </tr>`,
                   )}
                 </tbody>
-              </table>`}
+              </table></div>`}
         </section>
       </div>
       ${nothing}`;

@@ -24,7 +24,7 @@ export class Webhooks extends Page {
       .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
       .head2 h2 { margin: 0; }
       .url { word-break: break-all; }
-      @media (max-width: 640px) { form.add { grid-template-columns: 1fr; } }
+      @media (max-width: 640px) { form.add { grid-template-columns: minmax(0, 1fr); } }
     `,
   ];
   @state() private endpoints: WebhookEndpoint[] = [];
@@ -161,7 +161,7 @@ export class Webhooks extends Page {
                               ? html`<span class="muted">No attempt yet${d.nextAttemptOn ? `; next at ${dateTime(d.nextAttemptOn)}` : ''}.</span>`
                               : html`<ul>
                                   ${d.attempts.map(
-                                    (a) => html`<li>${dateTime(a.attemptedOn)}: ${a.statusCode !== null ? html`HTTP <strong>${a.statusCode}</strong>` : html`<strong>no answer</strong>`}${a.error ? ` (${a.error})` : ''}, ${a.durationMs} ms</li>`,
+                                    (a) => html`<li>${dateTime(a.attemptedOn)}: ${a.statusCode !== null ? html`HTTP <strong>${a.statusCode}</strong>` : html`<strong>no answer</strong>`}${a.error && a.error !== `HTTP ${a.statusCode}` ? ` (${a.error})` : ''}, ${a.durationMs} ms</li>`,
                                   )}
                                 </ul>`}
                             ${d.nextAttemptOn && d.attempts.length > 0 ? html`<div class="muted">Next attempt ${dateTime(d.nextAttemptOn)}</div>` : nothing}
