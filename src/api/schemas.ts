@@ -328,7 +328,9 @@ export type ParticipantFilterName = (typeof PARTICIPANT_FILTERS)[number];
 
 export const SearchParticipantsQuery = Type.Object({
   id: Id,
-  q: Type.Optional(Type.String({ maxLength: 320, description: 'The start of an email address, or a whole referral code' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 320, description: 'The start of an email address (results in email order, sort ignored), or a whole referral code' }),
+  ),
   sort: Type.Optional(Type.Union(PARTICIPANT_SORTS.map((s) => Type.Literal(s)), { default: 'createdOn' })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
   filter: Type.Optional(

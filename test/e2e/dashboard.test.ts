@@ -148,7 +148,10 @@ describe('dashboard', () => {
       assert.deepEqual(emails, [...emails].sort());
 
       await page.getByLabel('Search').fill('ben.');
-      await waitFor(async () => (await rows.locator('td.who a').allTextContents()).every((e) => e.startsWith('ben.')), 'search results');
+      await waitFor(async () => {
+        const found = await rows.locator('td.who a').allTextContents();
+        return found.length > 0 && found.every((e) => e.startsWith('ben.')) && found.join() === [...found].sort().join();
+      }, 'search results, in email order');
       const ava = await seeded.service.admin.getParticipant(id, 'ava.0@example.com');
       await page.getByLabel('Search').fill(ava.referralCode!.toLowerCase());
       await waitFor(async () => (await rows.locator('td.who a').allTextContents()).join() === 'ava.0@example.com', 'code search');

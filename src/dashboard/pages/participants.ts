@@ -159,7 +159,7 @@ export class Participants extends Page {
         </div>
         <div class="field">
           <label for="sort">Sort</label>
-          <select id="sort" @change=${(e: Event) => ((this.sort = (e.target as HTMLSelectElement).value), this.#reload())}>
+          <select id="sort" ?disabled=${!!this.q} title=${this.q ? 'Search results are in email order' : ''} @change=${(e: Event) => ((this.sort = (e.target as HTMLSelectElement).value), this.#reload())}>
             ${SORTS.map(([v, l]) => html`<option value=${v} ?selected=${v === this.sort}>${l}</option>`)}
           </select>
         </div>

@@ -56,17 +56,29 @@ export async function searchParticipants(
   query: SearchParticipantsQuery,
 ): Promise<{ items: ParticipantSummary[]; next?: string }> {
   const campaign = await ownCampaign(ctx, actor, query.id);
-  const sort = query.sort ?? 'createdOn';
-  const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
   const q = query.q?.trim() ?? '';
+  const filter = query.filter ?? 'all';
+  // A whole referral code names one participant: an index lookup, answered alone.
+  if (q && query.cursor === undefined && /^[0-9A-Za-z]{4,64}$/.test(q)) {
+    const owner = await ctx.store.findParticipantByCode(campaign.id, q.toUpperCase());
+    if (owner) {
+      const rejected = await ctx.store.directory.isRejected(owner.id);
+      const held = owner.approval === 0;
+      if (filter === 'all' || (filter === 'held' && held && !rejected) || (filter === 'rejected' && held && rejected)) {
+        return { items: [presentSummary(owner, campaign, rejected)] };
+      }
+    }
+  }
+  // Search results are in email order: a prefix is then one index range, however many it matches
+  // (sorting 100,000 matches of "a" by date would cost a scan of them all).
+  const sort = q ? 'email' : (query.sort ?? 'createdOn');
+  const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
   const rows = await ctx.store.directory.search({
     campaignId: campaign.id,
     ...(q && { emailPrefix: q.toLowerCase() }),
-    // A referral code is letters and digits only; anything else can only be the start of an email.
-    ...(q && /^[0-9A-Za-z]+$/.test(q) && { code: q.toUpperCase() }),
     sort,
-    order: query.order ?? 'desc',
-    filter: query.filter ?? 'all',
+    order: query.order ?? (q ? 'asc' : 'desc'),
+    filter,
     ...(query.cursor !== undefined && { after: decodeCursor(query.cursor, sort !== 'email') }),
     limit: size + 1,
   });

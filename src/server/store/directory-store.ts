@@ -13,9 +13,8 @@ export type DirectoryRow = ParticipantRow & { rejected: number };
 
 export interface DirectoryQuery {
   campaignId: string;
-  /** An email prefix (lower case) and, when it could be one, a referral code (upper case). */
+  /** An email prefix (lower case): callers order such a search by email, so it reads one index range. */
   emailPrefix?: string;
-  code?: string;
   sort: ParticipantSort;
   order: 'asc' | 'desc';
   filter: ParticipantFilterName;
@@ -28,9 +27,10 @@ const SORT_COLUMN = { createdOn: 'created_on', email: 'email', totalReferrals: '
 
 type Eb = ExpressionBuilder<Database, 'participants'>;
 
-/** Escapes the wildcards of LIKE (PostgreSQL) or GLOB (SQLite) in a prefix. */
+/** Escapes the wildcards of LIKE in a prefix. */
 const likePrefix = (p: string) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const globPrefix = (p: string) => `${p.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+/** Above every string that starts with the prefix, in SQLite's binary (UTF-8 byte) order. */
+const MAX_CHAR = String.fromCodePoint(0x10ffff);
 
 export class DirectoryStore {
   constructor(
@@ -39,9 +39,10 @@ export class DirectoryStore {
   ) {}
 
   #prefix(prefix: string) {
-    // SQLite's LIKE ignores case and so cannot use the (binary) email index; GLOB can. Emails are lower case.
+    // SQLite compares text byte by byte, so a prefix is a range of the email index; its LIKE ignores case
+    // and cannot use that index. PostgreSQL's order depends on the collation: LIKE is right in every one.
     return this.dialect === 'sqlite'
-      ? sql<SqlBool>`participants.email glob ${globPrefix(prefix)}`
+      ? sql<SqlBool>`(participants.email >= ${prefix} and participants.email < ${prefix + MAX_CHAR})`
       : sql<SqlBool>`participants.email like ${likePrefix(prefix)} escape '\\'`;
   }
 
@@ -61,10 +62,7 @@ export class DirectoryStore {
           .as('rejected'),
       )
       .where('participants.campaign_id', '=', q.campaignId);
-    const { emailPrefix, code } = q;
-    if (emailPrefix !== undefined) {
-      query = query.where((eb) => (code !== undefined ? eb.or([this.#prefix(emailPrefix), eb('participants.code', '=', code)]) : this.#prefix(emailPrefix)));
-    }
+    if (q.emailPrefix !== undefined) query = query.where(this.#prefix(q.emailPrefix));
     if (q.filter !== 'all') {
       const reviewed = (eb: Eb) => eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id'));
       query = query.where('participants.approval', '=', 0).where((eb) => (q.filter === 'held' ? eb.not(reviewed(eb)) : reviewed(eb)));
