@@ -77,6 +77,9 @@ export const base = css`
   input:focus, select:focus, textarea:focus { outline: none; border-color: #a5b4fc; box-shadow: 0 0 0 4px #eef2ff; }
   .row { display: grid; gap: 16px; grid-template-columns: 1fr 1fr; }
   @media (max-width: 640px) { .row { grid-template-columns: 1fr; } }
+  /** A one-line form: its fields, then its button; stacked on a phone. */
+  form.add { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 12px; align-items: end; }
+  @media (max-width: 640px) { form.add { grid-template-columns: minmax(0, 1fr); } }
   fieldset { border: 0; padding: 0; margin: 0 0 8px; }
   legend { font-weight: 600; font-size: 14px; margin-bottom: 12px; padding: 0; }
 

@@ -12,10 +12,8 @@ export class Keys extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      form.add { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 12px; align-items: end; }
       form.add .field { margin: 0; }
       h2.list { margin-top: 32px; }
-      @media (max-width: 640px) { form.add { grid-template-columns: minmax(0, 1fr); } }
     `,
   ];
   @state() private keys: ApiKey[] = [];

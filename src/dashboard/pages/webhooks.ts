@@ -16,7 +16,6 @@ export class Webhooks extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      form.add { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 12px; align-items: end; }
       .types { display: flex; gap: 16px; flex-wrap: wrap; margin-top: 4px; }
       .types label { display: inline-flex; gap: 6px; align-items: center; font-weight: 400; margin: 0; }
       .attempts { background: #f9fafb; }
@@ -24,7 +23,6 @@ export class Webhooks extends Page {
       .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
       .head2 h2 { margin: 0; }
       .url { word-break: break-all; }
-      @media (max-width: 640px) { form.add { grid-template-columns: minmax(0, 1fr); } }
     `,
   ];
   @state() private endpoints: WebhookEndpoint[] = [];
