@@ -8,21 +8,48 @@ import type {
   ApiErrorBody,
   ApiKey,
   Campaign,
+  CampaignAnalytics,
+  CampaignSettings,
   CampaignStatus,
   CreateCampaignBody,
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
+  ImportResult,
   Ok,
+  OwnerSession,
   Participant,
+  ParticipantDetail,
+  ParticipantSearchPage,
+  ParticipantSummary,
   QualifyParticipantBody,
   RedeemRewardBody,
+  SearchParticipantsQuery,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
-export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
+export type {
+  Participant,
+  Campaign,
+  CampaignStatus,
+  ApiKey,
+  AddParticipantBody,
+  QualifyParticipantBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  CampaignAnalytics,
+  CampaignSettings,
+  CreateCampaignBody,
+  ImportResult,
+  OwnerSession,
+  ParticipantDetail,
+  ParticipantSearchPage,
+  ParticipantSummary,
+  SearchParticipantsQuery,
+  UpdateCampaignBody,
+};
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -46,6 +73,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** Secret key (`sk_...`) for the protected and admin operations. Never put one in a browser. */
   secretKey?: string;
+  /**
+   * The CSRF token of a dashboard session: sent as `x-csrf-token` on every change. The session itself
+   * is the httpOnly cookie, which the browser sends to its own origin.
+   */
+  csrfToken?: string;
   fetch?: typeof fetch;
 }
 
@@ -87,11 +119,13 @@ type Query = Record<string, string | number | undefined>;
 export class RefkitClient {
   readonly baseUrl: string;
   readonly #secretKey: string | undefined;
+  readonly #csrfToken: string | undefined;
   readonly #fetch: typeof fetch;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#secretKey = options.secretKey;
+    this.#csrfToken = options.csrfToken;
     // Bound so that `window.fetch` is not called with the client as `this` (an "Illegal invocation").
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
@@ -107,15 +141,15 @@ export class RefkitClient {
     if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
     if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
     if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
-    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/addParticipant', {}, body, headers));
+    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
   }
   /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */
   async verifyEmail(id: string, token: string): Promise<SignupAnswer> {
     return signupAnswer(await this.#send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
   }
-  /** Gives up a participant token (the widget's "Not you?"). */
-  signOut(id: string, token: string): Promise<Ok> {
-    return this.#send<Ok>('POST', '/api/v1/signOut', {}, { id }, { [PROOF_HEADERS.token]: token }).then((r) => r.body);
+  /** Gives up a participant token (the widget's "Not you?"): POST /api/v1/signOut. */
+  revokeToken(id: string, token: string): Promise<Ok> {
+    return this.#send<Ok>('POST', '/api/v1/signOut', {}, { id }, { headers: { [PROOF_HEADERS.token]: token } }).then((r) => r.body);
   }
   getCampaign(id: string): Promise<Campaign> {
     return this.#get('/api/v1/getCampaign', { id });
@@ -193,6 +227,40 @@ export class RefkitClient {
     return this.#post('/api/v1/admin/redeliverWebhook', { id });
   }
 
+  // ---- the owner's dashboard ----
+
+  signIn(email: string, password: string): Promise<OwnerSession> {
+    return this.#post('/api/v1/auth/signIn', { email, password });
+  }
+  getSession(): Promise<OwnerSession> {
+    return this.#get('/api/v1/auth/session', {});
+  }
+  signOut(): Promise<Ok> {
+    return this.#send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
+  }
+  listCampaigns(): Promise<CampaignSettings[]> {
+    return this.#get('/api/v1/admin/listCampaigns', {});
+  }
+  searchParticipants(query: SearchParticipantsQuery): Promise<ParticipantSearchPage> {
+    return this.#get('/api/v1/admin/searchParticipants', { ...query });
+  }
+  getParticipantDetail(id: string, email: string): Promise<ParticipantDetail> {
+    return this.#get('/api/v1/admin/getParticipantDetail', { id, email });
+  }
+  rejectParticipant(id: string, email: string): Promise<ParticipantSummary> {
+    return this.#post('/api/v1/admin/rejectParticipant', { id, email });
+  }
+  getCampaignAnalytics(id: string): Promise<CampaignAnalytics> {
+    return this.#get('/api/v1/admin/getCampaignAnalytics', { id });
+  }
+  /** The address of a campaign's CSV export (a download link; the session cookie or a key authorises it). */
+  exportParticipantsUrl(id: string): string {
+    return `${this.baseUrl}/api/v1/admin/exportParticipants?id=${encodeURIComponent(id)}`;
+  }
+  importParticipants(id: string, csv: Blob | string): Promise<ImportResult> {
+    return this.#send<ImportResult>('POST', '/api/v1/admin/importParticipants', { id }, csv, { contentType: 'text/csv' }).then((r) => r.body);
+  }
+
   // ---- transport ----
 
   #get<T>(path: string, query: Query): Promise<T> {
@@ -207,15 +275,24 @@ export class RefkitClient {
     return nextCursor ? { items: body, nextCursor } : { items: body };
   }
 
-  async #send<T>(method: string, path: string, query: Query, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ body: T; headers: Headers }> {
+  /** `body` is sent as JSON, unless `contentType` is given: then it is sent as it is (a file, text). */
+  async #send<T>(
+    method: string,
+    path: string,
+    query: Query,
+    body?: unknown,
+    { headers: extraHeaders = {}, contentType }: { headers?: Record<string, string>; contentType?: string } = {},
+  ): Promise<{ body: T; headers: Headers }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     if (this.#secretKey) headers.authorization = `Bearer ${this.#secretKey}`;
+    if (this.#csrfToken && method !== 'GET') headers['x-csrf-token'] = this.#csrfToken;
+    const payload = body === undefined ? undefined : contentType ? (body as BodyInit) : JSON.stringify(body);
     let res: Response;
     try {
-      res = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      res = await this.#fetch(url, { method, headers, body: payload });
     } catch (err) {
       throw new ApiError(0, 'network_error', err instanceof Error ? err.message : 'The service could not be reached');
     }

@@ -79,6 +79,10 @@ export const ErrorCode = Type.Union(
     'link_not_found',
     'invalid_transition',
     'insufficient_balance',
+    'invalid_credentials',
+    'csrf_failed',
+    'owner_exists',
+    'not_held',
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',
@@ -314,3 +318,102 @@ export const ListWebhookDeliveriesQuery = Type.Object({
 });
 export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>;
 export const IdBody = Type.Object({ id: Id });
+
+// ---- the owner's dashboard: sign-in, and the admin reads it needs ----------------------------------
+
+export const SignInBody = Type.Object(
+  {
+    email: Email,
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+export type SignInBody = Static<typeof SignInBody>;
+
+export const OwnerSession = Type.Object({
+  email: Type.String(),
+  csrfToken: Type.String({ description: 'Send it as the x-csrf-token header on every change made with the session cookie' }),
+  expiresOn: DateTime,
+});
+export type OwnerSession = Static<typeof OwnerSession>;
+
+/** A campaign as its owner edits it: the wire Campaign plus the settings getCampaign does not show. */
+export const CampaignSettings = Type.Composite([
+  Campaign,
+  Type.Object({
+    rewardCurrency: Type.String(),
+    allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: the origin of hostURL' }),
+    requireEmailConfirmation: Type.Boolean(),
+  }),
+]);
+export type CampaignSettings = Static<typeof CampaignSettings>;
+
+export const PARTICIPANT_SORTS = ['createdOn', 'email', 'totalReferrals'] as const;
+export type ParticipantSort = (typeof PARTICIPANT_SORTS)[number];
+export const PARTICIPANT_FILTERS = ['all', 'held', 'rejected'] as const;
+export type ParticipantFilterName = (typeof PARTICIPANT_FILTERS)[number];
+
+export const SearchParticipantsQuery = Type.Object({
+  id: Id,
+  q: Type.Optional(
+    Type.String({ maxLength: 320, description: 'The start of an email address (results in email order, sort ignored), or a whole referral code' }),
+  ),
+  sort: Type.Optional(Type.Union(PARTICIPANT_SORTS.map((s) => Type.Literal(s)), { default: 'createdOn' })),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+  filter: Type.Optional(
+    Type.Union(PARTICIPANT_FILTERS.map((s) => Type.Literal(s)), { description: 'held: waiting for review (fraud score high, not approved)' }),
+  ),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  cursor: Type.Optional(Type.String({ maxLength: 400 })),
+});
+export type SearchParticipantsQuery = Static<typeof SearchParticipantsQuery>;
+
+/** A participant as the owner sees it in lists: the wire Participant plus review state and money. */
+export const ParticipantSummary = Type.Composite([
+  Participant,
+  Type.Object({
+    approval: Type.Boolean({ description: 'false while rewards are held back for review' }),
+    rejected: Type.Boolean({ description: 'an owner rejected this held participant' }),
+    amountPaid: Type.String({ description: 'Total the participant paid, in units, two decimals' }),
+    paymentCount: Type.Integer(),
+    revenueGenerated: Type.String({ description: 'Total paid by the participant’s referrals, in units' }),
+    impressionCount: Type.Integer(),
+  }),
+]);
+export type ParticipantSummary = Static<typeof ParticipantSummary>;
+
+export const ParticipantSearchPage = Type.Object({
+  participants: Type.Array(ParticipantSummary),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as cursor for the next page; absent on the last page' })),
+});
+export type ParticipantSearchPage = Static<typeof ParticipantSearchPage>;
+
+export const ParticipantDetail = Type.Object({
+  participant: ParticipantSummary,
+  referrer: Type.Union([ParticipantSummary, Type.Null()]),
+  signupSource: Type.Union([Type.Literal('api'), Type.Literal('browser'), Type.Literal('import')]),
+  signals: Type.Array(Type.String(), { description: 'Why fraud scoring rated this sign-up as it did, in words' }),
+});
+export type ParticipantDetail = Static<typeof ParticipantDetail>;
+
+export const CampaignAnalytics = Type.Object({
+  funnel: Type.Object({
+    impressions: Type.Integer(),
+    signups: Type.Integer(),
+    referredSignups: Type.Integer(),
+    qualified: Type.Integer(),
+  }),
+  daily: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), signups: Type.Integer(), referredSignups: Type.Integer() })),
+  topReferrers: Type.Array(ParticipantSummary),
+  referredRevenue: Type.String({ description: 'Total paid by referred participants, in units, two decimals' }),
+  viralCoefficient: Type.Number({ description: 'Referred sign-ups per sign-up: how many others each participant brought in' }),
+});
+export type CampaignAnalytics = Static<typeof CampaignAnalytics>;
+
+export const ImportResult = Type.Object({
+  created: Type.Integer(),
+  skipped: Type.Integer({ description: 'Rows whose email was already a participant' }),
+  failed: Type.Integer(),
+  errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), { description: 'The first 100 rows refused, and why' }),
+});
+export type ImportResult = Static<typeof ImportResult>;

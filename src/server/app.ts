@@ -1,5 +1,6 @@
 /** The app factory: one Fastify instance with every route, given its dependencies explicitly. */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,7 +11,9 @@ import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-li
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
+import { authRoutes } from './routes/auth.js';
 import { browserSessionRoutes } from './routes/browser-session.js';
+import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { healthRoutes } from './routes/health.js';
 import { interfaceRoutes } from './routes/interface.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -43,17 +46,25 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
         version: '1.0.0',
         description: 'The Referral Program Service Interface, plus Refkit admin routes. Errors: {"error":{"code","message","field?"}}.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'refkit_session', description: 'A dashboard owner’s session (changes also need x-csrf-token)' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await app.register(cookie);
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(interfaceRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
+  await app.register(authRoutes, { ctx });
+  await app.register(dashboardAdminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
   await app.register(assetRoutes, { demo: config.demo ?? false });

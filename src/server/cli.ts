@@ -7,9 +7,15 @@
  * command), so the CLI and the HTTP API share validation, rules and answers by construction.
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { DEFAULT_ACCOUNT } from './domain/context.js';
+import { AppError } from './domain/errors.js';
+import { createOwner } from './domain/owners.js';
+import { csvRows, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { serve } from './serve.js';
@@ -166,7 +172,65 @@ campaign
   .addOption(jsonOption)
   .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin('POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
 
-const participant = program.command('participant').description('rewards and approval of participants');
+
+/** Runs a domain call against the database of DATABASE_URL; a refusal prints its message and exits 1. */
+async function local(fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
+  const runtime = await openRuntime(loadConfig());
+  try {
+    const answer = await fn(runtime);
+    process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }) } };
+    process.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n`);
+    process.exitCode = 1;
+  } finally {
+    await runtime.close();
+  }
+}
+
+const user = program.command('user').description('dashboard owners (sign in at /admin/)');
+user
+  .command('create')
+  .description('create an owner of the default account')
+  .requiredOption('--email <email>')
+  .requiredOption('--password <password>', 'at least 10 characters')
+  .addOption(jsonOption)
+  .action((o: { email: string; password: string; json?: boolean }) =>
+    local(async ({ ctx }) => {
+      const owner = await createOwner(ctx, o.email, o.password);
+      return { id: owner.id, email: owner.email };
+    }, !!o.json),
+  );
+
+const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
+participant
+  .command('import')
+  .description('import participants from a CSV file (header: email, firstName, lastName, referralCode, referredByCode, referredByEmail, createdOn)')
+  .requiredOption('--campaign <campaignId>')
+  .argument('<file>', 'the CSV file')
+  .addOption(jsonOption)
+  .action((file: string, o: { campaign: string; json?: boolean }) =>
+    local(async ({ ctx }) => {
+      const total = statSync(file).size;
+      // Progress by bytes read: known from the start, unlike the number of rows. On stderr, so --json stays clean.
+      // Off a terminal (a log, a pipe) it still reports, every few seconds and at the end.
+      const bar = new SingleBar(
+        { format: 'importing [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
+        Presets.shades_classic,
+      );
+      bar.start(total, 0, { rows: 0 });
+      let bytes = 0;
+      try {
+        return await importParticipants(ctx, DEFAULT_ACCOUNT, o.campaign, csvRows(createReadStream(file), (b) => (bytes = b)), ({ rows }) =>
+          bar.update(bytes, { rows }),
+        );
+      } finally {
+        bar.update(bytes);
+        bar.stop();
+      }
+    }, !!o.json),
+  );
 participant
   .command('redeem')
   .description('redeem from a reward balance')

@@ -9,6 +9,7 @@ import { buildApp } from './app.js';
 import { trackHandlers } from './http/handlers.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
+import { hasOwners } from './domain/owners.js';
 import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -24,6 +25,7 @@ export async function serve(config: Config): Promise<void> {
 async function runPrimary(config: Config): Promise<void> {
   const runtime = await openRuntime(config);
   const newKey = config.demo ? await seedIfEmpty(runtime.ctx, config.publicUrl) : undefined;
+  const owners = await hasOwners(runtime.ctx);
   await runtime.close();
 
   let stopping = false;
@@ -32,7 +34,7 @@ async function runPrimary(config: Config): Promise<void> {
   cluster.on('listening', (_worker, address) => {
     if (bannerShown) return;
     bannerShown = true;
-    printBanner(config, address.port, newKey, config.workers);
+    printBanner(config, address.port, newKey, config.workers, owners);
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -69,7 +71,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
 
   if (role.banner) {
     const address = app.server.address();
-    printBanner(config, typeof address === 'object' && address ? address.port : config.port, newKey, 1);
+    printBanner(config, typeof address === 'object' && address ? address.port : config.port, newKey, 1, await hasOwners(runtime.ctx));
   }
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
@@ -85,7 +87,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   });
 }
 
-function printBanner(config: Config, port: number, newKey: string | undefined, workers: number): void {
+function printBanner(config: Config, port: number, newKey: string | undefined, workers: number, owners: boolean): void {
   const base = config.port === 0 ? config.publicUrl.replace(/:\d+$/, `:${port}`) : config.publicUrl;
   const key = config.secretKeyHash
     ? 'the value of REFKIT_SECRET_KEY'
@@ -95,6 +97,8 @@ function printBanner(config: Config, port: number, newKey: string | undefined, w
     `Refkit is listening on ${base}${workers > 1 ? ` (${workers} workers)` : ''}`,
     `  API:           ${base}/api/v1`,
     `  API docs:      ${base}/api/docs`,
+    `  Dashboard:     ${base}/admin/`,
+    ...(owners ? [] : ["  No owner yet:  create one to sign in with: npx refkit user create --email you@example.com --password 'a long passphrase'"]),
     `  Widget:        ${base}/widget/referral-widget.js`,
   ];
   if (config.demo) {

@@ -382,7 +382,7 @@ export class ReferralWidget extends LitElement {
   /** Someone else on a shared browser: give the token up, forget the remembered visitor, show the form. */
   readonly #onNotMe = () => {
     const token = storage.storedToken(this.campaignId);
-    if (token) this.client.signOut(this.campaignId, token).catch(() => {});
+    if (token) this.client.revokeToken(this.campaignId, token).catch(() => {});
     storage.forgetParticipant(this.campaignId);
     this.participant = undefined;
     this.returning = false;

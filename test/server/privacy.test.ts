@@ -70,7 +70,7 @@ eachDatabase('privacy of keyless answers', (service) => {
     const id = await s.campaign();
     const a = await s.browser.signUp({ id, email: 'eve@example.com' });
     const viaLink = await s.browser.signUp({ id, email: 'fay@example.com' });
-    assert.deepEqual(await s.browser.signOut(id, a.token!), { ok: true });
+    assert.deepEqual(await s.browser.revokeToken(id, a.token!), { ok: true });
     assert.deepEqual(Object.keys((await s.browser.signUp({ id, email: 'eve@example.com' }, { token: a.token! })).participant).sort(), SHARED);
 
     assert.equal((await s.browser.signUp({ id, email: 'fay@example.com' }, { token: viaLink.token! })).participant.totalReferrals, 0);

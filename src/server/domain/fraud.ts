@@ -25,7 +25,7 @@ export const SQUAT_THRESHOLD = 3;
 
 let disposable: Set<string> | undefined;
 /** The list (about 120k domains) is loaded on first use, not at start-up. */
-function isDisposable(domain: string): boolean {
+export function isDisposable(domain: string): boolean {
   disposable ??= new Set(createRequire(import.meta.url)('disposable-email-domains') as string[]);
   return disposable.has(domain);
 }

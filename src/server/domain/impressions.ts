@@ -20,7 +20,7 @@ const prunedBefore = new WeakMap<object, number>();
 export async function countImpression(ctx: Ctx, participantId: number, visitor: Visitor): Promise<void> {
   const day = Math.floor(ctx.now() / DAY_MS);
   const who = hashSecret(`${networkOf(visitor.ip)}|${visitor.userAgent ?? ''}`).slice(0, 32);
-  await ctx.store.addImpression(participantId, who, day);
+  await ctx.store.addImpression(participantId, who, day, ctx.now());
   if ((prunedBefore.get(ctx.store.db) ?? 0) < day) {
     prunedBefore.set(ctx.store.db, day);
     await ctx.store.pruneImpressions(day);

@@ -1,5 +1,5 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
-import type { Campaign, Participant } from '../../api/schemas.js';
+import type { Campaign, CampaignSettings, Participant } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
 import { iso } from './time.js';
@@ -48,6 +48,16 @@ export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, vis
 
 /** A domain answer about one participant, as the wire Participant for a reader. */
 export const presentView = (v: ParticipantView, visibility: Visibility = 'owner') => presentParticipant(v.participant, v.campaign, visibility);
+
+/** A campaign as its owner edits it: the wire Campaign and the settings getCampaign does not show. */
+export function presentCampaignSettings(c: CampaignRow, participants: number, now: number): CampaignSettings {
+  return {
+    ...presentCampaign(c, participants, now),
+    rewardCurrency: c.reward_currency,
+    allowedOrigins: c.allowed_origins === null ? null : (JSON.parse(c.allowed_origins) as string[]),
+    requireEmailConfirmation: c.require_email_confirmation === 1,
+  };
+}
 
 export function presentCampaign(c: CampaignRow, participants: number, now: number): Campaign {
   const status = effectiveStatus(c, now);

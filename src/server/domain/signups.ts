@@ -182,6 +182,7 @@ async function createParticipant(
       if (id === undefined) return undefined;
       if (verdict) await holdSquatters(tx, verdict, now);
       if (referrer) await tx.incrementReferrals(referrer.id, now);
+      await tx.stats.countSignup(campaign.id, referrer !== undefined, now);
       await emit(tx, referrer ? 'referee_added' : 'referrer_added', id, campaign, now);
       await alsoInTransaction?.(tx);
       return { id, token: browser ? await issueToken(tx, id, now) : undefined };

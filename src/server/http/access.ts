@@ -1,5 +1,6 @@
 /**
- * Who may call what. Protected routes need `Authorization: Bearer sk_...`. Public routes (getCampaign,
+ * Who may call what. Protected routes need `Authorization: Bearer sk_...`, or the session cookie of a
+ * signed-in dashboard owner (then every change must also carry the session's CSRF token). Public routes (getCampaign,
  * validateCode, addParticipant) may be called without a key; a keyless call that carries an `Origin`
  * must come from one of the campaign's allowed origins (or the service's own), and only those origins
  * get CORS headers. A key that is present but wrong is refused everywhere, never silently ignored.
@@ -11,17 +12,29 @@ import { allowedOrigins } from '../domain/campaigns.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { authenticate } from '../domain/keys.js';
+import { csrfMatches, findSession, type LiveSession } from '../domain/sessions.js';
+
+/** The dashboard's session cookie. */
+export const SESSION_COOKIE = 'refkit_session';
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `secret`: a secret key is required. `public`: keyless browser calls allowed, origin-checked. */
-    access?: 'public' | 'secret';
+    /**
+     * `secret`: a secret key or an owner's session is required. `public`: keyless browser calls allowed,
+     * origin-checked (a session cookie is not looked at). `session`: the auth routes, which read the
+     * session themselves.
+     */
+    access?: 'public' | 'secret' | 'session';
     /** For public routes: where the request names its campaign (query or body), for the origin check. */
     campaignOf?: (request: FastifyRequest) => string | undefined;
   }
   interface FastifyRequest {
     /** The account a valid secret key acts for; undefined on keyless calls. */
     actor: Actor | undefined;
+    /** The owner's session when the call came with a live session cookie (and no Authorization). */
+    ownerSession: LiveSession | undefined;
   }
 }
 
@@ -30,7 +43,9 @@ export interface AccessOptions {
   secretKeyHash: string | undefined;
 }
 
-const unauthorized = () => new AppError(401, 'unauthorized', 'A valid secret key is required: Authorization: Bearer sk_...');
+const unauthorized = () =>
+  new AppError(401, 'unauthorized', 'A valid secret key is required: Authorization: Bearer sk_... (or a signed-in dashboard session)');
+const csrfFailed = () => new AppError(403, 'csrf_failed', `Changes made with the session cookie need the session's ${CSRF_HEADER} header`);
 const forbiddenOrigin = (origin: string) =>
   new AppError(403, 'forbidden_origin', `The origin ${origin} is not allowed to use this campaign`);
 
@@ -51,11 +66,23 @@ export function requireActor(request: FastifyRequest): Actor {
 
 async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOptions) {
   app.decorateRequest('actor', undefined);
+  app.decorateRequest('ownerSession', undefined);
 
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
+    const kind = request.routeOptions.config.access;
     if (header === undefined) {
-      if (request.routeOptions.config.access === 'secret') throw unauthorized();
+      if (kind !== 'secret' && kind !== 'session') return;
+      const token = request.cookies[SESSION_COOKIE];
+      const session = token ? await findSession(ctx, token) : undefined;
+      if (session) {
+        const csrf = request.headers[CSRF_HEADER];
+        if (!SAFE_METHODS.has(request.method) && !csrfMatches(session, typeof csrf === 'string' ? csrf : undefined)) throw csrfFailed();
+        request.ownerSession = session;
+        request.actor = session.actor;
+        return;
+      }
+      if (kind === 'secret') throw unauthorized();
       return;
     }
     const m = /^Bearer\s+(\S+)$/i.exec(header);

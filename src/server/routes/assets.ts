@@ -1,4 +1,4 @@
-/** The widget bundles at /widget/; in demo mode the demo landing page at /demo/, and `/` redirecting there. */
+/** The widget bundles at /widget/, the owner's dashboard at /admin/; in demo mode the demo landing page at /demo/, and `/` redirecting there. */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -22,6 +22,23 @@ export async function assetRoutes(app: FastifyInstance, { demo }: { demo: boolea
     });
   } else {
     app.log.warn(`${widgetDir} is missing: run "npm run build:widget" to serve the widget`);
+  }
+  const dashboardDir = `${root}dist/dashboard`;
+  if (existsSync(dashboardDir)) {
+    await app.register(fastifyStatic, {
+      root: dashboardDir,
+      prefix: '/admin/',
+      decorateReply: false,
+      // The dashboard runs on this origin only: no framing (clickjacking), no scripts from elsewhere.
+      setHeaders: (res) => {
+        res.setHeader('x-frame-options', 'DENY');
+        res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+        res.setHeader('referrer-policy', 'same-origin');
+      },
+    });
+    app.get('/admin', { schema: { hide: true } }, (_request, reply) => reply.redirect('/admin/'));
+  } else {
+    app.log.warn(`${dashboardDir} is missing: run "npm run build:dashboard" to serve the dashboard`);
   }
   if (!demo) return;
   await app.register(fastifyStatic, { root: `${root}demo`, prefix: '/demo/', decorateReply: false });

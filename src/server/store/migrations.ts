@@ -5,6 +5,9 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './connect.js';
 
+/** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
+export const DAY_MS = 86_400_000;
+
 /** An auto-incrementing integer key, spelled as each database wants it. */
 function idType(dialect: Dialect) {
   return dialect === 'postgres' ? sql`bigserial` : sql`integer`;
@@ -201,6 +204,76 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addPrimaryKeyConstraint('impressions_pk', ['participant_id', 'visitor', 'day'])
           .execute();
         await db.schema.createIndex('impressions_day').on('impressions').column('day').execute();
+      },
+    },
+    '0004_owners': {
+      async up(db: Kysely<any>) {
+        // Owners sign in to the dashboard; each acts for one account, as a secret key does.
+        await db.schema
+          .createTable('users')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('password_hash', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id'))
+          .addColumn('csrf_token', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('expires_on', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_on', 'bigint')
+          .execute();
+        await db.schema.createIndex('sessions_user').on('sessions').columns(['user_id']).execute();
+        // Failed sign-ins per key (an email or an IP) in the current window: the throttle, shared by every process.
+        await db.schema
+          .createTable('signin_failures')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('failures', 'integer', (c) => c.notNull())
+          .addColumn('window_start', 'bigint', (c) => c.notNull())
+          .execute();
+
+        // An owner's verdict on a participant held for review (approval itself lives on the participant).
+        await db.schema
+          .createTable('participant_reviews')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('decision', 'text', (c) => c.notNull())
+          .addColumn('decided_on', 'bigint', (c) => c.notNull())
+          .execute();
+
+        // Per campaign and UTC day, counters kept as events happen, so analytics never scan participants.
+        await db.schema
+          .createTable('campaign_daily_stats')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('day', 'integer', (c) => c.notNull())
+          .addColumn('signups', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referred_signups', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('qualified', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('impressions', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referred_revenue_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('campaign_daily_stats_pk', ['campaign_id', 'day'])
+          .execute();
+        // Existing participants counted once, on the day they joined (qualified: the day they qualified).
+        const day = (column: string) => sql`(${sql.ref(column)} / ${sql.lit(DAY_MS)})`;
+        await sql`insert into campaign_daily_stats (campaign_id, day, signups, referred_signups, impressions, referred_revenue_cents)
+          select campaign_id, ${day('created_on')}, count(*),
+                 sum(case when referred_by_id is null then 0 else 1 end), sum(impression_count),
+                 sum(case when referred_by_id is null then 0 else amount_paid_cents end)
+          from participants group by campaign_id, ${day('created_on')}`.execute(db);
+        await sql`insert into campaign_daily_stats (campaign_id, day, qualified)
+          select campaign_id, ${day('reward_event_completed_on')}, count(*) from participants
+          where reward_event_completed_on is not null group by campaign_id, ${day('reward_event_completed_on')}
+          on conflict (campaign_id, day) do update set qualified = excluded.qualified`.execute(db);
+
+        // The dashboard's orders and filters, each an index range at any size.
+        await db.schema.createIndex('participants_campaign_referrals').on('participants').columns(['campaign_id', 'total_referrals', 'id']).execute();
+        await db.schema.createIndex('participants_campaign_approval').on('participants').columns(['campaign_id', 'approval', 'created_on', 'id']).execute();
+        if (dialect === 'postgres') {
+          // Email prefix search with LIKE uses an index in every collation only with text_pattern_ops.
+          await sql`create index participants_campaign_email_prefix on participants (campaign_id, email text_pattern_ops)`.execute(db);
+        }
       },
     },
   };

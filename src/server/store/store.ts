@@ -7,6 +7,9 @@
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import type { Dialect } from './connect.js';
+import { DirectoryStore } from './directory-store.js';
+import { OwnerStore } from './owner-store.js';
+import { StatsStore } from './stats-store.js';
 import { WebhookStore } from './webhook-store.js';
 
 export type CampaignRow = Selectable<CampaignsTable>;
@@ -24,12 +27,21 @@ export type ParticipantFilter = { campaignId: string; referredById?: number };
 export class Store {
   /** The webhook outbox, over the same connection (and so the same transaction) as this store. */
   readonly webhooks: WebhookStore;
+  /** Dashboard owners and their sessions. */
+  readonly owners: OwnerStore;
+  /** Per-campaign daily counters of the dashboard's analytics. */
+  readonly stats: StatsStore;
+  /** The owner's participant table: search, orders, review state. */
+  readonly directory: DirectoryStore;
 
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
   ) {
     this.webhooks = new WebhookStore(db, dialect);
+    this.owners = new OwnerStore(db);
+    this.stats = new StatsStore(db);
+    this.directory = new DirectoryStore(db, dialect);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
@@ -64,6 +76,10 @@ export class Store {
 
   findCampaign(id: string): Promise<CampaignRow | undefined> {
     return this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  listCampaigns(accountId: number): Promise<CampaignRow[]> {
+    return this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
   }
 
   async countParticipants(campaignId: string): Promise<number> {
@@ -163,6 +179,7 @@ export class Store {
       .where('id', '=', id)
       .where('reward_event_completed', '=', 0)
       .executeTakeFirst();
+    if (r.numUpdatedRows > 0n) await this.stats.addForParticipant(id, 'qualified', 1, now);
     return r.numUpdatedRows > 0n;
   }
 
@@ -186,6 +203,7 @@ export class Store {
       .where('id', '=', payerId)
       .execute();
     if (referrerId !== null) {
+      await this.stats.addForParticipant(payerId, 'referred_revenue_cents', cents, now);
       await this.db
         .updateTable('participants')
         .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
@@ -298,8 +316,8 @@ export class Store {
     return r.numUpdatedRows > 0n;
   }
 
-  /** Counts an impression unless this visitor was already counted for this participant on this day. */
-  async addImpression(id: number, visitor: string, day: number): Promise<boolean> {
+  /** Counts an impression (also in the daily counters) unless this visitor was already counted for this participant on this day. */
+  async addImpression(id: number, visitor: string, day: number, now: number): Promise<boolean> {
     const first = await this.db
       .insertInto('impressions')
       .values({ participant_id: id, visitor, day })
@@ -311,6 +329,7 @@ export class Store {
       .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
       .where('id', '=', id)
       .execute();
+    await this.stats.addForParticipant(id, 'impressions', 1, now);
     return true;
   }
 

@@ -49,7 +49,7 @@ export interface ParticipantsTable {
   referred_by_code: string | null;
   created_on: number;
   updated_on: number;
-  signup_source: 'api' | 'browser';
+  signup_source: 'api' | 'browser' | 'import';
   signup_ip: string | null;
   /** The sign-up IP's network: the IPv4 address, or the IPv6 /64. Several referees of one referrer from one network is squatting. */
   signup_net: string | null;
@@ -170,6 +170,49 @@ export interface ImpressionsTable {
   day: number;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  /** scrypt, with its parameters and salt: `scrypt$N$r$p$salt$hash` (base64url). */
+  password_hash: string;
+  created_on: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie's token: a stolen table signs nobody in. */
+  id: string;
+  user_id: number;
+  csrf_token: string;
+  created_on: number;
+  expires_on: number;
+  revoked_on: number | null;
+}
+
+export interface SigninFailuresTable {
+  /** `email:<address>` or `ip:<address>`. */
+  key: string;
+  failures: number;
+  window_start: number;
+}
+
+export interface ParticipantReviewsTable {
+  participant_id: number;
+  decision: 'rejected';
+  decided_on: number;
+}
+
+export interface CampaignDailyStatsTable {
+  campaign_id: string;
+  /** Days since the epoch, UTC. */
+  day: number;
+  signups: Generated<number>;
+  referred_signups: Generated<number>;
+  qualified: Generated<number>;
+  impressions: Generated<number>;
+  referred_revenue_cents: Generated<number>;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -184,4 +227,9 @@ export interface Database {
   pending_signups: PendingSignupsTable;
   email_links: EmailLinksTable;
   impressions: ImpressionsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  signin_failures: SigninFailuresTable;
+  participant_reviews: ParticipantReviewsTable;
+  campaign_daily_stats: CampaignDailyStatsTable;
 }

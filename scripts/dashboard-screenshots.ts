@@ -1,0 +1,44 @@
+/**
+ * Writes the README's dashboard screenshots (docs/dashboard-*.png, at 1280 and 390 px) from the real
+ * service with seeded data and Debian's Chromium. Run: npm run build:dashboard && npm run build:widget &&
+ * node --import tsx scripts/dashboard-screenshots.ts
+ */
+import type { Page } from 'playwright-core';
+import { launch, seededService, signedIn } from '../test/e2e/helpers/dashboard.js';
+
+const seeded = await seededService();
+const browser = await launch();
+const { service, campaignId } = seeded;
+const id = encodeURIComponent(campaignId);
+
+const VIEWS: [string, string, (page: Page) => Promise<void>][] = [
+  ['campaigns', '#/campaigns', (p) => p.getByRole('link', { name: 'Acme Notes launch' }).waitFor()],
+  ['campaign', `#/campaigns/${id}`, (p) => p.getByRole('heading', { name: 'Live preview' }).waitFor()],
+  ['participants', `#/campaigns/${id}/participants`, (p) => p.getByRole('link', { name: /@example/ }).first().waitFor()],
+  ['participant', `#/campaigns/${id}/participants/ava.0%40example.com`, (p) => p.getByRole('heading', { name: 'Fraud signals' }).waitFor()],
+  ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
+  ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
+  ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
+];
+
+try {
+  for (const width of [1280, 390]) {
+    const { page, context } = await signedIn(browser, service.url, width);
+    for (const [name, hash, ready] of VIEWS) {
+      await page.goto(`/admin/${hash}`);
+      await ready(page);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `docs/dashboard-${name}-${width}.png`, fullPage: width !== 390 || name !== 'participants' });
+      process.stdout.write(`docs/dashboard-${name}-${width}.png\n`);
+    }
+    await context.close();
+  }
+  const { page, context } = await signedIn(browser, service.url, 1280);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.screenshot({ path: 'docs/dashboard-sign-in-1280.png' });
+  await context.close();
+} finally {
+  await browser.close();
+  await seeded.close();
+}

@@ -1,0 +1,205 @@
+/**
+ * <refkit-dashboard>: asks the service for the session; shows the sign-in form without one, else the
+ * shell (sidebar, the page the hash names). A 401 from any page (the session ended) returns to sign-in.
+ */
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import type { CampaignSettings } from '../api/client.js';
+import { api, describe, isUnauthorized, useSession } from './api.js';
+import { href, parseRoute, type Route } from './router.js';
+import { base } from './styles.js';
+import './pages/sign-in.js';
+import './pages/campaigns.js';
+import './pages/campaign-editor.js';
+import './pages/participants.js';
+import './pages/participant-detail.js';
+import './pages/analytics.js';
+import './pages/webhooks.js';
+import './pages/keys.js';
+
+const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
+
+const TITLES: Record<Route['page'], string> = {
+  campaigns: 'Campaigns',
+  'campaign-new': 'New campaign',
+  campaign: 'Campaign',
+  participants: 'Participants',
+  participant: 'Participant',
+  analytics: 'Analytics',
+  webhooks: 'Webhooks',
+  keys: 'API keys',
+};
+
+@customElement('refkit-dashboard')
+export class Dashboard extends LitElement {
+  static override styles = [
+    base,
+    css`
+      :host { min-height: 100vh; background: var(--bg); }
+      .shell { display: grid; grid-template-columns: 248px 1fr; min-height: 100vh; background: linear-gradient(to right, #0f172a 248px, transparent 248px); }
+      nav.side { background: #0f172a; color: #e2e8f0; padding: 20px 12px; display: flex; flex-direction: column; gap: 4px; position: sticky; top: 0; height: 100vh; }
+      .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; font-size: 17px; color: #fff; padding: 4px 12px 20px; }
+      .logo { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #8b5cf6); display: grid; place-items: center; font-size: 15px; color: #fff; }
+      .section { font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; color: #94a3b8; padding: 16px 12px 6px; }
+      nav.side a { display: flex; align-items: center; gap: 10px; color: #cbd5e1; padding: 8px 12px; border-radius: 8px; font-weight: 500; }
+      nav.side a:hover { background: #1e293b; color: #fff; text-decoration: none; }
+      nav.side a[aria-current='page'] { background: #1e293b; color: #fff; box-shadow: inset 3px 0 0 #818cf8; }
+      nav.side select { background: #1e293b; color: #fff; border-color: #334155; margin: 0 0 4px; }
+      nav.side label { color: #94a3b8; font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; padding: 16px 12px 0; }
+      .campaign-pick { padding: 0 12px; }
+      .who { margin-top: auto; padding: 12px; border-top: 1px solid #1e293b; font-size: 13px; color: #94a3b8; }
+      .who strong { display: block; color: #e2e8f0; font-weight: 500; overflow: hidden; text-overflow: ellipsis; }
+      .who button { margin-top: 8px; width: 100%; background: transparent; color: #e2e8f0; border-color: #334155; box-shadow: none; }
+      .who button:hover { background: #1e293b; }
+      main { padding: 32px 40px; max-width: 1200px; width: 100%; min-width: 0; }
+      .loading { padding: 48px; color: var(--muted); }
+      @media (max-width: 860px) {
+        .shell { grid-template-columns: 1fr; background: none; }
+        nav.side { position: static; height: auto; flex-direction: row; flex-wrap: wrap; align-items: center; padding: 10px 12px; gap: 2px; }
+        .brand { padding: 4px 8px; flex: 1 0 100%; }
+        .section, nav.side label { display: none; }
+        .campaign-pick { flex: 1 0 100%; padding: 4px 0; }
+        nav.side a { padding: 6px 10px; font-size: 13px; }
+        .who { margin: 0; padding: 0; border: 0; flex: 1 0 100%; display: flex; align-items: center; justify-content: space-between; gap: 8px; }
+        .who button { margin: 0; width: auto; }
+        main { padding: 20px 16px; }
+      }
+    `,
+  ];
+
+  @state() private phase: 'loading' | 'signed-out' | 'signed-in' = 'loading';
+  @state() private email = '';
+  @state() private route: Route = parseRoute(location.hash);
+  @state() private campaigns: CampaignSettings[] = [];
+  @state() private error = '';
+
+  readonly #onHash = () => {
+    this.route = parseRoute(location.hash);
+    const id = 'id' in this.route ? this.route.id : undefined;
+    if (id) localStorage.setItem(LAST_CAMPAIGN, id);
+    // Titles per view, so the browser's history and screen readers name the page.
+    document.title = `${TITLES[this.route.page]} · Refkit`;
+  };
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener('hashchange', this.#onHash);
+    this.#onHash();
+    this.addEventListener('signed-out', () => this.#signedOut());
+    this.addEventListener('signed-in', (e) => this.#signedIn((e as CustomEvent<{ email: string; csrfToken: string }>).detail));
+    this.addEventListener('campaigns-changed', () => void this.#loadCampaigns());
+    void this.#start();
+  }
+
+  override disconnectedCallback(): void {
+    window.removeEventListener('hashchange', this.#onHash);
+    super.disconnectedCallback();
+  }
+
+  async #start() {
+    try {
+      const session = await api().getSession();
+      this.#signedIn(session);
+    } catch (err) {
+      if (!isUnauthorized(err)) this.error = describe(err);
+      this.phase = 'signed-out';
+    }
+  }
+
+  #signedIn(session: { email: string; csrfToken: string }) {
+    useSession(session.csrfToken);
+    this.email = session.email;
+    this.phase = 'signed-in';
+    void this.#loadCampaigns();
+  }
+
+  #signedOut() {
+    useSession(undefined);
+    this.phase = 'signed-out';
+  }
+
+  async #loadCampaigns() {
+    try {
+      this.campaigns = await api().listCampaigns();
+    } catch (err) {
+      if (isUnauthorized(err)) this.#signedOut();
+    }
+  }
+
+  async #signOut() {
+    try {
+      await api().signOut();
+    } finally {
+      this.#signedOut();
+    }
+  }
+
+  /** The campaign the campaign-scoped links open: the one on screen, else the last one visited, else the newest. */
+  #currentCampaign(): string | undefined {
+    if ('id' in this.route) return this.route.id;
+    const last = localStorage.getItem(LAST_CAMPAIGN);
+    if (last && this.campaigns.some((c) => c.campaignId === last)) return last;
+    return this.campaigns[0]?.campaignId;
+  }
+
+  #link(to: string, label: string, current: boolean) {
+    return html`<a href=${to} aria-current=${current ? 'page' : 'false'}>${label}</a>`;
+  }
+
+  override render() {
+    if (this.phase === 'loading') return html`<div class="loading" role="status">Loading…</div>`;
+    if (this.phase === 'signed-out') return html`<rk-sign-in .initialError=${this.error}></rk-sign-in>`;
+    const id = this.#currentCampaign();
+    const page = this.route.page;
+    return html`<div class="shell">
+      <nav class="side" aria-label="Main">
+        <div class="brand"><span class="logo" aria-hidden="true">R</span> Refkit</div>
+        ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
+        ${id
+          ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant')}
+            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')}`
+          : nothing}
+        <div class="section">Developers</div>
+        ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
+        ${this.campaigns.length > 1 && id
+          ? html`<label for="pick">Campaign</label>
+              <div class="campaign-pick">
+                <select id="pick" aria-label="Campaign" @change=${(e: Event) => this.#switchCampaign((e.target as HTMLSelectElement).value)}>
+                  ${this.campaigns.map((c) => html`<option value=${c.campaignId!} ?selected=${c.campaignId === id}>${c.campaignName}</option>`)}
+                </select>
+              </div>`
+          : nothing}
+        <div class="who"><span><span class="sr-only">Signed in as</span><strong>${this.email}</strong></span><button @click=${() => this.#signOut()}>Sign out</button></div>
+      </nav>
+      <main>${this.#page()}</main>
+    </div>`;
+  }
+
+  #switchCampaign(id: string) {
+    localStorage.setItem(LAST_CAMPAIGN, id);
+    const r = this.route;
+    location.hash = r.page === 'analytics' ? href.analytics(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
+  }
+
+  #page() {
+    const r = this.route;
+    switch (r.page) {
+      case 'campaigns':
+        return html`<rk-campaigns .campaigns=${this.campaigns}></rk-campaigns>`;
+      case 'campaign-new':
+        return html`<rk-campaign-editor></rk-campaign-editor>`;
+      case 'campaign':
+        return html`<rk-campaign-editor .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-campaign-editor>`;
+      case 'participants':
+        return html`<rk-participants .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-participants>`;
+      case 'participant':
+        return html`<rk-participant-detail .campaignId=${r.id} .email=${r.email} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-participant-detail>`;
+      case 'analytics':
+        return html`<rk-analytics .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-analytics>`;
+      case 'webhooks':
+        return html`<rk-webhooks></rk-webhooks>`;
+      case 'keys':
+        return html`<rk-keys></rk-keys>`;
+    }
+  }
+}

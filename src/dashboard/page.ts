@@ -1,0 +1,28 @@
+/** What every page shares: the styles, an alert line for failures, and a notice line for successes. */
+import { LitElement, html, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
+import { describe, isUnauthorized } from './api.js';
+import { base } from './styles.js';
+
+export class Page extends LitElement {
+  static override styles = [base];
+  @state() error = '';
+  @state() notice = '';
+
+  /** Runs an action, showing its failure in the alert line; a lost session sends the owner to sign in. */
+  protected async attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    this.error = '';
+    try {
+      return await fn();
+    } catch (err) {
+      if (isUnauthorized(err)) this.dispatchEvent(new CustomEvent('signed-out', { bubbles: true, composed: true }));
+      this.error = describe(err);
+      return undefined;
+    }
+  }
+
+  protected messages() {
+    return html`${this.error ? html`<div class="alert" role="alert">${this.error}</div>` : nothing}
+      <div role="status">${this.notice ? html`<div class="notice">${this.notice}</div>` : nothing}</div>`;
+  }
+}

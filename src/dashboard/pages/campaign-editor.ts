@@ -1,0 +1,332 @@
+/**
+ * Create or edit a campaign: every field of the admin contract, a live preview of the widget with the
+ * texts and look being edited, pause/resume/end behind a confirmation, and the embed snippet to copy.
+ */
+import { css, html, nothing } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody } from '../../api/client.js';
+import { api } from '../api.js';
+import { confirmAction } from '../confirm.js';
+import { Page } from '../page.js';
+import '../preview-widget.js';
+import { go, href } from '../router.js';
+import { statusBadge } from '../status.js';
+
+/** The look of the widget: CSS custom properties, carried by the embed snippet (the service stores texts, not styles). */
+interface Theme {
+  accent: string;
+  radius: number;
+  font: string;
+}
+const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system-ui, sans-serif' };
+const FONTS: [string, string][] = [
+  ['system-ui, sans-serif', 'System'],
+  ['Georgia, serif', 'Serif'],
+  ['ui-rounded, "Nunito", system-ui, sans-serif', 'Rounded'],
+  ['ui-monospace, monospace', 'Monospace'],
+];
+const themeKey = (id: string) => `refkit-dashboard:theme:${id}`;
+
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins'>> & { end: string; allowedOrigins: string };
+
+const EMPTY: Draft = {
+  campaignName: '',
+  hostURL: '',
+  referrerRewardValue: 10,
+  refereeRewardValue: 5,
+  rewardType: 'credit',
+  rewardCurrency: 'USD',
+  rewardHeader: 'Give $5, get $10',
+  rewardDescription: 'Invite friends: they get $5 when they start, you get $10 for each of them.',
+  shareHeader: 'Share your link',
+  shareDescription: 'Send it to a friend or post it anywhere.',
+  end: '',
+  allowedOrigins: '',
+  requireEmailConfirmation: false,
+};
+
+/** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
+const toLocalInput = (iso: string | undefined) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+function draftOf(c: CampaignSettings): Draft {
+  return {
+    campaignName: c.campaignName ?? '',
+    hostURL: c.hostURL ?? '',
+    referrerRewardValue: c.referrerRewardValue ?? 0,
+    refereeRewardValue: c.refereeRewardValue ?? 0,
+    rewardType: c.rewardType ?? '',
+    rewardCurrency: c.rewardCurrency,
+    rewardHeader: c.rewardHeader ?? '',
+    rewardDescription: c.rewardDescription ?? '',
+    shareHeader: c.shareHeader ?? '',
+    shareDescription: c.shareDescription ?? '',
+    end: toLocalInput(c.end),
+    allowedOrigins: (c.allowedOrigins ?? []).join('\n'),
+    requireEmailConfirmation: c.requireEmailConfirmation,
+  };
+}
+
+@customElement('rk-campaign-editor')
+export class CampaignEditor extends Page {
+  static override styles = [
+    ...Page.styles,
+    css`
+      .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 420px); gap: 24px; align-items: start; }
+      .side { position: sticky; top: 24px; display: grid; gap: 16px; }
+      .preview { background: repeating-conic-gradient(#f2f4f7 0% 25%, #fff 0% 50%) 50% / 20px 20px; border-radius: 8px; padding: 16px; border: 1px solid var(--border); }
+      pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #0f172a; color: #e2e8f0; padding: 12px; border-radius: 8px; font-size: 12px; }
+      .status-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; }
+      .save-bar { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
+      .look { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 12px; }
+      @media (max-width: 1000px) { .layout { grid-template-columns: 1fr; } .side { position: static; } }
+      @media (max-width: 640px) { .look { grid-template-columns: 1fr; } }
+    `,
+  ];
+
+  /** Undefined: a new campaign. */
+  @property() campaignId: string | undefined;
+  @property({ attribute: false }) campaign: CampaignSettings | undefined;
+  @state() private draft: Draft = { ...EMPTY };
+  @state() private theme: Theme = { ...DEFAULT_THEME };
+  @state() private busy = false;
+  @state() private loadedFor: string | undefined;
+
+  protected override willUpdate(): void {
+    // Fill the form once per campaign (not on every list refresh, which would undo unsaved edits).
+    if (this.campaign && this.loadedFor !== this.campaign.campaignId) {
+      this.loadedFor = this.campaign.campaignId;
+      this.draft = draftOf(this.campaign);
+      const saved = localStorage.getItem(themeKey(this.campaign.campaignId!));
+      this.theme = saved ? { ...DEFAULT_THEME, ...(JSON.parse(saved) as Partial<Theme>) } : { ...DEFAULT_THEME };
+    }
+  }
+
+  #set(field: keyof Draft, value: string | number | boolean) {
+    this.draft = { ...this.draft, [field]: value };
+  }
+
+  #setTheme(patch: Partial<Theme>) {
+    this.theme = { ...this.theme, ...patch };
+    if (this.campaignId) localStorage.setItem(themeKey(this.campaignId), JSON.stringify(this.theme));
+  }
+
+  #body(): CreateCampaignBody {
+    const d = this.draft;
+    const origins = d.allowedOrigins.split(/\s+/).filter(Boolean);
+    const body: CreateCampaignBody = {
+      campaignName: d.campaignName.trim(),
+      hostURL: d.hostURL.trim(),
+      referrerRewardValue: Number(d.referrerRewardValue),
+      refereeRewardValue: Number(d.refereeRewardValue),
+      rewardType: d.rewardType,
+      rewardCurrency: d.rewardCurrency.trim().toUpperCase(),
+      rewardHeader: d.rewardHeader,
+      rewardDescription: d.rewardDescription,
+      shareHeader: d.shareHeader,
+      shareDescription: d.shareDescription,
+    };
+    // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.
+    if (d.requireEmailConfirmation || this.campaign?.requireEmailConfirmation) body.requireEmailConfirmation = d.requireEmailConfirmation;
+    if (d.end) body.end = new Date(d.end).toISOString();
+    else if (this.campaign?.end) body.end = null;
+    if (origins.length > 0) body.allowedOrigins = origins;
+    // Emptied: back to the default, the landing page's own origin.
+    else if (this.campaign?.allowedOrigins) body.allowedOrigins = [new URL(body.hostURL).origin];
+    return body;
+  }
+
+  async #save(e: SubmitEvent) {
+    e.preventDefault();
+    this.busy = true;
+    const saved = await this.attempt(() =>
+      this.campaignId ? api().updateCampaign({ id: this.campaignId, ...this.#body() }) : api().createCampaign(this.#body()),
+    );
+    this.busy = false;
+    if (!saved) return;
+    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
+    if (!this.campaignId) {
+      localStorage.setItem(themeKey(saved.campaignId!), JSON.stringify(this.theme));
+      go(href.campaign(saved.campaignId!));
+    } else {
+      this.notice = 'Changes saved.';
+    }
+  }
+
+  async #setStatus(status: CampaignStatus) {
+    const name = this.draft.campaignName;
+    const ask = {
+      Pause: ['Pause this campaign?', `${name} stops taking sign-ups and qualifications until you resume it. Everything else keeps working.`, 'Pause campaign'],
+      Active: ['Resume this campaign?', `${name} takes sign-ups again.`, 'Resume campaign'],
+      End: ['End this campaign?', `${name} stops for good: an ended campaign cannot be resumed. Participants and balances stay readable.`, 'End campaign'],
+    }[status];
+    if (!(await confirmAction(this, ask[0]!, ask[1]!, ask[2]!, status === 'End'))) return;
+    const c = await this.attempt(() => api().setCampaignStatus(this.campaignId!, status));
+    if (!c) return;
+    this.notice = status === 'Active' ? 'The campaign is active.' : status === 'Pause' ? 'The campaign is paused.' : 'The campaign has ended.';
+    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
+  }
+
+  #snippet(): string {
+    const t = this.theme;
+    const style = `--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${t.font}`;
+    return `<script type="module" src="${location.origin}/widget/referral-widget.js"></script>\n<referral-widget campaign-id="${this.campaignId}" style='${style}'></referral-widget>`;
+  }
+
+  async #copy() {
+    await navigator.clipboard.writeText(this.#snippet());
+    this.notice = 'Embed code copied to the clipboard.';
+  }
+
+  #text(field: keyof Draft, label: string, opts: { type?: string; hint?: string; required?: boolean; area?: boolean; pattern?: string } = {}) {
+    const id = `f-${field}`;
+    const value = String(this.draft[field]);
+    const onInput = (e: Event) => this.#set(field, (e.target as HTMLInputElement).value);
+    return html`<div class="field">
+      <label for=${id}>${label}</label>
+      ${opts.area
+        ? html`<textarea id=${id} .value=${value} @input=${onInput} aria-describedby=${opts.hint ? `${id}-hint` : nothing}></textarea>`
+        : html`<input
+            id=${id}
+            type=${opts.type ?? 'text'}
+            .value=${value}
+            ?required=${opts.required}
+            pattern=${opts.pattern ?? nothing}
+            min=${opts.type === 'number' ? '0' : nothing}
+            @input=${onInput}
+            aria-describedby=${opts.hint ? `${id}-hint` : nothing}
+          />`}
+      ${opts.hint ? html`<div class="hint" id="${id}-hint">${opts.hint}</div>` : nothing}
+    </div>`;
+  }
+
+  #statusCard() {
+    const status = this.campaign?.status;
+    if (!this.campaignId || !status) return nothing;
+    return html`<section class="card" aria-labelledby="status-h">
+      <h2 id="status-h">Status</h2>
+      <div class="status-row">
+        ${statusBadge(status)}
+        ${status === 'Active' ? html`<button @click=${() => this.#setStatus('Pause')}>Pause</button>` : nothing}
+        ${status === 'Pause' ? html`<button @click=${() => this.#setStatus('Active')}>Resume</button>` : nothing}
+        ${status !== 'End' ? html`<button class="danger-ghost" @click=${() => this.#setStatus('End')}>End campaign</button>` : html`<span class="muted">An ended campaign cannot be restarted.</span>`}
+      </div>
+    </section>`;
+  }
+
+  override render() {
+    const d = this.draft;
+    const t = this.theme;
+    const preview: Campaign = {
+      campaignName: d.campaignName,
+      hostURL: d.hostURL,
+      rewardHeader: d.rewardHeader,
+      rewardDescription: d.rewardDescription,
+      shareHeader: d.shareHeader,
+      shareDescription: d.shareDescription,
+      referrerRewardValue: Number(d.referrerRewardValue),
+      refereeRewardValue: Number(d.refereeRewardValue),
+      rewardType: d.rewardType,
+    };
+    return html`<div class="page-head">
+        <div>
+          <h1>${this.campaignId ? d.campaignName || 'Campaign' : 'New campaign'}</h1>
+          <p>${this.campaignId ? html`<span class="mono">${this.campaignId}</span>` : 'Set up the rewards and the texts of your referral program.'}</p>
+        </div>
+        ${this.campaignId
+          ? html`<div class="actions">
+              <a class="button" href=${href.participants(this.campaignId)}>Participants</a>
+              <a class="button" href=${href.analytics(this.campaignId)}>Analytics</a>
+            </div>`
+          : nothing}
+      </div>
+      ${this.messages()}
+      <div class="layout">
+        <div>
+          ${this.#statusCard()}
+          <form class="card" @submit=${this.#save} aria-label="Campaign settings">
+            <fieldset>
+              <legend>Basics</legend>
+              ${this.#text('campaignName', 'Campaign name', { required: true })}
+              ${this.#text('hostURL', 'Landing page URL', { type: 'url', required: true, hint: 'Share links point here, with the campaign and the referral code in the query.' })}
+              <div class="row">
+                ${this.#text('end', 'Ends on (optional)', { type: 'datetime-local', hint: 'After this moment the campaign reads as ended.' })}
+                ${this.#text('allowedOrigins', 'Allowed origins (optional)', { area: true, hint: 'One per line, e.g. https://www.example.com. Empty: the landing page’s origin.' })}
+              </div>
+              <div class="field">
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    id="f-requireEmailConfirmation"
+                    .checked=${this.draft.requireEmailConfirmation}
+                    @change=${(e: Event) => this.#set('requireEmailConfirmation', (e.target as HTMLInputElement).checked)}
+                    aria-describedby="f-requireEmailConfirmation-hint"
+                  />
+                  Require email confirmation (double opt-in)
+                </label>
+                <div class="hint" id="f-requireEmailConfirmation-hint">
+                  Sign-ups from the widget count only once their emailed link is followed, so nobody can sign others up under their own code. Needs SMTP_URL.
+                </div>
+              </div>
+            </fieldset>
+            <fieldset>
+              <legend>Rewards</legend>
+              <div class="row">
+                ${this.#text('referrerRewardValue', 'Referrer reward', { type: 'number', hint: 'Credited to the referrer for each qualified referral.' })}
+                ${this.#text('refereeRewardValue', 'Referee reward', { type: 'number', hint: 'Credited to the friend who joined.' })}
+              </div>
+              <div class="row">
+                ${this.#text('rewardType', 'Reward type', { hint: 'e.g. credit, discount, points' })}
+                ${this.#text('rewardCurrency', 'Currency', { pattern: '[A-Za-z]{3}', hint: 'Three letters, e.g. USD' })}
+              </div>
+            </fieldset>
+            <fieldset>
+              <legend>Widget texts</legend>
+              ${this.#text('rewardHeader', 'Reward headline')} ${this.#text('rewardDescription', 'Reward description', { area: true })}
+              ${this.#text('shareHeader', 'Share headline')} ${this.#text('shareDescription', 'Share description', { area: true })}
+            </fieldset>
+            <fieldset>
+              <legend>Look</legend>
+              <div class="look">
+                <div class="field"><label for="accent">Accent colour</label><input id="accent" type="color" .value=${t.accent} @input=${(e: Event) => this.#setTheme({ accent: (e.target as HTMLInputElement).value })} /></div>
+                <div class="field"><label for="radius">Corner radius: ${t.radius}px</label><input id="radius" type="range" min="0" max="24" .value=${String(t.radius)} @input=${(e: Event) => this.#setTheme({ radius: Number((e.target as HTMLInputElement).value) })} /></div>
+                <div class="field">
+                  <label for="font">Font</label>
+                  <select id="font" @change=${(e: Event) => this.#setTheme({ font: (e.target as HTMLSelectElement).value })}>
+                    ${FONTS.map(([v, l]) => html`<option value=${v} ?selected=${v === t.font}>${l}</option>`)}
+                  </select>
+                </div>
+              </div>
+            </fieldset>
+            <div class="save-bar">
+              <a class="button" href=${href.campaigns()}>Cancel</a>
+              <button class="primary" type="submit" ?disabled=${this.busy}>${this.campaignId ? 'Save changes' : 'Create campaign'}</button>
+            </div>
+          </form>
+        </div>
+        <aside class="side" aria-label="Preview and embed code">
+          <section class="card" aria-labelledby="preview-h">
+            <h2 id="preview-h">Live preview</h2>
+            <div class="preview">
+              <rk-widget-preview
+                campaign-id="preview"
+                .draft=${preview}
+                style="--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${t.font}"
+              ></rk-widget-preview>
+            </div>
+          </section>
+          ${this.campaignId
+            ? html`<section class="card" aria-labelledby="embed-h">
+                <h2 id="embed-h">Embed on your site</h2>
+                <p class="muted">Paste this where the widget should appear.</p>
+                <pre aria-label="Embed code"><code>${this.#snippet()}</code></pre>
+                <div class="save-bar"><button @click=${() => this.#copy()}>Copy embed code</button></div>
+              </section>`
+            : nothing}
+        </aside>
+      </div>`;
+  }
+}

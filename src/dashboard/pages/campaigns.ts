@@ -1,0 +1,43 @@
+/** The campaign list: every campaign of the account, with its status and size. */
+import { html } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import type { CampaignSettings } from '../../api/client.js';
+import { date, n } from '../format.js';
+import { Page } from '../page.js';
+import { href } from '../router.js';
+import { statusBadge } from '../status.js';
+
+@customElement('rk-campaigns')
+export class Campaigns extends Page {
+  @property({ attribute: false }) campaigns: CampaignSettings[] = [];
+
+  override render() {
+    return html`<div class="page-head">
+        <div>
+          <h1>Campaigns</h1>
+          <p>Each campaign is one referral program, with its own rewards, texts and widget.</p>
+        </div>
+        <a class="button primary" href=${href.newCampaign()}>New campaign</a>
+      </div>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr><th>Name</th><th>Status</th><th class="num">Participants</th><th>Rewards</th><th>Created</th></tr>
+          </thead>
+          <tbody>
+            ${this.campaigns.length === 0
+              ? html`<tr><td colspan="5" class="empty">No campaign yet. Create the first one.</td></tr>`
+              : this.campaigns.map(
+                  (c) => html`<tr>
+                    <td><a href=${href.campaign(c.campaignId!)}>${c.campaignName}</a><div class="muted mono">${c.campaignId}</div></td>
+                    <td>${statusBadge(c.status)}</td>
+                    <td class="num">${n(c.participants)}</td>
+                    <td>${c.referrerRewardValue} / ${c.refereeRewardValue} ${c.rewardType || c.rewardCurrency}</td>
+                    <td>${date(c.createdOn)}</td>
+                  </tr>`,
+                )}
+          </tbody>
+        </table>
+      </div>`;
+  }
+}

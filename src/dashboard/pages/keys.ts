@@ -1,0 +1,91 @@
+/** API keys: create (the key shown once), list, revoke. */
+import { css, html, nothing } from 'lit';
+import { customElement, state } from 'lit/decorators.js';
+import type { ApiKey } from '../../api/client.js';
+import { api } from '../api.js';
+import { confirmAction } from '../confirm.js';
+import { dateTime } from '../format.js';
+import { Page } from '../page.js';
+
+@customElement('rk-keys')
+export class Keys extends Page {
+  static override styles = [
+    ...Page.styles,
+    css`
+      form.add .field { margin: 0; }
+      h2.list { margin-top: 32px; }
+    `,
+  ];
+  @state() private keys: ApiKey[] = [];
+  @state() private created: { name: string; key: string } | undefined;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    void this.#load();
+  }
+
+  async #load() {
+    this.keys = (await this.attempt(() => api().listApiKeys())) ?? this.keys;
+  }
+
+  async #create(e: SubmitEvent) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const name = String(new FormData(form).get('name')).trim();
+    const k = await this.attempt(() => api().createApiKey(name));
+    if (!k) return;
+    form.reset();
+    this.created = { name: k.name, key: k.key };
+    await this.#load();
+  }
+
+  async #revoke(k: ApiKey) {
+    if (!(await confirmAction(this, 'Revoke this key?', `Calls made with “${k.name}” (${k.prefix}…) are refused from now on. This cannot be undone.`, 'Revoke key', true))) return;
+    if (await this.attempt(() => api().revokeApiKey(k.id))) {
+      this.notice = `Key “${k.name}” revoked.`;
+      await this.#load();
+    }
+  }
+
+  override render() {
+    return html`<div class="page-head">
+        <div>
+          <h1>API keys</h1>
+          <p>Secret keys let your backend call the API: <code>Authorization: Bearer sk_…</code>. Never put one in a web page.</p>
+        </div>
+      </div>
+      ${this.messages()}
+      ${this.created
+        ? html`<div class="notice" role="status">
+            <strong>Key “${this.created.name}” created.</strong> It is shown this once: copy it now.
+            <div class="secret"><code>${this.created.key}</code><button class="small" @click=${() => navigator.clipboard.writeText(this.created!.key)}>Copy</button></div>
+          </div>`
+        : nothing}
+      <section class="card" aria-labelledby="new-h">
+        <h2 id="new-h">Create a key</h2>
+        <form class="add" @submit=${this.#create}>
+          <div class="field"><label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. production backend" /></div>
+          <button class="primary" type="submit">Create key</button>
+        </form>
+      </section>
+      <h2 class="list">Keys</h2>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
+          <tbody>
+            ${this.keys.length === 0
+              ? html`<tr><td colspan="5" class="empty">No keys yet.</td></tr>`
+              : this.keys.map(
+                  (k) => html`<tr>
+                    <td>${k.name}</td>
+                    <td class="mono">${k.prefix}…</td>
+                    <td>${dateTime(k.createdOn)}</td>
+                    <td>${k.revokedOn ? html`<span class="badge">revoked ${dateTime(k.revokedOn)}</span>` : html`<span class="badge ok">active</span>`}</td>
+                    <td>${k.revokedOn ? nothing : html`<button class="small danger-ghost" aria-label="Revoke ${k.name}" @click=${() => this.#revoke(k)}>Revoke</button>`}</td>
+                  </tr>`,
+                )}
+          </tbody>
+        </table>
+      </div>`;
+  }
+}

@@ -1,0 +1,166 @@
+/** One participant: profile, referrer, referrals, balances with redemption, payments, fraud signals and review. */
+import { css, html, nothing } from 'lit';
+import { customElement, property, state } from 'lit/decorators.js';
+import type { CampaignSettings, Participant, ParticipantDetail } from '../../api/client.js';
+import { api } from '../api.js';
+import { confirmAction } from '../confirm.js';
+import { date, money, n } from '../format.js';
+import { Page } from '../page.js';
+import { href } from '../router.js';
+import { scoreBadge } from '../status.js';
+
+@customElement('rk-participant-detail')
+export class ParticipantDetailPage extends Page {
+  static override styles = [
+    ...Page.styles,
+    css`
+      .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 16px; margin-bottom: 16px; }
+      .cols .card + .card { margin-top: 0; }
+      .balances { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-bottom: 16px; }
+      .balances .value { font-size: 22px; font-weight: 650; }
+      form.redeem { display: grid; grid-template-columns: 1fr 1fr; gap: 8px 12px; align-items: end; }
+      form.redeem button { grid-column: 1 / -1; }
+      dl.props dd a { word-break: break-all; }
+      form.redeem .field { margin: 0; }
+      ul.signals { margin: 8px 0 12px; padding-left: 18px; }
+    `,
+  ];
+
+  @property() campaignId = '';
+  @property() email = '';
+  @property({ attribute: false }) campaign: CampaignSettings | undefined;
+  @state() private detail: ParticipantDetail | undefined;
+  @state() private referrals: Participant[] = [];
+  @state() private moreReferrals: string | undefined;
+
+  protected override willUpdate(changed: Map<string, unknown>): void {
+    if (changed.has('campaignId') || changed.has('email')) void this.#load();
+  }
+
+  async #load() {
+    const [detail, referrals] = (await this.attempt(() =>
+      Promise.all([api().getParticipantDetail(this.campaignId, this.email), api().getReferralsPage(this.campaignId, this.email, { pageSize: 20 })]),
+    )) ?? [undefined, undefined];
+    this.detail = detail;
+    this.referrals = referrals?.items ?? [];
+    this.moreReferrals = referrals?.nextCursor;
+  }
+
+  async #more() {
+    const page = await this.attempt(() => api().getReferralsPage(this.campaignId, this.email, { pageSize: 20, cursor: this.moreReferrals! }));
+    if (!page) return;
+    this.referrals = [...this.referrals, ...page.items];
+    this.moreReferrals = page.nextCursor;
+  }
+
+  async #redeem(e: SubmitEvent) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const kind = data.get('kind') as 'referral' | 'referee';
+    const amount = Number(data.get('amount'));
+    const ok = await this.attempt(() => api().redeemReward({ id: this.campaignId, email: this.email, kind, amount }));
+    if (!ok) return;
+    form.reset();
+    this.notice = `Redeemed ${amount} from the ${kind} balance.`;
+    await this.#load();
+  }
+
+  async #review(approve: boolean) {
+    const ok = approve
+      ? await confirmAction(this, 'Approve this participant?', 'They and their referrer are credited the rewards they earned.', 'Approve')
+      : await confirmAction(this, 'Reject this participant?', 'They stay unapproved and earn nothing.', 'Reject', true);
+    if (!ok) return;
+    const done = await this.attempt(() => (approve ? api().approveParticipant(this.campaignId, this.email) : api().rejectParticipant(this.campaignId, this.email)));
+    if (!done) return;
+    this.notice = approve ? 'Approved.' : 'Rejected.';
+    await this.#load();
+  }
+
+  override render() {
+    const d = this.detail;
+    const back = html`<a href=${href.participants(this.campaignId)}>← All participants</a>`;
+    if (!d) return html`${back}${this.messages()}`;
+    const p = d.participant;
+    const currency = this.campaign?.rewardCurrency ?? 'USD';
+    const held = !p.approval && !p.rejected;
+    return html`${back}
+      <div class="page-head" style="margin-top:12px">
+        <div>
+          <h1>${p.email}</h1>
+          <p>${[p.firstName, p.lastName].filter(Boolean).join(' ') || 'No name given'} · joined ${date(p.createdOn)} · code <span class="mono">${p.referralCode}</span></p>
+        </div>
+        <div class="actions">
+          ${scoreBadge(p.fraudScore)}
+          ${p.approval ? html`<span class="badge ok">approved</span>` : p.rejected ? html`<span class="badge danger">rejected</span>` : html`<span class="badge warn">held for review</span>`}
+        </div>
+      </div>
+      ${this.messages()}
+      <div class="cols">
+        <section class="card" aria-labelledby="bal-h">
+          <h2 id="bal-h">Rewards</h2>
+          <div class="balances">
+            <div><div class="muted">Referral balance</div><div class="value">${n(p.referralRewardBalance)}</div><div class="muted">${n(p.referralReward)} earned · ${n(p.referralRewardRedeemed)} redeemed</div></div>
+            <div><div class="muted">Referee balance</div><div class="value">${n(p.refereeRewardBalance)}</div><div class="muted">${n(p.refereeReward)} earned · ${n(p.refereeRewardRedeemed)} redeemed</div></div>
+          </div>
+          <form class="redeem" @submit=${this.#redeem} aria-label="Redeem a reward">
+            <div class="field">
+              <label for="kind">Balance</label>
+              <select id="kind" name="kind"><option value="referral">Referral</option><option value="referee">Referee</option></select>
+            </div>
+            <div class="field"><label for="amount">Amount</label><input id="amount" name="amount" type="number" min="1" step="1" required /></div>
+            <button class="primary" type="submit">Redeem</button>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="pay-h">
+          <h2 id="pay-h">Payments</h2>
+          <dl class="props">
+            <dt>Paid</dt><dd>${money(p.amountPaid, currency)} in ${n(p.paymentCount)} payment${p.paymentCount === 1 ? '' : 's'}</dd>
+            <dt>Revenue from referrals</dt><dd>${money(p.revenueGenerated, currency)}</dd>
+            <dt>Qualified</dt><dd>${p.rewardEventCompleted ? 'Yes' : 'Not yet'}</dd>
+            <dt>Link views</dt><dd>${n(p.impressionCount)}</dd>
+            <dt>Share link</dt><dd><a href=${p.shareLink!} rel="noopener" target="_blank">${p.shareLink}</a></dd>
+          </dl>
+        </section>
+        <section class="card" aria-labelledby="fraud-h">
+          <h2 id="fraud-h">Fraud signals</h2>
+          <p>Score ${scoreBadge(p.fraudScore)} · signed up ${d.signupSource === 'browser' ? 'in a browser' : d.signupSource === 'api' ? 'through the API' : 'by import'}</p>
+          <ul class="signals">${d.signals.map((s) => html`<li>${s}</li>`)}</ul>
+          ${!p.approval
+            ? html`<div class="actions">
+                <button class="primary" @click=${() => this.#review(true)}>Approve</button>
+                ${held ? html`<button class="danger-ghost" @click=${() => this.#review(false)}>Reject</button>` : nothing}
+              </div>`
+            : nothing}
+        </section>
+        <section class="card" aria-labelledby="ref-h">
+          <h2 id="ref-h">Referred by</h2>
+          ${d.referrer
+            ? html`<p><a href=${href.participant(this.campaignId, d.referrer.email!)}>${d.referrer.email}</a></p>
+                <p class="muted">Code <span class="mono">${d.referrer.referralCode}</span> · ${n(d.referrer.totalReferrals)} referrals</p>`
+            : html`<p class="muted">Nobody: joined directly.</p>`}
+        </section>
+      </div>
+      <section aria-labelledby="refs-h">
+        <h2 id="refs-h">Referrals (${n(p.totalReferrals)})</h2>
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th>Email</th><th>Joined</th><th>Qualified</th><th>Fraud score</th></tr></thead>
+            <tbody>
+              ${this.referrals.length === 0
+                ? html`<tr><td colspan="4" class="empty">No referrals yet.</td></tr>`
+                : this.referrals.map(
+                    (r) => html`<tr>
+                      <td><a href=${href.participant(this.campaignId, r.email!)}>${r.email}</a></td>
+                      <td>${date(r.createdOn)}</td>
+                      <td>${r.rewardEventCompleted ? html`<span class="badge ok">qualified</span>` : html`<span class="badge">pending</span>`}</td>
+                      <td>${scoreBadge(r.fraudScore)}</td>
+                    </tr>`,
+                  )}
+            </tbody>
+          </table>
+        </div>
+        ${this.moreReferrals ? html`<p style="margin-top:12px"><button @click=${() => this.#more()}>Show more referrals</button></p>` : nothing}
+      </section>`;
+  }
+}

@@ -1,0 +1,40 @@
+/** Hash routes: the service serves one page at /admin/, and the hash says which view it shows. */
+export type Route =
+  | { page: 'campaigns' }
+  | { page: 'campaign-new' }
+  | { page: 'campaign'; id: string }
+  | { page: 'participants'; id: string }
+  | { page: 'participant'; id: string; email: string }
+  | { page: 'analytics'; id: string }
+  | { page: 'webhooks' }
+  | { page: 'keys' };
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, id, sub, email] = parts;
+  if (first === 'webhooks') return { page: 'webhooks' };
+  if (first === 'keys') return { page: 'keys' };
+  if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
+  if (first === 'campaigns' && id) {
+    if (sub === 'participants' && email) return { page: 'participant', id, email };
+    if (sub === 'participants') return { page: 'participants', id };
+    if (sub === 'analytics') return { page: 'analytics', id };
+    return { page: 'campaign', id };
+  }
+  return { page: 'campaigns' };
+}
+
+export const href = {
+  campaigns: () => '#/campaigns',
+  newCampaign: () => '#/campaigns/new',
+  campaign: (id: string) => `#/campaigns/${encodeURIComponent(id)}`,
+  participants: (id: string) => `#/campaigns/${encodeURIComponent(id)}/participants`,
+  participant: (id: string, email: string) => `#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(email)}`,
+  analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
+  webhooks: () => '#/webhooks',
+  keys: () => '#/keys',
+};
+
+export const go = (to: string) => {
+  location.hash = to;
+};

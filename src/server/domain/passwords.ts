@@ -1,0 +1,37 @@
+/**
+ * Password hashing with scrypt (memory-hard, in node:crypto: no native module to build). Stored as
+ * `scrypt$N$r$p$salt$hash`, so the cost can be raised later without breaking the hashes already stored.
+ */
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+
+/** N = 2^15, r = 8, p = 3: 32 MiB per guess, one of the equivalent minimums OWASP lists for scrypt. */
+const COST = { N: 2 ** 15, r: 8, p: 3 };
+const KEY_LENGTH = 32;
+/** Node refuses scrypt above 32 MiB by default and 128 * N * r is exactly that: allow headroom. */
+const maxmem = (N: number, r: number) => 256 * N * r;
+
+export const MIN_PASSWORD_LENGTH = 10;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const { N, r, p } = COST;
+  const hash = await scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: maxmem(N, r) });
+  return ['scrypt', N, r, p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const N = Number(n);
+  const R = Number(r);
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { N, r: R, p: Number(p), maxmem: maxmem(N, R) });
+  return timingSafeEqual(actual, expected);
+}
+
+/** A hash of nothing anyone knows: verified against when the email is unknown, so timing does not tell. */
+let decoy: Promise<string> | undefined;
+export const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')));

@@ -1,0 +1,157 @@
+/**
+ * Admin routes the dashboard needs beyond DESIGN.md's contract, in the same RPC style and with the same
+ * credentials (a secret key, or an owner's session): campaign list, participant search and detail,
+ * rejection of held participants, analytics, and CSV export and import.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  ApiErrorBody,
+  CampaignAnalytics,
+  CampaignQuery,
+  CampaignSettings,
+  ImportResult,
+  ParticipantDetail,
+  ParticipantQuery,
+  ParticipantSearchPage,
+  ParticipantSummary,
+  SearchParticipantsQuery,
+} from '../../api/schemas.js';
+import { campaignAnalytics } from '../domain/analytics.js';
+import type { Ctx } from '../domain/context.js';
+import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
+import { invalid } from '../domain/errors.js';
+import { csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
+import { presentCampaignSettings } from '../domain/present.js';
+import { requireActor } from '../http/access.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
+const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+const common = { tags: ['admin'], security };
+const config = { access: 'secret' as const };
+/** Import files are streamed, never held whole: the limit is only against an endless upload. */
+const IMPORT_BODY_LIMIT = 1024 * 1024 * 1024;
+
+export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  // The raw stream goes to the CSV parser; this parser is registered in this plugin's scope only.
+  app.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
+
+  app.get(
+    '/api/v1/admin/listCampaigns',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'List the campaigns of the account, newest first, with every setting',
+        response: { 200: Type.Array(CampaignSettings), ...errors },
+      },
+    },
+    async (request) => {
+      const rows = await ctx.store.listCampaigns(requireActor(request).accountId);
+      return Promise.all(rows.map(async (c) => presentCampaignSettings(c, await ctx.store.countParticipants(c.id), ctx.now())));
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/searchParticipants',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Search and sort the participants of a campaign',
+        description:
+          'q matches the start of an email or a whole referral code. sort: createdOn (default), email or totalReferrals; order desc (default) or asc. filter held: the review queue. Keyset paging: pass nextCursor as cursor.',
+        querystring: SearchParticipantsQuery,
+        response: { 200: ParticipantSearchPage, ...errors },
+      },
+    },
+    async (request) => {
+      const { items, next } = await searchParticipants(ctx, requireActor(request), request.query);
+      return next ? { participants: items, nextCursor: next } : { participants: items };
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/getParticipantDetail',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'One participant with their referrer, money and fraud signals',
+        querystring: ParticipantQuery,
+        response: { 200: ParticipantDetail, ...errors },
+      },
+    },
+    async (request) => participantDetail(ctx, requireActor(request), request.query.id, request.query.email),
+  );
+
+  app.post(
+    '/api/v1/admin/rejectParticipant',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Reject a participant held for review',
+        description: 'They stay unapproved (earning nothing) and leave the review queue. 409 not_held for an approved participant.',
+        body: ParticipantQuery,
+        response: { 200: ParticipantSummary, ...errors },
+      },
+    },
+    async (request) => rejectParticipant(ctx, requireActor(request), request.body.id, request.body.email),
+  );
+
+  app.get(
+    '/api/v1/admin/getCampaignAnalytics',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Funnel, sign-ups per day, top referrers, referred revenue and viral coefficient of a campaign',
+        querystring: CampaignQuery,
+        response: { 200: CampaignAnalytics, ...errors },
+      },
+    },
+    async (request) => campaignAnalytics(ctx, requireActor(request), request.query.id),
+  );
+
+  app.get(
+    '/api/v1/admin/exportParticipants',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Every participant of a campaign as CSV',
+        querystring: CampaignQuery,
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const { campaign, csv } = await exportParticipants(ctx, requireActor(request), request.query.id);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="participants-${campaign.id}.csv"`)
+        .send(csv);
+    },
+  );
+
+  app.post(
+    '/api/v1/admin/importParticipants',
+    {
+      config,
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        ...common,
+        summary: 'Import participants from CSV (Content-Type: text/csv)',
+        description:
+          'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. Existing emails are skipped. Imported participants are not scored and send no webhooks.',
+        querystring: CampaignQuery,
+        response: { 200: ImportResult, ...errors },
+      },
+    },
+    async (request) => {
+      const body = request.body as NodeJS.ReadableStream | undefined;
+      if (!body || typeof body.pipe !== 'function') throw invalid('file', 'Send the CSV file as the body, with Content-Type: text/csv');
+      return importParticipants(ctx, requireActor(request), request.query.id, csvRows(body));
+    },
+  );
+};

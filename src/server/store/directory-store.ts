@@ -1,0 +1,106 @@
+/**
+ * SQL of the owner's participant table: search by email prefix or code, three orders, the review
+ * filters, and row-value keyset paging. Every combination reads an index range (see the migration
+ * 0004_owners), so a page costs the same at row 20 and at row 1,000,000.
+ */
+import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { ParticipantFilterName, ParticipantSort } from '../../api/schemas.js';
+import type { Dialect } from './connect.js';
+import type { ParticipantRow } from './store.js';
+import type { Database } from './tables.js';
+
+export type DirectoryRow = ParticipantRow & { rejected: number };
+
+export interface DirectoryQuery {
+  campaignId: string;
+  /** An email prefix (lower case): callers order such a search by email, so it reads one index range. */
+  emailPrefix?: string;
+  sort: ParticipantSort;
+  order: 'asc' | 'desc';
+  filter: ParticipantFilterName;
+  /** The sort value and id of the last row of the previous page. */
+  after?: { value: number | string; id: number };
+  limit: number;
+}
+
+const SORT_COLUMN = { createdOn: 'created_on', email: 'email', totalReferrals: 'total_referrals' } as const;
+
+type Eb = ExpressionBuilder<Database, 'participants'>;
+
+/** Escapes the wildcards of LIKE in a prefix. */
+const likePrefix = (p: string) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** Above every string that starts with the prefix, in SQLite's binary (UTF-8 byte) order. */
+const MAX_CHAR = String.fromCodePoint(0x10ffff);
+
+export class DirectoryStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  #prefix(prefix: string) {
+    // SQLite compares text byte by byte, so a prefix is a range of the email index; its LIKE ignores case
+    // and cannot use that index. PostgreSQL's order depends on the collation: LIKE is right in every one.
+    return this.dialect === 'sqlite'
+      ? sql<SqlBool>`(participants.email >= ${prefix} and participants.email < ${prefix + MAX_CHAR})`
+      : sql<SqlBool>`participants.email like ${likePrefix(prefix)} escape '\\'`;
+  }
+
+  async search(q: DirectoryQuery): Promise<DirectoryRow[]> {
+    const column = SORT_COLUMN[q.sort];
+    const cmp = q.order === 'asc' ? '>' : '<';
+    let query = this.db
+      .selectFrom('participants')
+      .selectAll('participants')
+      .select((eb) =>
+        eb
+          .case()
+          .when(eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id')))
+          .then(1)
+          .else(0)
+          .end()
+          .as('rejected'),
+      )
+      .where('participants.campaign_id', '=', q.campaignId);
+    if (q.emailPrefix !== undefined) query = query.where(this.#prefix(q.emailPrefix));
+    if (q.filter !== 'all') {
+      const reviewed = (eb: Eb) => eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id'));
+      query = query.where('participants.approval', '=', 0).where((eb) => (q.filter === 'held' ? eb.not(reviewed(eb)) : reviewed(eb)));
+    }
+    if (q.after) {
+      const { value, id } = q.after;
+      query = query.where((eb) => eb(eb.refTuple(`participants.${column}`, 'participants.id'), cmp, eb.tuple(value as never, id)));
+    }
+    return query
+      .orderBy(`participants.${column}`, q.order)
+      .orderBy('participants.id', q.order)
+      .limit(q.limit)
+      .execute() as Promise<DirectoryRow[]>;
+  }
+
+  /** The participants with the most referrals, most first. */
+  topReferrers(campaignId: string, limit: number): Promise<ParticipantRow[]> {
+    return this.db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('total_referrals', '>', 0)
+      .orderBy('total_referrals', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async isRejected(participantId: number): Promise<boolean> {
+    return (await this.db.selectFrom('participant_reviews').select('participant_id').where('participant_id', '=', participantId).executeTakeFirst()) !== undefined;
+  }
+
+  /** Records a rejection; a second one changes nothing. */
+  async reject(participantId: number, now: number): Promise<void> {
+    await this.db
+      .insertInto('participant_reviews')
+      .values({ participant_id: participantId, decision: 'rejected', decided_on: now })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * SQL of the dashboard's per-campaign daily counters. Each change that moves a counter adds to its row
+ * (an upsert on (campaign_id, day)), so analytics read a few hundred rows whatever the campaign's size.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { DAY_MS } from './migrations.js';
+import type { CampaignDailyStatsTable, Database } from './tables.js';
+
+export type DailyStatsRow = Selectable<CampaignDailyStatsTable>;
+type Counter = 'signups' | 'referred_signups' | 'qualified' | 'impressions' | 'referred_revenue_cents';
+
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+export class StatsStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** One sign-up on the day of `now`; `referred` also counts it as a referred sign-up. */
+  countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
+    return this.#add(campaignId, dayOf(now), { signups: 1, referred_signups: referred ? 1 : 0 });
+  }
+
+  /** Several sign-ups on one day at once (imports). */
+  addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
+    return this.#add(campaignId, day, { signups, referred_signups: referred });
+  }
+
+  /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */
+  async addForParticipant(participantId: number, counter: Counter, amount: number, now: number): Promise<void> {
+    await this.db
+      .insertInto('campaign_daily_stats')
+      .columns(['campaign_id', 'day', counter])
+      .expression((eb) =>
+        eb.selectFrom('participants').select(['campaign_id', sql.lit(dayOf(now)).as('day'), sql.lit(amount).as(counter)]).where('id', '=', participantId),
+      )
+      .onConflict((oc) => oc.columns(['campaign_id', 'day']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) })))
+      .execute();
+  }
+
+  async #add(campaignId: string, day: number, counts: Partial<Record<Counter, number>>): Promise<void> {
+    await this.db
+      .insertInto('campaign_daily_stats')
+      .values({ campaign_id: campaignId, day, ...counts })
+      .onConflict((oc) =>
+        oc.columns(['campaign_id', 'day']).doUpdateSet((eb) =>
+          Object.fromEntries(Object.entries(counts).map(([c, n]) => [c, eb(eb.ref(`campaign_daily_stats.${c as Counter}`), '+', n)])),
+        ),
+      )
+      .execute();
+  }
+
+  /** Every day with a counter of the campaign, oldest first. */
+  daily(campaignId: string): Promise<DailyStatsRow[]> {
+    return this.db.selectFrom('campaign_daily_stats').selectAll().where('campaign_id', '=', campaignId).orderBy('day').execute();
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * The owner's dashboard end to end: real service (SQLite) with seeded data, the built dashboard at
+ * /admin/, Debian's Chromium. Each test signs in and does one task the way an owner would.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import type { Browser, Page } from 'playwright-core';
+import { RefkitClient } from '../../src/api/client.js';
+import { rejects } from '../server/helpers/assert.js';
+import { waitFor } from '../server/helpers/receiver.js';
+import { launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, type DashboardPage, type Seeded } from './helpers/dashboard.js';
+
+describe('dashboard', () => {
+  let seeded: Seeded;
+  let browser: Browser;
+  let tmp: string;
+
+  before(async () => {
+    seeded = await seededService(60);
+    browser = await launch();
+    tmp = mkdtempSync(join(tmpdir(), 'refkit-e2e-'));
+  });
+  after(async () => {
+    await browser?.close();
+    await seeded?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Runs a task in a fresh signed-in context; the page must log no error on the way. */
+  async function task(fn: (d: DashboardPage & { page: Page }) => Promise<void>, width = 1280): Promise<void> {
+    const d = await signedIn(browser, seeded.service.url, width);
+    try {
+      await fn(d);
+      assert.deepEqual(d.problems, []);
+    } finally {
+      await d.context.close();
+    }
+  }
+
+  const confirm = async (page: Page, button: string) => {
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: button }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  };
+
+  it('a wrong password is refused; the right one signs in; sign-out ends the session for good', async () => {
+    const context = await browser.newContext({ baseURL: seeded.service.url });
+    try {
+      const page = await context.newPage();
+      await page.goto('/admin/');
+      await page.getByLabel('Email').fill(OWNER.email);
+      await page.getByLabel('Password').fill('not my password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').getByText('The email or the password is wrong').waitFor();
+      await page.getByLabel('Password').fill(OWNER.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+      const cookie = (await context.cookies()).find((c) => c.name === 'refkit_session')!;
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Strict');
+      // A reload keeps the session (it is in the cookie, not in the page).
+      await page.reload();
+      await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      const replay = new RefkitClient({ baseUrl: seeded.service.url, fetch: (i, init) => fetch(i, { ...init, headers: { ...(init?.headers as object), cookie: `refkit_session=${cookie.value}` } }) });
+      await rejects(() => replay.listCampaigns(), 401, 'unauthorized');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('campaigns: create one while the preview follows the texts, edit it, pause, resume and end it with confirmation, copy the embed code', () =>
+    task(async ({ page }) => {
+      await page.getByRole('link', { name: 'New campaign' }).click();
+      await page.getByLabel('Campaign name').fill('Summer friends');
+      await page.getByLabel('Landing page URL').fill('https://acme.example/summer');
+      await page.getByLabel('Reward headline').fill('Bring a friend, get a month free');
+      const preview = page.locator('rk-widget-preview');
+      await preview.getByText('Bring a friend, get a month free').waitFor();
+      await page.getByLabel('Referrer reward').fill('30');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.getByRole('heading', { name: 'Embed on your site' }).waitFor();
+      const id = decodeURIComponent(/#\/campaigns\/([^/]+)$/.exec(page.url())![1]!);
+      const created = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      assert.equal(created.campaignName, 'Summer friends');
+      assert.equal(created.referrerRewardValue, 30);
+
+      await page.getByLabel('Share headline').fill('Pass it on');
+      await preview.getByLabel('Email address').fill('someone@example.com');
+      await preview.getByRole('button', { name: 'Get my referral link' }).click();
+      await preview.getByText('Pass it on').waitFor();
+      await page.getByLabel('Currency').fill('EUR');
+      await page.getByLabel('Allowed origins (optional)').fill('https://acme.example\nhttps://www.acme.example');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      const edited = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      assert.equal(edited.shareHeader, 'Pass it on');
+      assert.equal(edited.rewardCurrency, 'EUR');
+      assert.deepEqual(edited.allowedOrigins, ['https://acme.example', 'https://www.acme.example']);
+      // The preview signed nobody up.
+      await rejects(() => seeded.service.admin.getParticipant(id, 'someone@example.com'), 404, 'participant_not_found');
+
+      await page.getByRole('button', { name: 'Copy embed code' }).click();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.match(copied, new RegExp(`<referral-widget campaign-id="${id}"`));
+      assert.match(copied, /\/widget\/referral-widget\.js"><\/script>/);
+
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await confirm(page, 'Pause campaign');
+      await page.getByText('Paused', { exact: true }).waitFor();
+      assert.equal((await seeded.service.admin.getCampaign(id)).status, 'Pause');
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await confirm(page, 'Resume campaign');
+      await page.getByText('Active', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'End campaign' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      assert.equal((await seeded.service.admin.getCampaign(id)).status, 'Active');
+      await page.getByRole('button', { name: 'End campaign' }).click();
+      await confirm(page, 'End campaign');
+      await page.getByText('An ended campaign cannot be restarted.').waitFor();
+      assert.equal((await seeded.service.admin.getCampaign(id)).status, 'End');
+    }));
+
+  it('participants: search by email or code, sort, page with keyset cursors, open one, redeem a reward', () =>
+    task(async ({ page }) => {
+      const id = seeded.campaignId;
+      await page.goto(`/admin/#/campaigns/${id}/participants`);
+      const rows = page.locator('rk-participants tbody tr');
+      await page.getByRole('link', { name: 'a.v.a.0+2@example.com' }).waitFor();
+      assert.equal(await rows.count(), 25);
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('Page 2', { exact: true }).waitFor();
+      const page2 = await rows.first().locator('a').textContent();
+      await page.getByRole('button', { name: 'Previous' }).click();
+      await page.getByText('Page 1', { exact: true }).waitFor();
+      await page.getByRole('link', { name: 'a.v.a.0+2@example.com' }).waitFor();
+      assert.notEqual(page2, 'a.v.a.0+2@example.com');
+
+      await page.getByLabel('Sort').selectOption({ label: 'Email A–Z' });
+      await page.getByRole('link', { name: 'a.v.a.0+2@example.com' }).waitFor();
+      const emails = await rows.locator('td.who a').allTextContents();
+      assert.deepEqual(emails, [...emails].sort());
+
+      await page.getByLabel('Search').fill('ben.');
+      await waitFor(async () => {
+        const found = await rows.locator('td.who a').allTextContents();
+        return found.length > 0 && found.every((e) => e.startsWith('ben.')) && found.join() === [...found].sort().join();
+      }, 'search results, in email order');
+      const ava = await seeded.service.admin.getParticipant(id, 'ava.0@example.com');
+      await page.getByLabel('Search').fill(ava.referralCode!.toLowerCase());
+      await waitFor(async () => (await rows.locator('td.who a').allTextContents()).join() === 'ava.0@example.com', 'code search');
+
+      await page.getByRole('link', { name: 'ava.0@example.com' }).click();
+      await page.getByRole('heading', { name: 'ava.0@example.com' }).waitFor();
+      await page.getByRole('heading', { name: 'Fraud signals' }).waitFor();
+      const before = ava.referralRewardBalance!;
+      assert.ok(before >= 5);
+      await page.getByLabel('Balance').selectOption('referral');
+      await page.getByLabel('Amount').fill('5');
+      await page.getByRole('button', { name: 'Redeem' }).click();
+      await page.getByText('Redeemed 5 from the referral balance.').waitFor();
+      assert.equal((await seeded.service.admin.getParticipant(id, 'ava.0@example.com')).referralRewardBalance, before - 5);
+      await page.getByLabel('Amount').fill('100000');
+      await page.getByRole('button', { name: 'Redeem' }).click();
+      await page.getByRole('alert').getByText(/balance is less than 100000/).waitFor();
+      // The referral list links on to a referral, whose detail names the referrer.
+      await page.getByRole('link', { name: 'friend0@example.org' }).click();
+      await page.getByRole('heading', { name: 'Referred by' }).waitFor();
+      await page.locator('rk-participant-detail').getByRole('link', { name: 'ava.0@example.com' }).waitFor();
+    }));
+
+  it('review queue: the held sign-ups are listed; one is approved (credited), one rejected', () =>
+    task(async ({ page }) => {
+      const id = seeded.campaignId;
+      await page.goto(`/admin/#/campaigns/${id}/participants`);
+      await page.getByRole('button', { name: 'Review queue' }).click();
+      await page.getByRole('link', { name: 'ava.0+again@example.com' }).waitFor();
+      const held = await page.locator('rk-participants tbody td.who a').allTextContents();
+      assert.deepEqual(held.sort(), ['ava.0+again@example.com']);
+      await page.getByRole('button', { name: 'Reject', exact: true }).click();
+      await confirm(page, 'Reject');
+      await page.getByText('Nobody is waiting for review.').waitFor();
+      await page.getByRole('button', { name: 'Rejected' }).click();
+      await page.getByRole('link', { name: 'ava.0+again@example.com' }).waitFor();
+      // Changed their mind: approve from the rejected list.
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await confirm(page, 'Approve');
+      await page.getByText('ava.0+again@example.com approved.').waitFor();
+      assert.equal((await seeded.service.admin.getParticipantDetail(id, 'ava.0+again@example.com')).participant.approval, true);
+    }));
+
+  it('CSV: export downloads every participant; import adds the new rows and reports the refused ones', () =>
+    task(async ({ page }) => {
+      const id = seeded.campaignId;
+      await page.goto(`/admin/#/campaigns/${id}/participants`);
+      await page.getByRole('link', { name: 'Export CSV' }).waitFor();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+      const file = join(tmp, 'export.csv');
+      await download.saveAs(file);
+      const rows = parse(readFileSync(file, 'utf8'), { columns: true }) as { email: string }[];
+      const all = await seeded.service.admin.searchParticipants({ id, pageSize: 100 });
+      assert.equal(rows.length, all.participants.length);
+
+      const upload = join(tmp, 'new.csv');
+      writeFileSync(upload, 'email,firstName\nnew.one@example.com,New\nnot-an-email,Bad\nava.0@example.com,Again\n');
+      await page.locator('#import-file').setInputFiles(upload);
+      await page.getByText(/Imported 1 participants; 1 already there; 1 refused \(line 3: email must be an email address\)/).waitFor();
+      assert.equal((await seeded.service.admin.getParticipant(id, 'new.one@example.com')).firstName, 'New');
+    }));
+
+  it('analytics: funnel, sign-ups per day on a chart, top referrers, revenue and viral coefficient', () =>
+    task(async ({ page }) => {
+      const a = await seeded.service.admin.getCampaignAnalytics(seeded.campaignId);
+      await page.goto(`/admin/#/campaigns/${seeded.campaignId}/analytics`);
+      await page.getByRole('heading', { name: 'Sign-ups per day' }).waitFor();
+      await page.locator('rk-analytics canvas').first().waitFor();
+      const funnel = page.locator('rk-analytics .funnel');
+      for (const v of [a.funnel.impressions, a.funnel.signups, a.funnel.referredSignups, a.funnel.qualified]) await funnel.getByText(String(v), { exact: true }).first().waitFor();
+      await page.getByText(`$${a.referredRevenue}`).first().waitFor();
+      await page.getByText(a.viralCoefficient.toFixed(2), { exact: true }).waitFor();
+      await page.locator('rk-analytics').getByRole('link', { name: a.topReferrers[0]!.email! }).waitFor();
+    }));
+
+  it('webhooks: add an endpoint (secret shown once), read the attempts of a delivery, filter failed ones, redeliver, remove', () =>
+    task(async ({ page }) => {
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('Endpoint URL').fill('https://hooks.acme.example/refkit');
+      await page.getByLabel('reward_unlocked').uncheck();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = await page.locator('.notice code').textContent();
+      assert.match(secret!, /^whsec_/);
+      const added = (await seeded.service.admin.listWebhookEndpoints()).find((e) => e.url === 'https://hooks.acme.example/refkit')!;
+      assert.deepEqual(added.eventTypes, ['referrer_added', 'referee_added']);
+      assert.equal(added.secret, undefined);
+
+      // The seeded receiver answers 500 to every fifth delivery, and the seeded dispatcher does not retry.
+      await page.getByLabel('Status').selectOption('failed');
+      const attempts = page.getByRole('button', { name: '1 attempt' }).first();
+      await attempts.click();
+      await page.getByText(/HTTP 500/).first().waitFor();
+      const before = seeded.receiver.received.length;
+      await page.getByRole('button', { name: 'Redeliver' }).first().click();
+      await page.getByText('Sent again').waitFor();
+      await waitFor(() => seeded.receiver.received.length > before, 'the redelivery to arrive');
+
+      await page.getByRole('button', { name: 'Remove https://hooks.acme.example/refkit' }).click();
+      await confirm(page, 'Remove endpoint');
+      await page.getByText('Endpoint removed.').waitFor();
+      assert.equal((await seeded.service.admin.listWebhookEndpoints()).some((e) => e.url === 'https://hooks.acme.example/refkit'), false);
+    }));
+
+  it('API keys: create one (shown once, it works), then revoke it (it stops working)', () =>
+    task(async ({ page }) => {
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByLabel('Name').fill('warehouse sync');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = (await page.locator('.notice code').textContent())!;
+      assert.match(key, /^sk_/);
+      const client = new RefkitClient({ baseUrl: seeded.service.url, secretKey: key });
+      assert.ok((await client.listCampaigns()).length >= 2);
+      await page.getByRole('button', { name: 'Revoke warehouse sync' }).click();
+      await confirm(page, 'Revoke key');
+      await page.getByText('Key “warehouse sync” revoked.').waitFor();
+      await rejects(() => client.listCampaigns(), 401, 'unauthorized');
+    }));
+
+  for (const width of [1280, 390]) {
+    it(`every page at ${width} px: no serious or critical axe violation, nothing wider than the screen`, () =>
+      task(async ({ page }) => {
+        const id = encodeURIComponent(seeded.campaignId);
+        const pages: [string, string][] = [
+          [`#/campaigns`, 'Campaigns'],
+          [`#/campaigns/new`, 'New campaign'],
+          [`#/campaigns/${id}`, 'Acme Notes launch'],
+          [`#/campaigns/${id}/participants`, 'Participants'],
+          [`#/campaigns/${id}/participants/ava.0%40example.com`, 'ava.0@example.com'],
+          [`#/campaigns/${id}/analytics`, 'Analytics'],
+          [`#/webhooks`, 'Webhooks'],
+          [`#/keys`, 'API keys'],
+        ];
+        for (const [hash, heading] of pages) {
+          await page.goto(`/admin/${hash}`);
+          await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+          await page.waitForLoadState('networkidle');
+          assert.deepEqual(await seriousViolations(page), [], hash);
+          assert.equal(await overflowsSideways(page), false, `${hash} is wider than ${width} px`);
+        }
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        assert.deepEqual(await seriousViolations(page), [], 'sign-in');
+        assert.equal(await overflowsSideways(page), false, 'sign-in');
+      }, width));
+  }
+});
