@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { RefkitClient } from '../../src/api/client.js';
+import { browserAt } from './helpers/addresses.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { ownerSignedIn } from './helpers/owner.js';
@@ -127,7 +128,8 @@ eachDatabase('dashboard admin routes', (service) => {
     // Browser sign-ups (keyless) are scored: the referrer's own mailbox under an alias is `high`.
     await s.browser.addParticipant({ id, email: 'a.n.n+1@gmail.com', referredByCode: ann.referralCode! });
     await s.browser.addParticipant({ id, email: 'ann+2@gmail.com', referredByCode: ann.referralCode! });
-    await s.browser.addParticipant({ id, email: 'friend@example.com', referredByCode: ann.referralCode! });
+    // From another network: two referees from one network are not yet a squatting pattern, three would be.
+    await browserAt(s.url, '127.0.0.3').addParticipant({ id, email: 'friend@example.com', referredByCode: ann.referralCode! });
     const held = async () => (await s.admin.searchParticipants({ id, filter: 'held', order: 'asc' })).participants.map((p) => p.email);
     assert.deepEqual(await held(), ['a.n.n+1@gmail.com', 'ann+2@gmail.com']);
 
@@ -155,7 +157,8 @@ eachDatabase('dashboard admin routes', (service) => {
     const id = await s.campaign();
     await people(s, id);
     const ann = await s.admin.getParticipant(id, 'ann@example.com');
-    for (let i = 0; i < 3; i++) assert.equal(await s.browser.validateCode(id, ann.referralCode!), true);
+    // Three visitors (an impression counts once per visitor and day).
+    for (let i = 0; i < 3; i++) assert.equal(await browserAt(s.url, `127.0.0.${10 + i}`).validateCode(id, ann.referralCode!), true);
     await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '12.34' });
     await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '0.66' });
     await s.admin.qualifyParticipant({ id, email: 'cy@example.com' });
