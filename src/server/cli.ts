@@ -11,7 +11,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
 import { AppError } from './domain/errors.js';
 import { createOwner } from './domain/owners.js';
@@ -30,8 +30,13 @@ function int(value: string): number {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Calls one admin route in process, acting for the default account; the status and the parsed answer. */
-async function callAdmin(method: 'GET' | 'POST', route: string, body: Record<string, unknown>): Promise<{ status: number; answer: unknown }> {
-  const config = loadConfig();
+async function callAdmin(
+  method: 'GET' | 'POST',
+  route: string,
+  body: Record<string, unknown>,
+  overrides: Partial<Config> = {},
+): Promise<{ status: number; answer: unknown }> {
+  const config = { ...loadConfig(), ...overrides };
   const runtime = await openRuntime(config);
   const key = `sk_cli_${randomBytes(24).toString('base64url')}`;
   const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashSecret(key) }, logger: false });
@@ -65,8 +70,8 @@ async function admin(method: 'GET' | 'POST', route: string, body: Record<string,
 }
 
 /** An admin call whose answer the command goes on with; throws the service's error message. */
-async function adminValue<T>(method: 'GET' | 'POST', route: string, body: Record<string, unknown>): Promise<T> {
-  const { status, answer } = await callAdmin(method, route, body);
+async function adminValue<T>(method: 'GET' | 'POST', route: string, body: Record<string, unknown>, overrides: Partial<Config> = {}): Promise<T> {
+  const { status, answer } = await callAdmin(method, route, body, overrides);
   if (status >= 400) throw new ConfigError(describeError(answer as ErrorAnswer));
   return answer as T;
 }
@@ -319,7 +324,9 @@ webhook
       port: o.port,
       events: o.events,
       ...(o.forwardTo && { forwardTo: o.forwardTo }),
-      register: (url, eventTypes) => adminValue<{ id: string; secret: string }>('POST', 'createWebhookEndpoint', { url, eventTypes }),
+      // Its own target is loopback by design; the serving process still decides whether it delivers there.
+      register: (url, eventTypes) =>
+        adminValue<{ id: string; secret: string }>('POST', 'createWebhookEndpoint', { url, eventTypes }, { webhookAllowPrivate: true }),
       unregister: (id) => adminValue('POST', 'deleteWebhookEndpoint', { id }).then(() => undefined),
       print: (line) => process.stdout.write(`${line}\n`),
     });

@@ -70,7 +70,7 @@ describe('refkit webhook listen', () => {
   it('the CLI command registers on the database of DATABASE_URL, prints the secret and events, and cleans up on Ctrl+C', async () => {
     const s = await startService(sqlite!, { dispatcher: { pollMs: 50 } });
     try {
-      const child = runCli(['webhook', 'listen'], { DATABASE_URL: s.database.url, WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const child = runCli(['webhook', 'listen'], { DATABASE_URL: s.database.url });
       let out = '';
       child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
