@@ -9,6 +9,7 @@ import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
+import { sharedCompilers } from './http/schema-compilers.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
@@ -35,6 +36,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
     trustProxy: config.trustProxy,
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: sharedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
