@@ -20,9 +20,11 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
+import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
+export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -116,6 +118,17 @@ export class RefkitClient {
   /** Gives up a participant token (the widget's "Not you?"). */
   signOut(id: string, token: string): Promise<Ok> {
     return this.#send<Ok>('POST', '/api/v1/signOut', {}, { id }, { [PROOF_HEADERS.token]: token }).then((r) => r.body);
+  }
+  /** What the widget needs beyond the Campaign: the reward's currency or unit, per-channel share messages. */
+  getWidgetSettings(id: string): Promise<WidgetSettings> {
+    return this.#get('/api/v1/getWidgetSettings', { id });
+  }
+  /** The proven participant's own record and referrals, in any campaign state (`email` goes with a signature). */
+  getMyReferrals(id: string, proof: Pick<ParticipantProof, 'token' | 'emailSignature'>, email?: string): Promise<MyReferrals> {
+    const headers: Record<string, string> = {};
+    if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
+    if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    return this.#send<MyReferrals>('POST', '/api/v1/getMyReferrals', {}, email === undefined ? { id } : { id, email }, headers).then((r) => r.body);
   }
   getCampaign(id: string): Promise<Campaign> {
     return this.#get('/api/v1/getCampaign', { id });

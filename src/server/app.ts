@@ -14,6 +14,7 @@ import { browserSessionRoutes } from './routes/browser-session.js';
 import { healthRoutes } from './routes/health.js';
 import { interfaceRoutes } from './routes/interface.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { widgetRoutes } from './routes/widget.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -56,6 +57,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(adminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
-  await app.register(assetRoutes);
+  await app.register(widgetRoutes, { ctx });
+  await app.register(assetRoutes, { ctx });
   return app;
 }
