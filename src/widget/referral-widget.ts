@@ -208,6 +208,8 @@ export class ReferralWidget extends LitElement {
   /** The share view's module, once loaded. */
   @state() private shareViewLib: ShareViewModule | undefined;
   #copiedTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The language being loaded: the load waits for it, so that its sentences are in that language. */
+  #localeReady: Promise<void> = Promise.resolve();
 
   #client: BrowserClient | undefined;
   /** Bumped by each load, so that the answers of a superseded load are dropped. */
@@ -259,7 +261,7 @@ export class ReferralWidget extends LitElement {
     }
     if (changed.has('lang') || !this.hasUpdated) {
       const locale = supportedLocale(languageOf(this));
-      if (locale !== getLocale()) void setLocale(locale);
+      if (locale !== getLocale()) this.#localeReady = setLocale(locale).catch(() => {});
     }
     if (changed.has('apiBase')) this.#client = undefined;
     if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email') || changed.has('emailSignature')) && this.campaignId) {
@@ -295,6 +297,7 @@ export class ReferralWidget extends LitElement {
       // The settings only refine the texts: without them (an older service), the widget works as before.
       const [c, settings] = await Promise.all([this.client.getCampaign(this.campaignId), this.client.getWidgetSettings(this.campaignId).catch(() => undefined)]);
       campaign = c;
+      await this.#localeReady;
       if (!superseded()) this.settings = settings;
     } catch (err) {
       if (!superseded()) this.#fail(err);
@@ -684,7 +687,7 @@ export class ReferralWidget extends LitElement {
   }
 
   #header(text: string | undefined) {
-    return html`<h2 part="header" tabindex="-1"><slot name="header">${text}</slot></h2>`;
+    return html`<h2 part="header" tabindex="-1" dir="auto"><slot name="header">${text}</slot></h2>`;
   }
 
   #signupView() {
@@ -695,7 +698,7 @@ export class ReferralWidget extends LitElement {
     const invited = this.invitedText || msg('You were invited');
     return html`
       ${this.#header(c?.rewardHeader || msg('Referral program'))}
-      ${c?.rewardDescription ? html`<p part="description">${c.rewardDescription}</p>` : nothing}
+      ${c?.rewardDescription ? html`<p part="description" dir="auto">${c.rewardDescription}</p>` : nothing}
       ${this.referralCode && !this.invalidCode
         ? html`<p part="invited">${invited}.${reward ? html` ${msg(str`Your reward: ${reward}.`)}` : nothing}</p>`
         : nothing}

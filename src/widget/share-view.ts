@@ -63,9 +63,9 @@ export function shareView(o: ShareViewOptions) {
           ${msg('This referral program has ended. Your link no longer brings rewards; what you earned is kept.')}
         </p>`
       : nothing}
-    <h2 part="header" tabindex="-1"><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
+    <h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
     ${offer(c, amount)}
-    ${c?.shareDescription ? html`<p part="description">${c.shareDescription}</p>` : nothing}
+    ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}
     <div part="link-box">
       <label part="label" for="share-link">${msg('Your referral link')}</label>
       <div part="link-row">
@@ -104,7 +104,7 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
   return html`<div part="offer">
     ${icons.gift}
     <div>
-      ${c?.rewardHeader ? html`<strong>${c.rewardHeader}</strong>` : nothing}
+      ${c?.rewardHeader ? html`<strong dir="auto">${c.rewardHeader}</strong>` : nothing}
       <ul>
         ${mine ? html`<li data-offer="referrer">${msg(str`You get ${mine} for each friend who qualifies.`)}</li>` : nothing}
         ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they join.`)}</li>` : nothing}
@@ -114,7 +114,8 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
 }
 
 function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
-  const welcome = (c?.refereeRewardValue ?? 0) > 0 || (p.refereeReward ?? 0) > 0;
+  // Only a referred participant has a welcome reward to show.
+  const welcome = p.referredByCode !== undefined || (p.refereeReward ?? 0) > 0;
   return html`<dl part="stats">
     <div><dt>${msg('Friends joined')}</dt><dd data-stat="referrals">${formatCount(p.totalReferrals ?? 0, locale)}</dd></div>
     <div>
