@@ -146,11 +146,6 @@ export class BrowserClient {
   protected postJson<T>(path: string, body: unknown): Promise<T> {
     return this.send<T>('POST', path, {}, body).then((r) => r.body);
   }
-  protected async getPage<T>(path: string, query: Query): Promise<Page<T>> {
-    const { body, headers } = await this.send<T[]>('GET', path, query);
-    const nextCursor = nextCursorFromLink(headers.get('link'));
-    return nextCursor ? { items: body, nextCursor } : { items: body };
-  }
 
   protected async send<T>(method: string, path: string, query: Query, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ body: T; headers: Headers }> {
     const url = new URL(this.baseUrl + path);
@@ -188,6 +183,13 @@ export class BrowserClient {
 
 /** Every operation: the interface's, with a secret key where they need one, and the admin routes. */
 export class RefkitClient extends BrowserClient {
+  /** A list route's page: the body, and the next page's cursor from the `Link` header. */
+  protected async getPage<T>(path: string, query: Query): Promise<Page<T>> {
+    const { body, headers } = await this.send<T[]>('GET', path, query);
+    const nextCursor = nextCursorFromLink(headers.get('link'));
+    return nextCursor ? { items: body, nextCursor } : { items: body };
+  }
+
   // ---- the interface's operations (getCampaign and validateCode are in BrowserClient) ----
 
   addParticipant(body: AddParticipantBody): Promise<Participant> {

@@ -1,4 +1,4 @@
-/** Reward values, counts and dates as the visitor's locale writes them (Intl). */
+/** Reward values as the visitor's locale writes them (Intl), in the campaign's currency or unit. */
 import type { Campaign, WidgetSettings } from '../api/client.js';
 
 /** How a campaign's reward values read: money in a currency, or a count of some unit ("points"). */
@@ -28,5 +28,3 @@ export function formatReward(value: number, format: RewardFormat, locale: string
 }
 
 export const formatCount = (n: number, locale: string) => new Intl.NumberFormat(locale).format(n);
-
-export const formatDate = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(iso));

@@ -1,7 +1,7 @@
 /**
  * What the visitor sees when a call fails: the widget state, and one sentence for the status line. Setup
  * mistakes (a refused page origin, an unknown campaign id) also tell the developer, in the console,
- * which attribute or setting to fix.
+ * which attribute or setting to fix (./setup-advice.ts, loaded only then).
  */
 import { msg, str } from '@lit/localize';
 import { ApiError } from '../api/client.js';
@@ -38,20 +38,5 @@ export function describeFailure(err: unknown, online: boolean): { state: Failure
   return say('error', msg('Something went wrong. Please try again.'));
 }
 
-const TAG = '<referral-widget>';
-
-/** The console line that tells a developer how to fix a setup mistake; undefined for other failures. */
-export function setupAdvice(code: string, campaignId: string, origin: string): string | undefined {
-  switch (code) {
-    case 'missing_campaign_id':
-      return `${TAG}: the campaign-id attribute is missing. Set it to your campaign's id: <referral-widget campaign-id="...">.`;
-    case 'campaign_not_found':
-      return `${TAG}: no campaign has the id "${campaignId}" (the campaign-id attribute). Check it, e.g. with the id printed by "npx refkit campaign create".`;
-    case 'forbidden_origin':
-      return (
-        `${TAG}: this page's origin ${origin} is not in the allowedOrigins of campaign "${campaignId}". ` +
-        `Add it: npx refkit campaign update --id ${campaignId} --allowed-origin ${origin} (repeat --allowed-origin for each origin).`
-      );
-  }
-  return undefined;
-}
+/** Failures a developer fixes in the page or the campaign: the console says how (./setup-advice.ts). */
+export const SETUP_CODES = new Set(['missing_campaign_id', 'campaign_not_found', 'forbidden_origin']);

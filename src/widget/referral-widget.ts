@@ -11,8 +11,7 @@
  * The element is defined by ./index.ts, so that loading the bundle twice does not throw.
  */
 import { LitElement, adoptStyles, html, nothing, type PropertyValues } from 'lit';
-import { property, state } from 'lit/decorators.js';
-import { localized, msg, str } from '@lit/localize';
+import { msg, str, updateWhenLocaleChanges } from '@lit/localize';
 import {
   ApiError,
   BrowserClient,
@@ -26,9 +25,8 @@ import {
 } from '../api/client.js';
 import { formatReward, rewardFormat } from './amounts.js';
 import { captureCode } from './code-capture.js';
-import { describeFailure, endedText, pausedText, setupAdvice } from './failures.js';
+import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
-import { qrSvg } from './qr.js';
 import { withNetworkRetries } from './retry.js';
 import { defaultApiBase } from './script-origin.js';
 import * as storage from './storage.js';
@@ -38,9 +36,6 @@ type ShareViewModule = typeof import('./share-view.js');
 let shareViewModule: Promise<ShareViewModule> | undefined;
 /** The share view's code: fetched once, as soon as a share view is likely (a sign-up, a known visitor). */
 const loadShareView = () => (shareViewModule ??= import('./share-view.js'));
-
-/** How long the copy button says "Copied!". */
-const COPIED_MS = 2500;
 
 export type WidgetState =
   | 'loading'
@@ -147,67 +142,102 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @cssprop --referral-widget-input-text - Input text colour (default: the text colour).
  * @cssprop --referral-widget-focus-ring - Focus ring colour; keep 3:1 against the background (default: the accent).
  */
-@localized()
 export class ReferralWidget extends LitElement {
   static override styles = styles;
+  // Reactive properties and their attributes (static rather than decorators: less code in the bundle).
+  static override properties = {
+    campaignId: { attribute: 'campaign-id' },
+    apiBase: { attribute: 'api-base' },
+    email: {},
+    emailSignature: { attribute: 'email-signature' },
+    cookieDomain: { attribute: 'cookie-domain' },
+    firstNameField: { type: Boolean, attribute: 'first-name' },
+    lastNameField: { type: Boolean, attribute: 'last-name' },
+    submitLabel: { attribute: 'submit-label' },
+    emailLabel: { attribute: 'email-label' },
+    firstNameLabel: { attribute: 'first-name-label' },
+    lastNameLabel: { attribute: 'last-name-label' },
+    invitedText: { attribute: 'invited-text' },
+    copyLabel: { attribute: 'copy-label' },
+    shareLabel: { attribute: 'share-label' },
+    retryLabel: { attribute: 'retry-label' },
+    lang: {},
+    state: { state: true },
+    campaign: { state: true },
+    participant: { state: true },
+    referralCode: { state: true },
+    invalidCode: { state: true },
+    returning: { state: true },
+    limited: { state: true },
+    notice: { state: true },
+    fieldError: { state: true },
+    status: { state: true },
+    qr: { state: true },
+    settings: { state: true },
+    referrals: { state: true },
+    moreReferrals: { state: true },
+    copied: { state: true },
+    shareViewLib: { state: true },
+  };
+
   /** Waits before re-sending a sign-up that got no answer at all; after them the visitor gets Retry. */
   static networkRetryDelaysMs: readonly number[] = [400, 1200];
 
-  @property({ attribute: 'campaign-id' }) campaignId = '';
+  campaignId = '';
   /** The service's address; by default the origin this script was loaded from. */
-  @property({ attribute: 'api-base' }) apiBase = '';
+  apiBase = '';
   /** A visitor the page already knows: shown their share view without a form. */
-  @property() email = '';
+  email = '';
   /**
    * Your backend's HMAC-SHA256 (hex) of `email` with the campaign's signing secret: proves the visitor
    * is that participant, so the widget may show their balances (see README, Privacy).
    */
-  @property({ attribute: 'email-signature' }) emailSignature = '';
+  emailSignature = '';
   /** A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share. */
-  @property({ attribute: 'cookie-domain' }) cookieDomain = '';
-  @property({ type: Boolean, attribute: 'first-name' }) firstNameField = false;
-  @property({ type: Boolean, attribute: 'last-name' }) lastNameField = false;
+  cookieDomain = '';
+  firstNameField = false;
+  lastNameField = false;
 
   // Texts, each overridable by the attribute of the same name; empty means the locale catalogue's text.
   // Campaign texts come from the service.
-  @property({ attribute: 'submit-label' }) submitLabel = '';
-  @property({ attribute: 'email-label' }) emailLabel = '';
-  @property({ attribute: 'first-name-label' }) firstNameLabel = '';
-  @property({ attribute: 'last-name-label' }) lastNameLabel = '';
-  @property({ attribute: 'invited-text' }) invitedText = '';
-  @property({ attribute: 'copy-label' }) copyLabel = '';
-  @property({ attribute: 'share-label' }) shareLabel = '';
-  @property({ attribute: 'retry-label' }) retryLabel = '';
+  submitLabel = '';
+  emailLabel = '';
+  firstNameLabel = '';
+  lastNameLabel = '';
+  invitedText = '';
+  copyLabel = '';
+  shareLabel = '';
+  retryLabel = '';
   /** The language of the texts; by default the nearest `lang` above the element, or the page's. */
-  @property() override lang = '';
+  override lang = '';
 
-  @state() state: WidgetState = 'loading';
-  @state() campaign: Campaign | undefined;
-  @state() participant: Participant | undefined;
+  state: WidgetState = 'loading';
+  campaign: Campaign | undefined;
+  participant: Participant | undefined;
   /** The referral code the sign-up will carry. */
-  @state() referralCode: string | undefined;
+  referralCode: string | undefined;
   /** The share link carried a code the service does not know. */
-  @state() invalidCode = false;
+  invalidCode = false;
   /** Shown their share view without signing up on this page. */
-  @state() returning = false;
+  returning = false;
   /** The service showed only what a stranger may see (no proof of being this participant on this browser). */
-  @state() limited = false;
+  limited = false;
   /** A sentence about what happened beyond the obvious: an invitation that could not apply, an email sent. */
-  @state() notice = '';
-  @state() fieldError: FieldError | undefined;
+  notice = '';
+  fieldError: FieldError | undefined;
   /** The one sentence in the aria-live status line. */
-  @state() status = '';
-  @state() private qr = '';
+  status = '';
+  /** The QR code of the share link (SVG markup from qrcode), drawn by the share view. */
+  qr = '';
   /** The reward's currency or unit and the share messages (getWidgetSettings); undefined when unavailable. */
-  @state() settings: WidgetSettings | undefined;
+  settings: WidgetSettings | undefined;
   /** Who the participant referred, when known (getMyReferrals). */
-  @state() referrals: MyReferral[] | undefined;
-  @state() moreReferrals = false;
+  referrals: MyReferral[] | undefined;
+  moreReferrals = false;
   /** The copy button says "Copied!" for a moment. */
-  @state() copied = false;
+  copied = false;
   /** The share view's module, once loaded. */
-  @state() private shareViewLib: ShareViewModule | undefined;
-  #copiedTimer: ReturnType<typeof setTimeout> | undefined;
+  shareViewLib: ShareViewModule | undefined;
   /** The language being loaded: the load waits for it, so that its sentences are in that language. */
   #localeReady: Promise<void> = Promise.resolve();
 
@@ -227,6 +257,12 @@ export class ReferralWidget extends LitElement {
     if (this.state === 'ready') this.status = offlineNotice();
   };
 
+  constructor() {
+    super();
+    // Re-render in the new language when the page's locale changes.
+    updateWhenLocaleChanges(this);
+  }
+
   get client(): BrowserClient {
     // fetch is looked up on each call, so a page (or a test) that wraps window.fetch later is honoured.
     this.#client ??= new BrowserClient({ baseUrl: this.apiBase || defaultApiBase, fetch: (input, init) => fetch(input, init) });
@@ -242,14 +278,13 @@ export class ReferralWidget extends LitElement {
   override disconnectedCallback(): void {
     window.removeEventListener('online', this.#onOnline);
     window.removeEventListener('offline', this.#onOffline);
-    clearTimeout(this.#copiedTimer);
     super.disconnectedCallback();
   }
 
   protected override firstUpdated(): void {
     // Not in the markup, nor set by the page's script by now: nothing will ever load. Tell the developer.
     if (!this.campaignId) {
-      console.warn(setupAdvice('missing_campaign_id', '', location.origin));
+      this.#warnSetup('missing_campaign_id');
       this.#settle('not-found', '');
     }
   }
@@ -267,7 +302,7 @@ export class ReferralWidget extends LitElement {
     if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email') || changed.has('emailSignature')) && this.campaignId) {
       void this.#load();
     }
-    if (changed.has('participant')) this.#drawQr();
+    if (changed.has('participant')) this.shareViewLib?.drawQr(this);
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -466,6 +501,11 @@ export class ReferralWidget extends LitElement {
     }
     this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
     if (answer.outcome === 'pending') {
+      try {
+        this.shareViewLib = await loadShareView();
+      } catch (err) {
+        return this.#fail(err);
+      }
       this.participant = answer.participant;
       this.notice = '';
       const address = answer.participant.email ?? body.email;
@@ -514,10 +554,16 @@ export class ReferralWidget extends LitElement {
 
   #fail(err: unknown): void {
     const { state, message, error } = describeFailure(err, navigator.onLine);
-    const advice = setupAdvice(error.code, this.campaignId, location.origin);
-    if (advice) console.warn(advice);
+    this.#warnSetup(error.code);
     this.#emit('referral-error', errorDetail(error));
     this.#settle(state, message);
+  }
+
+  /** Tells the developer, in the console, how to fix a setup mistake (a no-op for other failures). */
+  #warnSetup(code: string): void {
+    if (!SETUP_CODES.has(code)) return;
+    const campaignId = this.campaignId;
+    void import('./setup-advice.js').then((m) => console.warn(m.setupAdvice(code, campaignId, location.origin)));
   }
 
   #settle(state: WidgetState, status: string): void {
@@ -527,20 +573,6 @@ export class ReferralWidget extends LitElement {
 
   #emit<K extends keyof WidgetEvents>(type: K, detail: WidgetEvents[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-  }
-
-  #drawQr(): void {
-    this.qr = '';
-    const link = this.participant?.shareLink;
-    if (!link) return;
-    qrSvg(link).then(
-      (svg) => {
-        if (this.participant?.shareLink === link) this.qr = svg;
-      },
-      () => {
-        // No QR code: the link, copy and share buttons still work.
-      },
-    );
   }
 
   #focusTarget(): string {
@@ -576,38 +608,20 @@ export class ReferralWidget extends LitElement {
     this.#settle('ready', '');
   };
 
-  readonly #onCopy = async () => {
-    const link = this.participant?.shareLink;
-    if (!link) return;
-    try {
-      await navigator.clipboard.writeText(link);
-      this.copied = true;
-      this.status = msg('Link copied.');
-      clearTimeout(this.#copiedTimer);
-      this.#copiedTimer = setTimeout(() => (this.copied = false), COPIED_MS);
-    } catch {
-      // No clipboard access (permissions, insecure page): select the link so that one key press copies.
-      this.renderRoot.querySelector<HTMLTextAreaElement>('[part~=link]')?.select();
-      this.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected link.');
-    }
-  };
+  /** A reward value in the campaign's currency or unit, as the widget's language writes it. */
+  amount(value: number): string {
+    return formatReward(value, rewardFormat(this.settings, this.campaign), getLocale());
+  }
 
-  readonly #onShare = async () => {
-    const link = this.participant?.shareLink;
-    if (!link || !this.shareViewLib) return;
-    // The friend's message, as on the other channels (not the participant's instructions).
-    const { native } = this.shareViewLib.friendTexts(link, this.settings?.shareMessages ?? {}, this.#refereeReward());
-    try {
-      await navigator.share({ text: native, ...(this.campaign?.rewardHeader && { title: this.campaign.rewardHeader }) });
-    } catch {
-      // The visitor closed the share sheet: nothing to report.
-    }
-  };
+  /** The language the widget's texts are in now. */
+  locale(): string {
+    return getLocale();
+  }
 
-  /** What a friend gets, written in the campaign's currency or unit and the widget's locale. */
-  #refereeReward(): string {
+  /** What a friend gets ('' when nothing). */
+  refereeReward(): string {
     const value = this.campaign?.refereeRewardValue;
-    return value ? formatReward(value, rewardFormat(this.settings, this.campaign), getLocale()) : '';
+    return value ? this.amount(value) : '';
   }
 
   // ---- rendering ----
@@ -640,11 +654,8 @@ export class ReferralWidget extends LitElement {
       case 'signed-up':
         return this.#signedUpView();
       case 'check-email':
-        return html`${this.#header(msg('Check your inbox'))}
-          <p part="description">
-            ${msg(html`We sent a link to <strong>${this.participant?.email}</strong>. Open it to confirm your email and get your referral link.`)}
-          </p>
-          <button part="button other-email" type="button" @click=${this.#onNotMe}>${msg('Use another email')}</button>`;
+        // Loaded with the sign-up (#signUp awaits it before this state): the rarer views live there.
+        return this.shareViewLib ? this.shareViewLib.checkEmailView(this.participant?.email ?? '', this.#onNotMe) : this.#placeholder();
       case 'paused':
       case 'ended':
       case 'not-found':
@@ -665,25 +676,7 @@ export class ReferralWidget extends LitElement {
   #signedUpView() {
     const lib = this.shareViewLib;
     if (!lib || !this.participant) return this.#placeholder();
-    return html`${lib.shareView({
-        campaign: this.campaign,
-        participant: this.participant,
-        referrals: this.referrals,
-        moreReferrals: this.moreReferrals,
-        format: rewardFormat(this.settings, this.campaign),
-        locale: getLocale(),
-        messages: this.settings?.shareMessages ?? {},
-        qrSvg: this.qr,
-        copied: this.copied,
-        copyLabel: this.copyLabel,
-        shareLabel: this.shareLabel,
-        onCopy: this.#onCopy,
-        onShare: 'share' in navigator ? this.#onShare : undefined,
-        // Balances are private: shown only to a browser that proved it is this participant.
-        stats: !this.limited,
-      })}
-      ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
-      ${(this.returning || this.limited) && !this.email ? this.#notMe() : nothing}`;
+    return lib.signedUpScreen(this, this.participant, this.#onNotMe);
   }
 
   #header(text: string | undefined) {
@@ -694,7 +687,7 @@ export class ReferralWidget extends LitElement {
     const c = this.campaign;
     const submitting = this.state === 'submitting';
     const strayError = this.fieldError && !FORM_FIELDS.includes(this.fieldError.field) ? this.fieldError.message : '';
-    const reward = this.#refereeReward();
+    const reward = this.refereeReward();
     const invited = this.invitedText || msg('You were invited');
     return html`
       ${this.#header(c?.rewardHeader || msg('Referral program'))}
@@ -737,13 +730,6 @@ export class ReferralWidget extends LitElement {
     </div>`;
   }
 
-  #notMe() {
-    const email = this.participant?.email ?? '';
-    return html`<p part="returning">
-      ${msg(str`Signed up as ${email}.`)}
-      <button part="not-me" type="button" @click=${this.#onNotMe}>${msg('Not you?')}</button>
-    </p>`;
-  }
 }
 
 /** The `detail` of each event the element dispatches (bubbling and composed, so a page can listen on document). */

@@ -5,6 +5,15 @@ import { css } from 'lit';
  * the sign-up form's first load does not carry them. Same custom properties as ./styles.ts.
  */
 export const shareStyles = css`
+  [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
+  [part='not-me'] {
+    background: none;
+    border: 0;
+    padding: 0 0.25rem;
+    min-height: var(--_control);
+    color: var(--_accent);
+    text-decoration: underline;
+  }
   [part='offer'] { display: flex; gap: 0.75rem; align-items: flex-start; line-height: 1.45; }
   [part='offer'] > svg { flex: none; width: 1.5rem; height: 1.5rem; color: var(--_accent); margin-block-start: 0.1rem; }
   [part='offer'] strong { display: block; font-size: 1.0625rem; }

@@ -9,9 +9,9 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import type { Campaign, MyReferral, Participant, ReferralStatus } from '../api/client.js';
+import type { Campaign, MyReferral, Participant, ReferralStatus, WidgetSettings } from '../api/client.js';
 import type { ShareMessages } from '../api/schemas.js';
-import { formatCount, formatDate, formatReward, type RewardFormat } from './amounts.js';
+import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
 import { shareTargets, shareTexts } from './share-links.js';
 
@@ -22,7 +22,8 @@ export interface ShareViewOptions {
   referrals: MyReferral[] | undefined;
   /** More referrals exist than listed. */
   moreReferrals: boolean;
-  format: RewardFormat;
+  /** A reward value in the campaign's currency or unit, as the locale writes it. */
+  amount: (value: number) => string;
   locale: string;
   messages: ShareMessages;
   /** SVG markup that qrcode made from the share link (never campaign text); '' until it is drawn. */
@@ -38,6 +39,113 @@ export interface ShareViewOptions {
   stats: boolean;
 }
 
+/** The element's state this view reads and the feedback it writes (src/widget/referral-widget.ts). */
+export interface ShareHost {
+  campaign: Campaign | undefined;
+  participant: Participant | undefined;
+  referrals: MyReferral[] | undefined;
+  moreReferrals: boolean;
+  settings: WidgetSettings | undefined;
+  qr: string;
+  copied: boolean;
+  copyLabel: string;
+  shareLabel: string;
+  limited: boolean;
+  returning: boolean;
+  email: string;
+  notice: string;
+  status: string;
+  renderRoot: HTMLElement | DocumentFragment;
+  refereeReward(): string;
+  amount(value: number): string;
+  locale(): string;
+}
+
+/** Double opt-in: the sign-up waits for the emailed link. */
+export function checkEmailView(email: string, onOtherEmail: () => void) {
+  return html`<h2 part="header" tabindex="-1">${msg('Check your inbox')}</h2>
+    <p part="description">
+      ${msg(html`We sent a link to <strong>${email}</strong>. Open it to confirm your email and get your referral link.`)}
+    </p>
+    <button part="button other-email" type="button" @click=${onOtherEmail}>${msg('Use another email')}</button>`;
+}
+
+/** How long the copy button says "Copied!". */
+const COPIED_MS = 2500;
+const copiedTimers = new WeakMap<ShareHost, ReturnType<typeof setTimeout>>();
+
+/** The signed-up screen of an element: the share view, its notice, and "Not you?" for a remembered visitor. */
+export function signedUpScreen(host: ShareHost, participant: Participant, onNotMe: () => void) {
+  const email = participant.email ?? '';
+  return html`${shareView({
+      campaign: host.campaign,
+      participant,
+      referrals: host.referrals,
+      moreReferrals: host.moreReferrals,
+      amount: (value) => host.amount(value),
+      locale: host.locale(),
+      messages: host.settings?.shareMessages ?? {},
+      qrSvg: host.qr,
+      copied: host.copied,
+      copyLabel: host.copyLabel,
+      shareLabel: host.shareLabel,
+      onCopy: () => void copyLink(host),
+      onShare: 'share' in navigator ? () => void nativeShare(host) : undefined,
+      // Balances are private: shown only to a browser that proved it is this participant.
+      stats: !host.limited,
+    })}
+    ${host.notice ? html`<p part="notice">${host.notice}</p>` : nothing}
+    ${(host.returning || host.limited) && !host.email
+      ? html`<p part="returning">
+          ${msg(str`Signed up as ${email}.`)}
+          <button part="not-me" type="button" @click=${onNotMe}>${msg('Not you?')}</button>
+        </p>`
+      : nothing}`;
+}
+
+async function copyLink(host: ShareHost): Promise<void> {
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  try {
+    await navigator.clipboard.writeText(link);
+    host.copied = true;
+    host.status = msg('Link copied.');
+    clearTimeout(copiedTimers.get(host));
+    copiedTimers.set(host, setTimeout(() => (host.copied = false), COPIED_MS));
+  } catch {
+    // No clipboard access (permissions, insecure page): select the link so that one key press copies.
+    host.renderRoot.querySelector<HTMLTextAreaElement>('[part~=link]')?.select();
+    host.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected link.');
+  }
+}
+
+async function nativeShare(host: ShareHost): Promise<void> {
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  // The friend's message, as on the other channels (not the participant's instructions).
+  const { native } = shareTexts(link, host.settings?.shareMessages ?? {}, host.refereeReward());
+  try {
+    await navigator.share({ text: native, ...(host.campaign?.rewardHeader && { title: host.campaign.rewardHeader }) });
+  } catch {
+    // The visitor closed the share sheet: nothing to report.
+  }
+}
+
+/** Draws the QR code of the participant's link into `host.qr`, unless the participant changed meanwhile. */
+export function drawQr(host: ShareHost): void {
+  host.qr = '';
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  qrSvg(link).then(
+    (svg) => {
+      if (host.participant?.shareLink === link) host.qr = svg;
+    },
+    () => {
+      // No QR code: the link, copy and share buttons still work.
+    },
+  );
+}
+
 const selectAll = (e: FocusEvent) => (e.target as HTMLTextAreaElement).select();
 
 const statusText = (status: ReferralStatus) =>
@@ -47,7 +155,7 @@ export function shareView(o: ShareViewOptions) {
   const c = o.campaign;
   const p = o.participant;
   const link = p.shareLink ?? '';
-  const amount = (value: number) => formatReward(value, o.format, o.locale);
+  const amount = o.amount;
   const refereeReward = c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   const ended = c?.status === 'End' || c?.ended === true;
   const paused = !ended && (c?.status === 'Pause' || c?.paused === true);
@@ -117,7 +225,7 @@ function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => s
   // Only a referred participant has a welcome reward to show.
   const welcome = p.referredByCode !== undefined || (p.refereeReward ?? 0) > 0;
   return html`<dl part="stats">
-    <div><dt>${msg('Friends joined')}</dt><dd data-stat="referrals">${formatCount(p.totalReferrals ?? 0, locale)}</dd></div>
+    <div><dt>${msg('Friends joined')}</dt><dd data-stat="referrals">${new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0)}</dd></div>
     <div>
       <dt>${msg('Earned for referrals')}</dt>
       <dd data-stat="referral-balance">${amount(p.referralRewardBalance ?? 0)}</dd>
@@ -163,12 +271,11 @@ function referralList(o: ShareViewOptions) {
             (r) => html`<li data-referral-status=${r.status}>
               <span part="referral-name">${r.name}</span>
               <span part="referral-status" data-status=${r.status}>${statusText(r.status)}</span>
-              <time datetime=${r.joinedOn}>${formatDate(r.joinedOn, o.locale)}</time>
+              <time datetime=${r.joinedOn}>${new Intl.DateTimeFormat(o.locale, { dateStyle: 'medium' }).format(new Date(r.joinedOn))}</time>
             </li>`,
           )}
         </ul>`}
     ${o.moreReferrals ? html`<p part="referrals-more">${msg('…and more.')}</p>` : nothing}
   </section>`;
 }
-export { shareTexts as friendTexts } from './share-links.js';
 export { shareStyles } from './share-styles.js';

@@ -89,15 +89,6 @@ export const styles = css`
   [part='placeholder'] span { height: 0.9rem; border-radius: 4px; background: var(--_border); }
   [part='placeholder'] span:first-child { height: 1.4rem; width: 60%; }
   [part='placeholder'] span:last-child { height: 2.5rem; }
-  [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
-  [part='not-me'] {
-    background: none;
-    border: 0;
-    padding: 0 0.25rem;
-    min-height: var(--_control);
-    color: var(--_accent);
-    text-decoration: underline;
-  }
   h2:focus { outline: none; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @container (max-width: 26rem) {

@@ -230,7 +230,7 @@ describe('<referral-widget> setup mistakes', () => {
   it('a missing campaign-id warns in the console, naming the attribute, instead of loading forever', async () => {
     const el = await mount('', { apiBase: true, campaignId: false });
     await settled(el, 'not-found');
-    expect(warnings.join('\n')).to.match(/campaign-id attribute is missing/);
+    await waitUntil(() => /campaign-id attribute is missing/.test(warnings.join('\n')), 'console warning');
     expect(service.calls).to.have.length(0);
   });
 
@@ -239,7 +239,7 @@ describe('<referral-widget> setup mistakes', () => {
     const el = await mount();
     await settled(el, 'not-found');
     expect(text(el, '[part=status]')).to.equal('This referral program could not be found.');
-    expect(warnings.join('\n')).to.match(/no campaign has the id "cmp_1" \(the campaign-id attribute\)/);
+    await waitUntil(() => /no campaign has the id "cmp_1" \(the campaign-id attribute\)/.test(warnings.join('\n')), 'console warning');
   });
 
   it("a page origin the campaign does not allow: visitors read so, the console says how to allow it", async () => {
@@ -248,6 +248,6 @@ describe('<referral-widget> setup mistakes', () => {
     await settled(el, 'not-allowed');
     expect(text(el, '[part=status]')).to.equal('This site is not allowed to use this referral program.');
     expect(q(el, '[part~=retry]') === null, 'no retry').to.equal(true);
-    expect(warnings.join('\n')).to.contain(`--allowed-origin ${location.origin}`);
+    await waitUntil(() => warnings.join('\n').includes(`--allowed-origin ${location.origin}`), 'console warning');
   });
 });
