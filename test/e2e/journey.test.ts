@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent } from '../../src/api/schemas.js';
@@ -21,6 +21,8 @@ import { startReceiver, waitFor, type Receiver } from '../server/helpers/receive
 import { startService, type TestService } from '../server/helpers/service.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// jsqr is CommonJS whose typings declare an ES default export: under NodeNext the default import is the module.
+const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).default;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 function landingPage(serviceUrl: string, campaignId: () => string): Promise<{ url: string; server: Server }> {
