@@ -251,3 +251,29 @@ describe('<referral-widget> setup mistakes', () => {
     await waitUntil(() => warnings.join('\n').includes(`--allowed-origin ${location.origin}`), 'console warning');
   });
 });
+
+describe('<referral-widget> touch, focus and dark pages', () => {
+  it('every control is at least 44 px tall on a phone-sized widget', async () => {
+    returning();
+    const el = await mount();
+    el.style.width = '350px';
+    await settled(el, 'signed-up');
+    const controls = [...el.shadowRoot!.querySelectorAll<HTMLElement>('button, a, input, textarea')];
+    expect(controls.length).to.be.above(6);
+    for (const c of controls) expect(c.getBoundingClientRect().height, c.getAttribute('part') ?? c.tagName).to.be.at.least(44);
+  });
+
+  it('the focus ring is the accent (3:1 on the card by default), and inputs take the page theme', async () => {
+    const el = await mount();
+    el.style.setProperty('--referral-widget-input-background', 'rgb(17, 24, 39)');
+    el.style.setProperty('--referral-widget-input-text', 'rgb(243, 244, 246)');
+    await settled(el, 'ready');
+    const input = q<HTMLInputElement>(el, 'input[name=email]')!;
+    expect(getComputedStyle(input).backgroundColor).to.equal('rgb(17, 24, 39)');
+    expect(getComputedStyle(input).color).to.equal('rgb(243, 244, 246)');
+    input.focus();
+    // Keyboard focus (focus-visible) on an input: a solid 3 px ring in the accent #4f46e5 (6.3:1 on white).
+    const style = getComputedStyle(input);
+    expect([style.outlineStyle, style.outlineWidth, style.outlineColor]).to.deep.equal(['solid', '3px', 'rgb(79, 70, 229)']);
+  });
+});
