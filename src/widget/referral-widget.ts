@@ -321,6 +321,8 @@ export class ReferralWidget extends LitElement {
     this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
     this.referrals = undefined;
+    // Another campaign's texts must not stand in for this one's while it loads or if it fails.
+    if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
     this.returning = false;
     this.limited = false;
     this.notice = '';

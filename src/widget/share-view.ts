@@ -171,9 +171,12 @@ export function shareView(o: ShareViewOptions) {
           ${msg('This referral program has ended. Your link no longer brings rewards; what you earned is kept.')}
         </p>`
       : nothing}
-    <h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
-    ${offer(c, amount)}
-    ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}
+    ${ended
+      ? // Nothing left to share for: what the participant earned, and with whom.
+        html`<h2 part="header" tabindex="-1">${msg('Your rewards')}</h2>`
+      : html`<h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
+          ${offer(c, amount)}
+          ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}`}
     <div part="link-box">
       <label part="label" for="share-link">${msg('Your referral link')}</label>
       <div part="link-row">

@@ -123,6 +123,8 @@ describe('<referral-widget> the participant\'s own standing', () => {
     const el = await mount();
     await settled(el, 'signed-up');
     expect(text(el, '[part=campaign-state]')).to.contain('has ended');
+    expect(text(el, '[part=header]')).to.equal('Your rewards');
+    expect(q(el, '[part=offer]') === null, 'no offer to share for').to.equal(true);
     expect(q<HTMLTextAreaElement>(el, '[part~=link]')!.value).to.equal(LINK);
     expect(el.shadowRoot!.querySelectorAll('[part=referrals] li')).to.have.length(3);
     expect(q(el, '[part=share-links]') === null, 'no share links').to.equal(true);
@@ -232,6 +234,15 @@ describe('<referral-widget> setup mistakes', () => {
     await settled(el, 'not-found');
     await waitUntil(() => /campaign-id attribute is missing/.test(warnings.join('\n')), 'console warning');
     expect(service.calls).to.have.length(0);
+  });
+
+  it('a campaign-id changed to an unknown one shows no texts of the previous campaign', async () => {
+    const el = await mount();
+    await settled(el, 'ready');
+    service.routes['/api/v1/getCampaign'] = () => apiError(404, 'campaign_not_found');
+    el.campaignId = 'cmp_typo';
+    await settled(el, 'not-found');
+    expect(text(el, '[part=header]')).to.equal('Referral program');
   });
 
   it('an unknown campaign id: "could not be found", and the console names campaign-id and the id', async () => {

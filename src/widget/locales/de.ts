@@ -68,6 +68,7 @@
 'scd1dd6ff53d0d01a': `Erneut versuchen`,
 'sd1f44f1a8bc20e67': `E-Mail`,
 'sd6224c4aa010d96c': `Sie hatten sich bereits mit dieser E-Mail-Adresse angemeldet.`,
+'sd7d096efa4d78036': `Ihre Prämien`,
 'sdfb2b12b255de30c': `Kopiert!`,
 'sea15f3ac10073dea': `Sie werden angemeldet…`,
 'sf0929782c249da7a': `Teilen…`,

@@ -68,6 +68,7 @@
 'scd1dd6ff53d0d01a': `Reintentar`,
 'sd1f44f1a8bc20e67': `Correo`,
 'sd6224c4aa010d96c': `Ya te habías unido con este correo.`,
+'sd7d096efa4d78036': `Tus recompensas`,
 'sdfb2b12b255de30c': `¡Copiado!`,
 'sea15f3ac10073dea': `Registrándote…`,
 'sf0929782c249da7a': `Compartir…`,

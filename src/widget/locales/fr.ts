@@ -68,6 +68,7 @@
 'scd1dd6ff53d0d01a': `Réessayer`,
 'sd1f44f1a8bc20e67': `E-mail`,
 'sd6224c4aa010d96c': `Vous étiez déjà inscrit avec cet e-mail.`,
+'sd7d096efa4d78036': `Vos récompenses`,
 'sdfb2b12b255de30c': `Copié !`,
 'sea15f3ac10073dea': `Inscription en cours…`,
 'sf0929782c249da7a': `Partager…`,
