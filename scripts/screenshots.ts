@@ -83,8 +83,14 @@ try {
   await qualifyParticipant(ctx, DEFAULT_ACCOUNT, { id: DEMO_CAMPAIGN_ID, email: 'ben@example.com' });
 
   const returning = async (page: Page, lang?: string) => {
+    // A page written in that language: <html lang> as the server sends it.
+    if (lang) {
+      await page.route(`${url}/demo/`, async (route) => {
+        const response = await route.fetch();
+        await route.fulfill({ response, body: (await response.text()).replace('<html lang="en">', `<html lang="${lang}">`) });
+      });
+    }
     await page.goto(`${url}/demo/`);
-    if (lang) await page.evaluate((l) => document.querySelector('referral-widget')!.setAttribute('lang', l), lang);
     await inState(page, 'signed-up');
     await widget(page).locator('[part=referrals] li').first().waitFor();
   };
