@@ -1,13 +1,42 @@
-import { defineConfig } from 'vite';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
 
-// The widget as a library: one self-contained ES module and one classic script (IIFE), Lit and qrcode
-// bundled in, for `<script type="module" src=".../widget/referral-widget.js">` on any page.
+const OUT_DIR = 'dist/widget';
+
+/**
+ * Writes .br and .gz beside every script the build emits, so the service sends them precompressed
+ * (src/server/routes/assets.ts; @fastify/static picks the best encoding the browser accepts).
+ */
+function precompress(): Plugin {
+  return {
+    name: 'refkit-precompress',
+    apply: 'build',
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+      for (const file of walk(OUT_DIR).filter((f) => f.endsWith('.js'))) {
+        const raw = readFileSync(file);
+        writeFileSync(`${file}.gz`, gzipSync(raw, { level: 9 }));
+        writeFileSync(`${file}.br`, brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+      }
+    },
+  };
+}
+
+// The widget as a library, for `<script type="module" src=".../widget/referral-widget.js">` on any page:
+// - the ES module is split: the entry (the sign-up form, Lit, English texts) loads first; the share view,
+//   the QR encoder and each other language are chunks under chunks/ with a content hash in their names,
+//   fetched when needed;
+// - the classic script (IIFE) cannot load chunks, so it stays one self-contained file.
 // `vite` (the dev server) serves index.html and proxies /api to a local service.
 export default defineConfig({
+  plugins: [precompress()],
   build: {
-    outDir: 'dist/widget',
+    outDir: OUT_DIR,
     emptyOutDir: true,
-    target: 'es2021',
+    target: 'es2022',
     sourcemap: true,
     minify: true,
     lib: {
@@ -19,7 +48,7 @@ export default defineConfig({
     rolldownOptions: {
       // Library mode keeps the ES build's whitespace (for a consumer's bundler to re-minify); this file is
       // served to browsers as is, so it is minified in full, like the IIFE.
-      output: { minify: true },
+      output: { minify: true, chunkFileNames: 'chunks/[name]-[hash].js' },
       // The IIFE build has no import.meta and gets `{}` for it: src/widget/script-origin.ts reads
       // document.currentScript first there, so the empty object is what we want.
       checks: { emptyImportMeta: false },

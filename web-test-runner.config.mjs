@@ -8,6 +8,7 @@ buildSync({ entryPoints: ['node_modules/qrcode/lib/browser.js'], bundle: true, f
 
 export default {
   files: 'test/widget/**/*.test.ts',
+  testFramework: { config: { timeout: 8000 } },
   nodeResolve: true,
   plugins: [
     { name: 'qrcode-esm', resolveImport: ({ source }) => (source === 'qrcode' ? '/node_modules/.cache/wtr/qrcode.js' : undefined) },

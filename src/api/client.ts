@@ -12,33 +12,27 @@ import type {
   CampaignSettings,
   CampaignStatus,
   CreateCampaignBody,
-  CreateWebhookEndpointBody,
-  ListWebhookDeliveriesQuery,
   ImportResult,
-  Ok,
   OwnerSession,
-  Participant,
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  SearchParticipantsQuery,
+  CreateWebhookEndpointBody,
+  ListWebhookDeliveriesQuery,
+  Ok,
+  Participant,
   QualifyParticipantBody,
   RedeemRewardBody,
-  SearchParticipantsQuery,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
+import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
+export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 export type {
-  Participant,
-  Campaign,
-  CampaignStatus,
-  ApiKey,
-  AddParticipantBody,
-  QualifyParticipantBody,
-  WebhookDelivery,
-  WebhookEndpoint,
   CampaignAnalytics,
   CampaignSettings,
   CreateCampaignBody,
@@ -50,6 +44,7 @@ export type {
   SearchParticipantsQuery,
   UpdateCampaignBody,
 };
+export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -116,7 +111,11 @@ export interface Page<T> {
 
 type Query = Record<string, string | number | undefined>;
 
-export class RefkitClient {
+/**
+ * The calls a browser makes, keyless: the widget's client. Kept apart from RefkitClient's secret-key
+ * and admin operations so that the widget bundle carries none of them.
+ */
+export class BrowserClient {
   readonly baseUrl: string;
   readonly #secretKey: string | undefined;
   readonly #csrfToken: string | undefined;
@@ -130,153 +129,53 @@ export class RefkitClient {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
-  // ---- the interface's seven operations ----
+  // ---- what a browser calls ----
 
-  addParticipant(body: AddParticipantBody): Promise<Participant> {
-    return this.#post('/api/v1/addParticipant', body);
-  }
   /** addParticipant as a browser makes it: with proof, and the outcome and token the answer carries. */
   async signUp(body: AddParticipantBody, proof: ParticipantProof = {}): Promise<SignupAnswer> {
     const headers: Record<string, string> = {};
     if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
     if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
     if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
-    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
+    return signupAnswer(await this.send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
   }
   /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */
   async verifyEmail(id: string, token: string): Promise<SignupAnswer> {
-    return signupAnswer(await this.#send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
+    return signupAnswer(await this.send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
   }
   /** Gives up a participant token (the widget's "Not you?"): POST /api/v1/signOut. */
   revokeToken(id: string, token: string): Promise<Ok> {
-    return this.#send<Ok>('POST', '/api/v1/signOut', {}, { id }, { headers: { [PROOF_HEADERS.token]: token } }).then((r) => r.body);
+    return this.send<Ok>('POST', '/api/v1/signOut', {}, { id }, { headers: { [PROOF_HEADERS.token]: token } }).then((r) => r.body);
+  }
+  /** What the widget needs beyond the Campaign: the reward's currency or unit, per-channel share messages. */
+  getWidgetSettings(id: string): Promise<WidgetSettings> {
+    return this.getJson('/api/v1/getWidgetSettings', { id });
+  }
+  /** The proven participant's own record and referrals, in any campaign state (`email` goes with a signature). */
+  getMyReferrals(id: string, proof: Pick<ParticipantProof, 'token' | 'emailSignature'>, email?: string): Promise<MyReferrals> {
+    const headers: Record<string, string> = {};
+    if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
+    if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    return this.send<MyReferrals>('POST', '/api/v1/getMyReferrals', {}, email === undefined ? { id } : { id, email }, { headers }).then((r) => r.body);
   }
   getCampaign(id: string): Promise<Campaign> {
-    return this.#get('/api/v1/getCampaign', { id });
+    return this.getJson('/api/v1/getCampaign', { id });
   }
   validateCode(campaignId: string, code: string): Promise<boolean> {
-    return this.#get('/api/v1/validateCode', { campaignId, code });
-  }
-  getParticipant(id: string, email: string): Promise<Participant> {
-    return this.#get('/api/v1/getParticipant', { id, email });
-  }
-  async getAllParticipants(id: string, paging: Paging = {}): Promise<Participant[]> {
-    return (await this.getAllParticipantsPage(id, paging)).items;
-  }
-  getAllParticipantsPage(id: string, paging: Paging = {}): Promise<Page<Participant>> {
-    return this.#page('/api/v1/getAllParticipants', { id, ...paging });
-  }
-  async getReferrals(id: string, email: string, paging: Paging = {}): Promise<Participant[]> {
-    return (await this.getReferralsPage(id, email, paging)).items;
-  }
-  getReferralsPage(id: string, email: string, paging: Paging = {}): Promise<Page<Participant>> {
-    return this.#page('/api/v1/getReferrals', { id, email, ...paging });
-  }
-  qualifyParticipant(body: QualifyParticipantBody): Promise<Participant> {
-    return this.#post('/api/v1/qualifyParticipant', body);
-  }
-
-  // ---- admin ----
-
-  createCampaign(body: CreateCampaignBody): Promise<Campaign> {
-    return this.#post('/api/v1/admin/createCampaign', body);
-  }
-  updateCampaign(body: UpdateCampaignBody): Promise<Campaign> {
-    return this.#post('/api/v1/admin/updateCampaign', body);
-  }
-  setCampaignStatus(id: string, status: CampaignStatus): Promise<Campaign> {
-    return this.#post('/api/v1/admin/setCampaignStatus', { id, status });
-  }
-  redeemReward(body: RedeemRewardBody): Promise<Participant> {
-    return this.#post('/api/v1/admin/redeemReward', body);
-  }
-  approveParticipant(id: string, email: string): Promise<Participant> {
-    return this.#post('/api/v1/admin/approveParticipant', { id, email });
-  }
-  getSigningSecret(id: string): Promise<{ secret: string }> {
-    return this.#post('/api/v1/admin/getSigningSecret', { id });
-  }
-  rotateSigningSecret(id: string): Promise<{ secret: string }> {
-    return this.#post('/api/v1/admin/rotateSigningSecret', { id });
-  }
-  revokeParticipantTokens(id: string, email: string): Promise<{ revoked: number }> {
-    return this.#post('/api/v1/admin/revokeParticipantTokens', { id, email });
-  }
-  createApiKey(name: string): Promise<ApiKey & { key: string }> {
-    return this.#post('/api/v1/admin/createApiKey', { name });
-  }
-  revokeApiKey(id: string): Promise<Ok> {
-    return this.#post('/api/v1/admin/revokeApiKey', { id });
-  }
-  listApiKeys(): Promise<ApiKey[]> {
-    return this.#get('/api/v1/admin/listApiKeys', {});
-  }
-  createWebhookEndpoint(body: CreateWebhookEndpointBody): Promise<WebhookEndpoint & { secret: string }> {
-    return this.#post('/api/v1/admin/createWebhookEndpoint', body);
-  }
-  listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
-    return this.#get('/api/v1/admin/listWebhookEndpoints', {});
-  }
-  deleteWebhookEndpoint(id: string): Promise<Ok> {
-    return this.#post('/api/v1/admin/deleteWebhookEndpoint', { id });
-  }
-  listWebhookDeliveries(query: ListWebhookDeliveriesQuery = {}): Promise<WebhookDelivery[]> {
-    return this.#get('/api/v1/admin/listWebhookDeliveries', { ...query });
-  }
-  redeliverWebhook(id: string): Promise<Ok> {
-    return this.#post('/api/v1/admin/redeliverWebhook', { id });
-  }
-
-  // ---- the owner's dashboard ----
-
-  signIn(email: string, password: string): Promise<OwnerSession> {
-    return this.#post('/api/v1/auth/signIn', { email, password });
-  }
-  getSession(): Promise<OwnerSession> {
-    return this.#get('/api/v1/auth/session', {});
-  }
-  signOut(): Promise<Ok> {
-    return this.#send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
-  }
-  listCampaigns(): Promise<CampaignSettings[]> {
-    return this.#get('/api/v1/admin/listCampaigns', {});
-  }
-  searchParticipants(query: SearchParticipantsQuery): Promise<ParticipantSearchPage> {
-    return this.#get('/api/v1/admin/searchParticipants', { ...query });
-  }
-  getParticipantDetail(id: string, email: string): Promise<ParticipantDetail> {
-    return this.#get('/api/v1/admin/getParticipantDetail', { id, email });
-  }
-  rejectParticipant(id: string, email: string): Promise<ParticipantSummary> {
-    return this.#post('/api/v1/admin/rejectParticipant', { id, email });
-  }
-  getCampaignAnalytics(id: string): Promise<CampaignAnalytics> {
-    return this.#get('/api/v1/admin/getCampaignAnalytics', { id });
-  }
-  /** The address of a campaign's CSV export (a download link; the session cookie or a key authorises it). */
-  exportParticipantsUrl(id: string): string {
-    return `${this.baseUrl}/api/v1/admin/exportParticipants?id=${encodeURIComponent(id)}`;
-  }
-  importParticipants(id: string, csv: Blob | string): Promise<ImportResult> {
-    return this.#send<ImportResult>('POST', '/api/v1/admin/importParticipants', { id }, csv, { contentType: 'text/csv' }).then((r) => r.body);
+    return this.getJson('/api/v1/validateCode', { campaignId, code });
   }
 
   // ---- transport ----
 
-  #get<T>(path: string, query: Query): Promise<T> {
-    return this.#send<T>('GET', path, query).then((r) => r.body);
+  protected getJson<T>(path: string, query: Query): Promise<T> {
+    return this.send<T>('GET', path, query).then((r) => r.body);
   }
-  #post<T>(path: string, body: unknown): Promise<T> {
-    return this.#send<T>('POST', path, {}, body).then((r) => r.body);
-  }
-  async #page<T>(path: string, query: Query): Promise<Page<T>> {
-    const { body, headers } = await this.#send<T[]>('GET', path, query);
-    const nextCursor = nextCursorFromLink(headers.get('link'));
-    return nextCursor ? { items: body, nextCursor } : { items: body };
+  protected postJson<T>(path: string, body: unknown): Promise<T> {
+    return this.send<T>('POST', path, {}, body).then((r) => r.body);
   }
 
   /** `body` is sent as JSON, unless `contentType` is given: then it is sent as it is (a file, text). */
-  async #send<T>(
+  protected async send<T>(
     method: string,
     path: string,
     query: Query,
@@ -315,6 +214,124 @@ export class RefkitClient {
       );
     }
     return { body: parsed as T, headers: res.headers };
+  }
+}
+
+/** Every operation: the interface's, with a secret key where they need one, and the admin routes. */
+export class RefkitClient extends BrowserClient {
+  /** A list route's page: the body, and the next page's cursor from the `Link` header. */
+  protected async getPage<T>(path: string, query: Query): Promise<Page<T>> {
+    const { body, headers } = await this.send<T[]>('GET', path, query);
+    const nextCursor = nextCursorFromLink(headers.get('link'));
+    return nextCursor ? { items: body, nextCursor } : { items: body };
+  }
+
+  // ---- the owner's dashboard ----
+
+  signIn(email: string, password: string): Promise<OwnerSession> {
+    return this.postJson('/api/v1/auth/signIn', { email, password });
+  }
+  getSession(): Promise<OwnerSession> {
+    return this.getJson('/api/v1/auth/session', {});
+  }
+  signOut(): Promise<Ok> {
+    return this.send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
+  }
+  listCampaigns(): Promise<CampaignSettings[]> {
+    return this.getJson('/api/v1/admin/listCampaigns', {});
+  }
+  searchParticipants(query: SearchParticipantsQuery): Promise<ParticipantSearchPage> {
+    return this.getJson('/api/v1/admin/searchParticipants', { ...query });
+  }
+  getParticipantDetail(id: string, email: string): Promise<ParticipantDetail> {
+    return this.getJson('/api/v1/admin/getParticipantDetail', { id, email });
+  }
+  rejectParticipant(id: string, email: string): Promise<ParticipantSummary> {
+    return this.postJson('/api/v1/admin/rejectParticipant', { id, email });
+  }
+  getCampaignAnalytics(id: string): Promise<CampaignAnalytics> {
+    return this.getJson('/api/v1/admin/getCampaignAnalytics', { id });
+  }
+  /** The address of a campaign's CSV export (a download link; the session cookie or a key authorises it). */
+  exportParticipantsUrl(id: string): string {
+    return `${this.baseUrl}/api/v1/admin/exportParticipants?id=${encodeURIComponent(id)}`;
+  }
+  importParticipants(id: string, csv: Blob | string): Promise<ImportResult> {
+    return this.send<ImportResult>('POST', '/api/v1/admin/importParticipants', { id }, csv, { contentType: 'text/csv' }).then((r) => r.body);
+  }
+
+  // ---- the interface's operations (getCampaign and validateCode are in BrowserClient) ----
+
+  addParticipant(body: AddParticipantBody): Promise<Participant> {
+    return this.postJson('/api/v1/addParticipant', body);
+  }
+  getParticipant(id: string, email: string): Promise<Participant> {
+    return this.getJson('/api/v1/getParticipant', { id, email });
+  }
+  async getAllParticipants(id: string, paging: Paging = {}): Promise<Participant[]> {
+    return (await this.getAllParticipantsPage(id, paging)).items;
+  }
+  getAllParticipantsPage(id: string, paging: Paging = {}): Promise<Page<Participant>> {
+    return this.getPage('/api/v1/getAllParticipants', { id, ...paging });
+  }
+  async getReferrals(id: string, email: string, paging: Paging = {}): Promise<Participant[]> {
+    return (await this.getReferralsPage(id, email, paging)).items;
+  }
+  getReferralsPage(id: string, email: string, paging: Paging = {}): Promise<Page<Participant>> {
+    return this.getPage('/api/v1/getReferrals', { id, email, ...paging });
+  }
+  qualifyParticipant(body: QualifyParticipantBody): Promise<Participant> {
+    return this.postJson('/api/v1/qualifyParticipant', body);
+  }
+
+  // ---- admin ----
+  createCampaign(body: CreateCampaignBody): Promise<Campaign> {
+    return this.postJson('/api/v1/admin/createCampaign', body);
+  }
+  updateCampaign(body: UpdateCampaignBody): Promise<Campaign> {
+    return this.postJson('/api/v1/admin/updateCampaign', body);
+  }
+  setCampaignStatus(id: string, status: CampaignStatus): Promise<Campaign> {
+    return this.postJson('/api/v1/admin/setCampaignStatus', { id, status });
+  }
+  redeemReward(body: RedeemRewardBody): Promise<Participant> {
+    return this.postJson('/api/v1/admin/redeemReward', body);
+  }
+  approveParticipant(id: string, email: string): Promise<Participant> {
+    return this.postJson('/api/v1/admin/approveParticipant', { id, email });
+  }
+  getSigningSecret(id: string): Promise<{ secret: string }> {
+    return this.postJson('/api/v1/admin/getSigningSecret', { id });
+  }
+  rotateSigningSecret(id: string): Promise<{ secret: string }> {
+    return this.postJson('/api/v1/admin/rotateSigningSecret', { id });
+  }
+  revokeParticipantTokens(id: string, email: string): Promise<{ revoked: number }> {
+    return this.postJson('/api/v1/admin/revokeParticipantTokens', { id, email });
+  }
+  createApiKey(name: string): Promise<ApiKey & { key: string }> {
+    return this.postJson('/api/v1/admin/createApiKey', { name });
+  }
+  revokeApiKey(id: string): Promise<Ok> {
+    return this.postJson('/api/v1/admin/revokeApiKey', { id });
+  }
+  listApiKeys(): Promise<ApiKey[]> {
+    return this.getJson('/api/v1/admin/listApiKeys', {});
+  }
+  createWebhookEndpoint(body: CreateWebhookEndpointBody): Promise<WebhookEndpoint & { secret: string }> {
+    return this.postJson('/api/v1/admin/createWebhookEndpoint', body);
+  }
+  listWebhookEndpoints(): Promise<WebhookEndpoint[]> {
+    return this.getJson('/api/v1/admin/listWebhookEndpoints', {});
+  }
+  deleteWebhookEndpoint(id: string): Promise<Ok> {
+    return this.postJson('/api/v1/admin/deleteWebhookEndpoint', { id });
+  }
+  listWebhookDeliveries(query: ListWebhookDeliveriesQuery = {}): Promise<WebhookDelivery[]> {
+    return this.getJson('/api/v1/admin/listWebhookDeliveries', { ...query });
+  }
+  redeliverWebhook(id: string): Promise<Ok> {
+    return this.postJson('/api/v1/admin/redeliverWebhook', { id });
   }
 }
 

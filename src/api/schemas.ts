@@ -161,6 +161,25 @@ const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 
 const Text = Type.String({ maxLength: 2000 });
 const RewardValue = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
 
+/** A share message: plain text (never HTML); `{link}` marks where the share link goes, else it is appended. */
+const ShareMessage = Type.String({ maxLength: 1000 });
+/**
+ * What the friend receives, per channel (Facebook and LinkedIn take only the link; they show the landing
+ * page's Open Graph preview). In updateCampaign, the channels given replace theirs and '' clears one.
+ */
+export const ShareMessages = Type.Object(
+  {
+    emailSubject: Type.Optional(Type.String({ maxLength: 200 })),
+    email: Type.Optional(ShareMessage),
+    x: Type.Optional(Type.String({ maxLength: 280 })),
+    whatsapp: Type.Optional(ShareMessage),
+    native: Type.Optional(ShareMessage),
+  },
+  { additionalProperties: false },
+);
+export type ShareMessages = Static<typeof ShareMessages>;
+export const SHARE_CHANNELS = ['emailSubject', 'email', 'x', 'whatsapp', 'native'] as const satisfies readonly (keyof ShareMessages)[];
+
 export const CampaignFields = {
   campaignName: Type.String({ minLength: 1, maxLength: 200 }),
   hostURL: Url,
@@ -179,6 +198,7 @@ export const CampaignFields = {
   requireEmailConfirmation: Type.Optional(
     Type.Boolean({ description: 'Double opt-in: keyless sign-ups wait until their emailed link is followed (needs SMTP_URL)' }),
   ),
+  shareMessages: Type.Optional(ShareMessages),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -344,6 +364,7 @@ export const CampaignSettings = Type.Composite([
     rewardCurrency: Type.String(),
     allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: the origin of hostURL' }),
     requireEmailConfirmation: Type.Boolean(),
+    shareMessages: ShareMessages,
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;

@@ -18,6 +18,7 @@ import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { healthRoutes } from './routes/health.js';
 import { interfaceRoutes } from './routes/interface.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { widgetRoutes } from './routes/widget.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -69,6 +70,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(dashboardAdminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
-  await app.register(assetRoutes, { demo: config.demo ?? false });
+  await app.register(widgetRoutes, { ctx });
+  await app.register(assetRoutes, { ctx, demo: config.demo ?? false });
   return app;
 }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
@@ -111,6 +112,11 @@ function campaignFields(cmd: Command): Command {
     .option('--reward-description <text>', 'rewardDescription')
     .option('--share-header <text>', 'shareHeader')
     .option('--share-description <text>', 'shareDescription')
+    .option('--share-message-email-subject <text>', 'shareMessages.emailSubject: the subject of the email a participant sends')
+    .option('--share-message-email <text>', 'shareMessages.email: the email body; {link} marks the link, else it is appended')
+    .option('--share-message-x <text>', 'shareMessages.x: the post on X')
+    .option('--share-message-whatsapp <text>', 'shareMessages.whatsapp: the WhatsApp message')
+    .option('--share-message-native <text>', "shareMessages.native: the text for the device's share sheet")
     .option('--end <date-time>', 'end, ISO 8601')
     .option('--allowed-origin <origin>', 'allowedOrigins (repeat for several)', collect)
     .addOption(
@@ -130,11 +136,29 @@ interface CampaignOptions {
   rewardDescription?: string;
   shareHeader?: string;
   shareDescription?: string;
+  shareMessageEmailSubject?: string;
+  shareMessageEmail?: string;
+  shareMessageX?: string;
+  shareMessageWhatsapp?: string;
+  shareMessageNative?: string;
   end?: string;
   allowedOrigin?: string[];
   requireEmailConfirmation?: 'true' | 'false';
   json?: boolean;
 }
+/** The --share-message-* flags given, as shareMessages; undefined when none is. */
+function shareMessages(o: CampaignOptions): ShareMessages | undefined {
+  const messages = {
+    emailSubject: o.shareMessageEmailSubject,
+    email: o.shareMessageEmail,
+    x: o.shareMessageX,
+    whatsapp: o.shareMessageWhatsapp,
+    native: o.shareMessageNative,
+  };
+  const given = Object.entries(messages).filter(([, text]) => text !== undefined);
+  return given.length > 0 ? (Object.fromEntries(given) as ShareMessages) : undefined;
+}
+
 const campaignBody = (o: CampaignOptions) => ({
   campaignName: o.name,
   hostURL: o.hostUrl,
@@ -146,6 +170,7 @@ const campaignBody = (o: CampaignOptions) => ({
   rewardDescription: o.rewardDescription,
   shareHeader: o.shareHeader,
   shareDescription: o.shareDescription,
+  shareMessages: shareMessages(o),
   end: o.end,
   allowedOrigins: o.allowedOrigin,
   requireEmailConfirmation: o.requireEmailConfirmation === undefined ? undefined : o.requireEmailConfirmation === 'true',

@@ -6,7 +6,7 @@
  * Hosts that sign people up in their own form read the code with `getReferralCode(campaignId)` (also
  * `window.refkit.getReferralCode`) and pass it as `referredByCode` from their backend.
  */
-import { RefkitClient } from '../api/client.js';
+import { BrowserClient } from '../api/client.js';
 import { captureCode, rememberedCode } from './code-capture.js';
 import { ANY_CAMPAIGN, rememberCode } from './storage.js';
 
@@ -28,7 +28,7 @@ export async function capturePage(search: string, apiBase: string, cookieDomain:
     rememberCode(ANY_CAMPAIGN, code, Date.now(), cookieDomain);
     return;
   }
-  const client = new RefkitClient({ baseUrl: apiBase, fetch: (input, init) => fetch(input, init) });
+  const client = new BrowserClient({ baseUrl: apiBase, fetch: (input, init) => fetch(input, init) });
   const { checked } = await captureCode(campaignId, search, (c) => client.validateCode(campaignId, c), cookieDomain);
   // No verdict (offline, service down): keep the code anyway; the sign-up checks it again.
   if (!checked) rememberCode(campaignId, code, Date.now(), cookieDomain);

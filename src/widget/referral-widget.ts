@@ -1,24 +1,41 @@
 /**
  * <referral-widget campaign-id="..."> — a referral program on any page.
  *
- * Flow: load the campaign; take the referral code from the share link (validated) or from an earlier
- * visit; sign the visitor up with addParticipant; then show their share link, QR code, share buttons and
- * balances. A known visitor (the `email` attribute, or one who signed up on this browser) goes straight
- * to the share view. Campaign texts are rendered as text, never as HTML.
+ * Flow: load the campaign and its widget settings; a participant this browser can prove it is (a token
+ * from an earlier sign-up, or the page's `email-signature`) sees their own standing at once, in any
+ * campaign state; otherwise take the referral code from the share link (validated) or from an earlier
+ * visit, sign the visitor up with addParticipant, then show their share view (./share-view.ts, loaded
+ * on demand). Campaign texts are rendered as text, never as HTML; every other text comes from the
+ * locale catalogue (./i18n.ts).
  *
  * The element is defined by ./index.ts, so that loading the bundle twice does not throw.
  */
-import { LitElement, html, nothing, type PropertyValues } from 'lit';
-import { property, state } from 'lit/decorators.js';
-import { ApiError, RefkitClient, type AddParticipantBody, type Campaign, type Participant, type SignupAnswer } from '../api/client.js';
+import { LitElement, adoptStyles, html, nothing, type PropertyValues } from 'lit';
+import { msg, str, updateWhenLocaleChanges } from '@lit/localize';
+import {
+  ApiError,
+  BrowserClient,
+  type AddParticipantBody,
+  type Campaign,
+  type MyReferral,
+  type MyReferrals,
+  type Participant,
+  type SignupAnswer,
+  type WidgetSettings,
+} from '../api/client.js';
+import { formatReward, rewardFormat } from './amounts.js';
 import { captureCode } from './code-capture.js';
-import { describeFailure, ENDED_TEXT, PAUSED_TEXT } from './failures.js';
-import { qrSvg } from './qr.js';
+import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
+import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
 import { withNetworkRetries } from './retry.js';
 import { defaultApiBase } from './script-origin.js';
-import { shareView } from './share-view.js';
 import * as storage from './storage.js';
 import { styles } from './styles.js';
+
+type ShareViewModule = typeof import('./share-view.js');
+let shareViewModule: Promise<ShareViewModule> | undefined;
+/** The share view's code: fetched once, as soon as a share view is likely (a sign-up, a known visitor). */
+const loadShareView = () => (shareViewModule ??= import('./share-view.js'));
 
 export type WidgetState =
   | 'loading'
@@ -29,6 +46,7 @@ export type WidgetState =
   | 'paused'
   | 'ended'
   | 'not-found'
+  | 'not-allowed'
   | 'error'
   | 'offline';
 
@@ -52,60 +70,178 @@ const refusesCode = (err: unknown) =>
   (err.code === 'referrer_not_found' || err.code === 'self_referral' || (err.code === 'invalid_request' && err.field === 'referredByCode'));
 
 /** Shown while the browser reports no connection and the form is still open. */
-const OFFLINE_NOTICE = 'You are offline. You can fill in the form; it is sent once you are back online.';
+const offlineNotice = () => msg('You are offline. You can fill in the form; it is sent once you are back online.');
 
 const fieldErrorOf = (err: ApiError): FieldError => ({ field: err.field ?? 'email', message: err.message });
 const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: err.code, message: err.message, status: err.status });
 
+/**
+ * A referral program on any page: the sign-up form, then the participant's share view.
+ *
+ * @summary Referral sign-up and share widget for a Refkit campaign.
+ *
+ * @attr campaign-id - The campaign's id (required; a console warning names it when missing or unknown).
+ * @attr api-base - The service's address; by default the origin this script was loaded from.
+ * @attr email - A visitor the page already knows: shown their share view without a form.
+ * @attr email-signature - Your backend's hex HMAC-SHA256 of `email` with the campaign's signing secret: proof that shows balances and referrals.
+ * @attr cookie-domain - A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share.
+ * @attr first-name - Boolean: ask for a first name.
+ * @attr last-name - Boolean: ask for a last name.
+ * @attr lang - The language of the widget's texts (en, de, fr, es, ar); by default the page's `<html lang>`.
+ * @attr submit-label - Text of the sign-up button.
+ * @attr email-label - Label of the email field.
+ * @attr first-name-label - Label of the first-name field.
+ * @attr last-name-label - Label of the last-name field.
+ * @attr invited-text - Says the visitor arrived with an invitation.
+ * @attr copy-label - Text of the copy button.
+ * @attr share-label - Text of the native share button.
+ * @attr retry-label - Text of the retry button.
+ *
+ * @prop {WidgetState} state - What the widget shows: loading, ready, submitting, signed-up, check-email, paused, ended, not-found, not-allowed, error, offline.
+ * @prop {Participant | undefined} participant - The participant shown in the share view.
+ * @prop {Campaign | undefined} campaign - The campaign as the service answered it.
+ *
+ * @event referral-signup - `{participant, outcome}`: a sign-up or followed email link succeeded (`created`, `existing`, `pending`).
+ * @event referral-code - `{code, valid}`: the service checked the referral code of the share link.
+ * @event referral-error - `{code, message, status}`: a call failed (`campaign_not_found`, `forbidden_origin`, `network_error`, ...).
+ *
+ * @slot header - Replaces the header of the sign-up view.
+ * @slot share-header - Replaces the header of the share view.
+ * @slot footer - Below the card's content, e.g. terms.
+ *
+ * @csspart card - The card around everything.
+ * @csspart header - The heading of each view.
+ * @csspart description - Campaign description texts.
+ * @csspart offer - The reward offer in the share view.
+ * @csspart form - The sign-up form.
+ * @csspart field - Each form field (with `email-field`, `firstName-field`, `lastName-field`).
+ * @csspart label - Field labels.
+ * @csspart input - Text inputs and the link field.
+ * @csspart field-error - The error text under a field.
+ * @csspart button - Every filled button (with `submit`, `copy`, `native-share`, `retry`, `other-email`).
+ * @csspart link - The referral link field.
+ * @csspart share-links - The list of share buttons; each is a `share-link`.
+ * @csspart qr - The QR code.
+ * @csspart stats - The balances.
+ * @csspart progress - Progress toward the next reward.
+ * @csspart referrals - The list of friends invited.
+ * @csspart campaign-state - The notice of a paused or ended campaign in the share view.
+ * @csspart status - The polite live region.
+ * @csspart notice - A sentence about what happened (an invitation that could not apply, an email sent).
+ *
+ * @cssprop --referral-widget-accent - Buttons, links and the focus ring (default #4f46e5).
+ * @cssprop --referral-widget-accent-text - Text on accent buttons (default #fff).
+ * @cssprop --referral-widget-radius - Corner radius (default 12px).
+ * @cssprop --referral-widget-font - Font family.
+ * @cssprop --referral-widget-background - Card background (default #fff).
+ * @cssprop --referral-widget-text - Text colour (default #1f2937).
+ * @cssprop --referral-widget-muted - Secondary text colour (default #4b5563).
+ * @cssprop --referral-widget-border - Borders (default #d1d5db).
+ * @cssprop --referral-widget-error - Error text (default #b91c1c).
+ * @cssprop --referral-widget-input-background - Input background, for dark pages (default: the card background).
+ * @cssprop --referral-widget-input-text - Input text colour (default: the text colour).
+ * @cssprop --referral-widget-focus-ring - Focus ring colour; keep 3:1 against the background (default: the accent).
+ */
 export class ReferralWidget extends LitElement {
   static override styles = styles;
+  // Reactive properties and their attributes (static rather than decorators: less code in the bundle).
+  static override properties = {
+    campaignId: { attribute: 'campaign-id' },
+    apiBase: { attribute: 'api-base' },
+    email: {},
+    emailSignature: { attribute: 'email-signature' },
+    cookieDomain: { attribute: 'cookie-domain' },
+    firstNameField: { type: Boolean, attribute: 'first-name' },
+    lastNameField: { type: Boolean, attribute: 'last-name' },
+    submitLabel: { attribute: 'submit-label' },
+    emailLabel: { attribute: 'email-label' },
+    firstNameLabel: { attribute: 'first-name-label' },
+    lastNameLabel: { attribute: 'last-name-label' },
+    invitedText: { attribute: 'invited-text' },
+    copyLabel: { attribute: 'copy-label' },
+    shareLabel: { attribute: 'share-label' },
+    retryLabel: { attribute: 'retry-label' },
+    lang: {},
+    state: { state: true },
+    campaign: { state: true },
+    participant: { state: true },
+    referralCode: { state: true },
+    invalidCode: { state: true },
+    returning: { state: true },
+    limited: { state: true },
+    notice: { state: true },
+    fieldError: { state: true },
+    status: { state: true },
+    qr: { state: true },
+    settings: { state: true },
+    referrals: { state: true },
+    moreReferrals: { state: true },
+    copied: { state: true },
+    shareViewLib: { state: true },
+  };
+
   /** Waits before re-sending a sign-up that got no answer at all; after them the visitor gets Retry. */
   static networkRetryDelaysMs: readonly number[] = [400, 1200];
 
-  @property({ attribute: 'campaign-id' }) campaignId = '';
+  campaignId = '';
   /** The service's address; by default the origin this script was loaded from. */
-  @property({ attribute: 'api-base' }) apiBase = '';
+  apiBase = '';
   /** A visitor the page already knows: shown their share view without a form. */
-  @property() email = '';
+  email = '';
   /**
    * Your backend's HMAC-SHA256 (hex) of `email` with the campaign's signing secret: proves the visitor
    * is that participant, so the widget may show their balances (see README, Privacy).
    */
-  @property({ attribute: 'email-signature' }) emailSignature = '';
+  emailSignature = '';
   /** A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share. */
-  @property({ attribute: 'cookie-domain' }) cookieDomain = '';
-  @property({ type: Boolean, attribute: 'first-name' }) firstNameField = false;
-  @property({ type: Boolean, attribute: 'last-name' }) lastNameField = false;
+  cookieDomain = '';
+  firstNameField = false;
+  lastNameField = false;
 
-  // Texts, each overridable by the attribute of the same name. Campaign texts come from the service.
-  @property({ attribute: 'submit-label' }) submitLabel = 'Get my referral link';
-  @property({ attribute: 'email-label' }) emailLabel = 'Email address';
-  @property({ attribute: 'first-name-label' }) firstNameLabel = 'First name';
-  @property({ attribute: 'last-name-label' }) lastNameLabel = 'Last name';
-  @property({ attribute: 'invited-text' }) invitedText = 'You were invited';
-  @property({ attribute: 'copy-label' }) copyLabel = 'Copy';
-  @property({ attribute: 'share-label' }) shareLabel = 'Share…';
-  @property({ attribute: 'retry-label' }) retryLabel = 'Try again';
+  // Texts, each overridable by the attribute of the same name; empty means the locale catalogue's text.
+  // Campaign texts come from the service.
+  submitLabel = '';
+  emailLabel = '';
+  firstNameLabel = '';
+  lastNameLabel = '';
+  invitedText = '';
+  copyLabel = '';
+  shareLabel = '';
+  retryLabel = '';
+  /** The language of the texts; by default the nearest `lang` above the element, or the page's. */
+  override lang = '';
 
-  @state() state: WidgetState = 'loading';
-  @state() campaign: Campaign | undefined;
-  @state() participant: Participant | undefined;
+  state: WidgetState = 'loading';
+  campaign: Campaign | undefined;
+  participant: Participant | undefined;
   /** The referral code the sign-up will carry. */
-  @state() referralCode: string | undefined;
+  referralCode: string | undefined;
   /** The share link carried a code the service does not know. */
-  @state() invalidCode = false;
+  invalidCode = false;
   /** Shown their share view without signing up on this page. */
-  @state() returning = false;
+  returning = false;
   /** The service showed only what a stranger may see (no proof of being this participant on this browser). */
-  @state() limited = false;
+  limited = false;
   /** A sentence about what happened beyond the obvious: an invitation that could not apply, an email sent. */
-  @state() notice = '';
-  @state() fieldError: FieldError | undefined;
+  notice = '';
+  fieldError: FieldError | undefined;
   /** The one sentence in the aria-live status line. */
-  @state() status = '';
-  @state() private qr = '';
+  status = '';
+  /** The QR code of the share link (SVG markup from qrcode), drawn by the share view. */
+  qr = '';
+  /** The reward's currency or unit and the share messages (getWidgetSettings); undefined when unavailable. */
+  settings: WidgetSettings | undefined;
+  /** Who the participant referred, when known (getMyReferrals). */
+  referrals: MyReferral[] | undefined;
+  moreReferrals = false;
+  /** The copy button says "Copied!" for a moment. */
+  copied = false;
+  /** The share view's module, once loaded. */
+  shareViewLib: ShareViewModule | undefined;
+  /** The language being loaded: the load waits for it, so that its sentences are in that language. */
+  #localeReady: Promise<void> = Promise.resolve();
 
-  #client: RefkitClient | undefined;
+  #client: BrowserClient | undefined;
   /** Bumped by each load, so that the answers of a superseded load are dropped. */
   #run = 0;
   /** What Retry (or coming back online) does again. */
@@ -115,15 +251,21 @@ export class ReferralWidget extends LitElement {
 
   readonly #onOnline = () => {
     if (this.state === 'offline') void this.#retry?.();
-    else if (this.status === OFFLINE_NOTICE) this.status = '';
+    else if (this.status === offlineNotice()) this.status = '';
   };
   readonly #onOffline = () => {
-    if (this.state === 'ready') this.status = OFFLINE_NOTICE;
+    if (this.state === 'ready') this.status = offlineNotice();
   };
 
-  get client(): RefkitClient {
+  constructor() {
+    super();
+    // Re-render in the new language when the page's locale changes.
+    updateWhenLocaleChanges(this);
+  }
+
+  get client(): BrowserClient {
     // fetch is looked up on each call, so a page (or a test) that wraps window.fetch later is honoured.
-    this.#client ??= new RefkitClient({ baseUrl: this.apiBase || defaultApiBase, fetch: (input, init) => fetch(input, init) });
+    this.#client ??= new BrowserClient({ baseUrl: this.apiBase || defaultApiBase, fetch: (input, init) => fetch(input, init) });
     return this.#client;
   }
 
@@ -139,12 +281,28 @@ export class ReferralWidget extends LitElement {
     super.disconnectedCallback();
   }
 
+  protected override firstUpdated(): void {
+    // Not in the markup, nor set by the page's script by now: nothing will ever load. Tell the developer.
+    if (!this.campaignId) {
+      this.#warnSetup('missing_campaign_id');
+      this.#settle('not-found', '');
+    }
+  }
+
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // The share view brings its own styles: adopted beside the element's once it has loaded.
+    if ((changed as PropertyValues).has('shareViewLib') && this.shareViewLib) {
+      adoptStyles(this.renderRoot as ShadowRoot, [...ReferralWidget.elementStyles, this.shareViewLib.shareStyles]);
+    }
+    if (changed.has('lang') || !this.hasUpdated) {
+      const locale = supportedLocale(languageOf(this));
+      if (locale !== getLocale()) this.#localeReady = setLocale(locale).catch(() => {});
+    }
     if (changed.has('apiBase')) this.#client = undefined;
     if ((changed.has('campaignId') || changed.has('apiBase') || changed.has('email') || changed.has('emailSignature')) && this.campaignId) {
       void this.#load();
     }
-    if (changed.has('participant')) this.#drawQr();
+    if (changed.has('participant')) this.shareViewLib?.drawQr(this);
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -160,23 +318,47 @@ export class ReferralWidget extends LitElement {
     const run = ++this.#run;
     const superseded = () => run !== this.#run;
     this.#retry = () => this.#load();
-    this.#settle('loading', 'Loading…');
+    this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
+    this.referrals = undefined;
+    // Another campaign's texts must not stand in for this one's while it loads or if it fails.
+    if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
     this.returning = false;
     this.limited = false;
     this.notice = '';
     this.fieldError = undefined;
+    const known = this.email || storage.storedParticipant(this.campaignId);
+    if (known) void loadShareView();
     let campaign: Campaign;
     try {
-      campaign = await this.client.getCampaign(this.campaignId);
+      // The settings only refine the texts: without them (an older service), the widget works as before.
+      const [c, settings] = await Promise.all([this.client.getCampaign(this.campaignId), this.client.getWidgetSettings(this.campaignId).catch(() => undefined)]);
+      campaign = c;
+      await this.#localeReady;
+      if (!superseded()) this.settings = settings;
     } catch (err) {
       if (!superseded()) this.#fail(err);
       return;
     }
     if (superseded()) return;
     this.campaign = campaign;
-    if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', PAUSED_TEXT);
-    if (campaign.status === 'End' || campaign.ended) return this.#settle('ended', ENDED_TEXT);
+
+    // A participant this browser can prove it is sees their own standing, whatever the campaign's state.
+    const proof = known ? this.#proofFor(known) : undefined;
+    if (proof) {
+      try {
+        const mine = await this.client.getMyReferrals(this.campaignId, proof, proof.emailSignature ? this.email : undefined);
+        if (superseded()) return;
+        return await this.#showOwn(mine, superseded);
+      } catch (err) {
+        if (superseded()) return;
+        // No answer at all: the same failure as any other load. An answer (a revoked token, an older
+        // service without the route): go on as a visitor without proof.
+        if (err instanceof ApiError && err.isNetworkError) return this.#fail(err);
+      }
+    }
+    if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', pausedText());
+    if (campaign.status === 'End' || campaign.ended) return this.#settle('ended', endedText());
 
     const { code, checked } = await captureCode(
       this.campaignId,
@@ -191,15 +373,15 @@ export class ReferralWidget extends LitElement {
 
     if (this.#emailedLink()) return this.#followLink(this.#emailedLink()!, superseded);
 
-    const known = this.email || storage.storedParticipant(this.campaignId);
     if (known) {
       try {
         // addParticipant is idempotent per email: for a known visitor it answers with their record.
         const answer = await this.#addParticipant({ id: this.campaignId, email: known }, false);
         if (superseded()) return;
         if (answer.outcome !== 'pending') {
-          this.#show(answer, true);
-          return this.#settle('signed-up', 'Welcome back.');
+          await this.#show(answer, true);
+          if (superseded()) return;
+          return this.#settle('signed-up', msg('Welcome back.'));
         }
       } catch (err) {
         if (superseded()) return;
@@ -210,7 +392,32 @@ export class ReferralWidget extends LitElement {
         if (this.email) this.fieldError = fieldErrorOf(err);
       }
     }
-    this.#settle('ready', navigator.onLine ? '' : OFFLINE_NOTICE);
+    this.#settle('ready', navigator.onLine ? '' : offlineNotice());
+  }
+
+  /**
+   * What proves this browser is the participant with this email: the page's signature of its `email`,
+   * or the token this browser was given for the participant it remembers (only for that participant).
+   */
+  #proofFor(email: string): { token?: string; emailSignature?: string } | undefined {
+    const same = (a: string | undefined) => a?.trim().toLowerCase() === email.trim().toLowerCase();
+    if (this.emailSignature && same(this.email)) return { emailSignature: this.emailSignature };
+    const token = storage.storedToken(this.campaignId);
+    return token && same(storage.storedParticipant(this.campaignId)) ? { token } : undefined;
+  }
+
+  /** The proven participant's own standing (getMyReferrals): balances, referrals, in any campaign state. */
+  async #showOwn(mine: MyReferrals, superseded: () => boolean): Promise<void> {
+    this.shareViewLib = await loadShareView();
+    if (superseded()) return;
+    this.participant = mine.participant;
+    this.referrals = mine.referrals;
+    this.moreReferrals = mine.more;
+    this.returning = true;
+    this.limited = false;
+    const c = this.campaign;
+    const closed = c?.status === 'End' || c?.ended ? endedText() : c?.status === 'Pause' || c?.paused ? pausedText() : '';
+    this.#settle('signed-up', closed || msg('Welcome back.'));
   }
 
   /** The code of an emailed link this page was opened from, when it is for this campaign. */
@@ -229,23 +436,30 @@ export class ReferralWidget extends LitElement {
       const answer = await this.client.verifyEmail(this.campaignId, code);
       if (superseded()) return;
       this.#remember(answer);
-      this.#show(answer, answer.outcome === 'existing');
+      await this.#show(answer, answer.outcome === 'existing');
+      if (superseded()) return;
       this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
-      this.#settle('signed-up', answer.outcome === 'created' ? 'Your email is confirmed. You are in!' : 'Welcome back.');
+      this.#settle('signed-up', answer.outcome === 'created' ? msg('Your email is confirmed. You are in!') : msg('Welcome back.'));
     } catch (err) {
       if (superseded()) return;
       if (!(err instanceof ApiError && err.code === 'link_not_found')) return this.#fail(err);
       this.#emit('referral-error', errorDetail(err));
-      this.notice = 'That email link has expired or was already used. Enter your email to get a new one.';
+      this.notice = msg('That email link has expired or was already used. Enter your email to get a new one.');
       this.#settle('ready', '');
     }
   }
 
-  /** Shows a participant as the service answered: in full, or only the shared fields (limited). */
-  #show(answer: SignupAnswer, returning: boolean): void {
+  /**
+   * Shows a participant as the service answered: in full, or only the shared fields (limited). A new
+   * participant has referred no one yet; of an existing one the list is not known here.
+   */
+  async #show(answer: SignupAnswer, returning: boolean): Promise<void> {
+    this.shareViewLib = await loadShareView();
     this.participant = answer.participant;
     this.returning = returning;
     this.limited = answer.participant.totalReferrals === undefined;
+    this.referrals = answer.outcome === 'created' ? [] : undefined;
+    this.moreReferrals = false;
   }
 
   #remember(answer: SignupAnswer): void {
@@ -259,7 +473,7 @@ export class ReferralWidget extends LitElement {
     const text = (name: string) => String(data.get(name) ?? '').trim();
     const email = text('email');
     if (!EMAIL.test(email)) {
-      this.fieldError = { field: 'email', message: 'Enter an email address like name@example.com.' };
+      this.fieldError = { field: 'email', message: msg('Enter an email address like name@example.com.') };
       this.renderRoot.querySelector<HTMLInputElement>('input[name=email]')?.focus();
       return;
     }
@@ -273,7 +487,8 @@ export class ReferralWidget extends LitElement {
   }
 
   async #signUp(body: AddParticipantBody): Promise<void> {
-    this.#settle('submitting', 'Signing you up…');
+    void loadShareView();
+    this.#settle('submitting', msg('Signing you up…'));
     const invited = this.referralCode !== undefined && !this.invalidCode;
     let answer: SignupAnswer;
     try {
@@ -288,20 +503,29 @@ export class ReferralWidget extends LitElement {
     }
     this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
     if (answer.outcome === 'pending') {
+      try {
+        this.shareViewLib = await loadShareView();
+      } catch (err) {
+        return this.#fail(err);
+      }
       this.participant = answer.participant;
       this.notice = '';
-      return this.#settle('check-email', `Check your inbox: we sent a confirmation link to ${answer.participant.email ?? body.email}.`);
+      const address = answer.participant.email ?? body.email;
+      return this.#settle('check-email', msg(str`Check your inbox: we sent a confirmation link to ${address}.`));
     }
     this.#remember(answer);
     // Used: the next visitor on this browser starts without it.
     storage.forgetCode(this.campaignId, this.cookieDomain || undefined);
-    this.#show(answer, answer.outcome === 'existing');
-    if (answer.outcome === 'created') return this.#settle('signed-up', 'You are in! Your link is ready to share.');
+    try {
+      await this.#show(answer, answer.outcome === 'existing');
+    } catch (err) {
+      return this.#fail(err);
+    }
+    if (answer.outcome === 'created') return this.#settle('signed-up', msg('You are in! Your link is ready to share.'));
     // Already a participant: say so, rather than "You are in" and an invitation that was not applied.
-    const notices = ['You had already joined with this email'];
-    if (invited) notices[0] += ', so this invitation could not be added to it';
-    if (answer.emailLink) notices.push('We emailed you a link to see your rewards. Check your inbox.');
-    this.notice = notices.map((n) => (n.endsWith('.') ? n : `${n}.`)).join(' ');
+    const notices = [invited ? msg('You had already joined with this email, so this invitation could not be added to it.') : msg('You had already joined with this email.')];
+    if (answer.emailLink) notices.push(msg('We emailed you a link to see your rewards. Check your inbox.'));
+    this.notice = notices.join(' ');
     this.#settle('signed-up', this.notice);
   }
 
@@ -332,8 +556,16 @@ export class ReferralWidget extends LitElement {
 
   #fail(err: unknown): void {
     const { state, message, error } = describeFailure(err, navigator.onLine);
+    this.#warnSetup(error.code);
     this.#emit('referral-error', errorDetail(error));
     this.#settle(state, message);
+  }
+
+  /** Tells the developer, in the console, how to fix a setup mistake (a no-op for other failures). */
+  #warnSetup(code: string): void {
+    if (!SETUP_CODES.has(code)) return;
+    const campaignId = this.campaignId;
+    void import('./setup-advice.js').then((m) => console.warn(m.setupAdvice(code, campaignId, location.origin)));
   }
 
   #settle(state: WidgetState, status: string): void {
@@ -343,20 +575,6 @@ export class ReferralWidget extends LitElement {
 
   #emit<K extends keyof WidgetEvents>(type: K, detail: WidgetEvents[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-  }
-
-  #drawQr(): void {
-    this.qr = '';
-    const link = this.participant?.shareLink;
-    if (!link) return;
-    qrSvg(link).then(
-      (svg) => {
-        if (this.participant?.shareLink === link) this.qr = svg;
-      },
-      () => {
-        // No QR code: the link, copy and share buttons still work.
-      },
-    );
   }
 
   #focusTarget(): string {
@@ -392,34 +610,35 @@ export class ReferralWidget extends LitElement {
     this.#settle('ready', '');
   };
 
-  readonly #onCopy = async () => {
-    const link = this.participant?.shareLink;
-    if (!link) return;
-    try {
-      await navigator.clipboard.writeText(link);
-      this.status = 'Link copied.';
-    } catch {
-      // No clipboard access (permissions, insecure page): select the link so that one key press copies.
-      this.renderRoot.querySelector<HTMLInputElement>('[part~=link]')?.select();
-      this.status = 'Press Ctrl+C (or Cmd+C) to copy the selected link.';
-    }
-  };
+  /** A reward value in the campaign's currency or unit, as the widget's language writes it. */
+  amount(value: number): string {
+    return formatReward(value, rewardFormat(this.settings, this.campaign), getLocale());
+  }
 
-  readonly #onShare = async () => {
-    const link = this.participant?.shareLink;
-    if (!link) return;
-    try {
-      await navigator.share({ url: link, title: this.campaign?.campaignName ?? '', text: this.campaign?.shareDescription ?? '' });
-    } catch {
-      // The visitor closed the share sheet: nothing to report.
-    }
-  };
+  /** The language the widget's texts are in now. */
+  locale(): string {
+    return getLocale();
+  }
+
+  /** What a friend gets ('' when nothing). */
+  refereeReward(): string {
+    const value = this.campaign?.refereeRewardValue;
+    return value ? this.amount(value) : '';
+  }
 
   // ---- rendering ----
 
   protected override render() {
     const busy = this.state === 'loading' || this.state === 'submitting';
-    return html`<section part="card" data-state=${this.state} ?data-returning=${this.returning} aria-busy=${busy ? 'true' : 'false'}>
+    const locale = getLocale();
+    return html`<section
+      part="card"
+      lang=${locale}
+      dir=${directionOf(locale)}
+      data-state=${this.state}
+      ?data-returning=${this.returning}
+      aria-busy=${busy ? 'true' : 'false'}
+    >
       ${this.#body()}
       <div part="status" role="status" aria-live="polite">${this.status}</div>
       <slot name="footer"></slot>
@@ -430,62 +649,64 @@ export class ReferralWidget extends LitElement {
     switch (this.state) {
       case 'loading':
         // The status line says "Loading…"; this only keeps the card's shape until the campaign arrives.
-        return html`<div part="placeholder" aria-hidden="true"><span></span><span></span><span></span></div>`;
+        return this.#placeholder();
       case 'ready':
       case 'submitting':
         return this.#signupView();
       case 'signed-up':
-        return html`${shareView({
-          campaign: this.campaign,
-          participant: this.participant!,
-          qrSvg: this.qr,
-          copyLabel: this.copyLabel,
-          shareLabel: this.shareLabel,
-          onCopy: this.#onCopy,
-          onShare: 'share' in navigator ? this.#onShare : undefined,
-          // Balances are private: shown only to a browser that proved it is this participant.
-          stats: !this.limited,
-        })}
-        ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
-        ${(this.returning || this.limited) && !this.email ? this.#notMe() : nothing}`;
+        return this.#signedUpView();
       case 'check-email':
-        return html`${this.#header('Check your inbox')}
-          <p part="description">
-            We sent a link to <strong>${this.participant?.email}</strong>. Open it to confirm your email and get your referral link.
-          </p>
-          <button part="button other-email" type="button" @click=${this.#onNotMe}>Use another email</button>`;
+        // Loaded with the sign-up (#signUp awaits it before this state): the rarer views live there.
+        return this.shareViewLib ? this.shareViewLib.checkEmailView(this.participant?.email ?? '', this.#onNotMe) : this.#placeholder();
       case 'paused':
       case 'ended':
       case 'not-found':
-        return this.#header(this.campaign?.campaignName || 'Referral program');
+      case 'not-allowed':
+        // Never the campaign's internal name: visitors see its public header, or a neutral title.
+        return this.#header(this.campaign?.rewardHeader || msg('Referral program'));
       case 'error':
       case 'offline':
-        return html`${this.campaign ? this.#header(this.campaign.rewardHeader || this.campaign.campaignName) : nothing}
-          <button part="button retry" type="button" @click=${this.#onRetry}>${this.retryLabel}</button>`;
+        return html`${this.campaign ? this.#header(this.campaign.rewardHeader || msg('Referral program')) : nothing}
+          <button part="button retry" type="button" @click=${this.#onRetry}>${this.retryLabel || msg('Try again')}</button>`;
     }
   }
 
+  #placeholder() {
+    return html`<div part="placeholder" aria-hidden="true"><span></span><span></span><span></span></div>`;
+  }
+
+  #signedUpView() {
+    const lib = this.shareViewLib;
+    if (!lib || !this.participant) return this.#placeholder();
+    return lib.signedUpScreen(this, this.participant, this.#onNotMe);
+  }
+
   #header(text: string | undefined) {
-    return html`<h2 part="header" tabindex="-1"><slot name="header">${text}</slot></h2>`;
+    return html`<h2 part="header" tabindex="-1" dir="auto"><slot name="header">${text}</slot></h2>`;
   }
 
   #signupView() {
     const c = this.campaign;
     const submitting = this.state === 'submitting';
     const strayError = this.fieldError && !FORM_FIELDS.includes(this.fieldError.field) ? this.fieldError.message : '';
-    const refereeReward = c?.refereeRewardValue ? ` Your reward: ${c.refereeRewardValue} ${c.rewardType ?? ''}`.trimEnd() + '.' : '';
+    const reward = this.refereeReward();
+    const invited = this.invitedText || msg('You were invited');
     return html`
-      ${this.#header(c?.rewardHeader || c?.campaignName)}
-      ${c?.rewardDescription ? html`<p part="description">${c.rewardDescription}</p>` : nothing}
-      ${this.referralCode && !this.invalidCode ? html`<p part="invited">${this.invitedText}.${refereeReward}</p>` : nothing}
-      ${this.invalidCode ? html`<p part="notice invalid-code">That invitation link is not valid, but you can still join.</p>` : nothing}
+      ${this.#header(c?.rewardHeader || msg('Referral program'))}
+      ${c?.rewardDescription ? html`<p part="description" dir="auto">${c.rewardDescription}</p>` : nothing}
+      ${this.referralCode && !this.invalidCode
+        ? html`<p part="invited">${invited}.${reward ? html` ${msg(str`Your reward: ${reward}.`)}` : nothing}</p>`
+        : nothing}
+      ${this.invalidCode ? html`<p part="notice invalid-code">${msg('That invitation link is not valid, but you can still join.')}</p>` : nothing}
       ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
       <form part="form" novalidate @submit=${this.#submit}>
-        ${this.firstNameField ? this.#field('firstName', this.firstNameLabel, 'text', 'given-name', 100) : nothing}
-        ${this.lastNameField ? this.#field('lastName', this.lastNameLabel, 'text', 'family-name', 100) : nothing}
-        ${this.#field('email', this.emailLabel, 'email', 'email', 254, this.email)}
+        ${this.firstNameField ? this.#field('firstName', this.firstNameLabel || msg('First name'), 'text', 'given-name', 100) : nothing}
+        ${this.lastNameField ? this.#field('lastName', this.lastNameLabel || msg('Last name'), 'text', 'family-name', 100) : nothing}
+        ${this.#field('email', this.emailLabel || msg('Email address'), 'email', 'email', 254, this.email)}
         ${strayError ? html`<p part="field-error">${strayError}</p>` : nothing}
-        <button part="button submit" type="submit" ?disabled=${submitting}>${submitting ? 'Signing up…' : this.submitLabel}</button>
+        <button part="button submit" type="submit" ?disabled=${submitting}>
+          ${submitting ? msg('Signing up…') : this.submitLabel || msg('Get my referral link')}
+        </button>
       </form>
     `;
   }
@@ -511,12 +732,6 @@ export class ReferralWidget extends LitElement {
     </div>`;
   }
 
-  #notMe() {
-    return html`<p part="returning">
-      Signed up as ${this.participant?.email}.
-      <button part="not-me" type="button" @click=${this.#onNotMe}>Not you?</button>
-    </p>`;
-  }
 }
 
 /** The `detail` of each event the element dispatches (bubbling and composed, so a page can listen on document). */

@@ -1,8 +1,52 @@
-/** Share targets for a link, built with URL APIs (never string-joined into HTML). */
+/**
+ * What the friend receives on each channel, and the share targets built from it with URL APIs (never
+ * string-joined into HTML). Messages are the campaign's per-channel texts (getWidgetSettings) or the
+ * widget's own friend-facing wording; `{link}` marks where the link goes, else it is appended.
+ */
+import { msg, str } from '@lit/localize';
+import type { ShareMessages } from '../api/schemas.js';
+
+export type ShareChannel = 'email' | 'x' | 'facebook' | 'linkedin' | 'whatsapp';
+
 export interface ShareTarget {
-  id: 'email' | 'x' | 'facebook' | 'linkedin' | 'whatsapp';
+  id: ShareChannel;
   label: string;
   href: string;
+}
+
+/** The messages of every channel that carries text, with the link in them. */
+export interface ShareTexts {
+  emailSubject: string;
+  email: string;
+  x: string;
+  whatsapp: string;
+  native: string;
+}
+
+const LINK = '{link}';
+
+export function withLink(message: string, link: string): string {
+  const text = message.trim();
+  if (!text) return link;
+  return text.includes(LINK) ? text.replaceAll(LINK, link) : `${text} ${link}`;
+}
+
+/**
+ * The campaign's messages where it set them; the widget's otherwise, addressed to the friend and
+ * naming what they get (`refereeReward`, formatted; '' when they get nothing).
+ */
+export function shareTexts(link: string, messages: ShareMessages, refereeReward: string): ShareTexts {
+  const fallback = refereeReward
+    ? msg(str`I think you would like this. Sign up with my link and you get ${refereeReward}:`)
+    : msg('I think you would like this. Sign up with my link:');
+  const text = (own: string | undefined) => withLink(own || fallback, link);
+  return {
+    emailSubject: messages.emailSubject || (refereeReward ? msg(str`A gift for you: ${refereeReward}`) : msg('An invitation for you')),
+    email: text(messages.email),
+    x: text(messages.x),
+    whatsapp: text(messages.whatsapp),
+    native: text(messages.native),
+  };
 }
 
 function url(base: string, params: Record<string, string>): string {
@@ -11,16 +55,16 @@ function url(base: string, params: Record<string, string>): string {
   return u.href;
 }
 
-export function shareTargets(link: string, message: string): ShareTarget[] {
-  const text = message ? `${message} ${link}` : link;
+export function shareTargets(link: string, texts: ShareTexts): ShareTarget[] {
   // Mail clients read `+` literally, so spaces go as %20 (URLSearchParams writes them as `+`, and a
   // literal `+` as %2B, so replacing `+` touches spaces only).
-  const mail = new URLSearchParams({ subject: message || 'Join me', body: text }).toString().replaceAll('+', '%20');
+  const mail = new URLSearchParams({ subject: texts.emailSubject, body: texts.email }).toString().replaceAll('+', '%20');
   return [
-    { id: 'email', label: 'Email', href: `mailto:?${mail}` },
-    { id: 'x', label: 'X', href: url('https://x.com/intent/post', { text: message, url: link }) },
+    { id: 'email', label: msg('Email'), href: `mailto:?${mail}` },
+    { id: 'whatsapp', label: 'WhatsApp', href: url('https://wa.me/', { text: texts.whatsapp }) },
+    { id: 'x', label: 'X', href: url('https://x.com/intent/post', { text: texts.x }) },
+    // Facebook and LinkedIn take only the link: they show the landing page's Open Graph preview.
     { id: 'facebook', label: 'Facebook', href: url('https://www.facebook.com/sharer/sharer.php', { u: link }) },
     { id: 'linkedin', label: 'LinkedIn', href: url('https://www.linkedin.com/sharing/share-offsite/', { url: link }) },
-    { id: 'whatsapp', label: 'WhatsApp', href: url('https://wa.me/', { text }) },
   ];
 }

@@ -1,48 +1,284 @@
-/** The signed-up view: the participant's link with copy, native share, share links, QR code and balances. */
+/**
+ * The signed-up view, the screen people share from: the offer, the full link with copy feedback at the
+ * button, share buttons with icons (and the device's share sheet), the QR code, balances in the
+ * campaign's currency, progress toward the next reward and who the participant referred. In a paused or
+ * ended campaign the participant keeps their link, referrals and balances, with the state explained.
+ *
+ * Loaded on demand (src/widget/referral-widget.ts), so that the sign-up form's first load stays small.
+ */
 import { html, nothing } from 'lit';
+import { msg, str } from '@lit/localize';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import type { Campaign, Participant } from '../api/client.js';
-import { shareTargets } from './share-links.js';
+import type { Campaign, MyReferral, Participant, ReferralStatus, WidgetSettings } from '../api/client.js';
+import type { ShareMessages } from '../api/schemas.js';
+import { qrSvg } from './qr.js';
+import { icons } from './icons.js';
+import { shareTargets, shareTexts } from './share-links.js';
 
 export interface ShareViewOptions {
   campaign: Campaign | undefined;
   participant: Participant;
+  /** Who the participant referred; undefined when not known (then no list is shown). */
+  referrals: MyReferral[] | undefined;
+  /** More referrals exist than listed. */
+  moreReferrals: boolean;
+  /** A reward value in the campaign's currency or unit, as the locale writes it. */
+  amount: (value: number) => string;
+  locale: string;
+  messages: ShareMessages;
   /** SVG markup that qrcode made from the share link (never campaign text); '' until it is drawn. */
   qrSvg: string;
+  /** The link was just copied: the copy button says so. */
+  copied: boolean;
   copyLabel: string;
   shareLabel: string;
   onCopy: () => void;
   /** Present only where the browser has native share. */
   onShare: (() => void) | undefined;
-  /** Show referrals and balances (false when the service shared only the link). */
+  /** Show referrals, balances and progress (false when the service shared only the link). */
   stats: boolean;
 }
 
-const selectAll = (e: FocusEvent) => (e.target as HTMLInputElement).select();
+/** The element's state this view reads and the feedback it writes (src/widget/referral-widget.ts). */
+export interface ShareHost {
+  campaign: Campaign | undefined;
+  participant: Participant | undefined;
+  referrals: MyReferral[] | undefined;
+  moreReferrals: boolean;
+  settings: WidgetSettings | undefined;
+  qr: string;
+  copied: boolean;
+  copyLabel: string;
+  shareLabel: string;
+  limited: boolean;
+  returning: boolean;
+  email: string;
+  notice: string;
+  status: string;
+  renderRoot: HTMLElement | DocumentFragment;
+  refereeReward(): string;
+  amount(value: number): string;
+  locale(): string;
+}
 
-export function shareView({ campaign: c, participant: p, qrSvg, copyLabel, shareLabel, onCopy, onShare, stats }: ShareViewOptions) {
+/** Double opt-in: the sign-up waits for the emailed link. */
+export function checkEmailView(email: string, onOtherEmail: () => void) {
+  return html`<h2 part="header" tabindex="-1">${msg('Check your inbox')}</h2>
+    <p part="description">
+      ${msg(html`We sent a link to <strong>${email}</strong>. Open it to confirm your email and get your referral link.`)}
+    </p>
+    <button part="button other-email" type="button" @click=${onOtherEmail}>${msg('Use another email')}</button>`;
+}
+
+/** How long the copy button says "Copied!". */
+const COPIED_MS = 2500;
+const copiedTimers = new WeakMap<ShareHost, ReturnType<typeof setTimeout>>();
+
+/** The signed-up screen of an element: the share view, its notice, and "Not you?" for a remembered visitor. */
+export function signedUpScreen(host: ShareHost, participant: Participant, onNotMe: () => void) {
+  const email = participant.email ?? '';
+  return html`${shareView({
+      campaign: host.campaign,
+      participant,
+      referrals: host.referrals,
+      moreReferrals: host.moreReferrals,
+      amount: (value) => host.amount(value),
+      locale: host.locale(),
+      messages: host.settings?.shareMessages ?? {},
+      qrSvg: host.qr,
+      copied: host.copied,
+      copyLabel: host.copyLabel,
+      shareLabel: host.shareLabel,
+      onCopy: () => void copyLink(host),
+      onShare: 'share' in navigator ? () => void nativeShare(host) : undefined,
+      // Balances are private: shown only to a browser that proved it is this participant.
+      stats: !host.limited,
+    })}
+    ${host.notice ? html`<p part="notice">${host.notice}</p>` : nothing}
+    ${(host.returning || host.limited) && !host.email
+      ? html`<p part="returning">
+          ${msg(str`Signed up as ${email}.`)}
+          <button part="not-me" type="button" @click=${onNotMe}>${msg('Not you?')}</button>
+        </p>`
+      : nothing}`;
+}
+
+async function copyLink(host: ShareHost): Promise<void> {
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  try {
+    await navigator.clipboard.writeText(link);
+    host.copied = true;
+    host.status = msg('Link copied.');
+    clearTimeout(copiedTimers.get(host));
+    copiedTimers.set(host, setTimeout(() => (host.copied = false), COPIED_MS));
+  } catch {
+    // No clipboard access (permissions, insecure page): select the link so that one key press copies.
+    host.renderRoot.querySelector<HTMLTextAreaElement>('[part~=link]')?.select();
+    host.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected link.');
+  }
+}
+
+async function nativeShare(host: ShareHost): Promise<void> {
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  // The friend's message, as on the other channels (not the participant's instructions).
+  const { native } = shareTexts(link, host.settings?.shareMessages ?? {}, host.refereeReward());
+  try {
+    await navigator.share({ text: native, ...(host.campaign?.rewardHeader && { title: host.campaign.rewardHeader }) });
+  } catch {
+    // The visitor closed the share sheet: nothing to report.
+  }
+}
+
+/** Draws the QR code of the participant's link into `host.qr`, unless the participant changed meanwhile. */
+export function drawQr(host: ShareHost): void {
+  host.qr = '';
+  const link = host.participant?.shareLink;
+  if (!link) return;
+  qrSvg(link).then(
+    (svg) => {
+      if (host.participant?.shareLink === link) host.qr = svg;
+    },
+    () => {
+      // No QR code: the link, copy and share buttons still work.
+    },
+  );
+}
+
+const selectAll = (e: FocusEvent) => (e.target as HTMLTextAreaElement).select();
+
+const statusText = (status: ReferralStatus) =>
+  status === 'qualified' ? msg('Reward earned') : status === 'in_review' ? msg('Being reviewed') : msg('Signed up');
+
+export function shareView(o: ShareViewOptions) {
+  const c = o.campaign;
+  const p = o.participant;
   const link = p.shareLink ?? '';
+  const amount = o.amount;
+  const refereeReward = c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
+  const ended = c?.status === 'End' || c?.ended === true;
+  const paused = !ended && (c?.status === 'Pause' || c?.paused === true);
+  const texts = shareTexts(link, o.messages, refereeReward);
   return html`
-    <h2 part="header" tabindex="-1"><slot name="share-header">${c?.shareHeader || 'Share your link'}</slot></h2>
-    ${c?.shareDescription ? html`<p part="description">${c.shareDescription}</p>` : nothing}
-    <div part="link-row">
-      <label class="visually-hidden" for="share-link">Your referral link</label>
-      <input id="share-link" part="input link" readonly .value=${link} @focus=${selectAll} />
-      <button part="button copy" type="button" @click=${onCopy}>${copyLabel}</button>
-    </div>
-    ${onShare ? html`<button part="share-link native-share" type="button" @click=${onShare}>${shareLabel}</button>` : nothing}
-    <ul part="share-links" aria-label="Share on">
-      ${shareTargets(link, c?.shareDescription ?? '').map(
-        (t) => html`<li><a part="share-link" data-target=${t.id} href=${t.href} target="_blank" rel="noopener noreferrer">${t.label}</a></li>`,
-      )}
-    </ul>
-    <div part="qr" role="img" aria-label="QR code of your referral link">${qrSvg ? unsafeSVG(qrSvg) : nothing}</div>
-    ${stats
-      ? html`<dl part="stats">
-          <div><dt>Referrals</dt><dd data-stat="referrals">${p.totalReferrals ?? 0}</dd></div>
-          <div><dt>Referral rewards</dt><dd data-stat="referral-balance">${p.referralRewardBalance ?? 0}</dd></div>
-          <div><dt>Your reward</dt><dd data-stat="referee-balance">${p.refereeRewardBalance ?? 0}</dd></div>
-        </dl>`
+    ${paused
+      ? html`<p part="campaign-state" data-campaign-state="paused">
+          ${msg('This referral program is paused. Friends cannot join through your link until it resumes; your rewards are kept.')}
+        </p>`
       : nothing}
+    ${ended
+      ? html`<p part="campaign-state" data-campaign-state="ended">
+          ${msg('This referral program has ended. Your link no longer brings rewards; what you earned is kept.')}
+        </p>`
+      : nothing}
+    ${ended
+      ? // Nothing left to share for: what the participant earned, and with whom.
+        html`<h2 part="header" tabindex="-1">${msg('Your rewards')}</h2>`
+      : html`<h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
+          ${offer(c, amount)}
+          ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}`}
+    <div part="link-box">
+      <label part="label" for="share-link">${msg('Your referral link')}</label>
+      <div part="link-row">
+        <textarea id="share-link" part="input link" readonly rows="2" spellcheck="false" .value=${link} @focus=${selectAll}></textarea>
+        <button part="button copy" type="button" ?data-copied=${o.copied} @click=${o.onCopy}>
+          ${o.copied ? icons.check : icons.copy}<span>${o.copied ? msg('Copied!') : o.copyLabel || msg('Copy')}</span>
+        </button>
+      </div>
+    </div>
+    ${ended
+      ? nothing
+      : html`${o.onShare
+            ? html`<button part="button native-share" type="button" @click=${o.onShare}>${icons.share}<span>${o.shareLabel || msg('Share…')}</span></button>`
+            : nothing}
+          <ul part="share-links" aria-label=${msg('Share on')}>
+            ${shareTargets(link, texts).map(
+              (t) =>
+                html`<li>
+                  <a part="share-link" data-target=${t.id} href=${t.href} target="_blank" rel="noopener noreferrer">${icons[t.id]}<span>${t.label}</span></a>
+                </li>`,
+            )}
+          </ul>
+          <figure part="qr-box">
+            <div part="qr" role="img" aria-label=${msg('QR code of your referral link')}>${o.qrSvg ? unsafeSVG(o.qrSvg) : nothing}</div>
+            <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
+          </figure>`}
+    ${o.stats ? html`${stats(c, p, amount, o.locale)} ${ended ? nothing : progress(c, o.referrals, amount)} ${referralList(o)}` : nothing}
   `;
 }
+
+/** The offer stays in view after sign-up: what the participant earns and what a friend gets. */
+function offer(c: Campaign | undefined, amount: (v: number) => string) {
+  const mine = c?.referrerRewardValue ? amount(c.referrerRewardValue) : '';
+  const theirs = c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
+  if (!mine && !theirs && !c?.rewardHeader) return nothing;
+  return html`<div part="offer">
+    ${icons.gift}
+    <div>
+      ${c?.rewardHeader ? html`<strong dir="auto">${c.rewardHeader}</strong>` : nothing}
+      <ul>
+        ${mine ? html`<li data-offer="referrer">${msg(str`You get ${mine} for each friend who qualifies.`)}</li>` : nothing}
+        ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they join.`)}</li>` : nothing}
+      </ul>
+    </div>
+  </div>`;
+}
+
+function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
+  // Only a referred participant has a welcome reward to show.
+  const welcome = p.referredByCode !== undefined || (p.refereeReward ?? 0) > 0;
+  return html`<dl part="stats">
+    <div><dt>${msg('Friends joined')}</dt><dd data-stat="referrals">${new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0)}</dd></div>
+    <div>
+      <dt>${msg('Earned for referrals')}</dt>
+      <dd data-stat="referral-balance">${amount(p.referralRewardBalance ?? 0)}</dd>
+    </div>
+    ${welcome
+      ? html`<div><dt>${msg('Your welcome reward')}</dt><dd data-stat="referee-balance">${amount(p.refereeRewardBalance ?? 0)}</dd></div>`
+      : nothing}
+  </dl>`;
+}
+
+/**
+ * Where the participant stands on the way to their next reward: share, a friend signs up, the friend
+ * qualifies. A friend who joined and has not qualified yet puts them on the last step.
+ */
+function progress(c: Campaign | undefined, referrals: MyReferral[] | undefined, amount: (v: number) => string) {
+  if (!c?.referrerRewardValue) return nothing;
+  const waiting = referrals?.filter((r) => r.status !== 'qualified').length ?? 0;
+  const current = waiting > 0 ? 2 : 1;
+  const steps = [msg('Share your link'), msg('A friend signs up'), msg(str`They qualify: you get ${amount(c.referrerRewardValue)}`)];
+  return html`<section part="progress" aria-labelledby="progress-title">
+    <h3 id="progress-title">${msg('Your next reward')}</h3>
+    <ol>
+      ${steps.map((label, i) => {
+        const state = i < current ? 'done' : i === current ? 'current' : 'todo';
+        const note = state === 'done' ? msg('(done)') : state === 'current' ? msg('(next step)') : '';
+        return html`<li data-step=${state} aria-current=${state === 'current' ? 'step' : 'false'}>
+          <span part="step-marker" aria-hidden="true">${state === 'done' ? icons.check : i + 1}</span>
+          <span>${label}<span class="visually-hidden"> ${note}</span></span>
+        </li>`;
+      })}
+    </ol>
+  </section>`;
+}
+
+function referralList(o: ShareViewOptions) {
+  if (!o.referrals) return nothing;
+  return html`<section part="referrals" aria-labelledby="referrals-title">
+    <h3 id="referrals-title">${msg('Friends you invited')}</h3>
+    ${o.referrals.length === 0
+      ? html`<p part="referrals-empty">${msg('No one yet. Share your link to invite your first friend.')}</p>`
+      : html`<ul>
+          ${o.referrals.map(
+            (r) => html`<li data-referral-status=${r.status}>
+              <span part="referral-name">${r.name}</span>
+              <span part="referral-status" data-status=${r.status}>${statusText(r.status)}</span>
+              <time datetime=${r.joinedOn}>${new Intl.DateTimeFormat(o.locale, { dateStyle: 'medium' }).format(new Date(r.joinedOn))}</time>
+            </li>`,
+          )}
+        </ul>`}
+    ${o.moreReferrals ? html`<p part="referrals-more">${msg('…and more.')}</p>` : nothing}
+  </section>`;
+}
+export { shareStyles } from './share-styles.js';

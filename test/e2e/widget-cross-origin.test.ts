@@ -65,12 +65,12 @@ describe('widget embedded on another origin', () => {
     await page.close();
   });
 
-  it('a page on an origin the campaign does not allow is refused (403) and the widget says so', async () => {
+  it('a page on an origin the campaign does not allow is refused (403), readable, and the widget says so', async () => {
     await service.admin.updateCampaign({ id: campaignId, allowedOrigins: ['https://elsewhere.example'] });
     try {
       const page = await browser.newPage();
       await page.goto(`${shop.url}/`);
-      await page.locator('referral-widget').getByText('could not be reached').waitFor();
+      await page.locator('referral-widget').getByText('This site is not allowed to use this referral program.').waitFor();
       await page.close();
     } finally {
       await service.admin.updateCampaign({ id: campaignId, allowedOrigins: [shop.url] });

@@ -100,4 +100,17 @@ describe('refkit CLI', () => {
     assert.deepEqual(await json(['webhook', 'remove', '--id', String(hook.id)]), { ok: true });
     assert.deepEqual(await json(['webhook', 'list']), [] as never);
   });
+
+  it('campaign create/update --share-message-* set the per-channel share messages', async () => {
+    const c = await json(['campaign', 'create', '--name', 'M', '--host-url', 'https://m.example', '--share-message-x', 'Try {link}', '--share-message-email-subject', 'Hi']);
+    await json(['campaign', 'update', '--id', c.campaignId!, '--share-message-whatsapp', 'Psst {link}', '--share-message-x', '']);
+    const { openRuntime } = await import('../../src/server/runtime.js');
+    const { widgetSettings } = await import('../../src/server/domain/widget-settings.js');
+    const rt = await openRuntime({ databaseUrl: db.url });
+    try {
+      assert.deepEqual((await widgetSettings(rt.ctx, c.campaignId!)).shareMessages, { emailSubject: 'Hi', whatsapp: 'Psst {link}' });
+    } finally {
+      await rt.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
  * A stand-in for the service in widget unit tests: window.fetch is replaced by a router over the
  * interface's paths, each answered by a handler the test sets; every call is recorded.
  */
-import type { Campaign, Participant } from '../../src/api/client.js';
+import type { Campaign, Participant, WidgetSettings } from '../../src/api/client.js';
 
 export type Handler = (url: URL, body: unknown) => Response | Promise<Response>;
 
@@ -31,6 +31,8 @@ export const campaign: Campaign = {
   rewardType: 'credit',
   participants: 3,
 };
+
+export const settings: WidgetSettings = { campaignId: 'cmp_1', rewardCurrency: 'USD', shareMessages: {} };
 
 export function participant(email: string, extra: Partial<Participant> = {}): Participant {
   return {
@@ -62,6 +64,9 @@ export function fakeService(routes: Record<string, Handler> = {}): FakeService {
   const service: FakeService = {
     routes: {
       '/api/v1/getCampaign': () => json(campaign),
+      '/api/v1/getWidgetSettings': () => json(settings),
+      // Without a route set by the test, no proof is good enough (as the service answers without one).
+      '/api/v1/getMyReferrals': () => apiError(401, 'unauthorized'),
       '/api/v1/validateCode': () => json(true),
       '/api/v1/addParticipant': (_url, body) => json(participant((body as { email: string }).email)),
       ...routes,

@@ -14,8 +14,8 @@ export function setUrl(search: string): void {
  * Mounts a widget from markup, as a page would write it: the attributes are in place before the
  * element upgrades. `api-base` is the fake service's unless `attrs` gives one (or `apiBase` is false).
  */
-export async function mount(attrs = '', { apiBase = true } = {}): Promise<ReferralWidget> {
-  const markup = `<referral-widget campaign-id="cmp_1" ${apiBase ? `api-base="${API}"` : ''} ${attrs}></referral-widget>`;
+export async function mount(attrs = '', { apiBase = true, campaignId = true } = {}): Promise<ReferralWidget> {
+  const markup = `<referral-widget ${campaignId ? 'campaign-id="cmp_1"' : ''} ${apiBase ? `api-base="${API}"` : ''} ${attrs}></referral-widget>`;
   const div = await fixture<HTMLDivElement>(html`<div .innerHTML=${markup}></div>`);
   return div.querySelector('referral-widget')!;
 }

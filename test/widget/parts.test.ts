@@ -5,7 +5,7 @@ import { captureCode, codeFromUrl } from '../../src/widget/code-capture.js';
 import { describeFailure } from '../../src/widget/failures.js';
 import { withNetworkRetries } from '../../src/widget/retry.js';
 import { scriptOrigin } from '../../src/widget/script-origin.js';
-import { shareTargets } from '../../src/widget/share-links.js';
+import { shareTargets, shareTexts, withLink } from '../../src/widget/share-links.js';
 import * as storage from '../../src/widget/storage.js';
 
 const networkError = () => new ApiError(0, 'network_error', 'Failed to fetch');
@@ -98,15 +98,17 @@ describe('code capture', () => {
 describe('share links', () => {
   const link = 'https://acme.example/join?id=c1&referralCode=AB&x=1';
   const message = 'Join & save 10% + more <now>';
-  const targets = Object.fromEntries(shareTargets(link, message).map((t) => [t.id, new URL(t.href)]));
+  const texts = shareTexts(link, { x: `${message} {link}`, whatsapp: message, email: `Hi! {link} Bye`, emailSubject: 'For you' }, '$5');
+  const targets = Object.fromEntries(shareTargets(link, texts).map((t) => [t.id, new URL(t.href)]));
 
-  it('carries the link and the message intact, URL-encoded', () => {
+  it('each channel carries its own message with the link in it, intact and URL-encoded', () => {
     expect(targets.x!.origin + targets.x!.pathname).to.equal('https://x.com/intent/post');
-    expect(targets.x!.searchParams.get('url')).to.equal(link);
-    expect(targets.x!.searchParams.get('text')).to.equal(message);
+    expect(targets.x!.searchParams.get('text')).to.equal(`${message} ${link}`);
+    // No {link} in the message: the link is appended.
+    expect(targets.whatsapp!.searchParams.get('text')).to.equal(`${message} ${link}`);
+    // Facebook and LinkedIn take the link alone (their preview is the page's Open Graph).
     expect(targets.facebook!.searchParams.get('u')).to.equal(link);
     expect(targets.linkedin!.searchParams.get('url')).to.equal(link);
-    expect(targets.whatsapp!.searchParams.get('text')).to.equal(`${message} ${link}`);
   });
 
   it('writes spaces in mailto as %20 and keeps a literal +', () => {
@@ -114,13 +116,21 @@ describe('share links', () => {
     expect(mail.protocol).to.equal('mailto:');
     expect(mail.search).to.not.contain('+');
     const params = new URLSearchParams(mail.search.replaceAll('%20', '+'));
-    expect(params.get('subject')).to.equal(message);
-    expect(params.get('body')).to.equal(`${message} ${link}`);
+    expect(params.get('subject')).to.equal('For you');
+    expect(params.get('body')).to.equal(`Hi! ${link} Bye`);
   });
 
-  it('leaves out an empty message', () => {
-    const [, x] = shareTargets(link, '');
-    expect(new URL(x!.href).searchParams.has('text')).to.equal(false);
+  it("without the campaign's messages, the friend gets the widget's invitation naming their reward, never the referrer's instructions", () => {
+    const own = shareTexts(link, {}, '$5');
+    expect(own.x).to.equal(`I think you would like this. Sign up with my link and you get $5: ${link}`);
+    expect(own.emailSubject).to.equal('A gift for you: $5');
+    expect(shareTexts(link, {}, '').whatsapp).to.equal(`I think you would like this. Sign up with my link: ${link}`);
+  });
+
+  it('withLink puts the link at each {link}, or after the text, or alone', () => {
+    expect(withLink('a {link} b {link}', 'L')).to.equal('a L b L');
+    expect(withLink('hello', 'L')).to.equal('hello L');
+    expect(withLink('  ', 'L')).to.equal('L');
   });
 });
 
@@ -176,7 +186,7 @@ describe('failures', () => {
     [new ApiError(409, 'campaign_ended', ''), true, 'ended', /ended/],
     [new ApiError(429, 'rate_limited', '', undefined, 12), true, 'error', /wait 12 s/],
     [new ApiError(429, 'rate_limited', ''), true, 'error', /^Too many attempts\. Please try again\.$/],
-    [new ApiError(403, 'forbidden_origin', ''), true, 'error', /not allowed/],
+    [new ApiError(403, 'forbidden_origin', ''), true, 'not-allowed', /not allowed/],
     [new ApiError(500, 'internal', ''), true, 'error', /Something went wrong/],
     [networkError(), true, 'error', /could not be reached/],
     [networkError(), false, 'offline', /offline/],

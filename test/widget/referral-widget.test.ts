@@ -84,7 +84,7 @@ describe('<referral-widget> referral codes', () => {
     const el = await mount();
     expect((await codeEvent).detail).to.deep.equal({ code: 'FRIEND23', valid: true });
     await settled(el, 'ready');
-    expect(text(el, '[part=invited]')).to.equal('You were invited. Your reward: 5 credit.');
+    expect(text(el, '[part=invited]')).to.equal('You were invited. Your reward: $5.');
     expect(calls('validateCode')[0]!.url.searchParams.get('code')).to.equal('FRIEND23');
     expect(calls('validateCode')[0]!.url.searchParams.get('campaignId')).to.equal('cmp_1');
     expect(JSON.parse(localStorage.getItem('refkit:cmp_1:code')!).code).to.equal('FRIEND23');
@@ -223,23 +223,31 @@ describe('<referral-widget> signing up', () => {
     expect(text(el, '[part=status]')).to.contain('Your link is ready');
     expect(text(el, '[part=header]')).to.equal('Share your link');
     expect(text(el, '[part=description]')).to.equal('Send it to a friend.');
-    expect(q<HTMLInputElement>(el, '[part~=link]')!.value).to.equal(LINK);
+    // The offer stays in view, in the campaign's currency.
+    expect(text(el, '[part=offer]')).to.equal('Give $5, get $10 You get $10 for each friend who qualifies. Your friends get $5 when they join.');
+    expect(q<HTMLTextAreaElement>(el, '[part~=link]')!.value).to.equal(LINK);
     expect(q(el, '[part=returning]')).to.equal(null);
     await waitUntil(() => q(el, '[part=qr] svg'), 'QR code drawn');
     expect(q(el, '[part=qr]')!.getAttribute('aria-label')).to.contain('QR code');
 
     const targets = [...el.shadowRoot!.querySelectorAll<HTMLAnchorElement>('[part=share-links] a')];
-    expect(targets.map((a) => a.dataset.target)).to.deep.equal(['email', 'x', 'facebook', 'linkedin', 'whatsapp']);
+    expect(targets.map((a) => a.dataset.target)).to.deep.equal(['email', 'whatsapp', 'x', 'facebook', 'linkedin']);
     for (const a of targets) {
       expect(a.target).to.equal('_blank');
       expect(a.rel).to.contain('noopener');
+      // A recognisable icon beside the name.
+      expect(a.querySelector('svg'), a.dataset.target).to.not.equal(null);
     }
-    expect(new URL(targets[1]!.href).searchParams.get('url')).to.equal(LINK);
-    expect(new URL(targets[2]!.href).searchParams.get('u')).to.equal(LINK);
+    // The friend gets an invitation with the link, not the referrer's instructions.
+    expect(new URL(targets[2]!.href).searchParams.get('text')).to.equal(`I think you would like this. Sign up with my link and you get $5: ${LINK}`);
+    expect(new URL(targets[3]!.href).searchParams.get('u')).to.equal(LINK);
 
     expect(text(el, '[data-stat=referrals]')).to.equal('2');
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('20');
-    expect(text(el, '[data-stat=referee-balance]')).to.equal('5');
+    expect(text(el, '[data-stat=referral-balance]')).to.equal('$20');
+    expect(text(el, '[data-stat=referee-balance]')).to.equal('$5');
+    // A new participant has referred no one yet: the list says so, and the next step is a friend signing up.
+    expect(text(el, '[part=referrals-empty]')).to.contain('No one yet');
+    expect(text(el, '[part=progress] [data-step=current]')).to.equal('2 A friend signs up (next step)');
     expect(localStorage.getItem('refkit:cmp_1:email')).to.equal('f@example.com');
   });
 
@@ -252,11 +260,14 @@ describe('<referral-widget> signing up', () => {
       q<HTMLButtonElement>(el, '[part~=copy]')!.click();
       await waitUntil(() => text(el, '[part=status]') === 'Link copied.');
       expect(copied).to.equal(LINK);
+      // The feedback is at the button too.
+      expect(text(el, '[part~=copy]')).to.equal('Copied!');
+      expect(q(el, '[part~=copy]')!.hasAttribute('data-copied')).to.equal(true);
       undo();
       undo = stubNavigator('clipboard', { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) });
       q<HTMLButtonElement>(el, '[part~=copy]')!.click();
       await waitUntil(() => text(el, '[part=status]').includes('Ctrl+C'));
-      const input = q<HTMLInputElement>(el, '[part~=link]')!;
+      const input = q<HTMLTextAreaElement>(el, '[part~=link]')!;
       expect([input.selectionStart, input.selectionEnd]).to.deep.equal([0, LINK.length]);
     } finally {
       undo();
@@ -277,7 +288,7 @@ describe('<referral-widget> signing up', () => {
       await settled(el, 'signed-up');
       q<HTMLButtonElement>(el, '[part~=native-share]')!.click();
       await waitUntil(() => shared);
-      expect(shared).to.deep.equal({ url: LINK, title: 'Acme launch', text: 'Send it to a friend.' });
+      expect(shared).to.deep.equal({ title: 'Give $5, get $10', text: `I think you would like this. Sign up with my link and you get $5: ${LINK}` });
     } finally {
       undo();
     }
@@ -381,8 +392,8 @@ describe('<referral-widget> returning visitors', () => {
 
 describe('<referral-widget> campaign states', () => {
   for (const [state, header, status, answer] of [
-    ['paused', 'Acme launch', 'This referral program is paused.', () => json({ ...campaign, status: 'Pause', paused: true })],
-    ['ended', 'Acme launch', 'This referral program has ended.', () => json({ ...campaign, status: 'End', ended: true })],
+    ['paused', 'Give $5, get $10', 'This referral program is paused.', () => json({ ...campaign, status: 'Pause', paused: true })],
+    ['ended', 'Give $5, get $10', 'This referral program has ended.', () => json({ ...campaign, status: 'End', ended: true })],
     ['not-found', 'Referral program', 'This referral program could not be found.', () => apiError(404, 'campaign_not_found')],
   ] as const) {
     it(`campaign ${state}: says so, with no form and no retry`, async () => {
@@ -393,6 +404,8 @@ describe('<referral-widget> campaign states', () => {
       expect(q(el, '[part~=retry]')).to.equal(null);
       expect(text(el, '[part=header]')).to.equal(header);
       expect(text(el, '[part=status]')).to.equal(status);
+      // The campaign's internal name is never shown to visitors.
+      expect(el.shadowRoot!.textContent).to.not.contain('Acme launch');
       expect(calls('addParticipant')).to.have.length(0);
     });
   }

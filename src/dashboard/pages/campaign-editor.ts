@@ -5,6 +5,7 @@
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody } from '../../api/client.js';
+import type { ShareMessages } from '../../api/schemas.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
@@ -27,7 +28,20 @@ const FONTS: [string, string][] = [
 ];
 const themeKey = (id: string) => `refkit-dashboard:theme:${id}`;
 
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins'>> & { end: string; allowedOrigins: string };
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages'>> & {
+  end: string;
+  allowedOrigins: string;
+  shareMessages: Required<ShareMessages>;
+};
+/** The share-message channels the editor shows: [channel, label, multi-line]. */
+const MESSAGE_FIELDS: [keyof ShareMessages, string, boolean][] = [
+  ['emailSubject', 'Email subject', false],
+  ['email', 'Email message', true],
+  ['x', 'X (Twitter) post', true],
+  ['whatsapp', 'WhatsApp message', true],
+  ['native', "Phone share sheet (the device's own share)", true],
+];
+const NO_MESSAGES: Required<ShareMessages> = { emailSubject: '', email: '', x: '', whatsapp: '', native: '' };
 
 const EMPTY: Draft = {
   campaignName: '',
@@ -43,6 +57,7 @@ const EMPTY: Draft = {
   end: '',
   allowedOrigins: '',
   requireEmailConfirmation: false,
+  shareMessages: { ...NO_MESSAGES },
 };
 
 /** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
@@ -67,6 +82,7 @@ function draftOf(c: CampaignSettings): Draft {
     end: toLocalInput(c.end),
     allowedOrigins: (c.allowedOrigins ?? []).join('\n'),
     requireEmailConfirmation: c.requireEmailConfirmation,
+    shareMessages: { ...NO_MESSAGES, ...c.shareMessages },
   };
 }
 
@@ -129,6 +145,8 @@ export class CampaignEditor extends Page {
       shareHeader: d.shareHeader,
       shareDescription: d.shareDescription,
     };
+    // Every channel is sent: an emptied one ('') is cleared.
+    body.shareMessages = { ...d.shareMessages };
     // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.
     if (d.requireEmailConfirmation || this.campaign?.requireEmailConfirmation) body.requireEmailConfirmation = d.requireEmailConfirmation;
     if (d.end) body.end = new Date(d.end).toISOString();
@@ -179,6 +197,17 @@ export class CampaignEditor extends Page {
   async #copy() {
     await navigator.clipboard.writeText(this.#snippet());
     this.notice = 'Embed code copied to the clipboard.';
+  }
+
+  #message(channel: keyof ShareMessages, label: string, area: boolean) {
+    const id = `f-message-${channel}`;
+    const value = this.draft.shareMessages[channel];
+    const onInput = (e: Event) =>
+      (this.draft = { ...this.draft, shareMessages: { ...this.draft.shareMessages, [channel]: (e.target as HTMLInputElement).value } });
+    return html`<div class="field">
+      <label for=${id}>${label}</label>
+      ${area ? html`<textarea id=${id} .value=${value} @input=${onInput}></textarea>` : html`<input id=${id} .value=${value} @input=${onInput} />`}
+    </div>`;
   }
 
   #text(field: keyof Draft, label: string, opts: { type?: string; hint?: string; required?: boolean; area?: boolean; pattern?: string } = {}) {
@@ -287,6 +316,11 @@ export class CampaignEditor extends Page {
               <legend>Widget texts</legend>
               ${this.#text('rewardHeader', 'Reward headline')} ${this.#text('rewardDescription', 'Reward description', { area: true })}
               ${this.#text('shareHeader', 'Share headline')} ${this.#text('shareDescription', 'Share description', { area: true })}
+            </fieldset>
+            <fieldset>
+              <legend>Share messages</legend>
+              <div class="hint">What the friend receives on each channel. {link} is replaced by the share link (or it is added at the end). Empty: the widget's default.</div>
+              ${MESSAGE_FIELDS.map(([channel, label, area]) => this.#message(channel, label, area))}
             </fieldset>
             <fieldset>
               <legend>Look</legend>

@@ -5,6 +5,7 @@ import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './codes.js';
 import { newSecret } from './secrets.js';
+import { mergeShareMessages, readShareMessages } from './share-messages.js';
 
 /** The status a campaign reads as: a campaign whose end date has passed is End, whatever was stored. */
 export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
@@ -51,8 +52,11 @@ type CampaignInput = Partial<Omit<CreateCampaignBody, 'campaignName' | 'hostURL'
   hostURL?: string;
 };
 
-/** Maps the wire names of campaign fields to columns; only the fields given are returned. */
-function columns(input: CampaignInput) {
+/**
+ * Maps the wire names of campaign fields to columns; only the fields given are returned. `current`: the
+ * campaign being changed, whose share messages a change merges into.
+ */
+function columns(input: CampaignInput, current?: CampaignRow) {
   const row: Partial<CampaignRow> = {};
   if (input.campaignName !== undefined) row.name = input.campaignName;
   if (input.hostURL !== undefined) row.host_url = new URL(input.hostURL).href;
@@ -66,6 +70,7 @@ function columns(input: CampaignInput) {
   if (input.shareDescription !== undefined) row.share_description = input.shareDescription;
   if (input.end !== undefined) row.end_on = input.end === null ? null : Date.parse(input.end);
   if (input.requireEmailConfirmation !== undefined) row.require_email_confirmation = input.requireEmailConfirmation ? 1 : 0;
+  if (input.shareMessages !== undefined) row.share_messages = mergeShareMessages(current ? readShareMessages(current) : {}, input.shareMessages);
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
@@ -103,10 +108,10 @@ export async function createCampaign(
 }
 
 export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampaignBody): Promise<CampaignRow> {
-  await ownCampaign(ctx, actor, input.id);
+  const current = await ownCampaign(ctx, actor, input.id);
   assertCanConfirm(ctx, input);
   const { id, ...fields } = input;
-  const patch = columns(fields);
+  const patch = columns(fields, current);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
   return findCampaign(ctx, id);
 }

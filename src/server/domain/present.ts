@@ -2,6 +2,7 @@
 import type { Campaign, CampaignSettings, Participant } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
+import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
 
 /** A domain answer about one participant. */
@@ -56,6 +57,7 @@ export function presentCampaignSettings(c: CampaignRow, participants: number, no
     rewardCurrency: c.reward_currency,
     allowedOrigins: c.allowed_origins === null ? null : (JSON.parse(c.allowed_origins) as string[]),
     requireEmailConfirmation: c.require_email_confirmation === 1,
+    shareMessages: readShareMessages(c),
   };
 }
 

@@ -3,7 +3,7 @@
  * signed-in dashboard owner (then every change must also carry the session's CSRF token). Public routes (getCampaign,
  * validateCode, addParticipant) may be called without a key; a keyless call that carries an `Origin`
  * must come from one of the campaign's allowed origins (or the service's own), and only those origins
- * get CORS headers. A key that is present but wrong is refused everywhere, never silently ignored.
+ * get CORS headers on answers (any origin may read the error answers of public routes). A key that is present but wrong is refused everywhere, never silently ignored.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -102,6 +102,15 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
     const campaign = await ctx.store.findCampaign(id);
     if (!campaign) return;
     if (!allowedOrigins(campaign).includes(origin)) throw forbiddenOrigin(origin);
+    allowCors(reply, origin);
+  });
+
+  // The error answers of public routes are readable by any page (no credentials, nothing private in an
+  // error envelope), so an embedding on a refused origin or with a mistyped campaign id can tell the
+  // developer `forbidden_origin` or `campaign_not_found` instead of an unreadable network failure.
+  app.addHook('onError', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (request.routeOptions.config.access !== 'public' || origin === undefined || reply.hasHeader('access-control-allow-origin')) return;
     allowCors(reply, origin);
   });
 

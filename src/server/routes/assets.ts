@@ -1,23 +1,40 @@
-/** The widget bundles at /widget/, the owner's dashboard at /admin/; in demo mode the demo landing page at /demo/, and `/` redirecting there. */
+/**
+ * The widget bundles at /widget/, the owner's dashboard at /admin/, and in demo mode the demo landing
+ * page at /demo/ (with the campaign's Open Graph preview, ./landing.ts) and `/` redirecting there.
+ *
+ * The bundles are served precompressed (the build writes .br and .gz beside each file; the best one the
+ * browser accepts is sent). Chunks carry a content hash in their names and are cached for a year; the
+ * entry scripts keep their names, so pages pick up a new release within five minutes.
+ */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import type { Ctx } from '../domain/context.js';
+import { landingPageRoutes } from './landing.js';
 
 /** The package root, from src/server/routes (tsx) or dist/server/routes (compiled) alike. */
 const root = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/dist\/$/, '/');
 
-export async function assetRoutes(app: FastifyInstance, { demo }: { demo: boolean }): Promise<void> {
+/** Where the build puts content-hashed files (vite.config.ts). */
+export const HASHED_DIR = '/chunks/';
+export const ENTRY_CACHE = 'public, max-age=300';
+export const HASHED_CACHE = 'public, max-age=31536000, immutable';
+
+export async function assetRoutes(app: FastifyInstance, { ctx, demo }: { ctx: Ctx; demo: boolean }): Promise<void> {
   const widgetDir = `${root}dist/widget`;
   if (existsSync(widgetDir)) {
     await app.register(fastifyStatic, {
       root: widgetDir,
       prefix: '/widget/',
       decorateReply: false,
-      // Module scripts are fetched with CORS: any page may load the widget; the API checks origins.
-      setHeaders: (res) => {
+      preCompressed: true,
+      // Our own Cache-Control below, instead of send's `max-age=0`.
+      cacheControl: false,
+      setHeaders: (res, path) => {
+        // Module scripts are fetched with CORS: any page may load the widget; the API checks origins.
         res.setHeader('access-control-allow-origin', '*');
-        res.setHeader('cache-control', 'public, max-age=300');
+        res.setHeader('cache-control', path.includes(HASHED_DIR) ? HASHED_CACHE : ENTRY_CACHE);
       },
     });
   } else {
@@ -41,6 +58,7 @@ export async function assetRoutes(app: FastifyInstance, { demo }: { demo: boolea
     app.log.warn(`${dashboardDir} is missing: run "npm run build:dashboard" to serve the dashboard`);
   }
   if (!demo) return;
-  await app.register(fastifyStatic, { root: `${root}demo`, prefix: '/demo/', decorateReply: false });
+  landingPageRoutes(app, ctx, `${root}demo/index.html`);
+  await app.register(fastifyStatic, { root: `${root}demo`, prefix: '/demo/', decorateReply: false, index: false });
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/demo/'));
 }

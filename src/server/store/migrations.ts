@@ -276,6 +276,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         }
       },
     },
+    '0006_share_messages': {
+      async up(db: Kysely<any>) {
+        // JSON object of per-channel share messages (ShareMessages); null: the widget's own wording.
+        await db.schema.alterTable('campaigns').addColumn('share_messages', 'text').execute();
+      },
+    },
   };
 }
 

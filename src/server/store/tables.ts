@@ -32,6 +32,8 @@ export interface CampaignsTable {
   require_email_confirmation: Generated<number>;
   /** HMAC key hosts sign their visitors' emails with (`email-signature`); null until first revealed. */
   signing_secret: string | null;
+  /** JSON of the per-channel share messages (ShareMessages in src/api/schemas.ts); null when none is set. */
+  share_messages: string | null;
   created_on: number;
   updated_on: number;
 }

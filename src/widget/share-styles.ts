@@ -1,0 +1,131 @@
+import { css } from 'lit';
+
+/**
+ * The share view's styles, loaded with it (./share-view.ts) and adopted by the element then, so that
+ * the sign-up form's first load does not carry them. Same custom properties as ./styles.ts.
+ */
+export const shareStyles = css`
+  [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
+  [part='not-me'] {
+    background: none;
+    border: 0;
+    padding: 0 0.25rem;
+    min-height: var(--_control);
+    color: var(--_accent);
+    text-decoration: underline;
+  }
+  [part='offer'] { display: flex; gap: 0.75rem; align-items: flex-start; line-height: 1.45; }
+  [part='offer'] > svg { flex: none; width: 1.5rem; height: 1.5rem; color: var(--_accent); margin-block-start: 0.1rem; }
+  [part='offer'] strong { display: block; font-size: 1.0625rem; }
+  [part='offer'] ul { margin: 0.125rem 0 0; padding: 0; list-style: none; font-size: 0.9375rem; }
+  [part='link-box'] { display: grid; gap: 0.375rem; margin-block-end: 0.75rem; }
+  [part='link-row'] { display: flex; gap: 0.5rem; align-items: stretch; }
+  [part~='link'] {
+    flex: 1;
+    min-width: 0;
+    resize: none;
+    /* As tall as the link needs, so it is never cut (where field-sizing is not supported: rows=2, scrolling). */
+    field-sizing: content;
+    overflow-y: auto;
+    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+    font-size: 0.8125rem;
+    line-height: 1.4;
+    word-break: break-all;
+    /* A URL reads left to right in every language. */
+    direction: ltr;
+    text-align: start;
+  }
+  [part~='copy'] { min-width: 6.5rem; }
+  [part~='copy'][data-copied] { background: #047857; color: #fff; }
+  [part~='native-share'] { width: 100%; margin-block-end: 0.75rem; }
+  [part='share-links'] {
+    display: grid;
+    grid-template-columns: repeat(5, minmax(0, 1fr));
+    gap: 0.5rem;
+    margin: 0 0 1rem;
+    padding: 0;
+    list-style: none;
+  }
+  [part~='share-link'] {
+    display: flex;
+    flex-direction: column;
+    align-items: center;
+    justify-content: center;
+    gap: 0.25rem;
+    min-height: 3.75rem;
+    padding: 0.5rem 0.125rem;
+    border: 1px solid var(--_border);
+    color: var(--_text);
+    background: var(--_bg);
+    text-decoration: none;
+    font-size: 0.75rem;
+    line-height: 1.1;
+    text-align: center;
+  }
+  [part~='share-link']:hover { border-color: var(--_accent); background: var(--_tint); }
+  [part='qr-box'] { display: flex; align-items: center; gap: 1rem; margin: 0 0 1rem; }
+  [part='qr'] {
+    flex: none;
+    width: 7.5rem;
+    height: 7.5rem;
+    padding: 0.25rem;
+    background: #fff;
+    border: 1px solid var(--_border);
+    border-radius: calc(var(--_radius) / 2);
+  }
+  [part='qr'] svg { width: 100%; height: 100%; display: block; }
+  [part='qr-box'] figcaption { color: var(--_muted); font-size: 0.875rem; line-height: 1.45; }
+  [part='stats'] { display: grid; grid-template-columns: repeat(auto-fit, minmax(6.5rem, 1fr)); gap: 0.5rem; margin: 0 0 1rem; }
+  [part='stats'] div { border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); padding: 0.625rem 0.5rem; text-align: center; }
+  dt { font-size: 0.75rem; color: var(--_muted); }
+  dd { margin: 0.125rem 0 0; font-size: 1.375rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+  [part='progress'] { margin-block-end: 1rem; }
+  [part='progress'] ol { display: grid; grid-template-columns: repeat(3, 1fr); gap: 0.5rem; margin: 0; padding: 0; list-style: none; font-size: 0.8125rem; line-height: 1.35; }
+  [part='progress'] li { display: grid; justify-items: center; text-align: center; gap: 0.25rem; color: var(--_muted); }
+  [part='progress'] li[data-step='current'] { color: var(--_text); font-weight: 600; }
+  [part='step-marker'] {
+    display: grid;
+    place-items: center;
+    width: 1.75rem;
+    height: 1.75rem;
+    border-radius: 50%;
+    border: 2px solid var(--_border);
+    background: var(--_bg);
+    font-weight: 700;
+  }
+  [part='step-marker'] svg { width: 1rem; height: 1rem; }
+  [data-step='done'] [part='step-marker'] { background: var(--_accent); border-color: var(--_accent); color: var(--_accent-text); }
+  [data-step='current'] [part='step-marker'] { border-color: var(--_accent); color: var(--_accent); }
+  [part='referrals'] { margin-block-end: 0.5rem; }
+  [part='referrals'] ul { margin: 0; padding: 0; list-style: none; border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); }
+  [part='referrals'] li { display: grid; grid-template-columns: 1fr auto; gap: 0.125rem 0.75rem; padding: 0.5rem 0.75rem; }
+  [part='referrals'] li + li { border-block-start: 1px solid var(--_border); }
+  [part='referral-name'] { font-weight: 600; overflow-wrap: anywhere; }
+  [part='referrals'] time { grid-column: 1; font-size: 0.8125rem; color: var(--_muted); }
+  [part='referral-status'] {
+    grid-row: 1 / span 2;
+    grid-column: 2;
+    align-self: center;
+    padding: 0.125rem 0.5rem;
+    border-radius: 999px;
+    font-size: 0.75rem;
+    font-weight: 600;
+    background: #f3f4f6;
+    color: #374151;
+  }
+  [part='referral-status'][data-status='qualified'] { background: #d1fae5; color: #065f46; }
+  [part='referral-status'][data-status='in_review'] { background: #fef3c7; color: #92400e; }
+  [part='referrals-empty'] { font-size: 0.875rem; }
+  [part='campaign-state'] {
+    padding: 0.625rem 0.75rem;
+    border-radius: calc(var(--_radius) / 2);
+    border-inline-start: 4px solid #b45309;
+    background: #fffbeb;
+    color: #78350f;
+  }
+  @container (max-width: 26rem) {
+    [part='link-row'] { flex-direction: column; }
+    [part='share-links'] { gap: 0.375rem; }
+    [part~='share-link'] { font-size: 0.6875rem; }
+  }
+`;
