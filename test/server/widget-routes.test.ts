@@ -152,4 +152,4 @@ eachDatabase('the demo landing page', (service) => {
     assert.doesNotMatch(await (await fetch(`${s.url}/demo/?id=cmp_nope`)).text(), /og:title/);
     assert.equal((await fetch(`${s.url}/demo/demo.css`)).status, 200);
   });
-});
+}, { demo: true });
