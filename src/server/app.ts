@@ -8,6 +8,7 @@ import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
+import { extendAjv } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { healthRoutes } from './routes/health.js';
@@ -30,7 +31,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     // Unknown fields are an error where a schema forbids them, never silently dropped.
-    ajv: { customOptions: { removeAdditional: false } },
+    ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);

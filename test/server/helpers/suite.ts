@@ -5,18 +5,18 @@
  */
 import { after, afterEach, before, beforeEach, describe } from 'node:test';
 import { databaseKinds, type DatabaseKind } from './databases.js';
-import { startService, type TestService } from './service.js';
+import { startService, type ServiceOptions, type TestService } from './service.js';
 
 const kinds = await databaseKinds();
 
 type Body = (service: () => TestService, kind: DatabaseKind) => void;
 
-function perDatabase(name: string, body: Body, shared: boolean): void {
+function perDatabase(name: string, body: Body, shared: boolean, options?: ServiceOptions): void {
   for (const kind of kinds) {
     describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
       let current: TestService | undefined;
       (shared ? before : beforeEach)(async () => {
-        current = await startService(kind);
+        current = await startService(kind, options);
       });
       (shared ? after : afterEach)(async () => {
         await current?.close();
@@ -30,5 +30,5 @@ function perDatabase(name: string, body: Body, shared: boolean): void {
   }
 }
 
-export const eachDatabase = (name: string, body: Body) => perDatabase(name, body, false);
-export const eachDatabaseShared = (name: string, body: Body) => perDatabase(name, body, true);
+export const eachDatabase = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, false, options);
+export const eachDatabaseShared = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, true, options);
