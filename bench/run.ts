@@ -23,7 +23,7 @@ for (const kind of await databaseKinds()) {
     console.log(`\n[${kind.name}] skipped: ${kind.skip}`);
     continue;
   }
-  const s = await startService(kind, { rateLimits: { perIp: 0, perCampaign: 0, windowMs: 60_000, redisUrl: undefined } });
+  const s = await startService(kind, { rateLimits: { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined } });
   try {
     const id = await s.campaign();
     const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });

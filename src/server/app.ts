@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
@@ -25,11 +25,16 @@ export interface AppOptions {
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
 const BODY_LIMIT = 16 * 1024;
 
+/** Fastify's form of TRUST_PROXY: a hop count as "the first n hops are our proxies". */
+function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -49,8 +54,9 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
+  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   await app.register(interfaceRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });

@@ -14,6 +14,8 @@ import { emit } from './webhooks.js';
 export interface SignupSource {
   source: 'api' | 'browser';
   ip: string | null;
+  /** The account of the secret key, for API signups: a key acts only on its own account's campaigns. */
+  actor?: Actor;
 }
 
 export interface ParticipantView {
@@ -33,7 +35,7 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
   const referredByCode = input.referredByCode ? normalizeCode(input.referredByCode) : undefined;
   if (referredByEmail === email) throw new AppError(409, 'self_referral', 'A participant cannot refer themselves', 'referredByEmail');
 
-  const campaign = await findCampaign(ctx, input.id);
+  const campaign = how.actor ? await ownCampaign(ctx, how.actor, input.id) : await findCampaign(ctx, input.id);
   assertOpen(campaign, ctx.now());
 
   const existing = await ctx.store.findParticipantByEmail(campaign.id, email);

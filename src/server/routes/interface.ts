@@ -50,7 +50,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     '/api/v1/addParticipant',
     {
       config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
-      preHandler: app.publicRateLimit,
+      preHandler: app.signupRateLimit,
       schema: {
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
@@ -61,7 +61,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
       },
     },
     async (request) => {
-      const how: participants.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip };
+      const how: participants.SignupSource = request.actor ? { source: 'api', ip: null, actor: request.actor } : { source: 'browser', ip: request.ip };
       return presentView(await participants.addParticipant(ctx, request.body, how));
     },
   );
