@@ -8,6 +8,8 @@ import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
+import { loggerOptions } from './http/logging.js';
+import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { extendAjv } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
@@ -18,8 +20,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 export interface AppOptions {
   ctx: Ctx;
   config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & { rateLimits?: RateLimits };
-  /** false silences the logs (tests); otherwise pino at config.logLevel. */
-  logger?: FastifyServerOptions['logger'];
+  /** false silences the logs (tests); otherwise pino at config.logLevel, with these options (e.g. a stream) added. */
+  logger?: false | Record<string, unknown>;
 }
 
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
@@ -32,7 +34,7 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
 
 export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    logger: logger === false ? false : loggerOptions(config.logLevel, typeof logger === 'object' ? logger : {}),
     bodyLimit: BODY_LIMIT,
     trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
@@ -40,6 +42,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  await app.register(securityHeaders);
 
   await app.register(swagger, {
     openapi: {
@@ -51,7 +54,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: DOCS_CSP });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // Rate limits first: the key check in access counts wrong keys with them.

@@ -10,15 +10,18 @@ const root = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/dis
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
   const widgetDir = `${root}dist/widget`;
   if (existsSync(widgetDir)) {
-    await app.register(fastifyStatic, {
-      root: widgetDir,
-      prefix: '/widget/',
-      decorateReply: false,
-      // Module scripts are fetched with CORS: any page may load the widget; the API checks origins.
-      setHeaders: (res) => {
-        res.setHeader('access-control-allow-origin', '*');
-        res.setHeader('cache-control', 'public, max-age=300');
-      },
+    await app.register(async (widget) => {
+      // Any page may load the widget (the API checks origins): module scripts are fetched with CORS, and
+      // the classic script without it, which Cross-Origin-Resource-Policy would otherwise block.
+      widget.addHook('onSend', async (_request, reply) => {
+        reply.header('access-control-allow-origin', '*').header('cross-origin-resource-policy', 'cross-origin');
+      });
+      await widget.register(fastifyStatic, {
+        root: widgetDir,
+        prefix: '/widget/',
+        decorateReply: false,
+        setHeaders: (res) => res.setHeader('cache-control', 'public, max-age=300'),
+      });
     });
   } else {
     app.log.warn(`${widgetDir} is missing: run "npm run build:widget" to serve the widget`);
