@@ -8,6 +8,7 @@ import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
+import hostCheck from './http/host.js';
 import { loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { extendAjv } from './http/validation.js';
@@ -43,6 +44,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
 
   registerErrorHandling(app);
   await app.register(securityHeaders);
+  await app.register(hostCheck);
 
   await app.register(swagger, {
     openapi: {

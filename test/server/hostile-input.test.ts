@@ -3,9 +3,23 @@
  * with nothing changed, on both databases. The property tests in fuzz.test.ts search around these.
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { it } from 'node:test';
 import { dumpDatabase } from './helpers/dump.js';
 import { eachDatabaseShared } from './helpers/suite.js';
+
+/** A GET with a Host header of our choosing (fetch does not let one set it). */
+function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; link?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { ...headers, host } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body, ...(typeof res.headers.link === 'string' && { link: res.headers.link }) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 interface Case {
   what: string;
@@ -60,6 +74,22 @@ eachDatabaseShared('hostile input', (service, kind) => {
     }
     assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before, 'nothing changed');
     assert.equal((await s.admin.getCampaign(id)).end, '2099-01-01T00:00:00.000Z', 'the end date is kept');
+  });
+
+  it('a Host header that is no host[:port] is 400, also where an absolute URL is built from it (the paging Link)', async () => {
+    const s = service();
+    const id = await s.campaign();
+    for (let i = 0; i < 2; i++) await s.admin.addParticipant({ id, email: `h${i}@example.com` });
+    const url = `${s.url}/api/v1/getAllParticipants?id=${id}&pageSize=1`;
+    const auth = { authorization: `Bearer ${s.secretKey}` };
+    for (const host of ['bad host', '[::1', 'shop.example:99999', 'ex%zz.com', 'x@y', 'évil.com']) {
+      const res = await getWithHost(url, host, auth);
+      assert.equal(res.status, 400, `${host}: ${res.body}`);
+      assert.equal((JSON.parse(res.body) as { error: { field: string } }).error.field, 'host');
+    }
+    const ok = await getWithHost(url, 'refkit.example:8443', auth);
+    assert.equal(ok.status, 200);
+    assert.match(ok.link!, /^<http:\/\/refkit\.example:8443\/api\/v1\/getAllParticipants\?/);
   });
 
   it('tabs and line breaks are allowed in descriptions, not in one-line fields; unicode text is kept as sent', async () => {
