@@ -66,7 +66,8 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
   const redis = limits.redisUrl ? new Redis(limits.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   // Errors are the limiter's to handle (it falls back to memory); an unhandled 'error' event would crash.
   redis?.on('error', (err) => app.log.warn({ err }, 'rate-limit store unavailable; counting in this process'));
-  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
+  // quit() when connected; a client still trying to connect stops only on disconnect().
+  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
   const prefix = limits.redisPrefix ?? 'refkit-rl:';
   const duration = Math.max(1, Math.ceil(limits.windowMs / 1000));
 
