@@ -42,7 +42,7 @@ async function launch(script: string, args: string[], env: Record<string, string
 }
 
 export function startService(databaseUrl: string, nodeArgs: string[] = []): Promise<Server> {
-  return launch(path('../src/server/cli.ts'), ['serve'], { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_PER_CAMPAIGN: '0' }, nodeArgs);
+  return launch(path('../src/server/cli.ts'), ['serve'], { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
 }
 
 export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {

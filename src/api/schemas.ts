@@ -104,11 +104,21 @@ export type ApiErrorBody = Static<typeof ApiErrorBody>;
 
 // ---- request shapes ------------------------------------------------------------------------------
 
+/**
+ * Every string a request carries has a format (or a pattern or an enum) the server checks before any
+ * handler runs: `line` (one line, no control or bidirectional-override characters, no unpaired
+ * surrogates), `text` (the same, but tabs and line breaks allowed), `http-url`, `http-origin`,
+ * `date-time` (an instant: no leap second). Every integer has bounds and `x-finite` (a query's
+ * "Infinity" or "1e400" is not a number). The server adds these to its validator (src/server/http/validation.ts).
+ */
+const Line = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ format: 'line', ...options });
+const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum, 'x-finite': true });
+
 /** Identifiers and emails are bounded so that a bad client cannot make us store megabytes per row. */
-const Id = Type.String({ minLength: 1, maxLength: 64 });
-const Email = Type.String({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
-const Code = Type.String({ minLength: 1, maxLength: 64 });
-const Name = Type.String({ maxLength: 100 });
+const Id = Line({ minLength: 1, maxLength: 64 });
+const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
+const Code = Line({ minLength: 1, maxLength: 64 });
+const Name = Line({ maxLength: 100 });
 
 export const AddParticipantBody = Type.Object({
   id: Id,
@@ -132,15 +142,15 @@ export const ProofHeaders = Type.Object({
 });
 
 export const CampaignQuery = Type.Object({ id: Id });
-export const ValidateCodeQuery = Type.Object({ campaignId: Id, code: Type.String({ maxLength: 64 }) });
+export const ValidateCodeQuery = Type.Object({ campaignId: Id, code: Line({ maxLength: 64 }) });
 export const ParticipantQuery = Type.Object({ id: Id, email: Email });
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const PagingQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Int(1, 1_000_000)),
+  pageSize: Type.Optional(Int(1, MAX_PAGE_SIZE)),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 200 })),
 });
 export type PagingQuery = Static<typeof PagingQuery>;
 export const AllParticipantsQuery = Type.Composite([CampaignQuery, PagingQuery]);
@@ -157,21 +167,21 @@ export type QualifyParticipantBody = Static<typeof QualifyParticipantBody>;
 
 // ---- admin shapes --------------------------------------------------------------------------------
 
-const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 });
-const Text = Type.String({ maxLength: 2000 });
-const RewardValue = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
+const Url = Type.String({ format: 'http-url', maxLength: 2000 });
+const Text = Type.String({ format: 'text', maxLength: 2000 });
+const RewardValue = Int(0, 1_000_000_000);
 
 /** A share message: plain text (never HTML); `{link}` marks where the share link goes, else it is appended. */
-const ShareMessage = Type.String({ maxLength: 1000 });
+const ShareMessage = Type.String({ format: 'text', maxLength: 1000 });
 /**
  * What the friend receives, per channel (Facebook and LinkedIn take only the link; they show the landing
  * page's Open Graph preview). In updateCampaign, the channels given replace theirs and '' clears one.
  */
 export const ShareMessages = Type.Object(
   {
-    emailSubject: Type.Optional(Type.String({ maxLength: 200 })),
+    emailSubject: Type.Optional(Line({ maxLength: 200 })),
     email: Type.Optional(ShareMessage),
-    x: Type.Optional(Type.String({ maxLength: 280 })),
+    x: Type.Optional(Type.String({ format: 'text', maxLength: 280 })),
     whatsapp: Type.Optional(ShareMessage),
     native: Type.Optional(ShareMessage),
   },
@@ -181,19 +191,19 @@ export type ShareMessages = Static<typeof ShareMessages>;
 export const SHARE_CHANNELS = ['emailSubject', 'email', 'x', 'whatsapp', 'native'] as const satisfies readonly (keyof ShareMessages)[];
 
 export const CampaignFields = {
-  campaignName: Type.String({ minLength: 1, maxLength: 200 }),
+  campaignName: Line({ minLength: 1, maxLength: 200 }),
   hostURL: Url,
   referrerRewardValue: Type.Optional(RewardValue),
   refereeRewardValue: Type.Optional(RewardValue),
-  rewardType: Type.Optional(Type.String({ maxLength: 50 })),
+  rewardType: Type.Optional(Line({ maxLength: 50 })),
   rewardCurrency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
-  rewardHeader: Type.Optional(Text),
+  rewardHeader: Type.Optional(Line({ maxLength: 2000 })),
   rewardDescription: Type.Optional(Text),
-  shareHeader: Type.Optional(Text),
+  shareHeader: Type.Optional(Line({ maxLength: 2000 })),
   shareDescription: Type.Optional(Text),
   end: Type.Optional(Type.Union([DateTime, Type.Null()])),
   allowedOrigins: Type.Optional(
-    Type.Array(Type.String({ pattern: '^https?://[^/]+$', maxLength: 300 }), { maxItems: 50 }),
+    Type.Array(Type.String({ format: 'http-origin', maxLength: 300 }), { maxItems: 50 }),
   ),
   requireEmailConfirmation: Type.Optional(
     Type.Boolean({ description: 'Double opt-in: keyless sign-ups wait until their emailed link is followed (needs SMTP_URL)' }),
@@ -212,10 +222,10 @@ export const RedeemRewardBody = Type.Object({
   id: Id,
   email: Email,
   kind: Type.Union([Type.Literal('referral'), Type.Literal('referee')]),
-  amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+  amount: Int(1, 1_000_000_000),
 });
 export type RedeemRewardBody = Static<typeof RedeemRewardBody>;
-export const CreateApiKeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+export const CreateApiKeyBody = Type.Object({ name: Line({ minLength: 1, maxLength: 100 }) });
 export const RevokeApiKeyBody = Type.Object({ id: Id });
 
 export const ApiKey = Type.Object({
@@ -229,7 +239,7 @@ export const ApiKey = Type.Object({
 export type ApiKey = Static<typeof ApiKey>;
 
 export const VerifyEmailBody = Type.Object(
-  { id: Id, token: Type.String({ minLength: 1, maxLength: 100, description: 'The refkit_verify parameter of the emailed link' }) },
+  { id: Id, token: Line({ minLength: 1, maxLength: 100, description: 'The refkit_verify parameter of the emailed link' }) },
   { additionalProperties: false },
 );
 export const CampaignIdBody = Type.Object({ id: Id }, { additionalProperties: false });
@@ -334,7 +344,7 @@ export const ListWebhookDeliveriesQuery = Type.Object({
   status: Type.Optional(DeliveryStatus),
   endpointId: Type.Optional(Id),
   eventType: Type.Optional(WebhookEventType),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  limit: Type.Optional(Int(1, MAX_PAGE_SIZE)),
 });
 export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>;
 export const IdBody = Type.Object({ id: Id });
@@ -377,7 +387,7 @@ export type ParticipantFilterName = (typeof PARTICIPANT_FILTERS)[number];
 export const SearchParticipantsQuery = Type.Object({
   id: Id,
   q: Type.Optional(
-    Type.String({ maxLength: 320, description: 'The start of an email address (results in email order, sort ignored), or a whole referral code' }),
+    Line({ maxLength: 320, description: 'The start of an email address (results in email order, sort ignored), or a whole referral code' }),
   ),
   sort: Type.Optional(Type.Union(PARTICIPANT_SORTS.map((s) => Type.Literal(s)), { default: 'createdOn' })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
@@ -385,7 +395,7 @@ export const SearchParticipantsQuery = Type.Object({
     Type.Union(PARTICIPANT_FILTERS.map((s) => Type.Literal(s)), { description: 'held: waiting for review (fraud score high, not approved)' }),
   ),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
-  cursor: Type.Optional(Type.String({ maxLength: 400 })),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 400 })),
 });
 export type SearchParticipantsQuery = Static<typeof SearchParticipantsQuery>;
 

@@ -18,8 +18,8 @@ export type WidgetSettings = Static<typeof WidgetSettings>;
 
 export const MyReferralsBody = Type.Object(
   {
-    id: Type.String({ minLength: 1, maxLength: 64 }),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Needed only with Refkit-Email-Signature' })),
+    id: Type.String({ format: 'line', minLength: 1, maxLength: 64 }),
+    email: Type.Optional(Type.String({ format: 'line', minLength: 1, maxLength: 320, description: 'Needed only with Refkit-Email-Signature' })),
   },
   { additionalProperties: false },
 );

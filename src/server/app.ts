@@ -4,12 +4,16 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { registerErrorHandling } from './http/errors.js';
 import { sharedCompilers } from './http/schema-compilers.js';
+import hostCheck from './http/host.js';
+import { loggerOptions } from './http/logging.js';
+import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
+import { extendAjv } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
@@ -23,24 +27,31 @@ import { widgetRoutes } from './routes/widget.js';
 export interface AppOptions {
   ctx: Ctx;
   config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & Partial<Pick<Config, 'demo'>> & { rateLimits?: RateLimits };
-  /** false silences the logs (tests); otherwise pino at config.logLevel. */
-  logger?: FastifyServerOptions['logger'];
+  /** false silences the logs (tests); otherwise pino at config.logLevel, with these options (e.g. a stream) added. */
+  logger?: false | Record<string, unknown>;
 }
 
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
 const BODY_LIMIT = 16 * 1024;
 
+/** Fastify's form of TRUST_PROXY: a hop count as "the first n hops are our proxies". */
+function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    logger: logger === false ? false : loggerOptions(config.logLevel, typeof logger === 'object' ? logger : {}),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
-    ajv: { customOptions: { removeAdditional: false } },
+    ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
     schemaController: { compilersFactory: sharedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  await app.register(securityHeaders);
+  await app.register(hostCheck);
 
   await app.register(swagger, {
     openapi: {
@@ -57,12 +68,13 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: DOCS_CSP });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(cookie);
-  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
+  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   await app.register(interfaceRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

@@ -1,4 +1,5 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
+import ipaddr from 'ipaddr.js';
 import { hashSecret } from './domain/secrets.js';
 import type { DispatcherOptions } from './webhooks/dispatcher.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
@@ -24,12 +25,18 @@ export interface Config {
   demo: boolean;
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
   publicUrl: string;
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For (and -Host, -Proto) to believe: false (none), a hop count (that many
+   * proxies in front), or their addresses/CIDRs. Never "everyone": a client could then pick its own IP.
+   */
+  trustProxy: TrustProxy;
   /** SMTP server for magic links and email confirmation (`smtp://user:pass@host:587`); none: no email. */
   smtpUrl: string | undefined;
   /** The From of those emails. */
   mailFrom: string;
 }
+
+export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {}
 
@@ -51,6 +58,44 @@ function count(name: string, value: string | undefined, fallback: number): numbe
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number, not "${value}"`);
   return n;
+}
+
+/** proxy-addr's names for ranges, accepted in TRUST_PROXY lists. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+export function trustProxy(value: string | undefined): TrustProxy {
+  const v = value?.trim() ?? '';
+  if (v === '' || /^(false|no|off|0)$/i.test(v)) return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  if (/^(true|yes|on)$/i.test(v)) {
+    throw new ConfigError(
+      'TRUST_PROXY=true would believe any client\'s X-Forwarded-For (letting it choose its IP for rate limits and fraud checks). ' +
+        'Set the number of proxies in front of the service (TRUST_PROXY=1 behind one load balancer), ' +
+        'or their addresses: TRUST_PROXY=10.0.0.0/8,192.168.1.5',
+    );
+  }
+  const list = v.split(',').map((x) => x.trim());
+  for (const entry of list) {
+    if (!PROXY_RANGE_NAMES.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry)) {
+      throw new ConfigError(`TRUST_PROXY must be a hop count or a comma list of proxy addresses or CIDRs, and "${entry}" is neither`);
+    }
+  }
+  return list;
+}
+
+/**
+ * REFKIT_SECRET_KEY grants everything a secret key does, so it must be as hard to guess as a generated
+ * key: long, and not a repetition of a few characters.
+ */
+export const SECRET_KEY_MIN_LENGTH = 32;
+const SECRET_KEY_MIN_DISTINCT = 12;
+function checkSecretKey(key: string): void {
+  if (key.length < SECRET_KEY_MIN_LENGTH || new Set(key).size < SECRET_KEY_MIN_DISTINCT || /\s/.test(key)) {
+    throw new ConfigError(
+      `REFKIT_SECRET_KEY must be at least ${SECRET_KEY_MIN_LENGTH} characters with at least ${SECRET_KEY_MIN_DISTINCT} different ones and no spaces; ` +
+        'make one with: node -e "console.log(\'sk_\' + crypto.randomBytes(24).toString(\'base64url\'))"',
+    );
+  }
 }
 
 function webhookSettings(env: NodeJS.ProcessEnv): Partial<DispatcherOptions> {
@@ -80,7 +125,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
   const secretKey = env.REFKIT_SECRET_KEY || undefined;
-  if (secretKey !== undefined && secretKey.length < 20) throw new ConfigError('REFKIT_SECRET_KEY must be at least 20 characters');
+  if (secretKey !== undefined) checkSecretKey(secretKey);
+  if (env.RATE_LIMIT_PER_CAMPAIGN) {
+    throw new ConfigError(
+      'RATE_LIMIT_PER_CAMPAIGN is gone: reads are no longer limited per campaign (a few addresses could lock everyone out). ' +
+        'RATE_LIMIT_SIGNUPS_PER_CAMPAIGN sets the ceiling on keyless sign-ups per campaign',
+    );
+  }
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const publicUrl = (env.PUBLIC_URL || `http://${publicHost}:${port}`).replace(/\/+$/, '');
   try {
@@ -100,13 +151,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     webhooks: webhookSettings(env),
     rateLimits: {
       perIp: count('RATE_LIMIT_PER_IP', env.RATE_LIMIT_PER_IP, DEFAULT_RATE_LIMITS.perIp),
-      perCampaign: count('RATE_LIMIT_PER_CAMPAIGN', env.RATE_LIMIT_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.perCampaign),
+      signupsPerCampaign: count('RATE_LIMIT_SIGNUPS_PER_CAMPAIGN', env.RATE_LIMIT_SIGNUPS_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.signupsPerCampaign),
+      keyFailuresPerIp: count('RATE_LIMIT_KEY_FAILURES_PER_IP', env.RATE_LIMIT_KEY_FAILURES_PER_IP, DEFAULT_RATE_LIMITS.keyFailuresPerIp),
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
       redisUrl: env.REDIS_URL || undefined,
     },
     workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
     publicUrl,
-    trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
   };

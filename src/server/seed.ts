@@ -8,6 +8,17 @@ export const DEMO_CAMPAIGN_ID = 'demo';
 /** Seeds when no campaign exists; returns the new secret key when it did, else undefined. */
 export async function seedIfEmpty(ctx: Ctx, publicUrl: string): Promise<string | undefined> {
   if ((await ctx.store.campaignOrigins()).length > 0) return undefined;
+  try {
+    await seedCampaign(ctx, publicUrl);
+  } catch (err) {
+    // Another process starting on the same new database seeded it first: nothing left to do.
+    if (await ctx.store.findCampaign(DEMO_CAMPAIGN_ID)) return undefined;
+    throw err;
+  }
+  return (await createApiKey(ctx, DEFAULT_ACCOUNT, 'demo (created at first start)')).key;
+}
+
+async function seedCampaign(ctx: Ctx, publicUrl: string): Promise<void> {
   await campaigns.createCampaign(
     ctx,
     DEFAULT_ACCOUNT,
@@ -25,5 +36,4 @@ export async function seedIfEmpty(ctx: Ctx, publicUrl: string): Promise<string |
     },
     DEMO_CAMPAIGN_ID,
   );
-  return (await createApiKey(ctx, DEFAULT_ACCOUNT, 'demo (created at first start)')).key;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
+import { createApiKey } from '../../src/server/domain/keys.js';
 import { hashSecret } from '../../src/server/domain/secrets.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -146,5 +147,22 @@ eachDatabase('origins and CORS', (service) => {
     const bad = await call(`${s.url}/api/v1/addParticipant`, 'https://evil.example', { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
     assert.equal(bad.status, 403);
     assert.equal(bad.headers.get('access-control-allow-origin'), null);
+  });
+});
+
+eachDatabase('accounts', (service) => {
+  it("a key of another account cannot add participants to this account's campaign (404, nothing created)", async () => {
+    const s = service();
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    const [account] = await s.ctx.store.db.insertInto('accounts').values({ name: 'other', created_on: Date.now() }).returning('id').execute();
+    const other = new RefkitClient({ baseUrl: s.url, secretKey: (await createApiKey(s.ctx, { accountId: Number(account!.id) }, 'other')).key });
+    await rejects(() => other.addParticipant({ id, email: 'mallory@example.com' }), 404, 'campaign_not_found');
+    await rejects(() => other.addParticipant({ id, email: 'mallory@example.com', referredByCode: ann.referralCode! }), 404, 'campaign_not_found');
+    await rejects(() => other.addParticipant({ id, email: 'ann@example.com' }), 404, 'campaign_not_found');
+    assert.equal((await s.admin.getAllParticipants(id)).length, 1);
+    // Its own campaigns work as usual.
+    const own = (await other.createCampaign({ campaignName: 'Own', hostURL: 'https://own.example' })).campaignId!;
+    assert.equal((await other.addParticipant({ id: own, email: 'mallory@example.com' })).fraudScore, '');
   });
 });

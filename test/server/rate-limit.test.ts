@@ -1,14 +1,22 @@
+/**
+ * Limits that protect without locking out: per client (IPv4 address, IPv6 /64) on the public routes, a
+ * ceiling on keyless sign-ups per campaign that never blocks reads, wrong secret keys throttled per
+ * client, and TRUST_PROXY that believes only the proxies it is told about.
+ */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { ApiError } from '../../src/api/client.js';
+import { ApiError, RefkitClient } from '../../src/api/client.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/server/http/rate-limit.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
-import { startService, type TestService } from './helpers/service.js';
+import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 
 const [sqlite] = await databaseKinds();
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const OFF: RateLimits = { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined };
 
 async function redisReachable(): Promise<string | undefined> {
   const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -24,15 +32,32 @@ async function redisReachable(): Promise<string | undefined> {
   }
 }
 
+/** A keyless call as if from `client` behind one trusted proxy (the test is the proxy, on loopback). */
+function from(s: TestService, client: string | undefined, path: string, init: { body?: unknown; key?: string; forwardedFor?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (client !== undefined) headers['x-forwarded-for'] = init.forwardedFor ?? client;
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(`${s.url}/api/v1/${path}`, {
+    method: init.body === undefined ? 'GET' : 'POST',
+    headers,
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+}
+
 describe('rate limits', () => {
   const services: TestService[] = [];
   afterEach(async () => {
     for (const s of services.splice(0)) await s.close();
   });
-
-  it('per IP: past the limit the public routes answer 429 rate_limited with Retry-After; keyed calls are exempt', async () => {
-    const s = await startService(sqlite!, { rateLimits: { perIp: 3, perCampaign: 0, windowMs: 60_000, redisUrl: undefined } });
+  async function start(rateLimits: Partial<RateLimits>, options: Omit<ServiceOptions, 'rateLimits'> = {}) {
+    const s = await startService(sqlite!, { rateLimits: { ...OFF, ...rateLimits }, ...options });
     services.push(s);
+    return s;
+  }
+
+  it('per client: past the limit the public routes answer 429 rate_limited with Retry-After; keyed calls are exempt', async () => {
+    const s = await start({ perIp: 3 });
     const id = await s.campaign();
     for (let i = 0; i < 3; i++) await s.browser.getCampaign(id);
     const err = await rejects(() => s.browser.validateCode(id, 'X'), 429, 'rate_limited');
@@ -44,26 +69,101 @@ describe('rate limits', () => {
     for (let i = 0; i < 5; i++) await s.admin.getCampaign(id);
   });
 
-  it('per campaign: one campaign past its limit does not stop another', async () => {
-    const s = await startService(sqlite!, { rateLimits: { perIp: 0, perCampaign: 2, windowMs: 60_000, redisUrl: undefined } });
-    services.push(s);
-    const a = await s.campaign();
-    const b = await s.campaign();
-    await s.browser.getCampaign(a);
-    await s.browser.addParticipant({ id: a, email: 'x@example.com' });
-    await rejects(() => s.browser.addParticipant({ id: a, email: 'y@example.com' }), 429, 'rate_limited');
-    assert.equal((await s.browser.getCampaign(b)).campaignId, b);
-    assert.equal((await s.admin.getAllParticipants(a)).length, 1, 'the refused sign-up did nothing');
+  it('a flood from 50 addresses: sign-ups hit the campaign ceiling, but a new address still reads the campaign and checks codes', async () => {
+    const s = await start({ perIp: 6, signupsPerCampaign: 10 }, { trustProxy: 1 });
+    const id = await s.campaign();
+    const other = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    let signedUp = 0;
+    for (let i = 0; i < 50; i++) {
+      const ip = `203.0.113.${i + 1}`;
+      const signup = await from(s, ip, 'addParticipant', { body: { id, email: `flood${i}@example.com` } });
+      if (signup.status === 200) signedUp++;
+      else assert.equal(signup.status, 429);
+      // Each address reads until its own limit refuses it.
+      let reads = 0;
+      while ((await from(s, ip, `getCampaign?id=${id}`)).status === 200) reads++;
+      assert.equal(reads, 5, 'the sign-up counted toward the address, the rest were reads');
+    }
+    assert.equal(signedUp, 10, 'the sign-up ceiling of the campaign');
+    assert.equal((await s.admin.getCampaign(id)).participants, 11, 'refused sign-ups created nothing');
+
+    const newcomer = '198.51.100.77';
+    assert.equal((await from(s, newcomer, `getCampaign?id=${id}`)).status, 200, 'reads are not limited per campaign');
+    assert.equal((await from(s, newcomer, `validateCode?campaignId=${id}&code=${ann.referralCode}`)).status, 200);
+    assert.equal((await from(s, newcomer, 'addParticipant', { body: { id, email: 'late@example.com' } })).status, 429, 'sign-ups wait for the window');
+    assert.equal((await from(s, newcomer, 'addParticipant', { body: { id: other, email: 'late@example.com' } })).status, 200, 'another campaign is not affected');
+    // The product's backend signs up with its key, beyond the browser ceiling.
+    assert.equal((await s.admin.addParticipant({ id, email: 'backend@example.com' })).email, 'backend@example.com');
+  });
+
+  it('IPv6 clients are counted per /64; IPv4-mapped addresses as IPv4', async () => {
+    const s = await start({ perIp: 2 }, { trustProxy: 1 });
+    const id = await s.campaign();
+    const read = (ip: string) => from(s, ip, `getCampaign?id=${id}`).then((r) => r.status);
+    assert.equal(await read('2001:db8:1:2::1'), 200);
+    assert.equal(await read('2001:db8:1:2:ffff:ffff:ffff:9'), 200);
+    assert.equal(await read('2001:db8:1:2:abcd::42'), 429, 'another address of the same /64');
+    assert.equal(await read('2001:db8:1:3::1'), 200, 'the next /64 is another client');
+    assert.equal(await read('198.51.100.7'), 200);
+    assert.equal(await read('::ffff:198.51.100.7'), 200);
+    assert.equal(await read('198.51.100.7'), 429);
+  });
+
+  it('TRUST_PROXY: a hop count or a list of proxies decides the client; X-Forwarded-For from anyone else is ignored', async () => {
+    // Not trusted: whatever X-Forwarded-For says, every call comes from the loopback socket.
+    let s = await start({ perIp: 2 });
+    let id = await s.campaign();
+    assert.equal((await from(s, '203.0.113.1', `getCampaign?id=${id}`)).status, 200);
+    assert.equal((await from(s, '203.0.113.2', `getCampaign?id=${id}`)).status, 200);
+    assert.equal((await from(s, '203.0.113.3', `getCampaign?id=${id}`)).status, 429);
+
+    // One hop: the address our proxy appended is the client; what the client wrote before it is not.
+    s = await start({ perIp: 2 }, { trustProxy: 1 });
+    id = await s.campaign();
+    for (const spoof of ['1.1.1.1', '2.2.2.2']) {
+      assert.equal((await from(s, 'x', `getCampaign?id=${id}`, { forwardedFor: `${spoof}, 203.0.113.9` })).status, 200);
+    }
+    assert.equal((await from(s, 'x', `getCampaign?id=${id}`, { forwardedFor: '3.3.3.3, 203.0.113.9' })).status, 429);
+
+    // A list: hops from listed proxies are skipped, the first other address is the client.
+    s = await start({ perIp: 1 }, { trustProxy: ['127.0.0.1', '10.0.0.0/8'] });
+    id = await s.campaign();
+    assert.equal((await from(s, 'x', `getCampaign?id=${id}`, { forwardedFor: '203.0.113.5, 10.1.2.3' })).status, 200);
+    assert.equal((await from(s, 'x', `getCampaign?id=${id}`, { forwardedFor: '9.9.9.9, 203.0.113.5' })).status, 429, 'the same client behind a spoofed hop');
+    assert.equal((await from(s, 'x', `getCampaign?id=${id}`, { forwardedFor: '203.0.113.6' })).status, 200);
+  });
+
+  it('without a trusted proxy, X-Forwarded-For cannot hide a burst of sign-ups from the fraud signal', async () => {
+    const s = await start({});
+    const id = await s.campaign();
+    for (let i = 0; i < 6; i++) {
+      assert.equal((await from(s, `203.0.113.${i}`, 'addParticipant', { body: { id, email: `burst${i}@example.com` } })).status, 200);
+    }
+    assert.equal((await s.admin.getParticipant(id, 'burst0@example.com')).fraudScore, 'low');
+    assert.equal((await s.admin.getParticipant(id, 'burst5@example.com')).fraudScore, 'medium', 'one IP, five sign-ups before it');
+  });
+
+  it('wrong secret keys: past the limit every keyed call from that client is 429, even with the right key; other clients are unaffected', async () => {
+    const s = await start({ keyFailuresPerIp: 5 }, { trustProxy: 1 });
+    const attacker = '203.0.113.66';
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await from(s, attacker, 'admin/listApiKeys', { key: `sk_guess_${i}_0123456789abcdef` })).status, 401);
+    }
+    const refused = await from(s, attacker, 'admin/listApiKeys', { key: 'sk_guess_x_0123456789abcdef' });
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    assert.equal((await from(s, attacker, 'admin/listApiKeys', { key: s.secretKey })).status, 429, 'a right guess is not confirmed');
+    assert.equal((await from(s, '203.0.113.67', 'admin/listApiKeys', { key: s.secretKey })).status, 200);
+    assert.equal((await from(s, attacker, `getCampaign?id=${await s.campaign()}`)).status, 200, 'keyless calls are another matter');
   });
 
   it('with Redis, processes share the counters', async (t) => {
     const skip = await redisReachable();
     if (skip) return t.skip(skip);
-    const limits = { perIp: 4, perCampaign: 0, windowMs: 60_000, redisUrl: REDIS_URL, redisPrefix: `refkit-test-${randomUUID()}:` };
-    const one = await startService(sqlite!, { rateLimits: limits });
-    services.push(one);
-    const two = await startService(sqlite!, { rateLimits: limits, database: undefined });
-    services.push(two);
+    const limits = { ...OFF, perIp: 4, redisUrl: REDIS_URL, redisPrefix: `refkit-test-${randomUUID()}:` };
+    const one = await start(limits);
+    const two = await start(limits);
     const idOne = await one.campaign();
     const idTwo = await two.campaign();
     await one.browser.getCampaign(idOne);
@@ -78,5 +178,42 @@ describe('rate limits', () => {
     } finally {
       r.disconnect();
     }
+  });
+
+  it('with Redis down, limits still hold in each process and calls are answered', async () => {
+    const s = await start({ perIp: 2, redisUrl: 'redis://127.0.0.1:1', redisPrefix: `refkit-test-${randomUUID()}:` });
+    const id = await s.campaign();
+    const browser = new RefkitClient({ baseUrl: s.url });
+    await browser.getCampaign(id);
+    await browser.getCampaign(id);
+    await rejects(() => browser.getCampaign(id), 429, 'rate_limited');
+  });
+});
+
+describe('configuration of limits, proxies and the environment key', () => {
+  const strongKey = 'sk_Qm4r9XvT2bLp8WzK1nYc7HdJ3sFg6AeU';
+  it('TRUST_PROXY takes a hop count or proxy addresses; true is refused with what to set instead', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.5,loopback,fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.168.1.5', 'loopback', 'fd00::/8']);
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'true' }), (e: unknown) => e instanceof ConfigError && /TRUST_PROXY=1/.test(e.message) && /addresses/.test(e.message));
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'my-proxy' }), ConfigError);
+  });
+
+  it('the limits have defaults that protect, each can be set or turned off, and the old per-campaign read limit is refused', () => {
+    const { rateLimits } = loadConfig({});
+    assert.deepEqual({ ...rateLimits, redisUrl: undefined }, { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
+    assert.ok(DEFAULT_RATE_LIMITS.perIp > 0 && DEFAULT_RATE_LIMITS.signupsPerCampaign > 0 && DEFAULT_RATE_LIMITS.keyFailuresPerIp > 0);
+    const set = loadConfig({ RATE_LIMIT_PER_IP: '10', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '3' }).rateLimits;
+    assert.deepEqual([set.perIp, set.signupsPerCampaign, set.keyFailuresPerIp], [10, 0, 3]);
+    assert.throws(() => loadConfig({ RATE_LIMIT_PER_CAMPAIGN: '6000' }), /RATE_LIMIT_SIGNUPS_PER_CAMPAIGN/);
+  });
+
+  it('REFKIT_SECRET_KEY must be as strong as a generated key', () => {
+    for (const weak of ['a'.repeat(40), 'abcdefghijklmnopqrst', 'sk_0123456789', 'ababababababababababababababababab', `${strongKey.slice(0, 20)} ${strongKey}`]) {
+      assert.throws(() => loadConfig({ REFKIT_SECRET_KEY: weak }), (e: unknown) => e instanceof ConfigError && /REFKIT_SECRET_KEY/.test(e.message), weak);
+    }
+    assert.ok(loadConfig({ REFKIT_SECRET_KEY: strongKey }).secretKeyHash);
   });
 });

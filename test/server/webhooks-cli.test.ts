@@ -61,11 +61,12 @@ describe('refkit webhook (CLI)', () => {
   }
 
   it('add (the secret printed once), list, deliveries with filters, redeliver, remove', async () => {
-    // add: --json answers the endpoint with its secret; the human form prints it as a line. (One after
-    // the other: the first command creates the database, and two first starts on one new SQLite file
-    // race in migrating it.)
-    const signups = await json<WebhookEndpoint & { secret: string }>(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,referee_added']);
-    const human = await ok(['webhook', 'add', '--url', `${r.url}/rewards`, '--events', ' reward_unlocked ']);
+    // add: --json answers the endpoint with its secret; the human form prints it as a line. Both at once,
+    // on a new database: the first two commands migrate it together.
+    const [signups, human] = await Promise.all([
+      json<WebhookEndpoint & { secret: string }>(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,referee_added']),
+      ok(['webhook', 'add', '--url', `${r.url}/rewards`, '--events', ' reward_unlocked ']),
+    ]);
     assert.match(signups.id, /^whe_/);
     assert.equal(signups.url, r.url);
     assert.deepEqual(signups.eventTypes, ['referrer_added', 'referee_added']);

@@ -90,7 +90,6 @@ export async function createCampaign(
   input: CreateCampaignBody,
   id: string = newId('cmp'),
 ): Promise<CampaignRow> {
-  if (input.end != null && Number.isNaN(Date.parse(input.end))) throw invalid('end', 'end must be a date-time');
   assertCanConfirm(ctx, input);
   const now = ctx.now();
   await ctx.store.insertCampaign({

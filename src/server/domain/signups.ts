@@ -13,9 +13,9 @@
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
-import { assertOpen, findCampaign } from './campaigns.js';
+import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
 import { newReferralCode } from './codes.js';
-import type { Ctx } from './context.js';
+import type { Actor, Ctx } from './context.js';
 import { normalizeEmail, emailKey } from './email.js';
 import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
 import { AppError } from './errors.js';
@@ -32,6 +32,8 @@ export interface SignupSource {
   ip: string | null;
   /** What a browser brought to prove who it is; ignored for API sign-ups, which see everything. */
   proof?: Proof;
+  /** The account of the secret key, for API signups: a key acts only on its own account's campaigns. */
+  actor?: Actor;
 }
 
 /** `created` a participant now; found an `existing` one; or recorded a sign-up `pending` confirmation. */
@@ -61,7 +63,7 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
   const referredByCode = input.referredByCode ? normalizeCode(input.referredByCode) : undefined;
   if (referredByEmail === email) throw new AppError(409, 'self_referral', 'A participant cannot refer themselves', 'referredByEmail');
 
-  const campaign = await findCampaign(ctx, input.id);
+  const campaign = how.actor ? await ownCampaign(ctx, how.actor, input.id) : await findCampaign(ctx, input.id);
   assertOpen(campaign, ctx.now());
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};

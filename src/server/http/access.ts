@@ -86,7 +86,7 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
       return;
     }
     const m = /^Bearer\s+(\S+)$/i.exec(header);
-    const actor = m?.[1] ? await authenticate(ctx, m[1], secretKeyHash) : undefined;
+    const actor = await app.throttleKeyChecks(request, async () => (m?.[1] ? authenticate(ctx, m[1], secretKeyHash) : undefined));
     if (!actor) throw unauthorized();
     request.actor = actor;
   });

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError } from '../domain/errors.js';
+import { FORMAT_RULES, KEYWORD_RULES } from './validation.js';
 
 function envelope(code: string, message: string, field?: string): ApiErrorBody {
   return { error: field ? { code, message, field } : { code, message } };
@@ -23,7 +24,8 @@ function describe(err: FastifyError, field: string | undefined): string {
   if (v.keyword === 'additionalProperties') {
     return `Unknown field ${(v.params as { additionalProperty?: string }).additionalProperty}`;
   }
-  return `${field ?? err.validationContext ?? 'request'} ${v.message ?? 'is invalid'}`;
+  const rule = v.keyword === 'format' ? FORMAT_RULES[(v.params as { format: string }).format] : KEYWORD_RULES[v.keyword];
+  return `${field ?? err.validationContext ?? 'request'} ${rule ?? v.message ?? 'is invalid'}`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

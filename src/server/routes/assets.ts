@@ -24,18 +24,21 @@ export const HASHED_CACHE = 'public, max-age=31536000, immutable';
 export async function assetRoutes(app: FastifyInstance, { ctx, demo }: { ctx: Ctx; demo: boolean }): Promise<void> {
   const widgetDir = `${root}dist/widget`;
   if (existsSync(widgetDir)) {
-    await app.register(fastifyStatic, {
-      root: widgetDir,
-      prefix: '/widget/',
-      decorateReply: false,
-      preCompressed: true,
-      // Our own Cache-Control below, instead of send's `max-age=0`.
-      cacheControl: false,
-      setHeaders: (res, path) => {
-        // Module scripts are fetched with CORS: any page may load the widget; the API checks origins.
-        res.setHeader('access-control-allow-origin', '*');
-        res.setHeader('cache-control', path.includes(HASHED_DIR) ? HASHED_CACHE : ENTRY_CACHE);
-      },
+    await app.register(async (widget) => {
+      // Any page may load the widget (the API checks origins): module scripts are fetched with CORS, and
+      // the classic script without it, which Cross-Origin-Resource-Policy would otherwise block.
+      widget.addHook('onSend', async (_request, reply) => {
+        reply.header('access-control-allow-origin', '*').header('cross-origin-resource-policy', 'cross-origin');
+      });
+      await widget.register(fastifyStatic, {
+        root: widgetDir,
+        prefix: '/widget/',
+        decorateReply: false,
+        preCompressed: true,
+        // Our own Cache-Control below, instead of send's `max-age=0`.
+        cacheControl: false,
+        setHeaders: (res, path) => res.setHeader('cache-control', path.includes(HASHED_DIR) ? HASHED_CACHE : ENTRY_CACHE),
+      });
     });
   } else {
     app.log.warn(`${widgetDir} is missing: run "npm run build:widget" to serve the widget`);

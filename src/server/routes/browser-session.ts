@@ -22,7 +22,7 @@ export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
     '/api/v1/verifyEmail',
     {
       config: { access: 'public', campaignOf: campaignOfBody },
-      preHandler: app.publicRateLimit,
+      preHandler: app.signupRateLimit,
       schema: {
         tags,
         summary: 'Follow an emailed link',

@@ -54,7 +54,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
     '/api/v1/addParticipant',
     {
       config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
-      preHandler: app.publicRateLimit,
+      preHandler: app.signupRateLimit,
       schema: {
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
@@ -69,7 +69,9 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
       },
     },
     async (request, reply) => {
-      const how: signups.SignupSource = request.actor ? { source: 'api', ip: null } : { source: 'browser', ip: request.ip, proof: proofOf(request) };
+      const how: signups.SignupSource = request.actor
+        ? { source: 'api', ip: null, actor: request.actor }
+        : { source: 'browser', ip: request.ip, proof: proofOf(request) };
       return presentSignup(reply, await signups.addParticipant(ctx, request.body, how));
     },
   );

@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -31,6 +31,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 }
+/**
+ * SQLite's DDL is transactional, though Kysely's adapter does not say so (and its SQLite migration lock
+ * does nothing). Saying so makes the migrator run in one transaction, which BEGIN IMMEDIATE turns into
+ * the lock: processes migrating a new file at once wait for the first, then find nothing left to do.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
   constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
@@ -39,6 +49,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
   override createDriver() {
     return new ImmediateSqliteDriver(this.#config);
+  }
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 

@@ -8,7 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../domain/context.js';
 import type { DueDelivery } from '../store/webhook-store.js';
-import { assertWebhookTarget } from './target.js';
+import { postTo } from './send.js';
+import { resolveWebhookTarget, systemResolver, type Resolver } from './target.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -24,6 +25,8 @@ export interface DispatcherOptions {
   leaseMs: number;
   batchSize: number;
   allowPrivate: boolean;
+  /** How target host names are resolved (the system resolver; tests give names their own addresses). */
+  resolve: Resolver;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -33,6 +36,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   leaseMs: 60 * SECOND,
   batchSize: 20,
   allowPrivate: false,
+  resolve: systemResolver,
 };
 
 /** An error with its causes: fetch says only "fetch failed"; why (refused, reset, not resolved) is in `cause`. */
@@ -108,7 +112,6 @@ export class Dispatcher {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      await assertWebhookTarget(d.url, this.#options.allowPrivate);
       statusCode = await this.#send(d);
       if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
     } catch (err) {
@@ -129,25 +132,18 @@ export class Dispatcher {
     this.#log?.[error ? 'warn' : 'info']({ delivery: d.id, event: d.event_id, statusCode, error, next: outcome.status }, 'webhook attempt');
   }
 
-  /** One signed POST; resolves with the status code. Redirects are not followed (they could lead inside). */
+  /** One signed POST to the target resolved and checked now; resolves with the status code. */
   async #send(d: DueDelivery): Promise<number> {
+    const target = await resolveWebhookTarget(d.url, this.#options.allowPrivate, this.#options.resolve);
     const timestamp = new Date(this.#ctx.now());
     const signature = new Webhook(d.secret).sign(d.event_id, timestamp, d.payload);
-    const res = await fetch(d.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Refkit-Webhooks/1',
-        'webhook-id': d.event_id,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      body: d.payload,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.#options.timeoutMs),
-    });
-    // Read (and drop) the body so the connection is released.
-    await res.arrayBuffer().catch(() => undefined);
-    return res.status;
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Refkit-Webhooks/1',
+      'webhook-id': d.event_id,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+    return postTo(target, headers, d.payload, AbortSignal.timeout(this.#options.timeoutMs));
   }
 }

@@ -11,7 +11,8 @@ import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/domain/context.js
 import { createApiKey } from '../../../src/server/domain/keys.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
-import type { RateLimits } from '../../../src/server/http/rate-limit.js';
+import type { TrustProxy } from '../../../src/server/config.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/rate-limit.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 
 export interface TestService {
@@ -36,11 +37,17 @@ export interface ServiceOptions {
   database?: TestDatabase;
   now?: () => number;
   secretKeyHash?: string;
+  /**
+   * Default: the service's defaults, except that wrong keys are not throttled (suites that check every
+   * route refuses a wrong key send more of them than the default allows; rate-limit.test.ts covers it).
+   */
   rateLimits?: RateLimits;
   /** Demo mode: /demo/ is served (seeding is serve's, not the app's). */
   demo?: boolean;
   /** SMTP server the service sends magic links and confirmations through (see ./smtp.ts). */
   smtpUrl?: string;
+  /** TRUST_PROXY (default false): tests of client addresses send X-Forwarded-For through a trusted hop. */
+  trustProxy?: TrustProxy;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
 }
@@ -49,7 +56,18 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   const database = options.database ?? (await kind.create());
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' });
   if (options.now) runtime.ctx.now = options.now;
-  const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: options.secretKeyHash, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: true, demo: options.demo ?? false, ...(options.rateLimits && { rateLimits: options.rateLimits }) }, logger: false });
+  const app = await buildApp({
+    ctx: runtime.ctx,
+    config: {
+      secretKeyHash: options.secretKeyHash,
+      trustProxy: options.trustProxy ?? false,
+      logLevel: 'silent',
+      webhookAllowPrivate: true,
+      demo: options.demo ?? false,
+      rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, redisUrl: undefined },
+    },
+    logger: false,
+  });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });

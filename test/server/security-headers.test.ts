@@ -1,0 +1,101 @@
+/**
+ * Security headers on every kind of answer, and what the request log holds: no emails, no secrets from
+ * query strings. (test/e2e/security-headers.test.ts checks in Chromium that the pages work under the CSP.)
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/server/app.js';
+import { redactUrl } from '../../src/server/http/logging.js';
+import { openRuntime, type Runtime } from '../../src/server/runtime.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
+import { createApiKey } from '../../src/server/domain/keys.js';
+import { databaseKinds, type TestDatabase } from './helpers/databases.js';
+import { eachDatabaseShared } from './helpers/suite.js';
+
+eachDatabaseShared('security headers', (service) => {
+  it('CSP on the demo page and the docs, nosniff and a referrer policy everywhere; the widget is loadable from any origin', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const get = (path: string) => fetch(`${s.url}${path}`);
+    const answers = {
+      demo: await get('/demo/'),
+      docs: await get('/api/docs/'),
+      docsAsset: await get('/api/docs/static/swagger-initializer.js'),
+      api: await get(`/api/v1/getCampaign?id=${id}`),
+      error: await get('/api/v1/getCampaign'),
+      notFound: await get('/nope'),
+      widget: await get('/widget/referral-widget.js'),
+      widgetClassic: await get('/widget/referral-widget.iife.js'),
+    };
+    for (const [name, res] of Object.entries(answers)) {
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', name);
+      assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin', name);
+      assert.ok(res.headers.get('content-security-policy'), `${name} has a CSP`);
+    }
+    assert.equal(answers.demo.status, 200);
+    const demoCsp = answers.demo.headers.get('content-security-policy')!;
+    assert.match(demoCsp, /default-src 'self'/);
+    assert.match(demoCsp, /script-src 'self'(;|$)/, 'no inline or foreign scripts on the demo page');
+    assert.match(demoCsp, /object-src 'none'/);
+    assert.match(answers.docs.headers.get('content-security-policy')!, /script-src 'self';/, 'the docs run only their own scripts');
+    assert.equal(answers.api.headers.get('cross-origin-resource-policy'), 'same-origin');
+    for (const res of [answers.widget, answers.widgetClassic]) {
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    }
+  });
+});
+
+describe('request log', () => {
+  let runtime: Runtime;
+  let database: TestDatabase;
+  before(async () => {
+    const [sqlite] = await databaseKinds();
+    database = await sqlite!.create();
+    runtime = await openRuntime({ databaseUrl: database.url });
+  });
+  after(async () => {
+    await runtime.close();
+    await database.drop();
+  });
+
+  it('redacts emails and secret query parameters in URLs', () => {
+    assert.equal(redactUrl('/api/v1/getParticipant?id=demo&email=ann%40example.com'), '/api/v1/getParticipant?id=demo&email=[email]');
+    assert.equal(redactUrl('/x?token=abc&api_key=def&secret=ghi&note=mail+bob@example.com+now&page=2'), '/x?token=[redacted]&api_key=[redacted]&secret=[redacted]&note=mail [email] now&page=2');
+    assert.equal(redactUrl('/x/ann@example.com'), '/x/[email]');
+  });
+
+  it('the log of real requests holds no email and no secret from a query string, also when a request fails', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
+    const app = await buildApp({
+      ctx: runtime.ctx,
+      config: { secretKeyHash: undefined, trustProxy: false, logLevel: 'info', webhookAllowPrivate: true },
+      logger: { stream },
+    });
+    const { key } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'log');
+    try {
+      const auth = { authorization: `Bearer ${key}` };
+      const created = await app.inject({ method: 'POST', url: '/api/v1/admin/createCampaign', headers: auth, payload: { campaignName: 'Log', hostURL: 'https://log.example' } });
+      const id = (created.json() as { campaignId: string }).campaignId;
+      await app.inject({ method: 'POST', url: '/api/v1/addParticipant', payload: { id, email: 'ann.secret@example.com' } });
+      await app.inject({ method: 'GET', url: `/api/v1/getParticipant?id=${id}&email=ann.secret%40example.com`, headers: auth });
+      await app.inject({ method: 'GET', url: `/api/v1/getCampaign?id=${id}&access_token=tok_very_secret&ref=ann.secret@example.com` });
+      const findCampaign = runtime.ctx.store.findCampaign.bind(runtime.ctx.store);
+      runtime.ctx.store.findCampaign = async () => {
+        throw new Error('no row for ann.secret@example.com');
+      };
+      const failed = await app.inject({ method: 'GET', url: `/api/v1/getCampaign?id=${id}` });
+      runtime.ctx.store.findCampaign = findCampaign;
+      assert.equal(failed.statusCode, 500);
+    } finally {
+      await app.close();
+    }
+    const log = lines.join('');
+    assert.match(log, /getParticipant\?id=.*&email=\[email\]/, 'requests are logged');
+    assert.match(log, /unhandled error/, 'the failure is logged');
+    for (const secret of ['ann.secret@example.com', 'ann.secret%40example.com', 'tok_very_secret', key]) assert.ok(!log.includes(secret), `log holds ${secret}: ${log.split('\n').filter((l) => l.includes(secret)).join('\n')}`);
+  });
+});
