@@ -354,7 +354,7 @@ export const IdBody = Type.Object({ id: Id });
 export const SignInBody = Type.Object(
   {
     email: Email,
-    password: Type.String({ minLength: 1, maxLength: 200 }),
+    password: Line({ minLength: 1, maxLength: 200 }),
   },
   { additionalProperties: false },
 );
