@@ -46,7 +46,7 @@ eachDatabaseShared('security headers', (service) => {
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
     }
   });
-});
+}, { demo: true });
 
 describe('request log', () => {
   let runtime: Runtime;
