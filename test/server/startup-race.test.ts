@@ -49,7 +49,7 @@ for (const kind of kinds) {
       const db = await kind.create();
       cleanup.push(() => db.drop());
       const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY };
-      const started = await Promise.allSettled([startProcess(env), startProcess(env), cli(['migrate'], env)]);
+      const started = await Promise.allSettled([startProcess(env, ['--demo']), startProcess(env, ['--demo']), cli(['migrate'], env)]);
       for (const s of started) if (s.status === 'fulfilled' && 'child' in s.value) cleanup.push(() => (s.value as ServiceProcess).stop('SIGKILL'));
       assert.deepEqual(started.map((s) => (s.status === 'rejected' ? String(s.reason) : 'up')), ['up', 'up', 'up']);
       const migrate = (started[2] as PromiseFulfilledResult<{ code: number | null; stderr: string }>).value;
