@@ -162,7 +162,7 @@ async function createParticipant(
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
     const now = ctx.now();
     const done = await ctx.store.transaction(async (tx) => {
-      const id = await tx.insertParticipant({
+      const inserted = await tx.insertParticipant({
         campaign_id: campaign.id,
         email,
         email_key: emailKey(email),
@@ -179,18 +179,18 @@ async function createParticipant(
         fraud_score: verdict?.level ?? '',
         approval: verdict?.level === 'high' ? 0 : 1,
       });
-      if (id === undefined) return undefined;
+      if (inserted === undefined) return undefined;
       if (verdict) await holdSquatters(tx, verdict, now);
       if (referrer) await tx.incrementReferrals(referrer.id, now);
       await tx.stats.countSignup(campaign.id, referrer !== undefined, now);
-      await emit(tx, referrer ? 'referee_added' : 'referrer_added', id, campaign, now);
+      // The row as inserted is the participant as this transaction leaves it (holding squatters touches only earlier referees).
+      const queued = await emit(tx, referrer ? 'referee_added' : 'referrer_added', inserted, campaign, now);
       await alsoInTransaction?.(tx);
-      return { id, token: browser ? await issueToken(tx, id, now) : undefined };
+      return { participant: inserted, queued, token: browser ? await issueToken(tx, inserted.id, now) : undefined };
     });
     if (done) {
-      ctx.onEventsCommitted?.();
-      const participant = (await ctx.store.findParticipant(done.id))!;
-      return done.token === undefined ? { participant } : { participant, token: done.token };
+      if (done.queued) ctx.onEventsCommitted?.();
+      return done.token === undefined ? { participant: done.participant } : { participant: done.participant, token: done.token };
     }
     // Nothing inserted: either the same email joined concurrently, or the code was taken (try another).
     if (await ctx.store.findParticipantByEmail(campaign.id, email)) return undefined;

@@ -97,11 +97,12 @@ export function eventData(p: ParticipantRow, campaign: CampaignRow): WebhookEven
 /**
  * Writes an event about a participant to the outbox, with a delivery for each endpoint of the
  * campaign's account that selected its type. `tx` must be the transaction of the change itself, so
- * the event exists if and only if the change does.
+ * the event exists if and only if the change does. `who` is the participant's row as the change left it,
+ * or its id to read it. True when a delivery was queued (a dispatcher has something to send).
  */
-export async function emit(tx: Store, type: WebhookEventType, participantId: number, campaign: CampaignRow, now: number): Promise<void> {
-  const participant = await tx.findParticipant(participantId);
-  if (!participant) throw new Error(`emit: participant ${participantId} is gone`);
+export async function emit(tx: Store, type: WebhookEventType, who: ParticipantRow | number, campaign: CampaignRow, now: number): Promise<boolean> {
+  const participant = typeof who === 'number' ? await tx.findParticipant(who) : who;
+  if (!participant) throw new Error(`emit: participant ${String(who)} is gone`);
   const body: WebhookEvent = { eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now };
   const endpoints = (await tx.webhooks.listEndpoints(campaign.account_id)).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
@@ -110,6 +111,7 @@ export async function emit(tx: Store, type: WebhookEventType, participantId: num
     { id: newId('msg', 20), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, payload: JSON.stringify(body), created_on: now },
     endpoints.map((e) => ({ id: newId('dlv', 16), endpointId: e.id })),
   );
+  return endpoints.length > 0;
 }
 
 export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {

@@ -14,14 +14,27 @@ export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 export class StatsStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** One sign-up on the day of `now`; `referred` also counts it as a referred sign-up. */
-  countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
-    return this.#add(campaignId, dayOf(now), { signups: 1, referred_signups: referred ? 1 : 0 });
+  /**
+   * One sign-up on the day of `now`; `referred` also counts it as a referred sign-up. Also counts it in
+   * the campaign's participant_count, which getCampaign reads instead of counting participants.
+   */
+  async countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
+    await this.#add(campaignId, dayOf(now), { signups: 1, referred_signups: referred ? 1 : 0 });
+    await this.#addParticipants(campaignId, 1);
   }
 
   /** Several sign-ups on one day at once (imports). */
-  addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
-    return this.#add(campaignId, day, { signups, referred_signups: referred });
+  async addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
+    await this.#add(campaignId, day, { signups, referred_signups: referred });
+    await this.#addParticipants(campaignId, signups);
+  }
+
+  async #addParticipants(campaignId: string, n: number): Promise<void> {
+    await this.db
+      .updateTable('campaigns')
+      .set((eb) => ({ participant_count: eb('participant_count', '+', n) }))
+      .where('id', '=', campaignId)
+      .execute();
   }
 
   /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */

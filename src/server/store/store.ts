@@ -6,19 +6,29 @@
  */
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
+import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
 import { StatsStore } from './stats-store.js';
 import { WebhookStore } from './webhook-store.js';
 
-export type CampaignRow = Selectable<CampaignsTable>;
+/** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
+export type CampaignRow = Omit<Selectable<CampaignsTable>, 'participant_count'>;
 export type ParticipantRow = Selectable<ParticipantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewParticipant = Insertable<ParticipantsTable>;
 export type PendingSignupRow = Selectable<PendingSignupsTable>;
 export type EmailLinkRow = Selectable<EmailLinksTable>;
 export type RewardKind = 'referral' | 'referee';
+
+/** What a Store shares with the stores of its transactions. */
+export interface StoreOptions {
+  /** Campaigns, key hashes and webhook endpoints held in the process (./caches.ts). */
+  caches?: Caches;
+  /** Writes that need not wait for the disk (impressions); see Db.lazy in ./connect.ts. */
+  lazy?: Kysely<Database>;
+}
 
 /** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
 export type ListStart = { offset: number } | { after: { createdOn: number; id: number } };
@@ -34,19 +44,41 @@ export class Store {
   /** The owner's participant table: search, orders, review state. */
   readonly directory: DirectoryStore;
 
+  readonly caches: Caches;
+  readonly #lazy: Kysely<Database>;
+  /** In a transaction's store: what to do once it has committed. */
+  readonly #afterCommit: (() => void)[] | undefined;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
+    options: StoreOptions = {},
+    afterCommit?: (() => void)[],
   ) {
-    this.webhooks = new WebhookStore(db, dialect);
+    this.caches = options.caches ?? new Caches();
+    this.#lazy = options.lazy ?? db;
+    this.#afterCommit = afterCommit;
+    this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
     this.stats = new StatsStore(db);
     this.directory = new DirectoryStore(db, dialect);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect)));
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    const afterCommit: (() => void)[] = [];
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, lazy: trx }, afterCommit)));
+    for (const f of afterCommit) f();
+    return result;
+  }
+
+  /**
+   * A change to something cached has been written: this process forgets its caches once it has
+   * committed (other processes hear of it through the triggers of migration 0007_speed).
+   */
+  changedCached(): void {
+    if (this.#afterCommit) this.#afterCommit.push(() => this.caches.invalidate());
+    else this.caches.invalidate();
   }
 
   async ping(): Promise<void> {
@@ -61,6 +93,7 @@ export class Store {
 
   async updateCampaign(id: string, patch: Updateable<CampaignsTable>): Promise<void> {
     await this.db.updateTable('campaigns').set(patch).where('id', '=', id).execute();
+    this.changedCached();
   }
 
   /** Moves a campaign to `status` only if it is in one of `from` now; false if it was not. */
@@ -71,24 +104,30 @@ export class Store {
       .where('id', '=', id)
       .where('status', 'in', from)
       .executeTakeFirst();
+    this.changedCached();
     return r.numUpdatedRows > 0n;
   }
 
+  /** A campaign's settings, from the process's cache when it has them. */
   findCampaign(id: string): Promise<CampaignRow | undefined> {
-    return this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.caches.campaigns.get(id, async () => {
+      const row = await this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) return undefined;
+      // The count moves with every sign-up; a cached copy of it would be wrong at once.
+      const { participant_count: _count, ...settings } = row;
+      return settings;
+    });
   }
 
-  listCampaigns(accountId: number): Promise<CampaignRow[]> {
-    return this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
+  async listCampaigns(accountId: number): Promise<(CampaignRow & { participant_count: number })[]> {
+    const rows = await this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
+    return rows.map((r) => ({ ...r, participant_count: Number(r.participant_count) }));
   }
 
+  /** The campaign's participants, as counted when they joined (one row read, whatever the campaign's size). */
   async countParticipants(campaignId: string): Promise<number> {
-    const r = await this.db
-      .selectFrom('participants')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('campaign_id', '=', campaignId)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const r = await this.db.selectFrom('campaigns').select('participant_count').where('id', '=', campaignId).executeTakeFirst();
+    return Number(r?.participant_count ?? 0);
   }
 
   /** host_url and allowed_origins of every campaign: the sources of the origins CORS preflights may use. */
@@ -98,15 +137,9 @@ export class Store {
 
   // ---- participants ----
 
-  /** Inserts unless the email or the code is taken in the campaign; the new id, or undefined if taken. */
-  async insertParticipant(row: NewParticipant): Promise<number | undefined> {
-    const r = await this.db
-      .insertInto('participants')
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    return r?.id;
+  /** Inserts unless the email or the code is taken in the campaign; the new row, or undefined if taken. */
+  insertParticipant(row: NewParticipant): Promise<ParticipantRow | undefined> {
+    return this.db.insertInto('participants').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
   }
 
   findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
@@ -136,9 +169,8 @@ export class Store {
     if (filter.referredById !== undefined) q = q.where('referred_by_id', '=', filter.referredById);
     if ('after' in start) {
       const { createdOn, id } = start.after;
-      q = q.where((eb) =>
-        eb.or([eb('created_on', '>', createdOn), eb.and([eb('created_on', '=', createdOn), eb('id', '>', id)])]),
-      );
+      // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
+      q = q.where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)));
     } else if (start.offset > 0) {
       q = q.offset(start.offset);
     }
@@ -316,21 +348,27 @@ export class Store {
     return r.numUpdatedRows > 0n;
   }
 
-  /** Counts an impression (also in the daily counters) unless this visitor was already counted for this participant on this day. */
+  /**
+   * Counts an impression (also in the daily counters) unless this visitor was already counted for this
+   * participant on this day. Written without waiting for the disk (Db.lazy): on SQLite a crash may lose
+   * the impressions of the last few milliseconds, never a sign-up or a reward.
+   */
   async addImpression(id: number, visitor: string, day: number, now: number): Promise<boolean> {
-    const first = await this.db
-      .insertInto('impressions')
-      .values({ participant_id: id, visitor, day })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
-    await this.db
-      .updateTable('participants')
-      .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
-      .where('id', '=', id)
-      .execute();
-    await this.stats.addForParticipant(id, 'impressions', 1, now);
-    return true;
+    return this.#lazy.transaction().execute(async (trx) => {
+      const first = await trx
+        .insertInto('impressions')
+        .values({ participant_id: id, visitor, day })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
+      await trx
+        .updateTable('participants')
+        .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
+      await new StatsStore(trx).addForParticipant(id, 'impressions', 1, now);
+      return true;
+    });
   }
 
   /** Drops the per-visitor rows of days before `day`: only today's are needed to deduplicate. */
@@ -435,8 +473,9 @@ export class Store {
     await this.db.insertInto('api_keys').values(row).execute();
   }
 
+  /** A key by its hash, from the process's cache when it has it (a revocation empties the cache). */
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+    return this.caches.apiKeys.get(hash, () => this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst());
   }
 
   findApiKey(id: string): Promise<ApiKeyRow | undefined> {
@@ -451,6 +490,7 @@ export class Store {
       .where('account_id', '=', accountId)
       .where('revoked_on', 'is', null)
       .executeTakeFirst();
+    this.changedCached();
     return r.numUpdatedRows > 0n;
   }
 

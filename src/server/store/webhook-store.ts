@@ -4,6 +4,7 @@
  * row; SQLite has a single writer, so the plain statement is already exclusive.
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
 
@@ -33,20 +34,27 @@ export class WebhookStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly caches: Caches,
+    /** Tells the owning store that endpoints changed (its caches are dropped once that commits). */
+    private readonly changed: () => void,
   ) {}
 
   async insertEndpoint(row: Insertable<WebhookEndpointsTable>): Promise<void> {
     await this.db.insertInto('webhook_endpoints').values(row).execute();
+    this.changed();
   }
 
+  /** The account's current endpoints, from the process's cache when it has them (every event reads them). */
   listEndpoints(accountId: number): Promise<EndpointRow[]> {
-    return this.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('deleted_on', 'is', null)
-      .orderBy('created_on')
-      .execute();
+    return this.caches.endpoints.get(accountId, () =>
+      this.db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('deleted_on', 'is', null)
+        .orderBy('created_on')
+        .execute(),
+    ) as Promise<EndpointRow[]>;
   }
 
   /**
@@ -62,6 +70,7 @@ export class WebhookStore {
       .where('deleted_on', 'is', null)
       .executeTakeFirst();
     if (r.numUpdatedRows === 0n) return false;
+    this.changed();
     await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_on: null, updated_on: now })
