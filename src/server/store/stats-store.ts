@@ -19,22 +19,23 @@ export class StatsStore {
    * the campaign's participant_count, which getCampaign reads instead of counting participants.
    */
   async countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
-    await this.#add(campaignId, dayOf(now), { signups: 1, referred_signups: referred ? 1 : 0 });
-    await this.#addParticipants(campaignId, 1);
+    for (const q of this.signupStatements(campaignId, dayOf(now), 1, referred ? 1 : 0)) await q.execute();
   }
 
   /** Several sign-ups on one day at once (imports). */
   async addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
-    await this.#add(campaignId, day, { signups, referred_signups: referred });
-    await this.#addParticipants(campaignId, signups);
+    for (const q of this.signupStatements(campaignId, day, signups, referred)) await q.execute();
   }
 
-  async #addParticipants(campaignId: string, n: number): Promise<void> {
-    await this.db
-      .updateTable('campaigns')
-      .set((eb) => ({ participant_count: eb('participant_count', '+', n) }))
-      .where('id', '=', campaignId)
-      .execute();
+  /** The statements that count sign-ups, for the caller to run (or to put in one statement, ../store.ts insertSignup). */
+  signupStatements(campaignId: string, day: number, signups: number, referred: number) {
+    return [
+      this.#add(campaignId, day, { signups, referred_signups: referred }),
+      this.db
+        .updateTable('campaigns')
+        .set((eb) => ({ participant_count: eb('participant_count', '+', signups) }))
+        .where('id', '=', campaignId),
+    ];
   }
 
   /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */
@@ -49,16 +50,15 @@ export class StatsStore {
       .execute();
   }
 
-  async #add(campaignId: string, day: number, counts: Partial<Record<Counter, number>>): Promise<void> {
-    await this.db
+  #add(campaignId: string, day: number, counts: Partial<Record<Counter, number>>) {
+    return this.db
       .insertInto('campaign_daily_stats')
       .values({ campaign_id: campaignId, day, ...counts })
       .onConflict((oc) =>
         oc.columns(['campaign_id', 'day']).doUpdateSet((eb) =>
           Object.fromEntries(Object.entries(counts).map(([c, n]) => [c, eb(eb.ref(`campaign_daily_stats.${c as Counter}`), '+', n)])),
         ),
-      )
-      .execute();
+      );
   }
 
   /** Every day with a counter of the campaign, oldest first. */

@@ -4,14 +4,14 @@
  * statements (`UPDATE ... WHERE <precondition>`), whose affected-row count tells the caller whether it
  * won, or unique constraints; never a read followed by a write.
  */
-import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import { sql, type Kysely, type OperationNodeSource, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
-import { StatsStore } from './stats-store.js';
-import { WebhookStore } from './webhook-store.js';
+import { dayOf, StatsStore } from './stats-store.js';
+import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
 export type CampaignRow = Omit<Selectable<CampaignsTable>, 'participant_count'>;
@@ -28,7 +28,66 @@ export interface StoreOptions {
   caches?: Caches;
   /** Writes that need not wait for the disk (impressions); see Db.lazy in ./connect.ts. */
   lazy?: Kysely<Database>;
+  ids?: IdReserve;
 }
+
+/** Everything a new participant's sign-up writes (Store.insertSignup). */
+export interface NewSignup {
+  participant: NewParticipant & { created_on: number };
+  /** Earlier referees of this referrer from this network, held back with this one (fraud: squatting). */
+  hold?: { referrerId: number; net: string };
+  /** The created event, whose payload is made from the new row. */
+  event: OutboxEvent;
+  /** The hash of the participant token issued to the browser that signed up. */
+  tokenHash?: string;
+}
+
+const ID_BLOCK = 64;
+
+/**
+ * PostgreSQL participant ids taken from the sequence ahead of need (ID_BLOCK at a time), so that a
+ * sign-up knows its id, and so its event's payload, before its one statement.
+ */
+export class IdReserve {
+  #ids: number[] = [];
+  async take(db: Kysely<Database>): Promise<number> {
+    if (this.#ids.length === 0) {
+      const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('participants', 'id')) as id from generate_series(1, ${ID_BLOCK})`.execute(db);
+      this.#ids.push(...r.rows.map((row) => Number(row.id)));
+    }
+    return this.#ids.shift()!;
+  }
+}
+
+/** What the database fills in for a new participant (the defaults of the migrations). */
+const NEW_PARTICIPANT_DEFAULTS = {
+  first_name: null,
+  last_name: null,
+  referred_by_id: null,
+  referred_by_code: null,
+  signup_ip: null,
+  signup_net: null,
+  fraud_score: '',
+  approval: 1,
+  reward_event_completed: 0,
+  reward_event_completed_on: null,
+  reward_credited: 0,
+  referral_reward: 0,
+  referral_reward_redeemed: 0,
+  referee_reward: 0,
+  referee_reward_redeemed: 0,
+  total_referrals: 0,
+  total_completed_referred: 0,
+  amount_paid_cents: 0,
+  payment_count: 0,
+  revenue_generated_cents: 0,
+  impression_count: 0,
+} satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
+
+/** A statement built and not yet run: run alone, or put in one statement with others (a CTE). */
+type Statement = OperationNodeSource & { execute(): Promise<unknown> };
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 /** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
 export type ListStart = { offset: number } | { after: { createdOn: number; id: number } };
@@ -48,6 +107,7 @@ export class Store {
   readonly #lazy: Kysely<Database>;
   /** In a transaction's store: what to do once it has committed. */
   readonly #afterCommit: (() => void)[] | undefined;
+  readonly #ids: IdReserve;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -57,6 +117,7 @@ export class Store {
   ) {
     this.caches = options.caches ?? new Caches();
     this.#lazy = options.lazy ?? db;
+    this.#ids = options.ids ?? new IdReserve();
     this.#afterCommit = afterCommit;
     this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
@@ -67,7 +128,7 @@ export class Store {
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     const afterCommit: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, lazy: trx }, afterCommit)));
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, lazy: trx, ids: this.#ids }, afterCommit)));
     for (const f of afterCommit) f();
     return result;
   }
@@ -142,6 +203,55 @@ export class Store {
     return this.db.insertInto('participants').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
   }
 
+  /**
+   * A new participant and everything its sign-up changes, all or nothing: the row, the squatters held
+   * with it, the referrer's count, the day's and the campaign's counters, the created event with its
+   * deliveries, and the browser's token. The new row, or undefined when the email or the code is taken.
+   * On PostgreSQL outside a transaction this is one statement (a CTE: one round trip); otherwise one
+   * statement after another in a transaction (on SQLite a savepoint of the group commit).
+   */
+  async insertSignup(signup: NewSignup): Promise<ParticipantRow | undefined> {
+    if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupAtOnce(signup);
+    const run = async (tx: Store) => {
+      const row = await tx.insertParticipant(signup.participant);
+      if (row) for (const q of tx.#signupStatements(signup, row)) await q.execute();
+      return row;
+    };
+    return this.#afterCommit ? run(this) : this.transaction(run);
+  }
+
+  /** The writes of a sign-up after the participant's own row. */
+  #signupStatements(signup: NewSignup, row: ParticipantRow): Statement[] {
+    const now = row.created_on;
+    const referrer = row.referred_by_id;
+    return [
+      ...(signup.hold ? [this.#holdReferees(signup.hold.referrerId, signup.hold.net, now)] : []),
+      ...(referrer !== null ? [this.#incrementReferrals(referrer, now)] : []),
+      ...this.stats.signupStatements(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0),
+      ...this.webhooks.eventStatements({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
+      ...(signup.tokenHash !== undefined ? [this.#insertToken(signup.tokenHash, row.id, now)] : []),
+    ];
+  }
+
+  /**
+   * PostgreSQL: the sign-up as one statement. The id comes from the sequence first (IdReserve), so the
+   * event's payload can be made before the statement runs; a taken email or code fails the statement
+   * as a whole (a unique violation), which is the undefined of insertSignup.
+   */
+  async #insertSignupAtOnce(signup: NewSignup): Promise<ParticipantRow | undefined> {
+    const id = await this.#ids.take(this.db);
+    const row: ParticipantRow = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant, id } as ParticipantRow;
+    const statements = [this.db.insertInto('participants').values({ ...signup.participant, id }).returningAll(), ...this.#signupStatements(signup, row)];
+    const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
+    try {
+      const r = await sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`.execute(this.db);
+      return r.rows[0];
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
   findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
     return this.db
       .selectFrom('participants')
@@ -196,11 +306,14 @@ export class Store {
   }
 
   async incrementReferrals(referrerId: number, now: number): Promise<void> {
-    await this.db
+    await this.#incrementReferrals(referrerId, now).execute();
+  }
+
+  #incrementReferrals(referrerId: number, now: number) {
+    return this.db
       .updateTable('participants')
       .set((eb) => ({ total_referrals: eb('total_referrals', '+', 1), updated_on: now }))
-      .where('id', '=', referrerId)
-      .execute();
+      .where('id', '=', referrerId);
   }
 
   /** Marks the qualifying event done; true only for the one call that flipped it. */
@@ -312,15 +425,18 @@ export class Store {
    * brought several, the earlier ones are just as suspect. Participants an admin approved keep approval.
    */
   async holdRefereesFromNet(referrerId: number, net: string, now: number): Promise<void> {
-    await this.db
+    await this.#holdReferees(referrerId, net, now).execute();
+  }
+
+  #holdReferees(referrerId: number, net: string, now: number) {
+    return this.db
       .updateTable('participants')
       .set({ fraud_score: 'high', approval: 0, updated_on: now })
       .where('referred_by_id', '=', referrerId)
       .where('signup_net', '=', net)
       .where('signup_source', '=', 'browser')
       .where('reward_credited', '=', 0)
-      .where('fraud_score', 'in', ['low', 'medium'])
-      .execute();
+      .where('fraud_score', 'in', ['low', 'medium']);
   }
 
   async addReferralReward(referrerId: number, amount: number, now: number): Promise<void> {
@@ -379,7 +495,11 @@ export class Store {
   // ---- participant tokens ----
 
   async insertParticipantToken(hash: string, participantId: number, now: number): Promise<void> {
-    await this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }).execute();
+    await this.#insertToken(hash, participantId, now).execute();
+  }
+
+  #insertToken(hash: string, participantId: number, now: number) {
+    return this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null });
   }
 
   /** The participant a token proves, unless the token is unknown or revoked. */

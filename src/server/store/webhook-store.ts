@@ -6,11 +6,18 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
+import type { Database, ParticipantsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** An event ready for the outbox but for its payload, which is made from the row of the participant it is about. */
+export interface OutboxEvent {
+  row: Omit<Insertable<WebhookEventsTable>, 'payload'>;
+  payload: (participant: Selectable<ParticipantsTable>) => string;
+  deliveries: { id: string; endpointId: string }[];
+}
 
 /** A claimed delivery with what sending it needs. */
 export interface DueDelivery {
@@ -82,9 +89,14 @@ export class WebhookStore {
 
   /** The event and one pending delivery per endpoint; call inside the transaction of the change. */
   async insertEvent(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Promise<void> {
-    await this.db.insertInto('webhook_events').values(event).execute();
-    if (deliveries.length === 0) return;
-    await this.db
+    for (const q of this.eventStatements(event, deliveries)) await q.execute();
+  }
+
+  /** insertEvent's statements, for the caller to run (or to put in one statement, ./store.ts insertSignup). */
+  eventStatements(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]) {
+    const insertEvent = this.db.insertInto('webhook_events').values(event);
+    if (deliveries.length === 0) return [insertEvent];
+    const insertDeliveries = this.db
       .insertInto('webhook_deliveries')
       .values(
         deliveries.map((d) => ({
@@ -96,8 +108,8 @@ export class WebhookStore {
           created_on: event.created_on,
           updated_on: event.created_on,
         })),
-      )
-      .execute();
+      );
+    return [insertEvent, insertDeliveries];
   }
 
   /** Claims up to `limit` due deliveries until `now + leaseMs`; returns them with payload and target. */
