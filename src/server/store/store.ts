@@ -10,6 +10,7 @@ import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
+import { prepare } from './prepared.js';
 import { dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 
@@ -88,6 +89,77 @@ const NEW_PARTICIPANT_DEFAULTS = {
 type Statement = OperationNodeSource & { execute(): Promise<unknown> };
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+// The hot reads, built and compiled once (./prepared.ts).
+const participantBy = {
+  email: prepare((db, campaignId: string, email: string) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('email', '=', email),
+  ),
+  code: prepare((db, campaignId: string, code: string) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('code', '=', code),
+  ),
+  id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
+};
+const participantCount = prepare((db, campaignId: string) => db.selectFrom('campaigns').select('participant_count').where('id', '=', campaignId));
+const signupsFromNet = prepare((db, campaignId: string, net: string, since: number, cap: number) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('participants')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .where('signup_net', '=', net)
+        .where('created_on', '>=', since)
+        .limit(cap)
+        .as('capped'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n')),
+);
+const refereesFromNet = prepare((db, referrerId: number, net: string, cap: number) =>
+  db
+    .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n')),
+);
+/** Pages of a campaign's participants, or of one referrer's referrals: from an offset, or after a (created_on, id) key. */
+const pages = {
+  campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit).offset(offset),
+  ),
+  campaignAfter: prepare((db, campaignId: string, createdOn: number, id: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
+      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit),
+  ),
+  referralsFrom: prepare((db, campaignId: string, referrerId: number, offset: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('referred_by_id', '=', referrerId)
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset),
+  ),
+  referralsAfter: prepare((db, campaignId: string, referrerId: number, createdOn: number, id: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('referred_by_id', '=', referrerId)
+      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit),
+  ),
+};
+const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
 
 /** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
 export type ListStart = { offset: number } | { after: { createdOn: number; id: number } };
@@ -187,7 +259,7 @@ export class Store {
 
   /** The campaign's participants, as counted when they joined (one row read, whatever the campaign's size). */
   async countParticipants(campaignId: string): Promise<number> {
-    const r = await this.db.selectFrom('campaigns').select('participant_count').where('id', '=', campaignId).executeTakeFirst();
+    const [r] = await participantCount(this.db, campaignId);
     return Number(r?.participant_count ?? 0);
   }
 
@@ -252,57 +324,35 @@ export class Store {
     }
   }
 
-  findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
-    return this.db
-      .selectFrom('participants')
-      .selectAll()
-      .where('campaign_id', '=', campaignId)
-      .where('email', '=', email)
-      .executeTakeFirst();
+  async findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
+    return (await participantBy.email(this.db, campaignId, email))[0];
   }
 
-  findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {
-    return this.db
-      .selectFrom('participants')
-      .selectAll()
-      .where('campaign_id', '=', campaignId)
-      .where('code', '=', code)
-      .executeTakeFirst();
+  async findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {
+    return (await participantBy.code(this.db, campaignId, code))[0];
   }
 
-  findParticipant(id: number): Promise<ParticipantRow | undefined> {
-    return this.db.selectFrom('participants').selectAll().where('id', '=', id).executeTakeFirst();
+  async findParticipant(id: number): Promise<ParticipantRow | undefined> {
+    return (await participantBy.id(this.db, id))[0];
   }
 
-  async listParticipants(filter: ParticipantFilter, start: ListStart, limit: number): Promise<ParticipantRow[]> {
-    let q = this.db.selectFrom('participants').selectAll().where('campaign_id', '=', filter.campaignId);
-    if (filter.referredById !== undefined) q = q.where('referred_by_id', '=', filter.referredById);
+  listParticipants(filter: ParticipantFilter, start: ListStart, limit: number): Promise<ParticipantRow[]> {
+    const { campaignId, referredById } = filter;
     if ('after' in start) {
       const { createdOn, id } = start.after;
-      // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
-      q = q.where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)));
-    } else if (start.offset > 0) {
-      q = q.offset(start.offset);
+      return referredById === undefined
+        ? pages.campaignAfter(this.db, campaignId, createdOn, id, limit)
+        : pages.referralsAfter(this.db, campaignId, referredById, createdOn, id, limit);
     }
-    return q.orderBy('created_on').orderBy('id').limit(limit).execute();
+    return referredById === undefined
+      ? pages.campaignFrom(this.db, campaignId, start.offset, limit)
+      : pages.referralsFrom(this.db, campaignId, referredById, start.offset, limit);
   }
 
   /** Counts signups from one network in a campaign since a time, no further than `cap` (the fraud signal's threshold). */
   async countSignupsFromNet(campaignId: string, net: string, since: number, cap: number): Promise<number> {
-    const r = await this.db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('participants')
-          .select('id')
-          .where('campaign_id', '=', campaignId)
-          .where('signup_net', '=', net)
-          .where('created_on', '>=', since)
-          .limit(cap)
-          .as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const [r] = await signupsFromNet(this.db, campaignId, net, since, cap);
+    return Number(r!.n);
   }
 
   async incrementReferrals(referrerId: number, now: number): Promise<void> {
@@ -411,13 +461,8 @@ export class Store {
    * squatting signal needs only to know whether a threshold is reached, so it never scans a long list.
    */
   async countRefereesFromNet(referrerId: number, net: string, cap: number): Promise<number> {
-    const r = await this.db
-      .selectFrom((eb) =>
-        eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const [r] = await refereesFromNet(this.db, referrerId, net, cap);
+    return Number(r!.n);
   }
 
   /**
@@ -595,7 +640,7 @@ export class Store {
 
   /** A key by its hash, from the process's cache when it has it (a revocation empties the cache). */
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return this.caches.apiKeys.get(hash, () => this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst());
+    return this.caches.apiKeys.get(hash, async () => (await apiKeyByHash(this.db, hash))[0]);
   }
 
   findApiKey(id: string): Promise<ApiKeyRow | undefined> {
