@@ -19,23 +19,31 @@ export class StatsStore {
    * the campaign's participant_count, which getCampaign reads instead of counting participants.
    */
   async countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
-    for (const q of this.signupStatements(campaignId, dayOf(now), 1, referred ? 1 : 0)) await q.execute();
+    const { count, daily } = this.signupStatements(campaignId, dayOf(now), 1, referred ? 1 : 0);
+    await count.execute();
+    await daily.execute();
   }
 
   /** Several sign-ups on one day at once (imports). */
   async addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
-    for (const q of this.signupStatements(campaignId, day, signups, referred)) await q.execute();
+    const { count, daily } = this.signupStatements(campaignId, day, signups, referred);
+    await count.execute();
+    await daily.execute();
   }
 
-  /** The statements that count sign-ups, for the caller to run (or to put in one statement, ../store.ts insertSignup). */
+  /**
+   * The statements that count sign-ups, for the caller to run (./store.ts insertSignup puts `daily` in
+   * one statement with others). Run `count` first: on PostgreSQL the campaign's row is then the first
+   * lock every sign-up takes, so concurrent sign-ups and imports queue there instead of deadlocking.
+   */
   signupStatements(campaignId: string, day: number, signups: number, referred: number) {
-    return [
-      this.#add(campaignId, day, { signups, referred_signups: referred }),
-      this.db
+    return {
+      count: this.db
         .updateTable('campaigns')
         .set((eb) => ({ participant_count: eb('participant_count', '+', signups) }))
         .where('id', '=', campaignId),
-    ];
+      daily: this.#add(campaignId, day, { signups, referred_signups: referred }),
+    };
   }
 
   /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */

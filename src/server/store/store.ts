@@ -279,45 +279,58 @@ export class Store {
    * A new participant and everything its sign-up changes, all or nothing: the row, the squatters held
    * with it, the referrer's count, the day's and the campaign's counters, the created event with its
    * deliveries, and the browser's token. The new row, or undefined when the email or the code is taken.
-   * On PostgreSQL outside a transaction this is one statement (a CTE: one round trip); otherwise one
-   * statement after another in a transaction (on SQLite a savepoint of the group commit).
+   *
+   * Rows many sign-ups share are locked in one order everywhere (the campaign's counter, then the
+   * referrer, then the day's counters; qualifying locks the referrer before the counters too), so that
+   * concurrent sign-ups and qualifications on PostgreSQL queue instead of deadlocking. On PostgreSQL
+   * outside a transaction the rest of the sign-up is one statement (a CTE), so a sign-up is a
+   * transaction of three or four statements whatever it writes; elsewhere (SQLite: one savepoint of the
+   * group commit) the statements run one after another.
    */
   async insertSignup(signup: NewSignup): Promise<ParticipantRow | undefined> {
-    if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupAtOnce(signup);
+    if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupPostgres(signup);
     const run = async (tx: Store) => {
       const row = await tx.insertParticipant(signup.participant);
-      if (row) for (const q of tx.#signupStatements(signup, row)) await q.execute();
+      if (!row) return undefined;
+      const { locking, rest } = tx.#signupStatements(signup, row);
+      for (const q of [...locking, ...rest]) await q.execute();
       return row;
     };
     return this.#afterCommit ? run(this) : this.transaction(run);
   }
 
-  /** The writes of a sign-up after the participant's own row. */
-  #signupStatements(signup: NewSignup, row: ParticipantRow): Statement[] {
+  /** The writes of a sign-up after the participant's own row: those that lock shared rows (in lock order), and the rest. */
+  #signupStatements(signup: NewSignup, row: ParticipantRow): { locking: Statement[]; rest: Statement[] } {
     const now = row.created_on;
     const referrer = row.referred_by_id;
-    return [
-      ...(signup.hold ? [this.#holdReferees(signup.hold.referrerId, signup.hold.net, now)] : []),
-      ...(referrer !== null ? [this.#incrementReferrals(referrer, now)] : []),
-      ...this.stats.signupStatements(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0),
-      ...this.webhooks.eventStatements({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
-      ...(signup.tokenHash !== undefined ? [this.#insertToken(signup.tokenHash, row.id, now)] : []),
-    ];
+    const { count, daily } = this.stats.signupStatements(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
+    return {
+      locking: [count, ...(referrer !== null ? [this.#incrementReferrals(referrer, now)] : []), daily],
+      rest: [
+        ...(signup.hold ? [this.#holdReferees(signup.hold.referrerId, signup.hold.net, now)] : []),
+        ...this.webhooks.eventStatements({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
+        ...(signup.tokenHash !== undefined ? [this.#insertToken(signup.tokenHash, row.id, now)] : []),
+      ],
+    };
   }
 
   /**
-   * PostgreSQL: the sign-up as one statement. The id comes from the sequence first (IdReserve), so the
-   * event's payload can be made before the statement runs; a taken email or code fails the statement
-   * as a whole (a unique violation), which is the undefined of insertSignup.
+   * PostgreSQL: the shared rows locked in order (one statement each), then the participant and the rest
+   * as one statement. The id comes from the sequence first (IdReserve), so the event's payload can be
+   * made before that statement runs; a taken email or code fails it (a unique violation) and so rolls
+   * the transaction back, which is the undefined of insertSignup.
    */
-  async #insertSignupAtOnce(signup: NewSignup): Promise<ParticipantRow | undefined> {
+  async #insertSignupPostgres(signup: NewSignup): Promise<ParticipantRow | undefined> {
     const id = await this.#ids.take(this.db);
     const row: ParticipantRow = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant, id } as ParticipantRow;
-    const statements = [this.db.insertInto('participants').values({ ...signup.participant, id }).returningAll(), ...this.#signupStatements(signup, row)];
-    const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
     try {
-      const r = await sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`.execute(this.db);
-      return r.rows[0];
+      return await this.transaction(async (tx) => {
+        const { locking, rest } = tx.#signupStatements(signup, row);
+        for (const q of locking) await q.execute();
+        const statements = [tx.db.insertInto('participants').values({ ...signup.participant, id }).returningAll(), ...rest];
+        const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
+        return (await sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`.execute(tx.db)).rows[0];
+      });
     } catch (err) {
       if (isUniqueViolation(err)) return undefined;
       throw err;
