@@ -231,12 +231,23 @@ export class GroupCommit {
     this.#sync();
   }
 
+  /** The WAL file to sync; -1 when there is none (`:memory:`, or a journal mode other than WAL, whose COMMIT syncs itself). */
+  #openWal(): number {
+    if (this.#writer.memory) return -1;
+    try {
+      return openSync(`${this.#writer.name}-wal`, 'r');
+    } catch {
+      this.#writer.pragma('synchronous = FULL');
+      return -1;
+    }
+  }
+
   /** Makes committed batches durable: one fdatasync at a time, each covering all batches committed before it. */
   #sync(): void {
     if (this.#syncing || this.#unsynced.length === 0) return;
     const batches = this.#unsynced;
     this.#unsynced = [];
-    if (this.#walFd === undefined) this.#walFd = this.#writer.memory ? -1 : openSync(`${this.#writer.name}-wal`, 'r');
+    if (this.#walFd === undefined) this.#walFd = this.#openWal();
     const fd = this.#walFd;
     this.#syncing = new Promise<void>((resolve) => {
       const done = (err: Error | null) => {
