@@ -6,6 +6,7 @@
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
 import { machine, ms, table, writeSection } from './report.js';
+import { MAX_PAGE_OFFSET } from '../src/server/domain/paging.js';
 import { serviceRoutes } from './routes.js';
 import { seed, type Seeded } from './seed.js';
 import { startService } from './servers.js';
@@ -14,6 +15,8 @@ const TIMING = { connections: 10, warmupSeconds: 1, seconds: 3 };
 const HUB_REFERRALS = 1_000;
 /** Deep means near the end: 90% of the way through the campaign's participants. */
 const DEEP = 0.9;
+/** The deepest `page=` the service answers (past it, `page` is refused with a pointer to `cursor`). */
+const DEEPEST_PAGE = Math.floor(MAX_PAGE_OFFSET / 20) + 1;
 
 function growthRoutes(s: Seeded) {
   const routes = serviceRoutes(s).filter((r) => r.baseline !== 'insert' || r.name.startsWith('addParticipant'));
@@ -23,7 +26,7 @@ function growthRoutes(s: Seeded) {
   routes.splice(
     list + 1,
     0,
-    { ...routes[list]!, name: `getAllParticipants (page=${Math.floor(deep / 20)})`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${Math.floor(deep / 20)}`] } },
+    { ...routes[list]!, name: `getAllParticipants (page=${DEEPEST_PAGE}, the deepest page=)`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${DEEPEST_PAGE}`] } },
     { ...routes[list]!, name: 'getAllParticipants (cursor at 90%)', load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&cursor=${s.cursorAfter(deep)}`] } },
   );
   return routes;
@@ -52,8 +55,7 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
         const service = await startService(db.url);
         try {
           for (const route of growthRoutes(seeded)) {
-            // Names carry the deep page number, which differs by size: key the rows by their kind instead.
-            const key = route.name.replace(/page=\d+/, 'page= at 90%');
+            const key = route.name;
             const result = await loader.measure({ origin: service.url, ...TIMING, ...route.load });
             log(`  ${key.padEnd(44)} p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms${result.non2xx ? `  ${JSON.stringify(result.statuses)}` : ''}`);
             byRoute.set(key, [...(byRoute.get(key) ?? []), result]);

@@ -2,6 +2,7 @@
 import type { Config } from './config.js';
 import type { Ctx } from './domain/context.js';
 import { smtpMailer } from './mail/smtp.js';
+import { Caches, watchChanges } from './store/caches.js';
 import { connect } from './store/connect.js';
 import { migrate } from './store/migrations.js';
 import { Store } from './store/store.js';
@@ -12,7 +13,7 @@ export interface Runtime {
 }
 
 export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>): Promise<Runtime> {
-  const { db, dialect, close } = connect(config.databaseUrl);
+  const { db, lazy, dialect, close } = connect(config.databaseUrl);
   try {
     await migrate(db, dialect);
   } catch (err) {
@@ -20,10 +21,14 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<
     throw err;
   }
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom ?? 'Refkit <no-reply@localhost>') : undefined;
+  const caches = new Caches();
+  // Other processes' changes to what is cached reach this one through the database (./store/caches.ts).
+  const stopWatching = watchChanges(caches, db, dialect, config.databaseUrl);
   return {
-    ctx: { store: new Store(db, dialect), now: Date.now, ...(mailer && { mailer }) },
+    ctx: { store: new Store(db, dialect, { caches, lazy }), now: Date.now, ...(mailer && { mailer }) },
     async close() {
       mailer?.close();
+      await stopWatching();
       await close();
     },
   };

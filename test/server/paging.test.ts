@@ -76,6 +76,12 @@ eachDatabaseShared('paging', (service) => {
       const err = await rejects(() => s.admin.getAllParticipants(id, paging), 400, 'invalid_request');
       assert.equal(err.field, field);
     }
+    // Offsets are read row by row: past the first 10,000 rows `page` is refused, and the answer points to cursor.
+    assert.deepEqual(await s.admin.getAllParticipants(id, { page: 501 }), []);
+    const deep = await rejects(() => s.admin.getAllParticipants(id, { page: 502 }), 400, 'invalid_request');
+    assert.equal(deep.field, 'page');
+    assert.match(deep.message, /cursor/);
+    await rejects(() => s.admin.getReferrals(id, 'p0@example.com', { page: 102, pageSize: 100 }), 400, 'invalid_request');
     const res = await fetch(`${s.url}/api/v1/getAllParticipants?id=${id}&page=abc`, { headers: { authorization: `Bearer ${s.secretKey}` } });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { error: { field: string } }).error.field, 'page');

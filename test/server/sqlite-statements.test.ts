@@ -1,7 +1,8 @@
 /**
- * SQLite statements are prepared once per SQL text and reused (Kysely alone would prepare every query):
- * the service reads and writes the same as before, prepares each distinct query once, keeps at most
- * the cache's bound, and never hands out a statement that is still being iterated.
+ * SQLite statements are prepared once per SQL text and connection and reused (Kysely alone would prepare
+ * every query): the service reads and writes the same as before, prepares each distinct query once on
+ * each of its two connections (reads, writes), keeps at most the cache's bound, and never hands out a
+ * statement that is still being iterated.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,25 +36,31 @@ describe('SQLite prepared statement cache', () => {
     await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
     const row = (email: string, code: string) => ({ campaign_id: 'c1', email, email_key: email, first_name: null, last_name: null, code, referred_by_id: null, referred_by_code: null, created_on: now, updated_on: now, signup_source: 'api' as const, signup_ip: null });
 
-    // Writes report what they changed: the new id, then nothing for a taken email.
-    const first = await store.insertParticipant(row('a@example.com', 'AAAAAAAA'));
-    const second = await store.insertParticipant(row('b@example.com', 'BBBBBBBB'));
+    // Writes report what they changed: the new row, then nothing for a taken email.
+    const first = (await store.insertParticipant(row('a@example.com', 'AAAAAAAA')))!.id;
+    const second = (await store.insertParticipant(row('b@example.com', 'BBBBBBBB')))!.id;
     assert.equal(typeof first, 'number');
-    assert.equal(second, first! + 1);
+    assert.equal(second, first + 1);
     assert.equal(await store.insertParticipant(row('a@example.com', 'CCCCCCCC')), undefined);
     // Reads return rows (a reader statement), updates their affected counts.
     assert.equal((await store.findParticipantByEmail('c1', 'b@example.com'))?.code, 'BBBBBBBB');
     assert.equal((await store.findParticipantByEmail('c1', 'a@example.com'))?.code, 'AAAAAAAA');
     assert.equal(await store.findParticipantByEmail('c1', 'z@example.com'), undefined);
-    assert.equal(await store.completeRewardEvent(first!, now), true);
-    assert.equal(await store.completeRewardEvent(first!, now), false);
+    assert.equal(await store.completeRewardEvent(first, now), true);
+    assert.equal(await store.completeRewardEvent(first, now), false);
+    await store.stats.countSignup('c1', false, now);
+    await store.stats.countSignup('c1', false, now);
     assert.equal(await store.countParticipants('c1'), 2);
 
     const texts = prepare.mock.calls.map((c) => c.arguments[0] as string);
     assert.equal(texts.filter((t) => t.startsWith('insert into "participants"')).length, 1);
     assert.equal(texts.filter((t) => t.startsWith('select') && t.includes('"email" = ?')).length, 1);
     assert.equal(texts.filter((t) => t.startsWith('update "participants"')).length, 1);
-    assert.equal(new Set(texts).size, texts.length, `a text was prepared twice: ${texts.join('\n')}`);
+    // Per connection, each text once (the writer's savepoint statements included).
+    const perConnection = new Map<unknown, string[]>();
+    for (const c of prepare.mock.calls) perConnection.set(c.this, [...(perConnection.get(c.this) ?? []), c.arguments[0] as string]);
+    assert.equal(perConnection.size, 2, 'a read connection and a write connection');
+    for (const list of perConnection.values()) assert.equal(new Set(list).size, list.length, `a text was prepared twice: ${list.join('\n')}`);
   });
 
   it('keeps at most its bound, dropping the least recently used text', () => {

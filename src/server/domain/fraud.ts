@@ -12,7 +12,7 @@
  * own and are not scored.
  */
 import { createRequire } from 'node:module';
-import type { ParticipantRow, Store } from '../store/store.js';
+import type { ParticipantRow } from '../store/store.js';
 import type { Ctx } from './context.js';
 import { emailDomain, emailKey } from './email.js';
 
@@ -59,9 +59,4 @@ export async function scoreSignup(ctx: Ctx, signup: Signup): Promise<FraudVerdic
     if (recent >= IP_BURST_THRESHOLD) points++;
   }
   return { level: points >= 2 ? 'high' : points === 1 ? 'medium' : 'low' };
-}
-
-/** Applies a verdict's side effect in the sign-up's transaction: the earlier referees of the group are held. */
-export async function holdSquatters(tx: Store, verdict: FraudVerdict, now: number): Promise<void> {
-  if (verdict.squat) await tx.holdRefereesFromNet(verdict.squat.referrerId, verdict.squat.net, now);
 }

@@ -4,6 +4,7 @@
  * the hash of the network (./network.ts) and the browser's user agent: no cookie, nothing stored that
  * names a person, and only today's rows are kept.
  */
+import { LRUCache } from 'lru-cache';
 import type { Ctx } from './context.js';
 import { networkOf } from './network.js';
 import { hashSecret } from './secrets.js';
@@ -17,10 +18,23 @@ export interface Visitor {
 /** Per database: rows of days before this one are pruned the first time a process counts on a new day. */
 const prunedBefore = new WeakMap<object, number>();
 
+/**
+ * Per database: (participant, visitor, day) this process has already counted. A widget checks its code
+ * on every render, so most checks are repeats; these skip the database. The table stays the authority
+ * (another process, or an entry this bound dropped, is deduplicated by its key).
+ */
+const seen = new WeakMap<object, LRUCache<string, true>>();
+const SEEN_ENTRIES = 100_000;
+
 export async function countImpression(ctx: Ctx, participantId: number, visitor: Visitor): Promise<void> {
   const day = Math.floor(ctx.now() / DAY_MS);
   const who = hashSecret(`${networkOf(visitor.ip)}|${visitor.userAgent ?? ''}`).slice(0, 32);
+  let counted = seen.get(ctx.store.db);
+  if (!counted) seen.set(ctx.store.db, (counted = new LRUCache({ max: SEEN_ENTRIES })));
+  const key = `${participantId}|${who}|${day}`;
+  if (counted.has(key)) return;
   await ctx.store.addImpression(participantId, who, day, ctx.now());
+  counted.set(key, true);
   if ((prunedBefore.get(ctx.store.db) ?? 0) < day) {
     prunedBefore.set(ctx.store.db, day);
     await ctx.store.pruneImpressions(day);

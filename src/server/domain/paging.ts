@@ -30,13 +30,26 @@ function decodeCursor(cursor: string): { createdOn: number; id: number } {
   throw invalid('cursor', 'cursor is not one this service gave out');
 }
 
+/**
+ * How far into a list `page` may reach: an offset is read and skipped row by row, so a deep page costs
+ * what the rows before it do. Deeper lists are paged with `cursor` (a keyset, as cheap at any depth).
+ */
+export const MAX_PAGE_OFFSET = 10_000;
+
 export function pageRequest(q: PagingQuery): PageRequest {
   const size = q.pageSize ?? DEFAULT_PAGE_SIZE;
   if (q.cursor !== undefined) {
     if (q.page !== undefined) throw invalid('cursor', 'Give either page or cursor, not both');
     return { start: { after: decodeCursor(q.cursor) }, size };
   }
-  return { start: { offset: ((q.page ?? 1) - 1) * size }, size };
+  const offset = ((q.page ?? 1) - 1) * size;
+  if (offset > MAX_PAGE_OFFSET) {
+    throw invalid(
+      'page',
+      `page reaches past the first ${MAX_PAGE_OFFSET} rows; page deeper with cursor (each answer's Link header has the next one)`,
+    );
+  }
+  return { start: { offset }, size };
 }
 
 /** Fetches one row more than the page holds, to know whether a next page exists without counting. */

@@ -179,7 +179,7 @@ async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, record: Imp
   if (Number.isNaN(createdOn)) throw new RowError(`createdOn "${record.createdOn}" is not a date`);
   const givenCode = record.referralCode ? normalizeCode(record.referralCode) : undefined;
   if (givenCode !== undefined && !/^[0-9A-Z]{4,64}$/.test(givenCode)) throw new RowError(`referralCode "${record.referralCode}" is not 4 to 64 letters and digits`);
-  const id = await tx.insertParticipant({
+  const inserted = await tx.insertParticipant({
     campaign_id: campaign.id,
     email,
     email_key: emailKey(email),
@@ -194,7 +194,7 @@ async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, record: Imp
     signup_ip: null,
   });
   // The email was checked above in this transaction, so a conflict is the code (a fresh one: about 1 in 10^11).
-  if (id === undefined) throw new RowError(`referralCode ${givenCode ?? ''} belongs to another participant`);
+  if (inserted === undefined) throw new RowError(`referralCode ${givenCode ?? ''} belongs to another participant`);
   if (referrer) await tx.incrementReferrals(referrer.id, ctx.now());
   return { created_on: createdOn, referred_by_id: referrer?.id ?? null };
 }

@@ -19,9 +19,17 @@ export interface ParticipantView {
  */
 export type Visibility = 'owner' | 'self' | 'public';
 
+/** Per campaign row (rows are cached, so this lives as long as the campaign is unchanged): its link with `id` set. */
+const linkBases = new WeakMap<CampaignRow, URL>();
+
 export function shareLink(campaign: CampaignRow, code: string): string {
-  const url = new URL(campaign.host_url);
-  url.searchParams.set('id', campaign.id);
+  // Parsing hostURL once per campaign, not once per participant: a page of 20 is 20 links.
+  let url = linkBases.get(campaign);
+  if (!url) {
+    url = new URL(campaign.host_url);
+    url.searchParams.set('id', campaign.id);
+    linkBases.set(campaign, url);
+  }
   url.searchParams.set('referralCode', code);
   return url.href;
 }
@@ -29,22 +37,21 @@ export function shareLink(campaign: CampaignRow, code: string): string {
 export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, visibility: Visibility = 'owner'): Participant {
   const shared: Participant = { email: p.email, referralCode: p.code, campaignId: p.campaign_id, shareLink: shareLink(campaign, p.code) };
   if (visibility === 'public') return shared;
-  return {
-    ...shared,
-    ...(p.first_name !== null && { firstName: p.first_name }),
-    ...(p.last_name !== null && { lastName: p.last_name }),
-    ...(p.referred_by_code !== null && { referredByCode: p.referred_by_code }),
-    createdOn: iso(p.created_on),
-    totalReferrals: p.total_referrals,
-    referralReward: p.referral_reward,
-    referralRewardRedeemed: p.referral_reward_redeemed,
-    referralRewardBalance: p.referral_reward - p.referral_reward_redeemed,
-    refereeReward: p.referee_reward,
-    refereeRewardRedeemed: p.referee_reward_redeemed,
-    refereeRewardBalance: p.referee_reward - p.referee_reward_redeemed,
-    rewardEventCompleted: p.reward_event_completed === 1,
-    ...(visibility === 'owner' && { fraudScore: p.fraud_score }),
-  };
+  // Assigned field by field rather than spread: this runs for every row of every page.
+  if (p.first_name !== null) shared.firstName = p.first_name;
+  if (p.last_name !== null) shared.lastName = p.last_name;
+  if (p.referred_by_code !== null) shared.referredByCode = p.referred_by_code;
+  shared.createdOn = iso(p.created_on);
+  shared.totalReferrals = p.total_referrals;
+  shared.referralReward = p.referral_reward;
+  shared.referralRewardRedeemed = p.referral_reward_redeemed;
+  shared.referralRewardBalance = p.referral_reward - p.referral_reward_redeemed;
+  shared.refereeReward = p.referee_reward;
+  shared.refereeRewardRedeemed = p.referee_reward_redeemed;
+  shared.refereeRewardBalance = p.referee_reward - p.referee_reward_redeemed;
+  shared.rewardEventCompleted = p.reward_event_completed === 1;
+  if (visibility === 'owner') shared.fraudScore = p.fraud_score;
+  return shared;
 }
 
 /** A domain answer about one participant, as the wire Participant for a reader. */

@@ -24,10 +24,16 @@ export interface Proof {
   sendLink?: boolean;
 }
 
+/** A new participant token and the hash the store keeps of it; the browser alone keeps the token. */
+export function newToken(): { token: string; hash: string } {
+  const token = newSecret('pt');
+  return { token, hash: hashSecret(token) };
+}
+
 /** Issues a new participant token; the caller hands it to the browser, which alone keeps it. */
 export async function issueToken(store: Store, participantId: number, now: number): Promise<string> {
-  const token = newSecret('pt');
-  await store.insertParticipantToken(hashSecret(token), participantId, now);
+  const { token, hash } = newToken();
+  await store.insertParticipantToken(hash, participantId, now);
   return token;
 }
 

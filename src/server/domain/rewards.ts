@@ -30,7 +30,7 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
     throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
   }
   const referrerId = participant.referred_by_id;
-  const credited = await ctx.store.transaction(async (tx) => {
+  const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     await tx.lockParticipants([referrerId, participant.id]);
     if (input.amountPaid !== undefined) await tx.recordPayment(participant.id, referrerId, cents(input.amountPaid), now);
@@ -38,18 +38,21 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
     await tx.incrementCompletedReferred(referrerId, now);
     return creditIfDue(tx, campaign, participant.id, referrerId, now);
   });
-  if (credited) ctx.onEventsCommitted?.();
+  if (queued) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
-/** Credits both sides of one referral if it is due (see the rule above); true when this call credited. */
+/**
+ * Credits both sides of one referral if it is due (see the rule above). True when this call credited and
+ * queued a webhook delivery (so the dispatcher is woken only when it has something to send).
+ */
 async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, referrerId: number, now: number): Promise<boolean> {
   if (!(await tx.claimRefereeCredit(refereeId, campaign.referee_reward_value, now))) return false;
   await tx.addReferralReward(referrerId, campaign.referrer_reward_value, now);
   // The event goes out for each side even when its reward value is 0: the unlock itself is news.
-  await emit(tx, 'reward_unlocked', refereeId, campaign, now);
-  await emit(tx, 'reward_unlocked', referrerId, campaign, now);
-  return true;
+  const referee = await emit(tx, 'reward_unlocked', refereeId, campaign, now);
+  const referrer = await emit(tx, 'reward_unlocked', referrerId, campaign, now);
+  return referee || referrer;
 }
 
 /**
@@ -59,7 +62,7 @@ async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, 
 export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: string, email: string): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, campaignId, email);
   const referrerId = participant.referred_by_id;
-  const credited = await ctx.store.transaction(async (tx) => {
+  const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
     await tx.approve(participant.id, now);
@@ -69,7 +72,7 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
     }
     return any;
   });
-  if (credited) ctx.onEventsCommitted?.();
+  if (queued) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 

@@ -12,19 +12,19 @@
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
-import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
+import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
 import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
 import { newReferralCode } from './codes.js';
 import type { Actor, Ctx } from './context.js';
 import { normalizeEmail, emailKey } from './email.js';
 import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
 import { AppError } from './errors.js';
-import { holdSquatters, scoreSignup } from './fraud.js';
+import { scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
-import { assertSignature, issueToken, proves, type Proof } from './proof.js';
-import { emit } from './webhooks.js';
+import { assertSignature, issueToken, newToken, proves, type Proof } from './proof.js';
+import { prepareEvent } from './webhooks.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
 export interface SignupSource {
@@ -147,7 +147,7 @@ interface Person {
 
 /**
  * Inserts a participant with its referral count, fraud verdict, created event and (for a browser) a
- * participant token, all in one transaction; undefined when the email joined concurrently.
+ * participant token, all at once (Store.insertSignup); undefined when the email joined concurrently.
  */
 async function createParticipant(
   ctx: Ctx,
@@ -163,8 +163,9 @@ async function createParticipant(
 
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
     const now = ctx.now();
-    const done = await ctx.store.transaction(async (tx) => {
-      const id = await tx.insertParticipant({
+    const token = browser ? newToken() : undefined;
+    const signup: NewSignup = {
+      participant: {
         campaign_id: campaign.id,
         email,
         email_key: emailKey(email),
@@ -180,19 +181,23 @@ async function createParticipant(
         signup_net: net,
         fraud_score: verdict?.level ?? '',
         approval: verdict?.level === 'high' ? 0 : 1,
-      });
-      if (id === undefined) return undefined;
-      if (verdict) await holdSquatters(tx, verdict, now);
-      if (referrer) await tx.incrementReferrals(referrer.id, now);
-      await tx.stats.countSignup(campaign.id, referrer !== undefined, now);
-      await emit(tx, referrer ? 'referee_added' : 'referrer_added', id, campaign, now);
-      await alsoInTransaction?.(tx);
-      return { id, token: browser ? await issueToken(tx, id, now) : undefined };
-    });
-    if (done) {
-      ctx.onEventsCommitted?.();
-      const participant = (await ctx.store.findParticipant(done.id))!;
-      return done.token === undefined ? { participant } : { participant, token: done.token };
+      },
+      // A squatting verdict holds back the earlier referees of the group with this one.
+      ...(verdict?.squat && { hold: verdict.squat }),
+      event: await prepareEvent(ctx.store, referrer ? 'referee_added' : 'referrer_added', campaign, now),
+      ...(token && { tokenHash: token.hash }),
+    };
+    const participant = alsoInTransaction
+      ? await ctx.store.transaction(async (tx) => {
+          const inserted = await tx.insertSignup(signup);
+          if (inserted) await alsoInTransaction(tx);
+          return inserted;
+        })
+      : await ctx.store.insertSignup(signup);
+    if (participant) {
+      // The dispatcher is woken only when it has something to send.
+      if (signup.event.deliveries.length > 0) ctx.onEventsCommitted?.();
+      return token ? { participant, token: token.token } : { participant };
     }
     // Nothing inserted: either the same email joined concurrently, or the code was taken (try another).
     if (await ctx.store.findParticipantByEmail(campaign.id, email)) return undefined;

@@ -13,7 +13,7 @@ import type {
   WebhookEventType,
 } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
-import type { EndpointRow } from '../store/webhook-store.js';
+import type { EndpointRow, OutboxEvent } from '../store/webhook-store.js';
 import { newId } from './codes.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
@@ -95,21 +95,32 @@ export function eventData(p: ParticipantRow, campaign: CampaignRow): WebhookEven
 }
 
 /**
- * Writes an event about a participant to the outbox, with a delivery for each endpoint of the
- * campaign's account that selected its type. `tx` must be the transaction of the change itself, so
- * the event exists if and only if the change does.
+ * An event about to be written: its row but for the payload, which is made from the participant as the
+ * change leaves it, and one delivery per endpoint of the campaign's account that selected its type.
  */
-export async function emit(tx: Store, type: WebhookEventType, participantId: number, campaign: CampaignRow, now: number): Promise<void> {
-  const participant = await tx.findParticipant(participantId);
-  if (!participant) throw new Error(`emit: participant ${participantId} is gone`);
-  const body: WebhookEvent = { eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now };
+export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<OutboxEvent> {
   const endpoints = (await tx.webhooks.listEndpoints(campaign.account_id)).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
-  await tx.webhooks.insertEvent(
-    { id: newId('msg', 20), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, payload: JSON.stringify(body), created_on: now },
-    endpoints.map((e) => ({ id: newId('dlv', 16), endpointId: e.id })),
-  );
+  return {
+    row: { id: newId('msg', 20), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, created_on: now },
+    payload: (participant) => JSON.stringify({ eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now } satisfies WebhookEvent),
+    deliveries: endpoints.map((e) => ({ id: newId('dlv', 16), endpointId: e.id })),
+  };
+}
+
+/**
+ * Writes an event about a participant to the outbox, with its deliveries (see prepareEvent). `tx` must
+ * be the transaction of the change itself, so the event exists if and only if the change does. `who` is
+ * the participant's row as the change left it, or its id to read it. True when a delivery was queued (a
+ * dispatcher has something to send).
+ */
+export async function emit(tx: Store, type: WebhookEventType, who: ParticipantRow | number, campaign: CampaignRow, now: number): Promise<boolean> {
+  const participant = typeof who === 'number' ? await tx.findParticipant(who) : who;
+  if (!participant) throw new Error(`emit: participant ${String(who)} is gone`);
+  const event = await prepareEvent(tx, type, campaign, now);
+  await tx.webhooks.insertEvent({ ...event.row, payload: event.payload(participant) }, event.deliveries);
+  return event.deliveries.length > 0;
 }
 
 export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {

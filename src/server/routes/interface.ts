@@ -122,7 +122,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
         tags,
         security: bearer,
         summary: 'List the participants of a campaign',
-        description: 'Ordered by createdOn, then id. page/pageSize (20, at most 100) or cursor; the next page is in the Link header.',
+        description: 'Ordered by createdOn, then id. page/pageSize (20, at most 100; page reaches the first 10,000 rows) or cursor; the next page is in the Link header.',
         querystring: AllParticipantsQuery,
         response: { 200: Type.Array(Participant), ...errors },
       },

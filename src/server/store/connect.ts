@@ -7,53 +7,28 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { GroupCommit, GroupCommitDialect } from './group-commit.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   db: Kysely<Database>;
+  /**
+   * The same database, for writes that may skip waiting for the disk: on SQLite they resolve once in
+   * the open batch (./group-commit.ts), before its fsync; on PostgreSQL this is `db`.
+   */
+  lazy: Kysely<Database>;
   dialect: Dialect;
+  /** The SQLite writer, whose counters tests read. */
+  groupCommit?: GroupCommit;
   close(): Promise<void>;
 }
 
 // PostgreSQL's bigint (times, ids) arrives as a string by default; ours all fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
-
-/**
- * SQLite transactions start with BEGIN IMMEDIATE: a deferred transaction that reads and then writes can
- * fail with SQLITE_BUSY when another process holds the write lock, where IMMEDIATE waits (busy_timeout).
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-/**
- * SQLite's DDL is transactional, though Kysely's adapter does not say so (and its SQLite migration lock
- * does nothing). Saying so makes the migrator run in one transaction, which BEGIN IMMEDIATE turns into
- * the lock: processes migrating a new file at once wait for the first, then find nothing left to do.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver() {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-  override createAdapter() {
-    return new TransactionalDdlSqliteAdapter();
-  }
-}
 
 /** Distinct SQL texts kept prepared. The store issues a few dozen; the bound only stops unbounded growth. */
 export const STATEMENT_CACHE_SIZE = 500;
@@ -106,9 +81,14 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   if (dialectOf(url) === 'postgres') {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, lazy: db, dialect: 'postgres', close: () => db.destroy() };
   }
-  const sqlite = openSqlite(sqlitePath(url));
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const path = sqlitePath(url);
+  const writer = openSqlite(path);
+  // WAL lets this second connection read committed data while the writer's batch is open.
+  const reader = path === ':memory:' ? writer : openSqlite(path);
+  const group = new GroupCommit(writer, reader, (c) => cachingStatements(c));
+  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group, { durable: true, owner: true }) });
+  const lazy = new Kysely<Database>({ dialect: new GroupCommitDialect(group, { durable: false, owner: false }) });
+  return { db, lazy, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
 }

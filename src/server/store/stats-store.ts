@@ -14,14 +14,36 @@ export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 export class StatsStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** One sign-up on the day of `now`; `referred` also counts it as a referred sign-up. */
-  countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
-    return this.#add(campaignId, dayOf(now), { signups: 1, referred_signups: referred ? 1 : 0 });
+  /**
+   * One sign-up on the day of `now`; `referred` also counts it as a referred sign-up. Also counts it in
+   * the campaign's participant_count, which getCampaign reads instead of counting participants.
+   */
+  async countSignup(campaignId: string, referred: boolean, now: number): Promise<void> {
+    const { count, daily } = this.signupStatements(campaignId, dayOf(now), 1, referred ? 1 : 0);
+    await count.execute();
+    await daily.execute();
   }
 
   /** Several sign-ups on one day at once (imports). */
-  addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
-    return this.#add(campaignId, day, { signups, referred_signups: referred });
+  async addSignups(campaignId: string, day: number, signups: number, referred: number): Promise<void> {
+    const { count, daily } = this.signupStatements(campaignId, day, signups, referred);
+    await count.execute();
+    await daily.execute();
+  }
+
+  /**
+   * The statements that count sign-ups, for the caller to run (./store.ts insertSignup puts `daily` in
+   * one statement with others). Run `count` first: on PostgreSQL the campaign's row is then the first
+   * lock every sign-up takes, so concurrent sign-ups and imports queue there instead of deadlocking.
+   */
+  signupStatements(campaignId: string, day: number, signups: number, referred: number) {
+    return {
+      count: this.db
+        .updateTable('campaigns')
+        .set((eb) => ({ participant_count: eb('participant_count', '+', signups) }))
+        .where('id', '=', campaignId),
+      daily: this.#add(campaignId, day, { signups, referred_signups: referred }),
+    };
   }
 
   /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */
@@ -36,16 +58,15 @@ export class StatsStore {
       .execute();
   }
 
-  async #add(campaignId: string, day: number, counts: Partial<Record<Counter, number>>): Promise<void> {
-    await this.db
+  #add(campaignId: string, day: number, counts: Partial<Record<Counter, number>>) {
+    return this.db
       .insertInto('campaign_daily_stats')
       .values({ campaign_id: campaignId, day, ...counts })
       .onConflict((oc) =>
         oc.columns(['campaign_id', 'day']).doUpdateSet((eb) =>
           Object.fromEntries(Object.entries(counts).map(([c, n]) => [c, eb(eb.ref(`campaign_daily_stats.${c as Counter}`), '+', n)])),
         ),
-      )
-      .execute();
+      );
   }
 
   /** Every day with a counter of the campaign, oldest first. */

@@ -4,21 +4,162 @@
  * statements (`UPDATE ... WHERE <precondition>`), whose affected-row count tells the caller whether it
  * won, or unique constraints; never a read followed by a write.
  */
-import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
+import { sql, type Kysely, type OperationNodeSource, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
+import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
-import { StatsStore } from './stats-store.js';
-import { WebhookStore } from './webhook-store.js';
+import { prepare } from './prepared.js';
+import { dayOf, StatsStore } from './stats-store.js';
+import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 
-export type CampaignRow = Selectable<CampaignsTable>;
+/** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
+export type CampaignRow = Omit<Selectable<CampaignsTable>, 'participant_count'>;
 export type ParticipantRow = Selectable<ParticipantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewParticipant = Insertable<ParticipantsTable>;
 export type PendingSignupRow = Selectable<PendingSignupsTable>;
 export type EmailLinkRow = Selectable<EmailLinksTable>;
 export type RewardKind = 'referral' | 'referee';
+
+/** What a Store shares with the stores of its transactions. */
+export interface StoreOptions {
+  /** Campaigns, key hashes and webhook endpoints held in the process (./caches.ts). */
+  caches?: Caches;
+  /** Writes that need not wait for the disk (impressions); see Db.lazy in ./connect.ts. */
+  lazy?: Kysely<Database>;
+  ids?: IdReserve;
+}
+
+/** Everything a new participant's sign-up writes (Store.insertSignup). */
+export interface NewSignup {
+  participant: NewParticipant & { created_on: number };
+  /** Earlier referees of this referrer from this network, held back with this one (fraud: squatting). */
+  hold?: { referrerId: number; net: string };
+  /** The created event, whose payload is made from the new row. */
+  event: OutboxEvent;
+  /** The hash of the participant token issued to the browser that signed up. */
+  tokenHash?: string;
+}
+
+const ID_BLOCK = 64;
+
+/**
+ * PostgreSQL participant ids taken from the sequence ahead of need (ID_BLOCK at a time), so that a
+ * sign-up knows its id, and so its event's payload, before its one statement.
+ */
+export class IdReserve {
+  #ids: number[] = [];
+  async take(db: Kysely<Database>): Promise<number> {
+    if (this.#ids.length === 0) {
+      const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('participants', 'id')) as id from generate_series(1, ${ID_BLOCK})`.execute(db);
+      this.#ids.push(...r.rows.map((row) => Number(row.id)));
+    }
+    return this.#ids.shift()!;
+  }
+}
+
+/** What the database fills in for a new participant (the defaults of the migrations). */
+const NEW_PARTICIPANT_DEFAULTS = {
+  first_name: null,
+  last_name: null,
+  referred_by_id: null,
+  referred_by_code: null,
+  signup_ip: null,
+  signup_net: null,
+  fraud_score: '',
+  approval: 1,
+  reward_event_completed: 0,
+  reward_event_completed_on: null,
+  reward_credited: 0,
+  referral_reward: 0,
+  referral_reward_redeemed: 0,
+  referee_reward: 0,
+  referee_reward_redeemed: 0,
+  total_referrals: 0,
+  total_completed_referred: 0,
+  amount_paid_cents: 0,
+  payment_count: 0,
+  revenue_generated_cents: 0,
+  impression_count: 0,
+} satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
+
+/** A statement built and not yet run: run alone, or put in one statement with others (a CTE). */
+type Statement = OperationNodeSource & { execute(): Promise<unknown> };
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+// The hot reads, built and compiled once (./prepared.ts).
+const participantBy = {
+  email: prepare((db, campaignId: string, email: string) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('email', '=', email),
+  ),
+  code: prepare((db, campaignId: string, code: string) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('code', '=', code),
+  ),
+  id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
+};
+const participantCount = prepare((db, campaignId: string) => db.selectFrom('campaigns').select('participant_count').where('id', '=', campaignId));
+const signupsFromNet = prepare((db, campaignId: string, net: string, since: number, cap: number) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('participants')
+        .select('id')
+        .where('campaign_id', '=', campaignId)
+        .where('signup_net', '=', net)
+        .where('created_on', '>=', since)
+        .limit(cap)
+        .as('capped'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n')),
+);
+const refereesFromNet = prepare((db, referrerId: number, net: string, cap: number) =>
+  db
+    .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n')),
+);
+/** Pages of a campaign's participants, or of one referrer's referrals: from an offset, or after a (created_on, id) key. */
+const pages = {
+  campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit).offset(offset),
+  ),
+  campaignAfter: prepare((db, campaignId: string, createdOn: number, id: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
+      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit),
+  ),
+  referralsFrom: prepare((db, campaignId: string, referrerId: number, offset: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('referred_by_id', '=', referrerId)
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset),
+  ),
+  referralsAfter: prepare((db, campaignId: string, referrerId: number, createdOn: number, id: number, limit: number) =>
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('referred_by_id', '=', referrerId)
+      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
+      .orderBy('created_on')
+      .orderBy('id')
+      .limit(limit),
+  ),
+};
+const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
 
 /** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
 export type ListStart = { offset: number } | { after: { createdOn: number; id: number } };
@@ -34,19 +175,43 @@ export class Store {
   /** The owner's participant table: search, orders, review state. */
   readonly directory: DirectoryStore;
 
+  readonly caches: Caches;
+  readonly #lazy: Kysely<Database>;
+  /** In a transaction's store: what to do once it has committed. */
+  readonly #afterCommit: (() => void)[] | undefined;
+  readonly #ids: IdReserve;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
+    options: StoreOptions = {},
+    afterCommit?: (() => void)[],
   ) {
-    this.webhooks = new WebhookStore(db, dialect);
+    this.caches = options.caches ?? new Caches();
+    this.#lazy = options.lazy ?? db;
+    this.#ids = options.ids ?? new IdReserve();
+    this.#afterCommit = afterCommit;
+    this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
     this.stats = new StatsStore(db);
     this.directory = new DirectoryStore(db, dialect);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect)));
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    const afterCommit: (() => void)[] = [];
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, lazy: trx, ids: this.#ids }, afterCommit)));
+    for (const f of afterCommit) f();
+    return result;
+  }
+
+  /**
+   * A change to something cached has been written: this process forgets its caches once it has
+   * committed (other processes hear of it through the triggers of migration 0007_speed).
+   */
+  changedCached(): void {
+    if (this.#afterCommit) this.#afterCommit.push(() => this.caches.invalidate());
+    else this.caches.invalidate();
   }
 
   async ping(): Promise<void> {
@@ -61,6 +226,7 @@ export class Store {
 
   async updateCampaign(id: string, patch: Updateable<CampaignsTable>): Promise<void> {
     await this.db.updateTable('campaigns').set(patch).where('id', '=', id).execute();
+    this.changedCached();
   }
 
   /** Moves a campaign to `status` only if it is in one of `from` now; false if it was not. */
@@ -71,24 +237,30 @@ export class Store {
       .where('id', '=', id)
       .where('status', 'in', from)
       .executeTakeFirst();
+    this.changedCached();
     return r.numUpdatedRows > 0n;
   }
 
+  /** A campaign's settings, from the process's cache when it has them. */
   findCampaign(id: string): Promise<CampaignRow | undefined> {
-    return this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.caches.campaigns.get(id, async () => {
+      const row = await this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) return undefined;
+      // The count moves with every sign-up; a cached copy of it would be wrong at once.
+      const { participant_count: _count, ...settings } = row;
+      return settings;
+    });
   }
 
-  listCampaigns(accountId: number): Promise<CampaignRow[]> {
-    return this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
+  async listCampaigns(accountId: number): Promise<(CampaignRow & { participant_count: number })[]> {
+    const rows = await this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
+    return rows.map((r) => ({ ...r, participant_count: Number(r.participant_count) }));
   }
 
+  /** The campaign's participants, as counted when they joined (one row read, whatever the campaign's size). */
   async countParticipants(campaignId: string): Promise<number> {
-    const r = await this.db
-      .selectFrom('participants')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('campaign_id', '=', campaignId)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const [r] = await participantCount(this.db, campaignId);
+    return Number(r?.participant_count ?? 0);
   }
 
   /** host_url and allowed_origins of every campaign: the sources of the origins CORS preflights may use. */
@@ -98,77 +270,113 @@ export class Store {
 
   // ---- participants ----
 
-  /** Inserts unless the email or the code is taken in the campaign; the new id, or undefined if taken. */
-  async insertParticipant(row: NewParticipant): Promise<number | undefined> {
-    const r = await this.db
-      .insertInto('participants')
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    return r?.id;
+  /** Inserts unless the email or the code is taken in the campaign; the new row, or undefined if taken. */
+  insertParticipant(row: NewParticipant): Promise<ParticipantRow | undefined> {
+    return this.db.insertInto('participants').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
   }
 
-  findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
-    return this.db
-      .selectFrom('participants')
-      .selectAll()
-      .where('campaign_id', '=', campaignId)
-      .where('email', '=', email)
-      .executeTakeFirst();
+  /**
+   * A new participant and everything its sign-up changes, all or nothing: the row, the squatters held
+   * with it, the referrer's count, the day's and the campaign's counters, the created event with its
+   * deliveries, and the browser's token. The new row, or undefined when the email or the code is taken.
+   *
+   * Rows many sign-ups share are locked in one order everywhere (the campaign's counter, then the
+   * referrer, then the day's counters; qualifying locks the referrer before the counters too), so that
+   * concurrent sign-ups and qualifications on PostgreSQL queue instead of deadlocking. On PostgreSQL
+   * outside a transaction the rest of the sign-up is one statement (a CTE), so a sign-up is a
+   * transaction of three or four statements whatever it writes; elsewhere (SQLite: one savepoint of the
+   * group commit) the statements run one after another.
+   */
+  async insertSignup(signup: NewSignup): Promise<ParticipantRow | undefined> {
+    if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupPostgres(signup);
+    const run = async (tx: Store) => {
+      const row = await tx.insertParticipant(signup.participant);
+      if (!row) return undefined;
+      const { locking, rest } = tx.#signupStatements(signup, row);
+      for (const q of [...locking, ...rest]) await q.execute();
+      return row;
+    };
+    return this.#afterCommit ? run(this) : this.transaction(run);
   }
 
-  findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {
-    return this.db
-      .selectFrom('participants')
-      .selectAll()
-      .where('campaign_id', '=', campaignId)
-      .where('code', '=', code)
-      .executeTakeFirst();
+  /** The writes of a sign-up after the participant's own row: those that lock shared rows (in lock order), and the rest. */
+  #signupStatements(signup: NewSignup, row: ParticipantRow): { locking: Statement[]; rest: Statement[] } {
+    const now = row.created_on;
+    const referrer = row.referred_by_id;
+    const { count, daily } = this.stats.signupStatements(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
+    return {
+      locking: [count, ...(referrer !== null ? [this.#incrementReferrals(referrer, now)] : []), daily],
+      rest: [
+        ...(signup.hold ? [this.#holdReferees(signup.hold.referrerId, signup.hold.net, now)] : []),
+        ...this.webhooks.eventStatements({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
+        ...(signup.tokenHash !== undefined ? [this.#insertToken(signup.tokenHash, row.id, now)] : []),
+      ],
+    };
   }
 
-  findParticipant(id: number): Promise<ParticipantRow | undefined> {
-    return this.db.selectFrom('participants').selectAll().where('id', '=', id).executeTakeFirst();
+  /**
+   * PostgreSQL: the shared rows locked in order (one statement each), then the participant and the rest
+   * as one statement. The id comes from the sequence first (IdReserve), so the event's payload can be
+   * made before that statement runs; a taken email or code fails it (a unique violation) and so rolls
+   * the transaction back, which is the undefined of insertSignup.
+   */
+  async #insertSignupPostgres(signup: NewSignup): Promise<ParticipantRow | undefined> {
+    const id = await this.#ids.take(this.db);
+    const row: ParticipantRow = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant, id } as ParticipantRow;
+    try {
+      return await this.transaction(async (tx) => {
+        const { locking, rest } = tx.#signupStatements(signup, row);
+        for (const q of locking) await q.execute();
+        const statements = [tx.db.insertInto('participants').values({ ...signup.participant, id }).returningAll(), ...rest];
+        const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
+        return (await sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`.execute(tx.db)).rows[0];
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
   }
 
-  async listParticipants(filter: ParticipantFilter, start: ListStart, limit: number): Promise<ParticipantRow[]> {
-    let q = this.db.selectFrom('participants').selectAll().where('campaign_id', '=', filter.campaignId);
-    if (filter.referredById !== undefined) q = q.where('referred_by_id', '=', filter.referredById);
+  async findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
+    return (await participantBy.email(this.db, campaignId, email))[0];
+  }
+
+  async findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {
+    return (await participantBy.code(this.db, campaignId, code))[0];
+  }
+
+  async findParticipant(id: number): Promise<ParticipantRow | undefined> {
+    return (await participantBy.id(this.db, id))[0];
+  }
+
+  listParticipants(filter: ParticipantFilter, start: ListStart, limit: number): Promise<ParticipantRow[]> {
+    const { campaignId, referredById } = filter;
     if ('after' in start) {
       const { createdOn, id } = start.after;
-      q = q.where((eb) =>
-        eb.or([eb('created_on', '>', createdOn), eb.and([eb('created_on', '=', createdOn), eb('id', '>', id)])]),
-      );
-    } else if (start.offset > 0) {
-      q = q.offset(start.offset);
+      return referredById === undefined
+        ? pages.campaignAfter(this.db, campaignId, createdOn, id, limit)
+        : pages.referralsAfter(this.db, campaignId, referredById, createdOn, id, limit);
     }
-    return q.orderBy('created_on').orderBy('id').limit(limit).execute();
+    return referredById === undefined
+      ? pages.campaignFrom(this.db, campaignId, start.offset, limit)
+      : pages.referralsFrom(this.db, campaignId, referredById, start.offset, limit);
   }
 
   /** Counts signups from one network in a campaign since a time, no further than `cap` (the fraud signal's threshold). */
   async countSignupsFromNet(campaignId: string, net: string, since: number, cap: number): Promise<number> {
-    const r = await this.db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('participants')
-          .select('id')
-          .where('campaign_id', '=', campaignId)
-          .where('signup_net', '=', net)
-          .where('created_on', '>=', since)
-          .limit(cap)
-          .as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const [r] = await signupsFromNet(this.db, campaignId, net, since, cap);
+    return Number(r!.n);
   }
 
   async incrementReferrals(referrerId: number, now: number): Promise<void> {
-    await this.db
+    await this.#incrementReferrals(referrerId, now).execute();
+  }
+
+  #incrementReferrals(referrerId: number, now: number) {
+    return this.db
       .updateTable('participants')
       .set((eb) => ({ total_referrals: eb('total_referrals', '+', 1), updated_on: now }))
-      .where('id', '=', referrerId)
-      .execute();
+      .where('id', '=', referrerId);
   }
 
   /** Marks the qualifying event done; true only for the one call that flipped it. */
@@ -266,13 +474,8 @@ export class Store {
    * squatting signal needs only to know whether a threshold is reached, so it never scans a long list.
    */
   async countRefereesFromNet(referrerId: number, net: string, cap: number): Promise<number> {
-    const r = await this.db
-      .selectFrom((eb) =>
-        eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+    const [r] = await refereesFromNet(this.db, referrerId, net, cap);
+    return Number(r!.n);
   }
 
   /**
@@ -280,15 +483,18 @@ export class Store {
    * brought several, the earlier ones are just as suspect. Participants an admin approved keep approval.
    */
   async holdRefereesFromNet(referrerId: number, net: string, now: number): Promise<void> {
-    await this.db
+    await this.#holdReferees(referrerId, net, now).execute();
+  }
+
+  #holdReferees(referrerId: number, net: string, now: number) {
+    return this.db
       .updateTable('participants')
       .set({ fraud_score: 'high', approval: 0, updated_on: now })
       .where('referred_by_id', '=', referrerId)
       .where('signup_net', '=', net)
       .where('signup_source', '=', 'browser')
       .where('reward_credited', '=', 0)
-      .where('fraud_score', 'in', ['low', 'medium'])
-      .execute();
+      .where('fraud_score', 'in', ['low', 'medium']);
   }
 
   async addReferralReward(referrerId: number, amount: number, now: number): Promise<void> {
@@ -316,21 +522,27 @@ export class Store {
     return r.numUpdatedRows > 0n;
   }
 
-  /** Counts an impression (also in the daily counters) unless this visitor was already counted for this participant on this day. */
+  /**
+   * Counts an impression (also in the daily counters) unless this visitor was already counted for this
+   * participant on this day. Written without waiting for the disk (Db.lazy): on SQLite a crash may lose
+   * the impressions of the last few milliseconds, never a sign-up or a reward.
+   */
   async addImpression(id: number, visitor: string, day: number, now: number): Promise<boolean> {
-    const first = await this.db
-      .insertInto('impressions')
-      .values({ participant_id: id, visitor, day })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
-    await this.db
-      .updateTable('participants')
-      .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
-      .where('id', '=', id)
-      .execute();
-    await this.stats.addForParticipant(id, 'impressions', 1, now);
-    return true;
+    return this.#lazy.transaction().execute(async (trx) => {
+      const first = await trx
+        .insertInto('impressions')
+        .values({ participant_id: id, visitor, day })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
+      await trx
+        .updateTable('participants')
+        .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
+      await new StatsStore(trx).addForParticipant(id, 'impressions', 1, now);
+      return true;
+    });
   }
 
   /** Drops the per-visitor rows of days before `day`: only today's are needed to deduplicate. */
@@ -341,7 +553,11 @@ export class Store {
   // ---- participant tokens ----
 
   async insertParticipantToken(hash: string, participantId: number, now: number): Promise<void> {
-    await this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }).execute();
+    await this.#insertToken(hash, participantId, now).execute();
+  }
+
+  #insertToken(hash: string, participantId: number, now: number) {
+    return this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null });
   }
 
   /** The participant a token proves, unless the token is unknown or revoked. */
@@ -435,8 +651,9 @@ export class Store {
     await this.db.insertInto('api_keys').values(row).execute();
   }
 
+  /** A key by its hash, from the process's cache when it has it (a revocation empties the cache). */
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+    return this.caches.apiKeys.get(hash, async () => (await apiKeyByHash(this.db, hash))[0]);
   }
 
   findApiKey(id: string): Promise<ApiKeyRow | undefined> {
@@ -451,6 +668,7 @@ export class Store {
       .where('account_id', '=', accountId)
       .where('revoked_on', 'is', null)
       .executeTakeFirst();
+    this.changedCached();
     return r.numUpdatedRows > 0n;
   }
 

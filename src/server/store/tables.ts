@@ -36,6 +36,13 @@ export interface CampaignsTable {
   share_messages: string | null;
   created_on: number;
   updated_on: number;
+  /** Participants of the campaign, counted as they join (migration 0007_speed). */
+  participant_count: Generated<number>;
+}
+
+/** One row: how many changes to cached tables (campaigns, keys, endpoints) there have been (./caches.ts). */
+export interface CacheEpochTable {
+  n: number;
 }
 
 export interface ParticipantsTable {
@@ -234,4 +241,5 @@ export interface Database {
   signin_failures: SigninFailuresTable;
   participant_reviews: ParticipantReviewsTable;
   campaign_daily_stats: CampaignDailyStatsTable;
+  cache_epoch: CacheEpochTable;
 }

@@ -4,12 +4,20 @@
  * row; SQLite has a single writer, so the plain statement is already exclusive.
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
+import type { Database, ParticipantsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** An event ready for the outbox but for its payload, which is made from the row of the participant it is about. */
+export interface OutboxEvent {
+  row: Omit<Insertable<WebhookEventsTable>, 'payload'>;
+  payload: (participant: Selectable<ParticipantsTable>) => string;
+  deliveries: { id: string; endpointId: string }[];
+}
 
 /** A claimed delivery with what sending it needs. */
 export interface DueDelivery {
@@ -33,20 +41,27 @@ export class WebhookStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly caches: Caches,
+    /** Tells the owning store that endpoints changed (its caches are dropped once that commits). */
+    private readonly changed: () => void,
   ) {}
 
   async insertEndpoint(row: Insertable<WebhookEndpointsTable>): Promise<void> {
     await this.db.insertInto('webhook_endpoints').values(row).execute();
+    this.changed();
   }
 
+  /** The account's current endpoints, from the process's cache when it has them (every event reads them). */
   listEndpoints(accountId: number): Promise<EndpointRow[]> {
-    return this.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('deleted_on', 'is', null)
-      .orderBy('created_on')
-      .execute();
+    return this.caches.endpoints.get(accountId, () =>
+      this.db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('deleted_on', 'is', null)
+        .orderBy('created_on')
+        .execute(),
+    ) as Promise<EndpointRow[]>;
   }
 
   /**
@@ -62,6 +77,7 @@ export class WebhookStore {
       .where('deleted_on', 'is', null)
       .executeTakeFirst();
     if (r.numUpdatedRows === 0n) return false;
+    this.changed();
     await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_on: null, updated_on: now })
@@ -73,9 +89,14 @@ export class WebhookStore {
 
   /** The event and one pending delivery per endpoint; call inside the transaction of the change. */
   async insertEvent(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Promise<void> {
-    await this.db.insertInto('webhook_events').values(event).execute();
-    if (deliveries.length === 0) return;
-    await this.db
+    for (const q of this.eventStatements(event, deliveries)) await q.execute();
+  }
+
+  /** insertEvent's statements, for the caller to run (or to put in one statement, ./store.ts insertSignup). */
+  eventStatements(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]) {
+    const insertEvent = this.db.insertInto('webhook_events').values(event);
+    if (deliveries.length === 0) return [insertEvent];
+    const insertDeliveries = this.db
       .insertInto('webhook_deliveries')
       .values(
         deliveries.map((d) => ({
@@ -87,8 +108,8 @@ export class WebhookStore {
           created_on: event.created_on,
           updated_on: event.created_on,
         })),
-      )
-      .execute();
+      );
+    return [insertEvent, insertDeliveries];
   }
 
   /** Claims up to `limit` due deliveries until `now + leaseMs`; returns them with payload and target. */

@@ -1,0 +1,136 @@
+/**
+ * What nearly every request reads and almost nothing changes: campaigns (by id), API keys (by hash) and
+ * the webhook endpoints of an account. Kept in the process, and dropped whole on any change:
+ * - in the process that made the change, as soon as it has committed (the store calls `invalidate`);
+ * - in every other process (WORKERS, other instances, the CLI) within `CACHE_CHECK_MS`: triggers of
+ *   migration 0007_speed bump the one-row `cache_epoch` table in the changing transaction, and each
+ *   process reads that row on a timer; on PostgreSQL the same triggers also NOTIFY, which a listening
+ *   connection hears within milliseconds (the timer stays as the bound if a notification is missed).
+ * Unknown keys and campaigns are not cached, so something created elsewhere is found at once.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import pg from 'pg';
+import type { Dialect } from './connect.js';
+import type { ApiKeysTable, CampaignsTable, Database, WebhookEndpointsTable } from './tables.js';
+
+/** How often a process reads the change counter: the bound on how stale another process's change can be here. */
+export const CACHE_CHECK_MS = 500;
+/** The NOTIFY channel of migration 0007_speed's triggers; the payload is the schema that changed. */
+export const CACHE_CHANNEL = 'refkit_cache';
+const MAX_ENTRIES = 10_000;
+
+type Row<T> = Selectable<T>;
+
+class Cached<K extends string | number, V extends object> {
+  readonly #map = new LRUCache<K, V>({ max: MAX_ENTRIES });
+  constructor(private readonly caches: Caches) {}
+
+  /** The cached value, or `load()`'s, kept unless the caches were invalidated while it loaded. */
+  async get(key: K, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = this.#map.get(key);
+    if (hit !== undefined) return hit;
+    const generation = this.caches.generation;
+    const value = await load();
+    if (value !== undefined && generation === this.caches.generation) this.#map.set(key, value);
+    return value;
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+export class Caches {
+  /** Bumped by every invalidation: a load that started before it must not fill the cache after it. */
+  generation = 0;
+  readonly campaigns = new Cached<string, Omit<Row<CampaignsTable>, 'participant_count'>>(this);
+  readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
+  readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
+
+  invalidate(): void {
+    this.generation++;
+    this.campaigns.clear();
+    this.apiKeys.clear();
+    this.endpoints.clear();
+  }
+}
+
+/**
+ * Watches for changes made by other processes until the returned function is called: the change counter
+ * every CACHE_CHECK_MS, and on PostgreSQL the NOTIFY channel too.
+ */
+export function watchChanges(caches: Caches, db: Kysely<Database>, dialect: Dialect, url: string, checkMs = CACHE_CHECK_MS): () => Promise<void> {
+  let seen: number | undefined;
+  let stopped = false;
+  const check = async () => {
+    try {
+      const row = await db.selectFrom('cache_epoch').select('n').executeTakeFirst();
+      const n = row === undefined ? undefined : Number(row.n);
+      if (seen !== undefined && n !== seen) caches.invalidate();
+      seen = n;
+    } catch {
+      // Not migrated yet, or the database is briefly away: the next check tries again.
+    }
+  };
+  void check();
+  const timer = setInterval(() => void check(), checkMs);
+  timer.unref();
+  const listener = dialect === 'postgres' ? listen(caches, url, () => stopped) : undefined;
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await (await listener)?.end().catch(() => undefined);
+  };
+}
+
+async function listen(caches: Caches, url: string, stopped: () => boolean): Promise<pg.Client | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  // A lost listening connection is not fatal: the change counter still bounds staleness.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const schema = (await client.query<{ s: string }>('select current_schema() as s')).rows[0]?.s;
+    client.on('notification', (msg) => {
+      if (msg.payload === schema) caches.invalidate();
+    });
+    await client.query(`listen ${CACHE_CHANNEL}`);
+    if (stopped()) await client.end();
+    return client;
+  } catch {
+    await client.end().catch(() => undefined);
+    return undefined;
+  }
+}
+
+/** The SQL of the triggers (per dialect), kept here beside the code that relies on them. */
+export function cacheTriggersSql(dialect: Dialect) {
+  const watched = [
+    // Sign-ups move only participant_count: they must not empty every process's caches.
+    { table: 'campaigns', events: ['update', 'delete'], when: { sqlite: 'new.participant_count is old.participant_count', postgres: 'new.participant_count is not distinct from old.participant_count' } },
+    { table: 'api_keys', events: ['update', 'delete'] },
+    { table: 'webhook_endpoints', events: ['insert', 'update', 'delete'] },
+  ] as const;
+  const statements = [];
+  if (dialect === 'postgres') {
+    statements.push(sql`create function refkit_cache_changed() returns trigger language plpgsql as $$
+      begin
+        update cache_epoch set n = n + 1;
+        perform pg_notify(${sql.lit(CACHE_CHANNEL)}, current_schema());
+        return null;
+      end $$`);
+  }
+  for (const w of watched) {
+    for (const event of w.events) {
+      const name = sql.raw(`${w.table}_${event}_cache`);
+      const table = sql.raw(w.table);
+      const when = 'when' in w && event === 'update' ? w.when[dialect] : undefined;
+      statements.push(
+        dialect === 'postgres'
+          ? sql`create trigger ${name} after ${sql.raw(event)} on ${table} for each row ${when ? sql.raw(`when (${when})`) : sql``} execute function refkit_cache_changed()`
+          : sql`create trigger ${name} after ${sql.raw(event)} on ${table} for each row ${when ? sql.raw(`when ${when}`) : sql``} begin update cache_epoch set n = n + 1; end`,
+      );
+    }
+  }
+  return statements;
+}

@@ -1,0 +1,378 @@
+/**
+ * SQLite with group commit: every write of the process goes through one writer connection, which keeps
+ * one transaction (a batch) open while requests arrive and commits it once per turn of the event loop.
+ * Each request's transaction (or single write) is a SAVEPOINT inside the batch: a failing one rolls back
+ * alone, the rest commit together.
+ *
+ * A write resolves only once its batch is on disk: after the COMMIT, an fdatasync of the WAL file. The
+ * writer runs with `synchronous=NORMAL`, so its COMMIT appends to the WAL without waiting for the disk,
+ * and the sync runs on libuv's thread pool: while the disk works, the event loop goes on serving
+ * requests and filling the next batch, and one sync covers every batch committed before it started.
+ * (SQLite syncs the WAL itself before each checkpoint copies it into the database file.) No answer
+ * reports a change a crash could lose, yet one fsync serves many requests instead of one each.
+ *
+ * Reads outside a transaction go to a second connection (WAL lets it read while the batch is open) and
+ * so see committed data only, never a batch that might still fail. A request's own writes are visible
+ * to its later reads, because a write returns only after its batch committed.
+ *
+ * better-sqlite3 is synchronous, and its busy_timeout blocks the event loop; so nothing else in the
+ * process may write to the database while a batch holds the write lock: everything above this file
+ * sees one Kysely whose writes all come here. (Other processes, such as the CLI, wait on the lock.)
+ */
+import { closeSync, fdatasync, openSync } from 'node:fs';
+import SQLite from 'better-sqlite3';
+import {
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type SqliteDatabase,
+} from 'kysely';
+
+/** A FIFO lock: units of work take the writer in the order they asked for it. */
+class Mutex {
+  #locked = false;
+  readonly #waiters: (() => void)[] = [];
+  lock(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  unlock(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#locked = false;
+  }
+}
+
+interface Batch {
+  /** Resolves once the batch's COMMIT has returned (on disk), rejects if it failed. */
+  durable: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+  units: number;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const durable = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Units that rolled back (or writes that do not wait) never await it; a failed commit must not crash the process.
+  durable.catch(() => undefined);
+  return { durable, resolve, reject, units: 0 };
+}
+
+/** What the writer has done so far, for tests and the benchmark's notes. */
+export interface GroupCommitStats {
+  batches: number;
+  units: number;
+  largestBatch: number;
+  syncs: number;
+}
+
+function execute(statements: SqliteDatabase, query: CompiledQuery): QueryResult<unknown> {
+  const stmt = statements.prepare(query.sql);
+  if (stmt.reader) return { rows: stmt.all(query.parameters) };
+  const { changes, lastInsertRowid } = stmt.run(query.parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * The two connections of one SQLite database and the batching writer. `statements` wraps a connection
+ * in a prepared-statement cache (./connect.ts).
+ */
+export class GroupCommit {
+  readonly #writer: SQLite.Database;
+  readonly #writes: SqliteDatabase;
+  readonly #reads: SqliteDatabase;
+  readonly #closeReader: () => void;
+  readonly #mutex = new Mutex();
+  #batch: Batch | undefined;
+  #commitScheduled = false;
+  #closed = false;
+  /** Committed batches waiting for the next fdatasync of the WAL. */
+  #unsynced: Batch[] = [];
+  /** The sync under way, if any. */
+  #syncing: Promise<void> | undefined;
+  /** The WAL file, opened at the first sync (SQLite creates it with the first write); -1 for `:memory:`. */
+  #walFd: number | undefined;
+  readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0 };
+
+  constructor(writer: SQLite.Database, reader: SQLite.Database, statements: (db: SQLite.Database) => SqliteDatabase) {
+    this.#writer = writer;
+    // The durability FULL would give at each COMMIT comes from #sync below, off the event loop.
+    writer.pragma('synchronous = NORMAL');
+    this.#writes = statements(writer);
+    // `:memory:` has no second connection to the same data: it reads on the writer (and so sees open batches).
+    this.#reads = reader === writer ? this.#writes : statements(reader);
+    this.#closeReader = reader === writer ? () => undefined : () => reader.close();
+  }
+
+  /** BEGIN, SAVEPOINT, RELEASE, COMMIT...: prepared once, like every other statement. */
+  #control(sql: string): void {
+    this.#writes.prepare(sql).run([]);
+  }
+
+  /** A read outside any transaction: committed data only. */
+  read(query: CompiledQuery): QueryResult<unknown> {
+    return execute(this.#reads, query);
+  }
+
+  *iterate(query: CompiledQuery): Iterable<unknown> {
+    yield* this.#reads.prepare(query.sql).iterate(query.parameters);
+  }
+
+  /** A statement inside the unit that holds the writer. */
+  write(query: CompiledQuery): QueryResult<unknown> {
+    return execute(this.#writes, query);
+  }
+
+  /** Takes the writer and opens a savepoint for one unit of work (a transaction or a single write). */
+  async begin(): Promise<void> {
+    await this.#mutex.lock();
+    try {
+      if (this.#closed) throw new Error('The database has been closed');
+      if (!this.#batch) {
+        this.#control('begin immediate');
+        this.#batch = newBatch();
+      }
+      this.#control('savepoint unit');
+    } catch (err) {
+      this.#mutex.unlock();
+      throw err;
+    }
+  }
+
+  /**
+   * Ends the unit that holds the writer: keeps its changes (`ok`) or rolls them back alone. Returns
+   * the promise that its batch is on disk.
+   */
+  end(ok: boolean): Promise<void> {
+    const batch = this.#batch!;
+    try {
+      if (ok) {
+        this.#control('release unit');
+        batch.units++;
+      } else {
+        this.#control('rollback to unit');
+        this.#control('release unit');
+      }
+    } catch (err) {
+      // A RELEASE that fails (it should not) leaves the unit's changes undecided: undo them.
+      if (this.#writer.inTransaction) this.#abandonBatch(err);
+      throw err;
+    } finally {
+      // SQLite rolls the whole transaction back itself on some errors (I/O, full disk): the batch is lost.
+      if (this.#batch === batch && !this.#writer.inTransaction) {
+        this.#batch = undefined;
+        batch.reject(new Error('SQLite rolled the batch back'));
+      }
+      this.#mutex.unlock();
+      this.#scheduleCommit();
+    }
+    return batch.durable;
+  }
+
+  #abandonBatch(err: unknown): void {
+    const batch = this.#batch!;
+    this.#batch = undefined;
+    try {
+      this.#control('rollback');
+    } catch {
+      // already rolled back
+    }
+    batch.reject(err);
+  }
+
+  /**
+   * Commits once the units that are ready in this turn of the event loop have joined: setImmediate runs
+   * after the I/O callbacks of the turn, so every request that arrived with it is in the batch. While the
+   * COMMIT waits for the disk, new requests queue in the kernel and form the next batch.
+   */
+  #scheduleCommit(): void {
+    if (this.#commitScheduled || !this.#batch) return;
+    this.#commitScheduled = true;
+    setImmediate(() => void this.#commit());
+  }
+
+  async #commit(): Promise<void> {
+    await this.#mutex.lock();
+    this.#commitScheduled = false;
+    try {
+      this.#commitNow();
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+
+  /** Commits the open batch, if any; call with the writer held. */
+  #commitNow(): void {
+    const batch = this.#batch;
+    if (!batch) return;
+    this.#batch = undefined;
+    try {
+      this.#control('commit');
+    } catch (err) {
+      this.#batch = batch;
+      this.#abandonBatch(err);
+      return;
+    }
+    this.stats.batches++;
+    this.stats.units += batch.units;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.units);
+    this.#unsynced.push(batch);
+    this.#sync();
+  }
+
+  /** The WAL file to sync; -1 when there is none (`:memory:`, or a journal mode other than WAL, whose COMMIT syncs itself). */
+  #openWal(): number {
+    if (this.#writer.memory) return -1;
+    try {
+      return openSync(`${this.#writer.name}-wal`, 'r');
+    } catch {
+      this.#writer.pragma('synchronous = FULL');
+      return -1;
+    }
+  }
+
+  /** Makes committed batches durable: one fdatasync at a time, each covering all batches committed before it. */
+  #sync(): void {
+    if (this.#syncing || this.#unsynced.length === 0) return;
+    const batches = this.#unsynced;
+    this.#unsynced = [];
+    if (this.#walFd === undefined) this.#walFd = this.#openWal();
+    const fd = this.#walFd;
+    this.#syncing = new Promise<void>((resolve) => {
+      const done = (err: Error | null) => {
+        this.stats.syncs++;
+        for (const b of batches) {
+          if (err) b.reject(err);
+          else b.resolve();
+        }
+        this.#syncing = undefined;
+        resolve();
+        this.#sync();
+      };
+      if (fd === -1) done(null);
+      else fdatasync(fd, done);
+    });
+  }
+
+  /** Commits what is open and waits for it to be on disk, then closes both connections; later writes fail. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#mutex.lock();
+    try {
+      this.#commitNow();
+      this.#closed = true;
+      while (this.#syncing) await this.#syncing;
+      if (this.#walFd !== undefined && this.#walFd !== -1) closeSync(this.#walFd);
+      this.#closeReader();
+      this.#writer.close();
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+}
+
+/**
+ * One Kysely connection. Outside a transaction a select reads on the read connection, and anything else
+ * is a unit of its own in the batch; inside a transaction every statement runs on the writer.
+ */
+class Session implements DatabaseConnection {
+  inTransaction = false;
+  constructor(
+    private readonly group: GroupCommit,
+    private readonly durable: boolean,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.inTransaction) return this.group.write(query) as QueryResult<R>;
+    if (SelectQueryNode.is(query.query)) return this.group.read(query) as QueryResult<R>;
+    await this.group.begin();
+    let result: QueryResult<unknown>;
+    try {
+      result = this.group.write(query);
+    } catch (err) {
+      void this.group.end(false);
+      throw err;
+    }
+    const durable = this.group.end(true);
+    if (this.durable) await durable;
+    return result as QueryResult<R>;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (this.inTransaction || !SelectQueryNode.is(query.query)) throw new Error('Only selects outside a transaction can be streamed');
+    for (const row of this.group.iterate(query)) yield { rows: [row as R] };
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  constructor(
+    private readonly group: GroupCommit,
+    private readonly durable: boolean,
+    private readonly owner: boolean,
+  ) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Session(this.group, this.durable);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.group.begin();
+    (connection as Session).inTransaction = true;
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as Session).inTransaction = false;
+    const durable = this.group.end(true);
+    if (this.durable) await durable;
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as Session).inTransaction = false;
+    void this.group.end(false);
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    if (this.owner) await this.group.close();
+  }
+}
+
+/**
+ * The Kysely dialect over a GroupCommit. `durable: false` makes writes resolve once they are in the
+ * batch, before its COMMIT: for counters that may lose the last few milliseconds in a crash (impressions).
+ * Only the `owner` closes the connections when its Kysely is destroyed.
+ */
+export class GroupCommitDialect extends SqliteDialect {
+  constructor(
+    private readonly group: GroupCommit,
+    private readonly options: { durable: boolean; owner: boolean },
+  ) {
+    // The base class wants a database for its own driver, which createDriver below replaces.
+    super({ database: {} as SqliteDatabase });
+  }
+  override createDriver(): Driver {
+    return new GroupCommitDriver(this.group, this.options.durable, this.options.owner);
+  }
+  /**
+   * SQLite's DDL is transactional, though Kysely's adapter does not say so (and its SQLite migration lock
+   * does nothing). Saying so makes the migrator run in one transaction, whose BEGIN IMMEDIATE is the
+   * lock: processes migrating a new file at once wait for the first, then find nothing left to do.
+   */
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * SQLite group commit (src/server/store/group-commit.ts): the writes of concurrent requests share one
+ * transaction and one COMMIT; each is a savepoint that fails alone; reads outside a transaction see only
+ * committed batches; closing commits what is open.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { connect, type Db } from '../../src/server/store/connect.js';
+import { migrate } from '../../src/server/store/migrations.js';
+import { Store } from '../../src/server/store/store.js';
+
+describe('SQLite group commit', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c();
+  });
+  async function open(): Promise<{ db: Db; store: Store; url: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'refkit-group-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const url = `sqlite:${join(dir, 'refkit.db')}`;
+    const db = connect(url);
+    cleanup.push(() => db.close());
+    await migrate(db.db, db.dialect);
+    const store = new Store(db.db, db.dialect);
+    const now = Date.now();
+    await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    return { db, store, url };
+  }
+  const person = (email: string) => ({
+    campaign_id: 'c1',
+    email,
+    email_key: email,
+    code: email.slice(0, 8).toUpperCase().padEnd(8, 'X'),
+    created_on: Date.now(),
+    updated_on: Date.now(),
+    signup_source: 'api' as const,
+  });
+
+  it('concurrent transactions share batches; a failing one rolls back alone; the rest commit', async () => {
+    const { db, store } = await open();
+    const before = { ...db.groupCommit!.stats };
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.insertParticipant(person(`p${String(i).padStart(2, '0')}@example.com`));
+          await tx.stats.countSignup('c1', false, Date.now());
+          if (i % 10 === 3) throw new Error(`request ${i} fails`);
+        }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.status === 'rejected').length, 4);
+    const stats = db.groupCommit!.stats;
+    assert.equal(stats.units - before.units, 36, 'each kept unit counted once');
+    assert.ok(stats.batches - before.batches < 36, `${stats.batches - before.batches} commits for 36 transactions`);
+    assert.ok(stats.largestBatch > 1);
+    const emails = (await store.db.selectFrom('participants').select('email').orderBy('email').execute()).map((r) => r.email);
+    assert.equal(emails.length, 36);
+    assert.ok(!emails.includes('p03@example.com') && !emails.includes('p13@example.com'), 'the failed ones left nothing');
+    assert.equal(await store.countParticipants('c1'), 36, 'nor their counter increments');
+  });
+
+  it('reads outside a transaction see committed batches only, and a write is readable once it resolves', async () => {
+    const { store } = await open();
+    let readInside: unknown = 'not read';
+    await store.transaction(async (tx) => {
+      await tx.insertParticipant(person('open@example.com'));
+      // The batch is open: the read connection does not see it, the transaction itself does.
+      readInside = await store.findParticipantByEmail('c1', 'open@example.com');
+      assert.ok(await tx.findParticipantByEmail('c1', 'open@example.com'));
+    });
+    assert.equal(readInside, undefined);
+    assert.ok(await store.findParticipantByEmail('c1', 'open@example.com'), 'committed before the transaction resolved');
+  });
+
+  it('closing commits the open batch: writes that do not wait for the disk are not lost', async () => {
+    const { db, store, url } = await open();
+    const p = (await store.insertParticipant(person('seen@example.com')))!;
+    const lazy = new Store(db.db, db.dialect, { lazy: db.lazy });
+    assert.equal(await lazy.addImpression(p.id, 'visitor', 1, Date.now()), true);
+    await db.close();
+    const again = connect(url);
+    cleanup.push(() => again.close());
+    const row = await new Store(again.db, again.dialect).findParticipantByEmail('c1', 'seen@example.com');
+    assert.equal(row!.impression_count, 1);
+  });
+});
