@@ -1,6 +1,6 @@
 /**
- * A small fetch-based client for the Refkit service. The widget, the CLI's remote mode and the tests use
- * it, so that the wire shapes are spelled once (in ./schemas.ts, imported here as types only: this file
+ * A small fetch-based client for the Refkit service. The widget (BrowserClient), the dashboard and the
+ * tests use it, so that the wire shapes are spelled once (in ./schemas.ts, imported here as types only: this file
  * adds nothing but itself to a browser bundle).
  */
 import type {

@@ -1,4 +1,4 @@
-/** DESIGN.md's admin contract, in the interface's RPC style. The CLI calls the same domain functions. */
+/** The admin contract, in the interface's RPC style. The CLI calls these very routes, in process (cli.ts). */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {

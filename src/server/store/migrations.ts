@@ -312,7 +312,10 @@ class CodeMigrationProvider implements MigrationProvider {
   }
 }
 
-/** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
+/**
+ * Brings the schema up to date. Safe to run from several processes at once: on PostgreSQL Kysely takes
+ * an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction (group-commit.ts).
+ */
 export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
   // Kysely looks for its bookkeeping tables in every schema unless told which: on a PostgreSQL database
   // where another schema has them, it would skip creating its own. Pin them to the connection's schema.
