@@ -49,7 +49,8 @@ describe("README's shell examples", () => {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
-      timeout: 240_000,
+      // About 30 CLI commands, each a Node start: generous, so that a loaded machine does not cut it short.
+      timeout: 900_000,
     });
     const output = `${run.stdout}\n${run.stderr}`;
     assert.equal(run.status, 0, output.slice(-4000));

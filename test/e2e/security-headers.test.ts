@@ -37,7 +37,7 @@ describe('pages under their security headers', () => {
 
   before(async () => {
     const [sqlite] = await databaseKinds();
-    service = await startService(sqlite!);
+    service = await startService(sqlite!, { demo: true });
     // The demo page embeds the campaign "demo", as `npm start` seeds it into an empty database.
     await seedIfEmpty(service.ctx, service.url);
     campaignId = await service.campaign({ rewardHeader: 'Get rewarded' });
