@@ -121,11 +121,18 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
 /**
- * Pages of a campaign's participants, or of one referrer's referrals: from an offset, or after a
- * (created_on, id) key. An offset is skipped in the index alone (the ids of the page first, then their
- * rows), so the rows before the page are never read from the table.
+ * Pages of a campaign's participants, or of one referrer's referrals: the first, from an offset, or
+ * after a (created_on, id) key. An offset is skipped in the index alone (the ids of the page first, then
+ * their rows), so the rows before the page are never read from the table; the first page needs no such
+ * detour.
  */
 const pages = {
+  campaignFirst: prepare((db, campaignId: string, limit: number) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit),
+  ),
+  referralsFirst: prepare((db, referrerId: number, limit: number) =>
+    db.selectFrom('participants').selectAll().where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(limit),
+  ),
   campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
     db
       .selectFrom('participants')
@@ -374,6 +381,9 @@ export class Store {
       return referredById === undefined
         ? pages.campaignAfter(this.db, campaignId, createdOn, id, limit)
         : pages.referralsAfter(this.db, campaignId, referredById, createdOn, id, limit);
+    }
+    if (start.offset === 0) {
+      return referredById === undefined ? pages.campaignFirst(this.db, campaignId, limit) : pages.referralsFirst(this.db, referredById, limit);
     }
     return referredById === undefined
       ? pages.campaignFrom(this.db, campaignId, start.offset, limit)
