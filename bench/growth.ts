@@ -15,8 +15,11 @@ const TIMING = { connections: 10, warmupSeconds: 1, seconds: 3 };
 const HUB_REFERRALS = 1_000;
 /** Deep means near the end: 90% of the way through the campaign's participants. */
 const DEEP = 0.9;
-/** The deepest `page=` the service answers (past it, `page` is refused with a pointer to `cursor`). */
-const DEEPEST_PAGE = Math.floor(MAX_PAGE_OFFSET / 20) + 1;
+/**
+ * A deep `page=`: near the deepest the service answers (past MAX_PAGE_OFFSET rows, `page` is refused
+ * with a pointer to `cursor`), and within the smallest size, so that every size returns a full page.
+ */
+const DEEP_PAGE = Math.floor((0.8 * MAX_PAGE_OFFSET) / 20);
 
 function growthRoutes(s: Seeded) {
   const routes = serviceRoutes(s).filter((r) => r.baseline !== 'insert' || r.name.startsWith('addParticipant'));
@@ -26,7 +29,7 @@ function growthRoutes(s: Seeded) {
   routes.splice(
     list + 1,
     0,
-    { ...routes[list]!, name: `getAllParticipants (page=${DEEPEST_PAGE}, the deepest page=)`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${DEEPEST_PAGE}`] } },
+    { ...routes[list]!, name: `getAllParticipants (page=${DEEP_PAGE}, 8,000 rows in)`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${DEEP_PAGE}`] } },
     { ...routes[list]!, name: 'getAllParticipants (cursor at 90%)', load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&cursor=${s.cursorAfter(deep)}`] } },
   );
   return routes;

@@ -120,10 +120,28 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
     .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
-/** Pages of a campaign's participants, or of one referrer's referrals: from an offset, or after a (created_on, id) key. */
+/**
+ * Pages of a campaign's participants, or of one referrer's referrals: the first, from an offset, or
+ * after a (created_on, id) key. An offset is skipped in the index alone (the ids of the page first, then
+ * their rows), so the rows before the page are never read from the table; the first page needs no such
+ * detour.
+ */
 const pages = {
+  campaignFirst: prepare((db, campaignId: string, limit: number) =>
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit),
+  ),
+  referralsFirst: prepare((db, referrerId: number, limit: number) =>
+    db.selectFrom('participants').selectAll().where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(limit),
+  ),
   campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
-    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit).offset(offset),
+    db
+      .selectFrom('participants')
+      .selectAll()
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit).offset(offset),
+      )
+      .orderBy('created_on')
+      .orderBy('id'),
   ),
   campaignAfter: prepare((db, campaignId: string, createdOn: number, id: number, limit: number) =>
     db
@@ -136,16 +154,23 @@ const pages = {
       .orderBy('id')
       .limit(limit),
   ),
-  referralsFrom: prepare((db, campaignId: string, referrerId: number, offset: number, limit: number) =>
+  // A referrer's referrals are all in its campaign: filtering by campaign too would steer SQLite to the campaign's index.
+  referralsFrom: prepare((db, referrerId: number, offset: number, limit: number) =>
     db
       .selectFrom('participants')
       .selectAll()
-      .where('campaign_id', '=', campaignId)
-      .where('referred_by_id', '=', referrerId)
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('participants')
+          .select('id')
+          .where('referred_by_id', '=', referrerId)
+          .orderBy('created_on')
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset),
+      )
       .orderBy('created_on')
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset),
+      .orderBy('id'),
   ),
   referralsAfter: prepare((db, campaignId: string, referrerId: number, createdOn: number, id: number, limit: number) =>
     db
@@ -357,9 +382,12 @@ export class Store {
         ? pages.campaignAfter(this.db, campaignId, createdOn, id, limit)
         : pages.referralsAfter(this.db, campaignId, referredById, createdOn, id, limit);
     }
+    if (start.offset === 0) {
+      return referredById === undefined ? pages.campaignFirst(this.db, campaignId, limit) : pages.referralsFirst(this.db, referredById, limit);
+    }
     return referredById === undefined
       ? pages.campaignFrom(this.db, campaignId, start.offset, limit)
-      : pages.referralsFrom(this.db, campaignId, referredById, start.offset, limit);
+      : pages.referralsFrom(this.db, referredById, start.offset, limit);
   }
 
   /** Counts signups from one network in a campaign since a time, no further than `cap` (the fraud signal's threshold). */
