@@ -133,9 +133,7 @@ export class BrowserClient {
 
   /** addParticipant as a browser makes it: with proof, and the outcome and token the answer carries. */
   async signUp(body: AddParticipantBody, proof: ParticipantProof = {}): Promise<SignupAnswer> {
-    const headers: Record<string, string> = {};
-    if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
-    if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    const headers = proofHeaders(proof);
     if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
     return signupAnswer(await this.send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
   }
@@ -153,9 +151,7 @@ export class BrowserClient {
   }
   /** The proven participant's own record and referrals, in any campaign state (`email` goes with a signature). */
   getMyReferrals(id: string, proof: Pick<ParticipantProof, 'token' | 'emailSignature'>, email?: string): Promise<MyReferrals> {
-    const headers: Record<string, string> = {};
-    if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
-    if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+    const headers = proofHeaders(proof);
     return this.send<MyReferrals>('POST', '/api/v1/getMyReferrals', {}, email === undefined ? { id } : { id, email }, { headers }).then((r) => r.body);
   }
   getCampaign(id: string): Promise<Campaign> {
@@ -333,6 +329,14 @@ export class RefkitClient extends BrowserClient {
   redeliverWebhook(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/redeliverWebhook', { id });
   }
+}
+
+/** The request headers that carry a browser's proof of being a participant. */
+function proofHeaders(proof: Pick<ParticipantProof, 'token' | 'emailSignature'>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (proof.token) headers[PROOF_HEADERS.token] = proof.token;
+  if (proof.emailSignature) headers[PROOF_HEADERS.emailSignature] = proof.emailSignature;
+  return headers;
 }
 
 function signupAnswer({ body, headers }: { body: Participant; headers: Headers }): SignupAnswer {
