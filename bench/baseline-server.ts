@@ -7,7 +7,7 @@
  */
 import Fastify from 'fastify';
 import pg from 'pg';
-import { newReferralCode } from '../src/server/domain/codes.js';
+import { newReferralCode } from '../src/server/domain/referral-codes.js';
 import { DEFAULT_POOL_SIZE, dialectOf, openSqlite, sqlitePath } from '../src/server/store/connect.js';
 
 const url = process.env.DATABASE_URL!;

@@ -9,6 +9,9 @@ import type { LoadResult, LoadSpec } from './loader.js';
 /** Numbers sign-ups across every run of this process, so no two requests share an email. */
 let serial = 0;
 
+/** The n-th client address: 10.0.0.0/8 and then 11/8 and so on, one /24 network per 256 clients. */
+const clientAddress = (n: number) => `${10 + (n >>> 24)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+
 function run(spec: LoadSpec, seconds: number): Promise<autocannon.Result> {
   let k = 0;
   return autocannon({
@@ -16,13 +19,15 @@ function run(spec: LoadSpec, seconds: number): Promise<autocannon.Result> {
     connections: spec.connections,
     duration: seconds,
     method: spec.method ?? 'GET',
-    headers: { ...(spec.bodies || spec.bodyTemplate ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+    headers: { ...(spec.bodies || spec.bodyTemplates ? { 'content-type': 'application/json' } : {}), ...spec.headers },
     requests: [
       {
         setupRequest: (req) => {
           const i = k++;
-          const body = spec.bodyTemplate?.replaceAll('{n}', String(serial++)) ?? spec.bodies?.[i % spec.bodies.length];
-          return { ...req, path: spec.paths[i % spec.paths.length]!, ...(body !== undefined && { body }) };
+          const template = spec.bodyTemplates?.[i % spec.bodyTemplates.length];
+          const body = template?.replaceAll('{n}', String(serial++)) ?? spec.bodies?.[i % spec.bodies.length];
+          const headers = spec.distinctClients ? { ...req.headers, 'x-forwarded-for': clientAddress(serial++) } : req.headers;
+          return { ...req, headers, path: spec.paths[i % spec.paths.length]!, ...(body !== undefined && { body }) };
         },
       },
     ],
@@ -32,7 +37,7 @@ function run(spec: LoadSpec, seconds: number): Promise<autocannon.Result> {
 process.on('message', (spec: LoadSpec) => {
   void (async () => {
     try {
-      if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds);
+      const warmup = spec.warmupSeconds > 0 ? (await run(spec, spec.warmupSeconds)).requests.total : 0;
       const r = await run(spec, spec.seconds);
       const statuses = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]));
       const result: LoadResult = {
@@ -40,6 +45,7 @@ process.on('message', (spec: LoadSpec) => {
         p50: r.latency.p50,
         p99: r.latency.p99,
         requests: r.requests.total,
+        allRequests: warmup + r.requests.total,
         non2xx: r.non2xx,
         errors: r.errors,
         statuses,

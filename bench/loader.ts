@@ -10,8 +10,10 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** JSON bodies sent in turn, one per request. */
   bodies?: string[];
-  /** A JSON body in which `{n}` becomes a number never used before in this run (unique emails). */
-  bodyTemplate?: string;
+  /** JSON bodies sent in turn, in which `{n}` becomes a number never used before in this run (unique emails). */
+  bodyTemplates?: string[];
+  /** Each request from a client address of its own (X-Forwarded-For, one trusted proxy hop), as real visitors are. */
+  distinctClients?: boolean;
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -24,6 +26,10 @@ export interface LoadResult {
   p50: number;
   p99: number;
   requests: number;
+  /** Requests of the warm-up and the measured run together (what the server's CPU time was spent on). */
+  allRequests: number;
+  /** The server's CPU time (user + system) per request over warm-up and run, in microseconds, when known. */
+  cpuMicrosPerRequest?: number;
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;

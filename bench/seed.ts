@@ -37,6 +37,8 @@ export interface Seeded extends SeedPlan {
   code(i: number): string;
   /** The cursor a page ending at participant i hands out (the next page starts at i + 1). */
   cursorAfter(i: number): string;
+  /** The index of the k-th participant in the chains that has a referrer: each has a different one. */
+  chainReferee(k: number): number;
 }
 
 export function codeOf(i: number): string {
@@ -71,7 +73,7 @@ function rowOf(i: number, plan: SeedPlan, base: number): (string | number | null
   return [i + 1, CAMPAIGN_ID, emailOf(i), emailOf(i), codeOf(i), by === null ? null : by + 1, by === null ? null : codeOf(by), at, at, 'api', referralsOf(i, plan)];
 }
 
-const campaignRow = (now: number, participants: number) => ({
+const campaignRow = (now: number) => ({
   id: CAMPAIGN_ID,
   account_id: 1,
   name: 'Benchmark',
@@ -79,8 +81,6 @@ const campaignRow = (now: number, participants: number) => ({
   status: 'Active' as const,
   referrer_reward_value: 10,
   referee_reward_value: 5,
-  // The counter sign-ups keep (migration 0007_speed); the rows below are written straight into the table.
-  participant_count: participants,
   created_on: now,
   updated_on: now,
 });
@@ -91,7 +91,9 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
   const { db, dialect, close } = connect(url);
   try {
     await migrate(db, dialect);
-    await db.insertInto('campaigns').values(campaignRow(Date.now(), plan.participants)).execute();
+    await db.insertInto('campaigns').values(campaignRow(Date.now())).execute();
+    // The counter sign-ups keep (./stats-store.ts); the rows below are written straight into the table.
+    await db.insertInto('campaign_counters').values({ campaign_id: CAMPAIGN_ID, shard: 0, participants: plan.participants }).execute();
     await db.insertInto('api_keys').values(keyRow(Date.now())).execute();
   } finally {
     await close();
@@ -107,6 +109,8 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
     email: emailOf,
     code: codeOf,
     cursorAfter: (i) => encodeCursor({ created_on: base + i * SPACING_MS, id: i + 1 }),
+    // A chain's head (its first) has no referrer; the other CHAIN - 1 are each referred by the one before.
+    chainReferee: (k) => plan.hubReferrals + 1 + Math.floor(k / (CHAIN - 1)) * CHAIN + (k % (CHAIN - 1)) + 1,
   };
 }
 

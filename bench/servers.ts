@@ -1,21 +1,36 @@
 /**
- * The measured servers, each in a process of its own: the service itself (`refkit serve`, rate limits
- * off) and the bare Fastify baseline (bench/baseline-server.ts). Both announce `listening on <url>`.
+ * The measured servers, each in a process of its own: the service itself (the built `refkit serve`,
+ * rate limits off) and the bare Fastify baseline (bench/baseline-server.ts). Both announce `listening on <url>`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Server {
   url: string;
+  /** CPU time (user + system) the server's process has used so far, in milliseconds. */
+  cpuMs(): number;
   /** SIGTERM, and the exit; the service then writes its CPU profile when it runs with --cpu-prof. */
   stop(): Promise<void>;
+}
+
+/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every common build). */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a process, read from /proc (fields 14 and 15, counted after the command's closing parenthesis). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 const path = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
 
 async function launch(script: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  // TypeScript sources (the baseline) run through tsx; the service runs as built, as it is deployed.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...loader, script, ...args], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -32,6 +47,7 @@ async function launch(script: string, args: string[], env: Record<string, string
   });
   return {
     url,
+    cpuMs: () => processCpuMs(child.pid!),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
@@ -41,8 +57,12 @@ async function launch(script: string, args: string[], env: Record<string, string
   };
 }
 
+let built = false;
+/** The built service (dist/), rebuilt first when a source changed since the last build. */
 export function startService(databaseUrl: string, nodeArgs: string[] = []): Promise<Server> {
-  return launch(path('../src/server/cli.ts'), ['serve'], { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
+  if (!built) execFileSync(process.execPath, [path('../scripts/build-if-stale.js')], { cwd: path('..'), stdio: 'ignore' });
+  built = true;
+  return launch(path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
 }
 
 export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {

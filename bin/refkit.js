@@ -1,3 +1,5 @@
 #!/usr/bin/env node
 // The compiled CLI (built by `npm install`, through the prepare script, or `npm run build`).
-import '../dist/server/cli.js';
+import { main } from '../dist/server/cli.js';
+
+main();

@@ -8,7 +8,7 @@ import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
-import { registerErrorHandling } from './http/errors.js';
+import { registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
 import { loggerOptions } from './http/logging.js';
@@ -20,8 +20,8 @@ import { authRoutes } from './routes/auth.js';
 import { browserSessionRoutes } from './routes/browser-session.js';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { healthRoutes } from './routes/health.js';
-import { interfaceRoutes } from './routes/interface.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { referralApiRoutes } from './routes/referral-api.js';
+import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import { widgetRoutes } from './routes/widget.js';
 
 export interface AppOptions {
@@ -75,12 +75,12 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
-  await app.register(interfaceRoutes, { ctx });
+  await app.register(referralApiRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(dashboardAdminRoutes, { ctx });
-  await app.register(webhookRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
+  await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });

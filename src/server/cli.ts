@@ -7,9 +7,10 @@
  * command), so the CLI and the HTTP API share validation, rules and answers by construction.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, openSync, realpathSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -30,14 +31,27 @@ function int(value: string): number {
 }
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** Where a command line reads its settings and writes its output: the process's, or a test's. */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** One command line being run: its io, and the exit code a refused command sets. */
+interface Run extends CliIo {
+  exitCode: number;
+}
+
 /** Calls one admin route in process, acting for the default account; the status and the parsed answer. */
 async function callAdmin(
+  run: Run,
   method: 'GET' | 'POST',
   route: string,
   body: Record<string, unknown>,
   overrides: Partial<Config> = {},
 ): Promise<{ status: number; answer: unknown }> {
-  const config = { ...loadConfig(), ...overrides };
+  const config = { ...loadConfig(run.env), ...overrides };
   const runtime = await openRuntime(config);
   const key = `sk_cli_${randomBytes(24).toString('base64url')}`;
   const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashSecret(key) }, logger: false });
@@ -60,19 +74,19 @@ type ErrorAnswer = { error: { code: string; message: string; field?: string } };
 const describeError = ({ error }: ErrorAnswer) => `${error.message} (${error.code}${error.field ? `, ${error.field}` : ''})`;
 
 /** Calls one admin route in process and prints its answer; a failure prints the error and exits 1. */
-async function admin(method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
-  const { status, answer } = await callAdmin(method, route, body);
+async function admin(run: Run, method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
+  const { status, answer } = await callAdmin(run, method, route, body);
   if (status >= 400) {
-    process.stderr.write(json ? `${JSON.stringify(answer)}\n` : `error: ${describeError(answer as ErrorAnswer)}\n`);
-    process.exitCode = 1;
+    run.stderr.write(json ? `${JSON.stringify(answer)}\n` : `error: ${describeError(answer as ErrorAnswer)}\n`);
+    run.exitCode = 1;
   } else {
-    process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
   }
 }
 
 /** An admin call whose answer the command goes on with; throws the service's error message. */
-async function adminValue<T>(method: 'GET' | 'POST', route: string, body: Record<string, unknown>, overrides: Partial<Config> = {}): Promise<T> {
-  const { status, answer } = await callAdmin(method, route, body, overrides);
+async function adminValue<T>(run: Run, method: 'GET' | 'POST', route: string, body: Record<string, unknown>, overrides: Partial<Config> = {}): Promise<T> {
+  const { status, answer } = await callAdmin(run, method, route, body, overrides);
   if (status >= 400) throw new ConfigError(describeError(answer as ErrorAnswer));
   return answer as T;
 }
@@ -83,23 +97,7 @@ function human(value: unknown): string {
   return items.map((item) => Object.entries(item as object).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`).join('')).join('\n');
 }
 
-const program = new Command('refkit').description('Refkit referral service').showHelpAfterError();
 const jsonOption = new Option('--json', 'print the answer as JSON');
-
-program
-  .command('serve')
-  .description('start the service (configured by PORT, HOST, DATABASE_URL, REFKIT_SECRET_KEY, ...)')
-  .option('--demo', 'demo mode: seed a fresh database with the demo campaign and a key, serve /demo/ (what npm start runs)')
-  .action((o: { demo?: boolean }) => serve(loadConfig(process.env, o.demo ? { demo: true } : {})));
-
-program
-  .command('migrate')
-  .description('bring the database schema up to date, then exit')
-  .action(async () => {
-    const runtime = await openRuntime(loadConfig());
-    await runtime.close();
-    process.stdout.write('database is up to date\n');
-  });
 
 /** The campaign fields both `campaign create` and `campaign update` take, named as in the API. */
 function campaignFields(cmd: Command): Command {
@@ -176,201 +174,261 @@ const campaignBody = (o: CampaignOptions) => ({
   requireEmailConfirmation: o.requireEmailConfirmation === undefined ? undefined : o.requireEmailConfirmation === 'true',
 });
 
-const campaign = program.command('campaign').description('create and change campaigns');
-campaignFields(campaign.command('create').description('create a campaign'))
-  .requiredOption('--name <text>', 'campaignName')
-  .requiredOption('--host-url <url>', 'hostURL: the landing page share links point to')
-  .action((o: CampaignOptions) => admin('POST', 'createCampaign', campaignBody(o), !!o.json));
-campaignFields(campaign.command('update').description('change fields of a campaign'))
-  .requiredOption('--id <campaignId>')
-  .option('--name <text>', 'campaignName')
-  .option('--host-url <url>', 'hostURL')
-  .action((o: CampaignOptions & { id: string }) => admin('POST', 'updateCampaign', { id: o.id, ...campaignBody(o) }, !!o.json));
-campaign
-  .command('status')
-  .description('pause, resume or end a campaign')
-  .requiredOption('--id <campaignId>')
-  .addOption(new Option('--status <status>').choices(['Active', 'Pause', 'End']).makeOptionMandatory())
-  .addOption(jsonOption)
-  .action((o: { id: string; status: string; json?: boolean }) => admin('POST', 'setCampaignStatus', { id: o.id, status: o.status }, !!o.json));
-
-campaign
-  .command('secret')
-  .description("print the campaign's email-signing secret (your backend signs visitors' emails with it)")
-  .requiredOption('--id <campaignId>')
-  .option('--rotate', 'replace it: signatures made with the old one stop working')
-  .addOption(jsonOption)
-  .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin('POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
-
-
 /** Runs a domain call against the database of DATABASE_URL; a refusal prints its message and exits 1. */
-async function local(fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
-  const runtime = await openRuntime(loadConfig());
+async function local(run: Run, fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
+  const runtime = await openRuntime(loadConfig(run.env));
   try {
     const answer = await fn(runtime);
-    process.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }) } };
-    process.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n`);
-    process.exitCode = 1;
+    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n`);
+    run.exitCode = 1;
   } finally {
     await runtime.close();
   }
 }
 
-const user = program.command('user').description('dashboard owners (sign in at /admin/)');
-user
-  .command('create')
-  .description('create an owner of the default account')
-  .requiredOption('--email <email>')
-  .requiredOption('--password <password>', 'at least 10 characters')
-  .addOption(jsonOption)
-  .action((o: { email: string; password: string; json?: boolean }) =>
-    local(async ({ ctx }) => {
-      const owner = await createOwner(ctx, o.email, o.password);
-      return { id: owner.id, email: owner.email };
-    }, !!o.json),
-  );
+/**
+ * The `refkit` program, writing to and failing through `run`. Made afresh for each command line: commander
+ * keeps parsed options on its commands, so one program cannot serve two command lines at once.
+ */
+function createProgram(run: Run): Command {
+  const program = new Command('refkit')
+    .description('Refkit referral service')
+    .showHelpAfterError()
+    // Commander's errors and help end the run with a code instead of the process (subcommands inherit this).
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => run.stdout.write(text), writeErr: (text) => run.stderr.write(text) });
 
-const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
-participant
-  .command('import')
-  .description('import participants from a CSV file (header: email, firstName, lastName, referralCode, referredByCode, referredByEmail, createdOn)')
-  .requiredOption('--campaign <campaignId>')
-  .argument('<file>', 'the CSV file')
-  .addOption(jsonOption)
-  .action((file: string, o: { campaign: string; json?: boolean }) =>
-    local(async ({ ctx }) => {
-      const total = statSync(file).size;
-      // Progress by bytes read: known from the start, unlike the number of rows. On stderr, so --json stays clean.
-      // Off a terminal (a log, a pipe) it still reports, every few seconds and at the end.
-      const bar = new SingleBar(
-        { format: 'importing [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
-        Presets.shades_classic,
-      );
-      bar.start(total, 0, { rows: 0 });
-      let bytes = 0;
-      try {
-        return await importParticipants(ctx, DEFAULT_ACCOUNT, o.campaign, csvRows(createReadStream(file), (b) => (bytes = b)), ({ rows }) =>
-          bar.update(bytes, { rows }),
-        );
-      } finally {
-        bar.update(bytes);
-        bar.stop();
-      }
-    }, !!o.json),
-  );
-participant
-  .command('redeem')
-  .description('redeem from a reward balance')
-  .requiredOption('--id <campaignId>')
-  .requiredOption('--email <email>')
-  .addOption(new Option('--kind <kind>').choices(['referral', 'referee']).makeOptionMandatory())
-  .requiredOption('--amount <n>', 'amount to redeem', int)
-  .addOption(jsonOption)
-  .action((o: { id: string; email: string; kind: string; amount: number; json?: boolean }) =>
-    admin('POST', 'redeemReward', { id: o.id, email: o.email, kind: o.kind, amount: o.amount }, !!o.json),
-  );
-participant
-  .command('approve')
-  .description('approve a participant held back by fraud scoring, crediting what they earned')
-  .requiredOption('--id <campaignId>')
-  .requiredOption('--email <email>')
-  .addOption(jsonOption)
-  .action((o: { id: string; email: string; json?: boolean }) => admin('POST', 'approveParticipant', { id: o.id, email: o.email }, !!o.json));
+  program
+    .command('serve')
+    .description('start the service (configured by PORT, HOST, DATABASE_URL, REFKIT_SECRET_KEY, ...)')
+    .option('--demo', 'demo mode: seed a fresh database with the demo campaign and a key, serve /demo/ (what npm start runs)')
+    .action((o: { demo?: boolean }) => serve(loadConfig(run.env, o.demo ? { demo: true } : {})));
 
-participant
-  .command('sign-out')
-  .description("revoke a participant's tokens: every browser they used sees only their link until proven again")
-  .requiredOption('--id <campaignId>')
-  .requiredOption('--email <email>')
-  .addOption(jsonOption)
-  .action((o: { id: string; email: string; json?: boolean }) => admin('POST', 'revokeParticipantTokens', { id: o.id, email: o.email }, !!o.json));
-
-const key = program.command('key').description('secret keys of the default account');
-key
-  .command('create')
-  .description('create a secret key; it is printed once')
-  .requiredOption('--name <text>')
-  .addOption(jsonOption)
-  .action((o: { name: string; json?: boolean }) => admin('POST', 'createApiKey', { name: o.name }, !!o.json));
-key
-  .command('revoke')
-  .description('revoke a secret key by its id (key_...)')
-  .requiredOption('--id <keyId>')
-  .addOption(jsonOption)
-  .action((o: { id: string; json?: boolean }) => admin('POST', 'revokeApiKey', { id: o.id }, !!o.json));
-key
-  .command('list')
-  .description('list secret keys (never the keys themselves)')
-  .addOption(jsonOption)
-  .action((o: { json?: boolean }) => admin('GET', 'listApiKeys', {}, !!o.json));
-
-const webhook = program.command('webhook').description('webhook endpoints and deliveries of the default account');
-webhook
-  .command('add')
-  .description('add an endpoint; its signing secret is printed once')
-  .requiredOption('--url <url>')
-  .requiredOption('--events <types>', 'comma-separated: referrer_added,referee_added,reward_unlocked', (v: string) => v.split(',').map((t) => t.trim()))
-  .addOption(jsonOption)
-  .action((o: { url: string; events: string[]; json?: boolean }) => admin('POST', 'createWebhookEndpoint', { url: o.url, eventTypes: o.events }, !!o.json));
-webhook
-  .command('list')
-  .description('list endpoints (never their secrets)')
-  .addOption(jsonOption)
-  .action((o: { json?: boolean }) => admin('GET', 'listWebhookEndpoints', {}, !!o.json));
-webhook
-  .command('remove')
-  .description('remove an endpoint by its id (whe_...)')
-  .requiredOption('--id <endpointId>')
-  .addOption(jsonOption)
-  .action((o: { id: string; json?: boolean }) => admin('POST', 'deleteWebhookEndpoint', { id: o.id }, !!o.json));
-webhook
-  .command('deliveries')
-  .description('list deliveries, newest first, with their attempts')
-  .addOption(new Option('--status <status>').choices(['pending', 'delivered', 'failed']))
-  .option('--endpoint <endpointId>')
-  .option('--event-type <type>')
-  .option('--limit <n>', 'at most this many (1-100)', int)
-  .addOption(jsonOption)
-  .action((o: { status?: string; endpoint?: string; eventType?: string; limit?: number; json?: boolean }) =>
-    admin('GET', 'listWebhookDeliveries', { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit }, !!o.json),
-  );
-webhook
-  .command('listen')
-  .description('receive webhooks locally: print each event with its signature checked, optionally forward it to your app')
-  .option('--forward-to <url>', 'send each event on (same body and signature headers) and answer with its status')
-  .option('--port <n>', 'local port to listen on (default: any free one)', int, 0)
-  .option('--events <types>', 'comma-separated event types', (v: string) => v.split(',').map((t) => t.trim()), [...WEBHOOK_EVENT_TYPES])
-  .action(async (o: { forwardTo?: string; port: number; events: WebhookEventType[] }) => {
-    const listener = await listen({
-      host: '127.0.0.1',
-      port: o.port,
-      events: o.events,
-      ...(o.forwardTo && { forwardTo: o.forwardTo }),
-      // Its own target is loopback by design; the serving process still decides whether it delivers there.
-      register: (url, eventTypes) =>
-        adminValue<{ id: string; secret: string }>('POST', 'createWebhookEndpoint', { url, eventTypes }, { webhookAllowPrivate: true }),
-      unregister: (id) => adminValue('POST', 'deleteWebhookEndpoint', { id }).then(() => undefined),
-      print: (line) => process.stdout.write(`${line}\n`),
+  program
+    .command('migrate')
+    .description('bring the database schema up to date, then exit')
+    .action(async () => {
+      const runtime = await openRuntime(loadConfig(run.env));
+      await runtime.close();
+      run.stdout.write('database is up to date\n');
     });
-    process.stdout.write(
-      `Ready: webhooks of ${o.events.join(', ')} go to ${listener.url}${o.forwardTo ? ` and on to ${o.forwardTo}` : ''}\n` +
-        `Signing secret (verify with it in your app): ${listener.secret}\nCtrl+C stops and removes the endpoint.\n`,
-    );
-    const stop = () => void listener.stop().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-webhook
-  .command('redeliver')
-  .description('send a delivery again now (dlv_...)')
-  .requiredOption('--id <deliveryId>')
-  .addOption(jsonOption)
-  .action((o: { id: string; json?: boolean }) => admin('POST', 'redeliverWebhook', { id: o.id }, !!o.json));
 
-program.parseAsync().catch((err: unknown) => {
-  process.stderr.write(`refkit: ${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+  const campaign = program.command('campaign').description('create and change campaigns');
+  campaignFields(campaign.command('create').description('create a campaign'))
+    .requiredOption('--name <text>', 'campaignName')
+    .requiredOption('--host-url <url>', 'hostURL: the landing page share links point to')
+    .action((o: CampaignOptions) => admin(run, 'POST', 'createCampaign', campaignBody(o), !!o.json));
+  campaignFields(campaign.command('update').description('change fields of a campaign'))
+    .requiredOption('--id <campaignId>')
+    .option('--name <text>', 'campaignName')
+    .option('--host-url <url>', 'hostURL')
+    .action((o: CampaignOptions & { id: string }) => admin(run, 'POST', 'updateCampaign', { id: o.id, ...campaignBody(o) }, !!o.json));
+  campaign
+    .command('status')
+    .description('pause, resume or end a campaign')
+    .requiredOption('--id <campaignId>')
+    .addOption(new Option('--status <status>').choices(['Active', 'Pause', 'End']).makeOptionMandatory())
+    .addOption(jsonOption)
+    .action((o: { id: string; status: string; json?: boolean }) => admin(run, 'POST', 'setCampaignStatus', { id: o.id, status: o.status }, !!o.json));
+
+  campaign
+    .command('secret')
+    .description("print the campaign's email-signing secret (your backend signs visitors' emails with it)")
+    .requiredOption('--id <campaignId>')
+    .option('--rotate', 'replace it: signatures made with the old one stop working')
+    .addOption(jsonOption)
+    .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin(run, 'POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
+
+  const user = program.command('user').description('dashboard owners (sign in at /admin/)');
+  user
+    .command('create')
+    .description('create an owner of the default account')
+    .requiredOption('--email <email>')
+    .requiredOption('--password <password>', 'at least 10 characters')
+    .addOption(jsonOption)
+    .action((o: { email: string; password: string; json?: boolean }) =>
+      local(run, async ({ ctx }) => {
+        const owner = await createOwner(ctx, o.email, o.password);
+        return { id: owner.id, email: owner.email };
+      }, !!o.json),
+    );
+
+  const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
+  participant
+    .command('import')
+    .description('import participants from a CSV file (header: email, firstName, lastName, referralCode, referredByCode, referredByEmail, createdOn)')
+    .requiredOption('--campaign <campaignId>')
+    .argument('<file>', 'the CSV file')
+    .addOption(jsonOption)
+    .action((file: string, o: { campaign: string; json?: boolean }) =>
+      local(run, async ({ ctx }) => {
+        const total = statSync(file).size;
+        // Progress by bytes read: known from the start, unlike the number of rows. On stderr, so --json stays clean.
+        // Off a terminal (a log, a pipe) it still reports, every few seconds and at the end.
+        const bar = new SingleBar(
+          { format: 'importing [{bar}] {percentage}% | {rows} rows | {eta_formatted} left', stream: run.stderr, noTTYOutput: true, notTTYSchedule: 5000 },
+          Presets.shades_classic,
+        );
+        bar.start(total, 0, { rows: 0 });
+        let bytes = 0;
+        // Opened here, not lazily by the stream: a refused import (an unknown campaign) never reads the file,
+        // and the finally below closes it at once rather than leaving an open in flight.
+        const input = createReadStream(file, { fd: openSync(file, 'r') });
+        try {
+          return await importParticipants(ctx, DEFAULT_ACCOUNT, o.campaign, csvRows(input, (b) => (bytes = b)), ({ rows }) => bar.update(bytes, { rows }));
+        } finally {
+          input.destroy();
+          bar.update(bytes);
+          bar.stop();
+        }
+      }, !!o.json),
+    );
+  participant
+    .command('redeem')
+    .description('redeem from a reward balance')
+    .requiredOption('--id <campaignId>')
+    .requiredOption('--email <email>')
+    .addOption(new Option('--kind <kind>').choices(['referral', 'referee']).makeOptionMandatory())
+    .requiredOption('--amount <n>', 'amount to redeem', int)
+    .addOption(jsonOption)
+    .action((o: { id: string; email: string; kind: string; amount: number; json?: boolean }) =>
+      admin(run, 'POST', 'redeemReward', { id: o.id, email: o.email, kind: o.kind, amount: o.amount }, !!o.json),
+    );
+  participant
+    .command('approve')
+    .description('approve a participant held back by fraud scoring, crediting what they earned')
+    .requiredOption('--id <campaignId>')
+    .requiredOption('--email <email>')
+    .addOption(jsonOption)
+    .action((o: { id: string; email: string; json?: boolean }) => admin(run, 'POST', 'approveParticipant', { id: o.id, email: o.email }, !!o.json));
+
+  participant
+    .command('sign-out')
+    .description("revoke a participant's tokens: every browser they used sees only their link until proven again")
+    .requiredOption('--id <campaignId>')
+    .requiredOption('--email <email>')
+    .addOption(jsonOption)
+    .action((o: { id: string; email: string; json?: boolean }) => admin(run, 'POST', 'revokeParticipantTokens', { id: o.id, email: o.email }, !!o.json));
+
+  const key = program.command('key').description('secret keys of the default account');
+  key
+    .command('create')
+    .description('create a secret key; it is printed once')
+    .requiredOption('--name <text>')
+    .addOption(jsonOption)
+    .action((o: { name: string; json?: boolean }) => admin(run, 'POST', 'createApiKey', { name: o.name }, !!o.json));
+  key
+    .command('revoke')
+    .description('revoke a secret key by its id (key_...)')
+    .requiredOption('--id <keyId>')
+    .addOption(jsonOption)
+    .action((o: { id: string; json?: boolean }) => admin(run, 'POST', 'revokeApiKey', { id: o.id }, !!o.json));
+  key
+    .command('list')
+    .description('list secret keys (never the keys themselves)')
+    .addOption(jsonOption)
+    .action((o: { json?: boolean }) => admin(run, 'GET', 'listApiKeys', {}, !!o.json));
+
+  const webhook = program.command('webhook').description('webhook endpoints and deliveries of the default account');
+  webhook
+    .command('add')
+    .description('add an endpoint; its signing secret is printed once')
+    .requiredOption('--url <url>')
+    .requiredOption('--events <types>', 'comma-separated: referrer_added,referee_added,reward_unlocked', (v: string) => v.split(',').map((t) => t.trim()))
+    .addOption(jsonOption)
+    .action((o: { url: string; events: string[]; json?: boolean }) => admin(run, 'POST', 'createWebhookEndpoint', { url: o.url, eventTypes: o.events }, !!o.json));
+  webhook
+    .command('list')
+    .description('list endpoints (never their secrets)')
+    .addOption(jsonOption)
+    .action((o: { json?: boolean }) => admin(run, 'GET', 'listWebhookEndpoints', {}, !!o.json));
+  webhook
+    .command('remove')
+    .description('remove an endpoint by its id (whe_...)')
+    .requiredOption('--id <endpointId>')
+    .addOption(jsonOption)
+    .action((o: { id: string; json?: boolean }) => admin(run, 'POST', 'deleteWebhookEndpoint', { id: o.id }, !!o.json));
+  webhook
+    .command('deliveries')
+    .description('list deliveries, newest first, with their attempts')
+    .addOption(new Option('--status <status>').choices(['pending', 'delivered', 'failed']))
+    .option('--endpoint <endpointId>')
+    .option('--event-type <type>')
+    .option('--limit <n>', 'at most this many (1-100)', int)
+    .addOption(jsonOption)
+    .action((o: { status?: string; endpoint?: string; eventType?: string; limit?: number; json?: boolean }) =>
+      admin(run, 'GET', 'listWebhookDeliveries', { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit }, !!o.json),
+    );
+  webhook
+    .command('listen')
+    .description('receive webhooks locally: print each event with its signature checked, optionally forward it to your app')
+    .option('--forward-to <url>', 'send each event on (same body and signature headers) and answer with its status')
+    .option('--port <n>', 'local port to listen on (default: any free one)', int, 0)
+    .option('--events <types>', 'comma-separated event types', (v: string) => v.split(',').map((t) => t.trim()), [...WEBHOOK_EVENT_TYPES])
+    .action(async (o: { forwardTo?: string; port: number; events: WebhookEventType[] }) => {
+      const listener = await listen({
+        host: '127.0.0.1',
+        port: o.port,
+        events: o.events,
+        ...(o.forwardTo && { forwardTo: o.forwardTo }),
+        // Its own target is loopback by design; the serving process still decides whether it delivers there.
+        register: (url, eventTypes) =>
+          adminValue<{ id: string; secret: string }>(run, 'POST', 'createWebhookEndpoint', { url, eventTypes }, { webhookAllowPrivate: true }),
+        unregister: (id) => adminValue(run, 'POST', 'deleteWebhookEndpoint', { id }).then(() => undefined),
+        print: (line) => run.stdout.write(`${line}\n`),
+      });
+      run.stdout.write(
+        `Ready: webhooks of ${o.events.join(', ')} go to ${listener.url}${o.forwardTo ? ` and on to ${o.forwardTo}` : ''}\n` +
+          `Signing secret (verify with it in your app): ${listener.secret}\nCtrl+C stops and removes the endpoint.\n`,
+      );
+      const stop = () => void listener.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  webhook
+    .command('redeliver')
+    .description('send a delivery again now (dlv_...)')
+    .requiredOption('--id <deliveryId>')
+    .addOption(jsonOption)
+    .action((o: { id: string; json?: boolean }) => admin(run, 'POST', 'redeliverWebhook', { id: o.id }, !!o.json));
+  return program;
+}
+
+/**
+ * Runs one `refkit` command line (the arguments after `refkit`) and resolves with its exit code. An error
+ * no command expects also resolves, printed, with `fatal`: the process must exit at once, as the command
+ * may have left a server or a connection open. The tests run commands through this, in their own process.
+ */
+export async function runCli(args: string[], io: CliIo): Promise<{ code: number; fatal: boolean }> {
+  const run: Run = { ...io, exitCode: 0 };
+  try {
+    await createProgram(run).parseAsync(args, { from: 'user' });
+    return { code: run.exitCode, fatal: false };
+  } catch (err) {
+    if (err instanceof CommanderError) return { code: err.exitCode, fatal: false };
+    io.stderr.write(`refkit: ${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return { code: 1, fatal: true };
+  }
+}
+
+/** `refkit` as a process: its arguments, environment and output. */
+export function main(): void {
+  void runCli(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr }).then(({ code, fatal }) => {
+    if (fatal) process.exit(code);
+    process.exitCode = code;
+  });
+}
+
+/** Started as the program itself (`node dist/server/cli.js`, tsx, a cluster worker); bin/refkit.js calls main(). */
+function startedAsProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+if (startedAsProgram()) main();

@@ -109,22 +109,41 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @slot share-header - Replaces the header of the share view.
  * @slot footer - Below the card's content, e.g. terms.
  *
- * @csspart card - The card around everything.
+ * @csspart card - The card around everything; `data-state` on it is the state.
+ * @csspart placeholder - The skeleton shown while loading.
  * @csspart header - The heading of each view.
  * @csspart description - Campaign description texts.
+ * @csspart invited - Says the visitor arrived with an invitation, and their reward.
+ * @csspart invalid-code - The notice that the invitation link is not valid (also a `notice`).
  * @csspart offer - The reward offer in the share view.
  * @csspart form - The sign-up form.
- * @csspart field - Each form field (with `email-field`, `firstName-field`, `lastName-field`).
+ * @csspart field - Each form field (also `email-field`, `firstName-field` or `lastName-field`).
  * @csspart label - Field labels.
  * @csspart input - Text inputs and the link field.
  * @csspart field-error - The error text under a field.
- * @csspart button - Every filled button (with `submit`, `copy`, `native-share`, `retry`, `other-email`).
+ * @csspart button - Every filled button; each also has one of `submit`, `copy`, `native-share`, `retry`, `other-email`.
+ * @csspart submit - The sign-up button.
+ * @csspart copy - The copy-link button.
+ * @csspart native-share - The button that opens the device's share sheet.
+ * @csspart retry - The retry button after a failure.
+ * @csspart other-email - The button that goes back to the form with another email.
+ * @csspart returning - The line that greets a returning participant.
+ * @csspart not-me - The "Not you?" button in it.
+ * @csspart link-box - The link, its buttons and the share links.
+ * @csspart link-row - The link field with the copy and share buttons.
  * @csspart link - The referral link field.
- * @csspart share-links - The list of share buttons; each is a `share-link`.
+ * @csspart share-links - The list of share buttons.
+ * @csspart share-link - One share button (`data-target` is email, whatsapp, x, facebook or linkedin).
+ * @csspart qr-box - The figure around the QR code.
  * @csspart qr - The QR code.
  * @csspart stats - The balances.
  * @csspart progress - Progress toward the next reward.
+ * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
+ * @csspart referrals-empty - Said when no friend has joined yet.
+ * @csspart referral-name - A friend's first name or masked email.
+ * @csspart referral-status - A friend's status (`data-status` is the status).
+ * @csspart referrals-more - Said when the list shows only the latest friends.
  * @csspart campaign-state - The notice of a paused or ended campaign in the share view.
  * @csspart status - The polite live region.
  * @csspart notice - A sentence about what happened (an invitation that could not apply, an email sent).

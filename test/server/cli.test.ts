@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
-import { cli } from './helpers/process.js';
+import { cli } from './helpers/cli.js';
 
 const [sqlite] = await databaseKinds();
 
@@ -9,7 +9,7 @@ describe('refkit CLI', () => {
   let db: TestDatabase;
   let env: Record<string, string>;
   before(async () => {
-    db = await sqlite!.create();
+    db = await sqlite!.createEmpty();
     env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true' };
   });
   after(() => db.drop());

@@ -10,7 +10,7 @@ import { browserAt } from './helpers/addresses.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { ownerSignedIn } from './helpers/owner.js';
-import { cli } from './helpers/process.js';
+import { cli } from './helpers/cli.js';
 import { startService, type TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 

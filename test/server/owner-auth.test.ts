@@ -6,12 +6,13 @@ import { RefkitClient } from '../../src/api/client.js';
 import { SESSION_TTL_MS } from '../../src/server/domain/sessions.js';
 import { MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/server/domain/signin-throttle.js';
 import { createOwner } from '../../src/server/domain/owners.js';
+import { PASSWORD_COST } from '../../src/server/domain/passwords.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { OWNER, ownerSignedIn, signIn, withCookie } from './helpers/owner.js';
 import { startService, type TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
-import { cli } from './helpers/process.js';
+import { cli } from './helpers/cli.js';
 
 const signInRaw = (s: TestService, body: unknown) =>
   fetch(`${s.url}/api/v1/auth/signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -22,7 +23,8 @@ const count = async (s: TestService, table: 'campaigns' | 'sessions') =>
 eachDatabase('owner sign-in', (service) => {
   it('signs in with a cookie that is httpOnly, SameSite=Strict, and stored only as a hash; the password only as scrypt', async () => {
     const s = service();
-    await createOwner(s.ctx, 'Owner@Example.com ', OWNER.password);
+    // With the service's own scrypt cost (the tests' services use a cheaper one), which is what is checked below.
+    await createOwner({ ...s.ctx, passwordCost: PASSWORD_COST }, 'Owner@Example.com ', OWNER.password);
     const res = await signInRaw(s, { email: 'OWNER@example.com', password: OWNER.password });
     assert.equal(res.status, 200);
     const setCookie = res.headers.get('set-cookie')!;

@@ -17,7 +17,13 @@ eachDatabaseShared('security headers', (service) => {
   it('CSP on the demo page and the docs, nosniff and a referrer policy everywhere; the widget is loadable from any origin', async () => {
     const s = service();
     const id = await s.campaign();
-    const get = (path: string) => fetch(`${s.url}${path}`);
+    // Each body is read to the end: a response left unread holds its connection open, and closing the
+    // service then waits for it (up to the 72 s keep-alive timeout).
+    const get = async (path: string) => {
+      const res = await fetch(`${s.url}${path}`);
+      await res.arrayBuffer();
+      return res;
+    };
     const answers = {
       demo: await get('/demo/'),
       docs: await get('/api/docs/'),

@@ -13,12 +13,12 @@ import { cli, startProcess, type ServiceProcess } from './helpers/process.js';
 
 const kinds = await databaseKinds();
 const KEY = 'sk_race_test_Qm4r9XvT2bLp8WzK1nYc7HdJ';
-const OPEN_AT = fileURLToPath(new URL('./helpers/open-at.ts', import.meta.url));
+const OPEN_AT = fileURLToPath(new URL('./helpers/open-at.js', import.meta.url));
 
-/** Runs helpers/open-at.ts in several child processes and releases them together; resolves with what each printed. */
+/** Runs helpers/open-at.js in several child processes and releases them together; resolves with what each printed. */
 async function openTogether(url: string, count: number): Promise<string[]> {
   const children = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', OPEN_AT], { env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [OPEN_AT], { env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => ((out += c.toString()), out.includes('ready\n') && resolve())));
     const exited = new Promise<string>((resolve) => child.once('exit', () => resolve(out.replace('ready\n', ''))));
@@ -39,14 +39,14 @@ for (const kind of kinds) {
 
     it('processes released at the same millisecond migrate and seed a new database once between them', async () => {
       for (let round = 0; round < (kind.name === 'sqlite' ? 3 : 1); round++) {
-        const db = await kind.create();
+        const db = await kind.createEmpty();
         cleanup.push(() => db.drop());
         assert.deepEqual((await openTogether(db.url, 3)).sort(), ['seeded', 'up', 'up'], `round ${round}`);
       }
     });
 
     it('two `refkit serve` and a `refkit migrate` started together on a new database all succeed, with one demo campaign', async () => {
-      const db = await kind.create();
+      const db = await kind.createEmpty();
       cleanup.push(() => db.drop());
       const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY };
       const started = await Promise.allSettled([startProcess(env, ['--demo']), startProcess(env, ['--demo']), cli(['migrate'], env)]);

@@ -1,6 +1,6 @@
 /**
- * `refkit webhook add|list|deliveries|redeliver|remove`, run as the real CLI (a child process) against a
- * SQLite file, with a dispatcher run in this process between commands to make deliveries fail or succeed.
+ * `refkit webhook add|list|deliveries|redeliver|remove`, the CLI's program run in this process (helpers/cli.ts)
+ * against a new SQLite file, with a dispatcher run between commands to make deliveries fail or succeed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +13,7 @@ import { addParticipant } from '../../src/server/domain/signups.js';
 import { openRuntime } from '../../src/server/runtime.js';
 import { Dispatcher } from '../../src/server/webhooks/dispatcher.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
-import { cli } from './helpers/process.js';
+import { cli } from './helpers/cli.js';
 import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 
 const [sqlite] = await databaseKinds();
@@ -23,7 +23,7 @@ describe('refkit webhook (CLI)', () => {
   let env: Record<string, string>;
   let r: Receiver;
   before(async () => {
-    db = await sqlite!.create();
+    db = await sqlite!.createEmpty();
     env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: 'true' };
     r = await startReceiver();
   });
@@ -61,12 +61,12 @@ describe('refkit webhook (CLI)', () => {
   }
 
   it('add (the secret printed once), list, deliveries with filters, redeliver, remove', async () => {
-    // add: --json answers the endpoint with its secret; the human form prints it as a line. Both at once,
-    // on a new database: the first two commands migrate it together.
-    const [signups, human] = await Promise.all([
-      json<WebhookEndpoint & { secret: string }>(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,referee_added']),
-      ok(['webhook', 'add', '--url', `${r.url}/rewards`, '--events', ' reward_unlocked ']),
-    ]);
+    // add: --json answers the endpoint with its secret; the human form prints it as a line. The first
+    // command migrates the new database. (Commands run one at a time: in one process, a SQLite writer
+    // waiting for another's lock would block the thread the other needs; separate processes starting
+    // together on a new database are startup-race.test.ts's.)
+    const signups = await json<WebhookEndpoint & { secret: string }>(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,referee_added']);
+    const human = await ok(['webhook', 'add', '--url', `${r.url}/rewards`, '--events', ' reward_unlocked ']);
     assert.match(signups.id, /^whe_/);
     assert.equal(signups.url, r.url);
     assert.deepEqual(signups.eventTypes, ['referrer_added', 'referee_added']);
@@ -76,11 +76,9 @@ describe('refkit webhook (CLI)', () => {
     assert.match(human, /^eventTypes: \["reward_unlocked"\]$/m);
 
     // list: both, never a secret. Refusals: an unknown type, a private target where they are not allowed.
-    const [listed] = await Promise.all([
-      json<WebhookEndpoint[]>(['webhook', 'list']),
-      fails(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,participant_deleted'], /invalid_request/),
-      fails(['webhook', 'add', '--url', r.url, '--events', 'referrer_added'], /private or loopback.*\(invalid_request, url\)/, { WEBHOOK_ALLOW_PRIVATE: 'false' }),
-    ]);
+    await fails(['webhook', 'add', '--url', r.url, '--events', 'referrer_added,participant_deleted'], /invalid_request/);
+    await fails(['webhook', 'add', '--url', r.url, '--events', 'referrer_added'], /private or loopback.*\(invalid_request, url\)/, { WEBHOOK_ALLOW_PRIVATE: 'false' });
+    const listed = await json<WebhookEndpoint[]>(['webhook', 'list']);
     assert.deepEqual(
       listed.map((e) => [e.id, e.url, e.eventTypes, e.secret]).sort(),
       [
@@ -102,11 +100,9 @@ describe('refkit webhook (CLI)', () => {
     }
 
     // deliveries: four pending, and each filter.
-    const [all, referees, rewards] = await Promise.all([
-      json<WebhookDelivery[]>(['webhook', 'deliveries']),
-      json<WebhookDelivery[]>(['webhook', 'deliveries', '--status', 'pending', '--event-type', 'referee_added']),
-      json<WebhookDelivery[]>(['webhook', 'deliveries', '--endpoint', rewardsId, '--limit', '1']),
-    ]);
+    const all = await json<WebhookDelivery[]>(['webhook', 'deliveries']);
+    const referees = await json<WebhookDelivery[]>(['webhook', 'deliveries', '--status', 'pending', '--event-type', 'referee_added']);
+    const rewards = await json<WebhookDelivery[]>(['webhook', 'deliveries', '--endpoint', rewardsId, '--limit', '1']);
     assert.equal(all.length, 4);
     assert.ok(all.every((d) => d.status === 'pending' && d.attempts.length === 0 && d.attemptCount === 0));
     assert.deepEqual(all.map((d) => d.eventType).sort(), ['referee_added', 'referrer_added', 'reward_unlocked', 'reward_unlocked']);
@@ -123,17 +119,13 @@ describe('refkit webhook (CLI)', () => {
 
     // redeliver the referee_added delivery (pending again, with a fresh schedule); remove the other endpoint.
     const referee = failed.find((d) => d.eventType === 'referee_added')!;
-    const [redelivered, removed] = await Promise.all([
-      json(['webhook', 'redeliver', '--id', referee.id]),
-      json(['webhook', 'remove', '--id', rewardsId]),
-      fails(['webhook', 'redeliver', '--id', 'dlv_nope'], /delivery_not_found/),
-    ]);
+    const redelivered = await json(['webhook', 'redeliver', '--id', referee.id]);
+    const removed = await json(['webhook', 'remove', '--id', rewardsId]);
+    await fails(['webhook', 'redeliver', '--id', 'dlv_nope'], /delivery_not_found/);
     assert.deepEqual([redelivered, removed], [{ ok: true }, { ok: true }]);
-    const [pending, left] = await Promise.all([
-      json<WebhookDelivery[]>(['webhook', 'deliveries', '--status', 'pending']),
-      json<WebhookEndpoint[]>(['webhook', 'list']),
-      fails(['webhook', 'remove', '--id', rewardsId], /webhook_endpoint_not_found/),
-    ]);
+    await fails(['webhook', 'remove', '--id', rewardsId], /webhook_endpoint_not_found/);
+    const pending = await json<WebhookDelivery[]>(['webhook', 'deliveries', '--status', 'pending']);
+    const left = await json<WebhookEndpoint[]>(['webhook', 'list']);
     assert.deepEqual(pending.map((d) => [d.id, d.attemptCount, d.attempts.length]), [[referee.id, 0, 1]]);
     assert.deepEqual(left.map((e) => e.id), [signups.id], 'the removed one is gone, and the refusals added nothing');
 

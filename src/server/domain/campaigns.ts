@@ -3,7 +3,7 @@ import type { CampaignStatus, CreateCampaignBody, UpdateCampaignBody } from '../
 import type { CampaignRow } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
-import { newId } from './codes.js';
+import { newId } from './ids.js';
 import { newSecret } from './secrets.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 
@@ -33,11 +33,30 @@ export function allowedOrigins(c: Pick<CampaignRow, 'host_url' | 'allowed_origin
   return [new URL(c.host_url).origin];
 }
 
+/** A campaign by id, or undefined: for callers to whom an unknown id is not an error (the demo page). */
+export function lookupCampaign(ctx: Ctx, id: string): Promise<CampaignRow | undefined> {
+  return ctx.store.findCampaign(id);
+}
+
 /** A campaign by id, for anyone (the public routes). */
 export async function findCampaign(ctx: Ctx, id: string): Promise<CampaignRow> {
-  const c = await ctx.store.findCampaign(id);
+  const c = await lookupCampaign(ctx, id);
   if (!c) throw campaignNotFound();
   return c;
+}
+
+/**
+ * Whether a page on `origin` may call the public routes for this campaign from a browser; undefined when
+ * no campaign has this id (the route itself then answers campaign_not_found).
+ */
+export async function campaignAllowsOrigin(ctx: Ctx, id: string, origin: string): Promise<boolean | undefined> {
+  const c = await lookupCampaign(ctx, id);
+  return c && allowedOrigins(c).includes(origin);
+}
+
+/** Whether any campaign allows `origin`: a CORS preflight does not say which campaign it is for. */
+export async function someCampaignAllowsOrigin(ctx: Ctx, origin: string): Promise<boolean> {
+  return (await ctx.store.campaignOrigins()).some((c) => allowedOrigins(c).includes(origin));
 }
 
 /** A campaign by id that belongs to the actor's account; others' campaigns read as not found. */

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import type { ScryptCost } from './passwords.js';
 
 /** An email to one person. Both bodies are given: mail clients that show no HTML get the text. */
 export interface MailMessage {
@@ -21,6 +22,11 @@ export interface Ctx {
   mailer?: Mailer;
   /** Told after a transaction that wrote webhook events commits, so a dispatcher can send them at once. */
   onEventsCommitted?: () => void;
+  /**
+   * The scrypt cost of new password hashes; unset (the service, always) means PASSWORD_COST. The tests set
+   * a far cheaper one: they hash and check hundreds of passwords, and what they test does not depend on it.
+   */
+  passwordCost?: ScryptCost;
 }
 
 /** Who is acting through a secret key (or the CLI): every protected operation is scoped to an account. */

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKey } from '../../api/schemas.js';
 import type { ApiKeyRow } from '../store/store.js';
-import { newId } from './codes.js';
+import { newId } from './ids.js';
 import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { hashSecret, newSecret } from './secrets.js';

@@ -17,7 +17,7 @@ export async function createOwner(ctx: Ctx, rawEmail: string, password: string, 
   const id = await ctx.store.owners.insertUser({
     account_id: actor.accountId,
     email,
-    password_hash: await hashPassword(password),
+    password_hash: await hashPassword(password, ctx.passwordCost),
     created_on: ctx.now(),
   });
   if (id === undefined) throw new AppError(409, 'owner_exists', 'An owner with this email exists', 'email');
@@ -32,7 +32,7 @@ export async function checkCredentials(ctx: Ctx, rawEmail: string, password: str
   await assertNotThrottled(ctx, email, ip);
   const user = await ctx.store.owners.findUserByEmail(email);
   // An unknown email costs the same scrypt as a known one, so the answer's timing tells nothing.
-  const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+  const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash(ctx.passwordCost)));
   if (!user || !ok) {
     await recordFailure(ctx, email, ip);
     throw invalidCredentials();

@@ -11,7 +11,7 @@ import type { ImportResult } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import { dayOf } from '../store/stats-store.js';
 import { ownCampaign } from './campaigns.js';
-import { newReferralCode } from './codes.js';
+import { newReferralCode } from './referral-codes.js';
 import type { Actor, Ctx } from './context.js';
 import { emailKey, normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';

@@ -7,17 +7,24 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
 
+/** scrypt's parameters: stored with each hash, so a hash is checked with the cost it was made with. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
 /** N = 2^15, r = 8, p = 3: 32 MiB per guess, one of the equivalent minimums OWASP lists for scrypt. */
-const COST = { N: 2 ** 15, r: 8, p: 3 };
+export const PASSWORD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
 const KEY_LENGTH = 32;
 /** Node refuses scrypt above 32 MiB by default and 128 * N * r is exactly that: allow headroom. */
 const maxmem = (N: number, r: number) => 256 * N * r;
 
 export const MIN_PASSWORD_LENGTH = 10;
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: ScryptCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const { N, r, p } = COST;
+  const { N, r, p } = cost;
   const hash = await scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: maxmem(N, r) });
   return ['scrypt', N, r, p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
@@ -32,6 +39,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/** A hash of nothing anyone knows: verified against when the email is unknown, so timing does not tell. */
-let decoy: Promise<string> | undefined;
-export const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+/** A hash of nothing anyone knows, at the cost given: verified against when the email is unknown, so timing does not tell. */
+const decoys = new Map<string, Promise<string>>();
+export function decoyHash(cost: ScryptCost = PASSWORD_COST): Promise<string> {
+  const key = `${cost.N}$${cost.r}$${cost.p}`;
+  let decoy = decoys.get(key);
+  if (!decoy) decoys.set(key, (decoy = hashPassword(randomBytes(16).toString('hex'), cost)));
+  return decoy;
+}

@@ -2,6 +2,7 @@
 import type { Campaign, CampaignSettings, Participant } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
+import type { PageResult } from './paging.js';
 import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
 
@@ -19,19 +20,26 @@ export interface ParticipantView {
  */
 export type Visibility = 'owner' | 'self' | 'public';
 
-/** Per campaign row (rows are cached, so this lives as long as the campaign is unchanged): its link with `id` set. */
-const linkBases = new WeakMap<CampaignRow, URL>();
+/** A campaign's share link split around the referral code: the text before it and after it. */
+type LinkParts = readonly [string, string];
+const CODE_SLOT = 'REFKIT-CODE-SLOT';
 
+/** Per campaign row (rows are cached, so this lives as long as the campaign is unchanged). */
+const linkParts = new WeakMap<CampaignRow, LinkParts>();
+
+/** hostURL with `id` and `referralCode` set. */
 export function shareLink(campaign: CampaignRow, code: string): string {
-  // Parsing hostURL once per campaign, not once per participant: a page of 20 is 20 links.
-  let url = linkBases.get(campaign);
-  if (!url) {
-    url = new URL(campaign.host_url);
+  // hostURL is parsed once per campaign, not once per participant (a page of 20 is 20 links): the link
+  // is built with the code in a slot, split there, and each code is put between the two halves.
+  let parts = linkParts.get(campaign);
+  if (!parts) {
+    const url = new URL(campaign.host_url);
     url.searchParams.set('id', campaign.id);
-    linkBases.set(campaign, url);
+    url.searchParams.set('referralCode', CODE_SLOT);
+    const [before = '', after = ''] = url.href.split(CODE_SLOT);
+    linkParts.set(campaign, (parts = [before, after]));
   }
-  url.searchParams.set('referralCode', code);
-  return url.href;
+  return parts[0] + encodeURIComponent(code) + parts[1];
 }
 
 export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, visibility: Visibility = 'owner'): Participant {
@@ -56,6 +64,9 @@ export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, vis
 
 /** A domain answer about one participant, as the wire Participant for a reader. */
 export const presentView = (v: ParticipantView, visibility: Visibility = 'owner') => presentParticipant(v.participant, v.campaign, visibility);
+
+/** A page of one campaign's participants, as the owner reads them. */
+export const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
 
 /** A campaign as its owner edits it: the wire Campaign and the settings getCampaign does not show. */
 export function presentCampaignSettings(c: CampaignRow, participants: number, now: number): CampaignSettings {

@@ -15,7 +15,7 @@ import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { getParticipant } from './participants.js';
 import type { ParticipantView } from './present.js';
-import { emit } from './webhooks.js';
+import { emit } from './webhook-events.js';
 
 /** Turns "12.34" into 1234 cents; the schema has already checked the shape. */
 function cents(amount: string): number {

@@ -14,7 +14,7 @@
 import type { AddParticipantBody } from '../../api/schemas.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
 import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
-import { newReferralCode } from './codes.js';
+import { newReferralCode } from './referral-codes.js';
 import type { Actor, Ctx } from './context.js';
 import { normalizeEmail, emailKey } from './email.js';
 import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
@@ -24,7 +24,7 @@ import { networkOf } from './network.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
 import { assertSignature, issueToken, newToken, proves, type Proof } from './proof.js';
-import { prepareEvent } from './webhooks.js';
+import { prepareEvent } from './webhook-events.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
 export interface SignupSource {

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
-import { allowedOrigins } from '../domain/campaigns.js';
+import { campaignAllowsOrigin, someCampaignAllowsOrigin } from '../domain/campaigns.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { authenticate } from '../domain/keys.js';
@@ -19,6 +19,8 @@ export const SESSION_COOKIE = 'refkit_session';
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+type RouteAccess = 'public' | 'secret' | 'session';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -26,7 +28,7 @@ declare module 'fastify' {
      * origin-checked (a session cookie is not looked at). `session`: the auth routes, which read the
      * session themselves.
      */
-    access?: 'public' | 'secret' | 'session';
+    access?: RouteAccess;
     /** For public routes: where the request names its campaign (query or body), for the origin check. */
     campaignOf?: (request: FastifyRequest) => string | undefined;
   }
@@ -68,11 +70,10 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
   app.decorateRequest('actor', undefined);
   app.decorateRequest('ownerSession', undefined);
 
-  app.addHook('onRequest', async (request) => {
+  /** Who is calling: a secret key, or the owner's dashboard session (which must carry the CSRF token to change anything). */
+  const identify = async (request: FastifyRequest, kind: RouteAccess | undefined) => {
     const header = request.headers.authorization;
-    const kind = request.routeOptions.config.access;
     if (header === undefined) {
-      if (kind !== 'secret' && kind !== 'session') return;
       const token = request.cookies[SESSION_COOKIE];
       const session = token ? await findSession(ctx, token) : undefined;
       if (session) {
@@ -89,20 +90,30 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
     const actor = await app.throttleKeyChecks(request, async () => (m?.[1] ? authenticate(ctx, m[1], secretKeyHash) : undefined));
     if (!actor) throw unauthorized();
     request.actor = actor;
+  };
+  // Callback-style hooks that return at once on the common keyless path: an async hook costs every
+  // request a promise and a turn of the microtask queue.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const kind = request.routeOptions.config.access;
+    if (request.headers.authorization === undefined && kind !== 'secret' && kind !== 'session') return done();
+    identify(request, kind).then(() => done(), done);
   });
 
+  const allowOrigin = async (reply: FastifyReply, id: string, origin: string) => {
+    // An unknown campaign falls through to the handler, which answers 404 campaign_not_found.
+    const allowed = await campaignAllowsOrigin(ctx, id, origin);
+    if (allowed === undefined) return;
+    if (!allowed) throw forbiddenOrigin(origin);
+    allowCors(reply, origin);
+  };
   // After validation, so the campaign id in the body can be read.
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const { access: kind, campaignOf } = request.routeOptions.config;
     const origin = request.headers.origin;
-    if (kind !== 'public' || request.actor || origin === undefined || origin === ownOrigin(request)) return;
+    if (kind !== 'public' || request.actor || origin === undefined || origin === ownOrigin(request)) return done();
     const id = campaignOf?.(request);
-    if (id === undefined) return;
-    // An unknown campaign falls through to the handler, which answers 404 campaign_not_found.
-    const campaign = await ctx.store.findCampaign(id);
-    if (!campaign) return;
-    if (!allowedOrigins(campaign).includes(origin)) throw forbiddenOrigin(origin);
-    allowCors(reply, origin);
+    if (id === undefined) return done();
+    allowOrigin(reply, id, origin).then(() => done(), done);
   });
 
   // The error answers of public routes are readable by any page (no credentials, nothing private in an
@@ -118,10 +129,7 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
   app.decorate('corsPreflight', async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     if (origin === undefined) return reply.status(204).send();
-    if (origin !== ownOrigin(request)) {
-      const campaigns = await ctx.store.campaignOrigins();
-      if (!campaigns.some((c) => allowedOrigins(c).includes(origin))) throw forbiddenOrigin(origin);
-    }
+    if (origin !== ownOrigin(request) && !(await someCampaignAllowsOrigin(ctx, origin))) throw forbiddenOrigin(origin);
     allowCors(reply, origin);
     return reply
       .header('access-control-allow-methods', 'GET, POST')

@@ -10,11 +10,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export function trackHandlers(app: FastifyInstance): () => Promise<void> {
   const running = new Set<FastifyRequest>();
   let idle: (() => void) | undefined;
-  app.addHook('onRequest', async (request) => void running.add(request));
+  app.addHook('onRequest', (request, _reply, done) => {
+    running.add(request);
+    done();
+  });
   // onSend runs for every reply once the handler (or the error handler) is done, even to a gone client.
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     if (running.delete(request) && running.size === 0) idle?.();
-    return payload;
+    done(null, payload);
   });
   return () => (running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve)));
 }

@@ -12,10 +12,18 @@ export function isValidHost(host: string): boolean {
   return new URL(`http://${host}`).host === host.toLowerCase().replace(/:80$/, '');
 }
 
+/** Hosts already found valid: a service is reached under a handful of names, so parsing each once is enough. */
+const VALID_HOSTS_KEPT = 100;
+
 async function hostCheck(app: FastifyInstance) {
-  app.addHook('onRequest', async (request) => {
-    if (request.headers.host === undefined && request.headers['x-forwarded-host'] === undefined) return;
-    if (!isValidHost(request.host)) throw new AppError(400, 'invalid_request', 'The Host header is not a valid host[:port]', 'host');
+  const valid = new Set<string>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.host === undefined && request.headers['x-forwarded-host'] === undefined) return done();
+    const host = request.host;
+    if (valid.has(host)) return done();
+    if (!isValidHost(host)) return done(new AppError(400, 'invalid_request', 'The Host header is not a valid host[:port]', 'host'));
+    if (valid.size < VALID_HOSTS_KEPT) valid.add(host);
+    done();
   });
 }
 

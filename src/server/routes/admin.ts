@@ -23,8 +23,8 @@ import type { Ctx } from '../domain/context.js';
 import * as keys from '../domain/keys.js';
 import * as proof from '../domain/proof.js';
 import * as rewards from '../domain/rewards.js';
-import { presentCampaign, presentView } from '../domain/present.js';
-import type { CampaignRow } from '../store/store.js';
+import { campaignView } from '../domain/campaign-views.js';
+import { presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
@@ -32,18 +32,16 @@ const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
 const config = { access: 'secret' as const };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
-  const campaign = async (c: CampaignRow) => presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
-
   app.post(
     '/api/v1/admin/createCampaign',
     { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaign(await campaigns.createCampaign(ctx, requireActor(request), request.body)),
+    async (request) => campaignView(ctx, await campaigns.createCampaign(ctx, requireActor(request), request.body)),
   );
 
   app.post(
     '/api/v1/admin/updateCampaign',
     { config, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaign(await campaigns.updateCampaign(ctx, requireActor(request), request.body)),
+    async (request) => campaignView(ctx, await campaigns.updateCampaign(ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -58,7 +56,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: Campaign, ...errors },
       },
     },
-    async (request) => campaign(await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
+    async (request) => campaignView(ctx, await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
   );
 
   app.post(

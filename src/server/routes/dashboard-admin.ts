@@ -22,7 +22,7 @@ import type { Ctx } from '../domain/context.js';
 import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
 import { invalid } from '../domain/errors.js';
 import { csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
-import { presentCampaignSettings } from '../domain/present.js';
+import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
@@ -46,10 +46,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: Type.Array(CampaignSettings), ...errors },
       },
     },
-    async (request) => {
-      const rows = await ctx.store.listCampaigns(requireActor(request).accountId);
-      return rows.map((c) => presentCampaignSettings(c, c.participant_count, ctx.now()));
-    },
+    async (request) => listCampaignSettings(ctx, requireActor(request)),
   );
 
   app.get(

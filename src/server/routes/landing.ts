@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import escapeHtml from 'escape-html';
 import type { CampaignRow } from '../store/store.js';
+import { lookupCampaign } from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import { DEMO_CAMPAIGN_ID } from '../seed.js';
 
@@ -29,7 +30,7 @@ export function landingPageRoutes(app: FastifyInstance, ctx: Ctx, file: string):
   const page = readFileSync(file, 'utf8');
   const serve = async (request: FastifyRequest<{ Querystring: { id?: string } }>, reply: FastifyReply) => {
     const id = typeof request.query.id === 'string' ? request.query.id : DEMO_CAMPAIGN_ID;
-    const campaign = id.length <= 64 ? await ctx.store.findCampaign(id) : undefined;
+    const campaign = id.length <= 64 ? await lookupCampaign(ctx, id) : undefined;
     const url = `${request.protocol}://${request.host}${request.url}`;
     const html = campaign ? page.replace('</head>', `  ${openGraphTags(campaign, url)}\n  </head>`) : page;
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);

@@ -44,7 +44,7 @@ class Cached<K extends string | number, V extends object> {
 export class Caches {
   /** Bumped by every invalidation: a load that started before it must not fill the cache after it. */
   generation = 0;
-  readonly campaigns = new Cached<string, Omit<Row<CampaignsTable>, 'participant_count'>>(this);
+  readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
 
@@ -104,6 +104,7 @@ async function listen(caches: Caches, url: string, stopped: () => boolean): Prom
 }
 
 /** The SQL of the triggers (per dialect), kept here beside the code that relies on them. */
+/** The triggers of migration 0007_speed (0008_counter_shards later drops the campaigns update condition). */
 export function cacheTriggersSql(dialect: Dialect) {
   const watched = [
     // Sign-ups move only participant_count: they must not empty every process's caches.
@@ -122,15 +123,17 @@ export function cacheTriggersSql(dialect: Dialect) {
   }
   for (const w of watched) {
     for (const event of w.events) {
-      const name = sql.raw(`${w.table}_${event}_cache`);
-      const table = sql.raw(w.table);
-      const when = 'when' in w && event === 'update' ? w.when[dialect] : undefined;
-      statements.push(
-        dialect === 'postgres'
-          ? sql`create trigger ${name} after ${sql.raw(event)} on ${table} for each row ${when ? sql.raw(`when (${when})`) : sql``} execute function refkit_cache_changed()`
-          : sql`create trigger ${name} after ${sql.raw(event)} on ${table} for each row ${when ? sql.raw(`when ${when}`) : sql``} begin update cache_epoch set n = n + 1; end`,
-      );
+      statements.push(cacheTriggerSql(dialect, w.table, event, 'when' in w && event === 'update' ? w.when[dialect] : undefined));
     }
   }
   return statements;
+}
+
+/** The trigger `<table>_<event>_cache`: each row the event touches (where `when` holds) bumps cache_epoch. */
+export function cacheTriggerSql(dialect: Dialect, table: string, event: 'insert' | 'update' | 'delete', when?: string) {
+  const name = sql.raw(`${table}_${event}_cache`);
+  const target = sql.raw(table);
+  return dialect === 'postgres'
+    ? sql`create trigger ${name} after ${sql.raw(event)} on ${target} for each row ${when ? sql.raw(`when (${when})`) : sql``} execute function refkit_cache_changed()`
+    : sql`create trigger ${name} after ${sql.raw(event)} on ${target} for each row ${when ? sql.raw(`when ${when}`) : sql``} begin update cache_epoch set n = n + 1; end`;
 }

@@ -7,8 +7,9 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { LRUCache } from 'lru-cache';
-import { Kysely, PostgresDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
+import { statementName } from './prepared.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -77,10 +78,42 @@ export function openSqlite(path: string): SQLite.Database {
 /** Connections a PostgreSQL pool opens at most, unless the caller asks for another size. */
 export const DEFAULT_POOL_SIZE = 10;
 
+/**
+ * The pool as Kysely sees it, running the prepared queries (./prepared.ts) as named statements: Kysely
+ * sends every query unnamed, which PostgreSQL parses and plans on each call.
+ */
+function namingStatements(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      // A migration by another process can change a table under a statement this connection prepared:
+      // that statement then fails with "cached plan must not change result type". It runs again unnamed,
+      // and the connection is closed on release, so its successor prepares afresh.
+      let stale = false;
+      return {
+        query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
+          const name = typeof text === 'string' ? statementName(text) : undefined;
+          if (!name) return client.query(text as string, values);
+          return client.query({ name, text: text as string, values }).catch((err: { code?: string }) => {
+            if (err.code !== FEATURE_NOT_SUPPORTED) throw err;
+            stale = true;
+            return client.query(text as string, values);
+          });
+        }) as never,
+        release: () => client.release(stale),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** PostgreSQL's code for "cached plan must not change result type" (among others). */
+const FEATURE_NOT_SUPPORTED = '0A000';
+
 export function connect(url: string, options: { poolSize?: number } = {}): Db {
   if (dialectOf(url) === 'postgres') {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool) }) });
     return { db, lazy: db, dialect: 'postgres', close: () => db.destroy() };
   }
   const path = sqlitePath(url);

@@ -3,11 +3,13 @@
  * filters, and row-value keyset paging. Every combination reads an index range (see the migration
  * 0004_owners), so a page costs the same at row 20 and at row 1,000,000.
  */
-import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { ParticipantFilterName, ParticipantSort } from '../../api/schemas.js';
 import type { Dialect } from './connect.js';
-import type { ParticipantRow } from './store.js';
-import type { Database } from './tables.js';
+import type { Database, ParticipantsTable } from './tables.js';
+
+// The row type is spelled from tables.ts, not imported from store.ts, which imports this module.
+type ParticipantRow = Selectable<ParticipantsTable>;
 
 export type DirectoryRow = ParticipantRow & { rejected: number };
 

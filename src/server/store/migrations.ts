@@ -3,7 +3,7 @@
  * compiled service and the tests run the same list in the same order. Append; never edit a shipped one.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { cacheTriggersSql } from './caches.js';
+import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
@@ -302,6 +302,42 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropIndex('participants_email_key').execute();
       },
     },
+    '0008_counter_shards': {
+      async up(db: Kysely<any>) {
+        // Counters that sign-ups move, split into shards (./stats-store.ts): on PostgreSQL one row per
+        // counter made every concurrent sign-up of a campaign wait for the previous one's COMMIT.
+        await db.schema
+          .createTable('campaign_counters')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('shard', 'integer', (c) => c.notNull())
+          .addColumn('participants', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('campaign_counters_pk', ['campaign_id', 'shard'])
+          .execute();
+        await sql`insert into campaign_counters (campaign_id, shard, participants) select id, 0, participant_count from campaigns`.execute(db);
+        // The trigger's condition names participant_count: drop it with the column, and watch every update again.
+        await sql.raw(`drop trigger campaigns_update_cache${dialect === 'postgres' ? ' on campaigns' : ''}`).execute(db);
+        await db.schema.alterTable('campaigns').dropColumn('participant_count').execute();
+        await cacheTriggerSql(dialect, 'campaigns', 'update').execute(db);
+
+        // The daily counters gain a shard in their key: a new table, the old rows as shard 0.
+        await db.schema
+          .createTable('campaign_daily_stats_sharded')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('day', 'integer', (c) => c.notNull())
+          .addColumn('shard', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('signups', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referred_signups', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('qualified', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('impressions', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('referred_revenue_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('campaign_daily_stats_shard_pk', ['campaign_id', 'day', 'shard'])
+          .execute();
+        await sql`insert into campaign_daily_stats_sharded (campaign_id, day, shard, signups, referred_signups, qualified, impressions, referred_revenue_cents)
+          select campaign_id, day, 0, signups, referred_signups, qualified, impressions, referred_revenue_cents from campaign_daily_stats`.execute(db);
+        await db.schema.dropTable('campaign_daily_stats').execute();
+        await db.schema.alterTable('campaign_daily_stats_sharded').renameTo('campaign_daily_stats').execute();
+      },
+    },
   };
 }
 
@@ -313,6 +349,27 @@ class CodeMigrationProvider implements MigrationProvider {
 }
 
 /**
+ * Whether the newest migration has run, read from Kysely's own table. Starting a process on a migrated
+ * database then reads one row, where Kysely's migrator would first list the tables of every schema of
+ * the database (which fails when another schema is dropped at that moment) and take its lock.
+ */
+async function isUpToDate(db: Kysely<any>, dialect: Dialect, schema: string | undefined): Promise<boolean> {
+  const newest = Object.keys(migrations(dialect)).sort().at(-1);
+  const table = schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration');
+  try {
+    const { rows } = await sql<{ name: string | null }>`select max(name) as name from ${table}`.execute(db);
+    return rows[0]?.name === newest;
+  } catch {
+    // No such table yet: a new database.
+    return false;
+  }
+}
+
+/** Times a SQLite migration waits out busy_timeout (5 s) for another process's migration: a minute in all. */
+const SQLITE_LOCK_ATTEMPTS = 12;
+const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code === 'SQLITE_BUSY';
+
+/**
  * Brings the schema up to date. Safe to run from several processes at once: on PostgreSQL Kysely takes
  * an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction (group-commit.ts).
  */
@@ -321,12 +378,19 @@ export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> 
   // where another schema has them, it would skip creating its own. Pin them to the connection's schema.
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  if (await isUpToDate(db, dialect, schema)) return;
   const migrator = new Migrator({
     db,
     provider: new CodeMigrationProvider(dialect),
     ...(schema && { migrationTableSchema: schema }),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let outcome = await migrator.migrateToLatest();
+  // SQLite: another process migrating the same file holds the lock for longer than busy_timeout (a slow
+  // disk, a busy machine). Its run is one transaction, so ours changed nothing: wait for it again.
+  for (let attempt = 1; dialect === 'sqlite' && isBusy(outcome.error) && attempt < SQLITE_LOCK_ATTEMPTS; attempt++) {
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);

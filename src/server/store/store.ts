@@ -4,21 +4,39 @@
  * statements (`UPDATE ... WHERE <precondition>`), whose affected-row count tells the caller whether it
  * won, or unique constraints; never a read followed by a write.
  */
-import { sql, type Kysely, type OperationNodeSource, type Selectable, type Insertable, type Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
-import { prepare } from './prepared.js';
-import { dayOf, StatsStore } from './stats-store.js';
+import { builtWrite, prepare, preparedWrite, type Write } from './prepared.js';
+import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
-export type CampaignRow = Omit<Selectable<CampaignsTable>, 'participant_count'>;
+export type CampaignRow = Selectable<CampaignsTable>;
 export type ParticipantRow = Selectable<ParticipantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type NewParticipant = Insertable<ParticipantsTable>;
+/** The columns a new participant is inserted with; the others start at the migrations' defaults (NEW_PARTICIPANT_DEFAULTS). */
+export type NewParticipant = Pick<
+  Insertable<ParticipantsTable>,
+  | 'campaign_id'
+  | 'email'
+  | 'email_key'
+  | 'first_name'
+  | 'last_name'
+  | 'code'
+  | 'referred_by_id'
+  | 'referred_by_code'
+  | 'created_on'
+  | 'updated_on'
+  | 'signup_source'
+  | 'signup_ip'
+  | 'signup_net'
+  | 'fraud_score'
+  | 'approval'
+>;
 export type PendingSignupRow = Selectable<PendingSignupsTable>;
 export type EmailLinkRow = Selectable<EmailLinksTable>;
 export type RewardKind = 'referral' | 'referee';
@@ -85,10 +103,10 @@ const NEW_PARTICIPANT_DEFAULTS = {
   impression_count: 0,
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
-/** A statement built and not yet run: run alone, or put in one statement with others (a CTE). */
-type Statement = OperationNodeSource & { execute(): Promise<unknown> };
-
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const isDeadlock = (err: unknown) => (err as { code?: string }).code === '40P01';
+/** A statement PostgreSQL ended to break a deadlock is run again, up to this many times in all. */
+const DEADLOCK_ATTEMPTS = 5;
 
 // The hot reads, built and compiled once (./prepared.ts).
 const participantBy = {
@@ -100,7 +118,56 @@ const participantBy = {
   ),
   id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
 };
-const participantCount = prepare((db, campaignId: string) => db.selectFrom('campaigns').select('participant_count').where('id', '=', campaignId));
+// The writes of every sign-up (and of imports), compiled once: Kysely's building and compiling of them
+// cost a sign-up more CPU than SQLite took to run them.
+const signupWrites = {
+  participant: prepare(
+    (
+      db,
+      campaign_id: string,
+      email: string,
+      email_key: string,
+      first_name: string | null,
+      last_name: string | null,
+      code: string,
+      referred_by_id: number | null,
+      referred_by_code: string | null,
+      created_on: number,
+      updated_on: number,
+      signup_source: NewParticipant['signup_source'],
+      signup_ip: string | null,
+      signup_net: string | null,
+      fraud_score: string,
+      approval: number,
+    ) =>
+      db
+        .insertInto('participants')
+        .values({ campaign_id, email, email_key, first_name, last_name, code, referred_by_id, referred_by_code, created_on, updated_on, signup_source, signup_ip, signup_net, fraud_score, approval })
+        .onConflict((oc) => oc.doNothing())
+        .returningAll(),
+  ),
+  referral: prepare((db, referrerId: number, now: number) =>
+    db
+      .updateTable('participants')
+      .set((eb) => ({ total_referrals: eb('total_referrals', '+', 1), updated_on: now }))
+      .where('id', '=', referrerId),
+  ),
+  token: prepare((db, hash: string, participantId: number, now: number) =>
+    db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }),
+  ),
+};
+// A new visitor's impression, compiled once.
+const impressionWrites = {
+  visitor: prepare((db, id: number, visitor: string, day: number) =>
+    db.insertInto('impressions').values({ participant_id: id, visitor, day }).onConflict((oc) => oc.doNothing()).returning('participant_id'),
+  ),
+  count: prepare((db, id: number) =>
+    db
+      .updateTable('participants')
+      .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
+      .where('id', '=', id),
+  ),
+};
 const signupsFromNet = prepare((db, campaignId: string, net: string, since: number, cap: number) =>
   db
     .selectFrom((eb) =>
@@ -218,7 +285,7 @@ export class Store {
     this.#afterCommit = afterCommit;
     this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
-    this.stats = new StatsStore(db);
+    this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
   }
 
@@ -268,24 +335,30 @@ export class Store {
 
   /** A campaign's settings, from the process's cache when it has them. */
   findCampaign(id: string): Promise<CampaignRow | undefined> {
-    return this.caches.campaigns.get(id, async () => {
-      const row = await this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) return undefined;
-      // The count moves with every sign-up; a cached copy of it would be wrong at once.
-      const { participant_count: _count, ...settings } = row;
-      return settings;
-    });
+    return this.caches.campaigns.get(id, () => this.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst());
   }
 
   async listCampaigns(accountId: number): Promise<(CampaignRow & { participant_count: number })[]> {
-    const rows = await this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_on', 'desc').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('campaigns')
+      .selectAll('campaigns')
+      .select((eb) =>
+        eb
+          .selectFrom('campaign_counters')
+          .select((c) => c.fn.coalesce(c.fn.sum<number>('participants'), c.lit(0)).as('n'))
+          .whereRef('campaign_counters.campaign_id', '=', 'campaigns.id')
+          .as('participant_count'),
+      )
+      .where('account_id', '=', accountId)
+      .orderBy('created_on', 'desc')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => ({ ...r, participant_count: Number(r.participant_count) }));
   }
 
-  /** The campaign's participants, as counted when they joined (one row read, whatever the campaign's size). */
-  async countParticipants(campaignId: string): Promise<number> {
-    const [r] = await participantCount(this.db, campaignId);
-    return Number(r?.participant_count ?? 0);
+  /** The campaign's participants, as counted when they joined (a few counter rows, whatever the campaign's size). */
+  countParticipants(campaignId: string): Promise<number> {
+    return this.stats.participants(campaignId);
   }
 
   /** host_url and allowed_origins of every campaign: the sources of the origins CORS preflights may use. */
@@ -296,8 +369,27 @@ export class Store {
   // ---- participants ----
 
   /** Inserts unless the email or the code is taken in the campaign; the new row, or undefined if taken. */
-  insertParticipant(row: NewParticipant): Promise<ParticipantRow | undefined> {
-    return this.db.insertInto('participants').values(row).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst();
+  async insertParticipant(row: NewParticipant): Promise<ParticipantRow | undefined> {
+    const p = { ...NEW_PARTICIPANT_DEFAULTS, ...row };
+    const [inserted] = await signupWrites.participant(
+      this.db,
+      p.campaign_id,
+      p.email,
+      p.email_key,
+      p.first_name,
+      p.last_name,
+      p.code,
+      p.referred_by_id,
+      p.referred_by_code,
+      p.created_on,
+      p.updated_on,
+      p.signup_source,
+      p.signup_ip,
+      p.signup_net,
+      p.fraud_score,
+      p.approval,
+    );
+    return inserted;
   }
 
   /**
@@ -305,60 +397,66 @@ export class Store {
    * with it, the referrer's count, the day's and the campaign's counters, the created event with its
    * deliveries, and the browser's token. The new row, or undefined when the email or the code is taken.
    *
-   * Rows many sign-ups share are locked in one order everywhere (the campaign's counter, then the
-   * referrer, then the day's counters; qualifying locks the referrer before the counters too), so that
-   * concurrent sign-ups and qualifications on PostgreSQL queue instead of deadlocking. On PostgreSQL
-   * outside a transaction the rest of the sign-up is one statement (a CTE), so a sign-up is a
-   * transaction of three or four statements whatever it writes; elsewhere (SQLite: one savepoint of the
-   * group commit) the statements run one after another.
+   * On PostgreSQL outside a transaction it is one statement (#insertSignupPostgres); elsewhere (SQLite:
+   * one savepoint of the group commit; or a caller's transaction) the statements run one after another.
    */
   async insertSignup(signup: NewSignup): Promise<ParticipantRow | undefined> {
     if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupPostgres(signup);
     const run = async (tx: Store) => {
       const row = await tx.insertParticipant(signup.participant);
       if (!row) return undefined;
-      const { locking, rest } = tx.#signupStatements(signup, row);
-      for (const q of [...locking, ...rest]) await q.execute();
+      for (const w of tx.#signupWrites(signup, row)) await w.run();
       return row;
     };
     return this.#afterCommit ? run(this) : this.transaction(run);
   }
 
-  /** The writes of a sign-up after the participant's own row: those that lock shared rows (in lock order), and the rest. */
-  #signupStatements(signup: NewSignup, row: ParticipantRow): { locking: Statement[]; rest: Statement[] } {
+  /**
+   * The writes of a sign-up after the participant's own row, in the order they lock rows that other
+   * writers share: the referrer, the referees held with this one, the counters, then rows of their own.
+   * Qualifying, approving and impressions lock in the same order (referrer, referee, counters), so
+   * concurrent writers on PostgreSQL queue instead of deadlocking.
+   */
+  #signupWrites(signup: NewSignup, row: ParticipantRow): Write[] {
     const now = row.created_on;
     const referrer = row.referred_by_id;
-    const { count, daily } = this.stats.signupStatements(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
-    return {
-      locking: [count, ...(referrer !== null ? [this.#incrementReferrals(referrer, now)] : []), daily],
-      rest: [
-        ...(signup.hold ? [this.#holdReferees(signup.hold.referrerId, signup.hold.net, now)] : []),
-        ...this.webhooks.eventStatements({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
-        ...(signup.tokenHash !== undefined ? [this.#insertToken(signup.tokenHash, row.id, now)] : []),
-      ],
-    };
+    const { count, daily } = this.stats.signupWrites(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
+    return [
+      ...(referrer !== null ? [preparedWrite(signupWrites.referral, this.db, referrer, now)] : []),
+      ...(signup.hold ? [builtWrite(this.#holdReferees(signup.hold.referrerId, signup.hold.net, now))] : []),
+      count,
+      daily,
+      ...this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
+      ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
+    ];
   }
 
   /**
-   * PostgreSQL: the shared rows locked in order (one statement each), then the participant and the rest
-   * as one statement. The id comes from the sequence first (IdReserve), so the event's payload can be
-   * made before that statement runs; a taken email or code fails it (a unique violation) and so rolls
-   * the transaction back, which is the undefined of insertSignup.
+   * PostgreSQL: the whole sign-up is one statement (one round trip, its own transaction): the participant
+   * and every other write as a CTE each. The id comes from the sequence first (IdReserve), so the
+   * event's payload can be made before the statement runs; a taken email or code fails it (a unique
+   * violation), which is the undefined of insertSignup.
+   *
+   * PostgreSQL runs the CTE the final SELECT reads (the participant) first, then the others from the
+   * last in the WITH list to the first, so they are listed in reverse lock order. The counters are
+   * sharded (./stats-store.ts), so concurrent sign-ups rarely meet on a row at all. Should PostgreSQL
+   * ever order them otherwise and end this statement to break a deadlock, it was rolled back whole and
+   * runs again.
    */
   async #insertSignupPostgres(signup: NewSignup): Promise<ParticipantRow | undefined> {
     const id = await this.#ids.take(this.db);
     const row: ParticipantRow = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant, id } as ParticipantRow;
-    try {
-      return await this.transaction(async (tx) => {
-        const { locking, rest } = tx.#signupStatements(signup, row);
-        for (const q of locking) await q.execute();
-        const statements = [tx.db.insertInto('participants').values({ ...signup.participant, id }).returningAll(), ...rest];
-        const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
-        return (await sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`.execute(tx.db)).rows[0];
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) return undefined;
-      throw err;
+    const insert = this.db.insertInto('participants').values({ ...signup.participant, id }).returningAll();
+    const statements = [insert, ...this.#signupWrites(signup, row).map((w) => w.query).reverse()];
+    const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
+    const one = sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await one.execute(this.db)).rows[0];
+      } catch (err) {
+        if (isUniqueViolation(err)) return undefined;
+        if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) throw err;
+      }
     }
   }
 
@@ -397,14 +495,7 @@ export class Store {
   }
 
   async incrementReferrals(referrerId: number, now: number): Promise<void> {
-    await this.#incrementReferrals(referrerId, now).execute();
-  }
-
-  #incrementReferrals(referrerId: number, now: number) {
-    return this.db
-      .updateTable('participants')
-      .set((eb) => ({ total_referrals: eb('total_referrals', '+', 1), updated_on: now }))
-      .where('id', '=', referrerId);
+    await signupWrites.referral(this.db, referrerId, now);
   }
 
   /** Marks the qualifying event done; true only for the one call that flipped it. */
@@ -478,10 +569,14 @@ export class Store {
    * Locks participants' rows until the transaction ends (PostgreSQL; SQLite's write transaction already
    * excludes every other writer). Crediting locks referrer before referee, so concurrent approvals and
    * qualifications of one referral serialise instead of each missing the other's uncommitted half.
+   *
+   * FOR NO KEY UPDATE, not FOR UPDATE: a transaction that updates a participant's row twice makes
+   * PostgreSQL check that row's referrer (the foreign key) again, with FOR KEY SHARE, which FOR UPDATE
+   * blocks. Qualifying a chain's members at once (each the referrer of the next) then deadlocked.
    */
   async lockParticipants(ids: number[]): Promise<void> {
     if (this.dialect !== 'postgres') return;
-    for (const id of ids) await this.db.selectFrom('participants').select('id').where('id', '=', id).forUpdate().execute();
+    for (const id of ids) await this.db.selectFrom('participants').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }
 
   /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
@@ -557,18 +652,9 @@ export class Store {
    */
   async addImpression(id: number, visitor: string, day: number, now: number): Promise<boolean> {
     return this.#lazy.transaction().execute(async (trx) => {
-      const first = await trx
-        .insertInto('impressions')
-        .values({ participant_id: id, visitor, day })
-        .onConflict((oc) => oc.doNothing())
-        .executeTakeFirst();
-      if (!(Number(first.numInsertedOrUpdatedRows ?? 0n) > 0)) return false;
-      await trx
-        .updateTable('participants')
-        .set((eb) => ({ impression_count: eb('impression_count', '+', 1) }))
-        .where('id', '=', id)
-        .execute();
-      await new StatsStore(trx).addForParticipant(id, 'impressions', 1, now);
+      if ((await impressionWrites.visitor(trx, id, visitor, day)).length === 0) return false;
+      await impressionWrites.count(trx, id);
+      await new StatsStore(trx, COUNTER_SHARDS[this.dialect], true).addForParticipant(id, 'impressions', 1, now);
       return true;
     });
   }
@@ -581,11 +667,7 @@ export class Store {
   // ---- participant tokens ----
 
   async insertParticipantToken(hash: string, participantId: number, now: number): Promise<void> {
-    await this.#insertToken(hash, participantId, now).execute();
-  }
-
-  #insertToken(hash: string, participantId: number, now: number) {
-    return this.db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null });
+    await signupWrites.token(this.db, hash, participantId, now);
   }
 
   /** The participant a token proves, unless the token is unknown or revoked. */

@@ -36,8 +36,13 @@ export interface CampaignsTable {
   share_messages: string | null;
   created_on: number;
   updated_on: number;
-  /** Participants of the campaign, counted as they join (migration 0007_speed). */
-  participant_count: Generated<number>;
+}
+
+/** A campaign's participants, counted as they join, in shards summed when read (./stats-store.ts). */
+export interface CampaignCountersTable {
+  campaign_id: string;
+  shard: number;
+  participants: Generated<number>;
 }
 
 /** One row: how many changes to cached tables (campaigns, keys, endpoints) there have been (./caches.ts). */
@@ -215,6 +220,8 @@ export interface CampaignDailyStatsTable {
   campaign_id: string;
   /** Days since the epoch, UTC. */
   day: number;
+  /** Which of the day's rows (./stats-store.ts: counters are split into shards). */
+  shard: Generated<number>;
   signups: Generated<number>;
   referred_signups: Generated<number>;
   qualified: Generated<number>;
@@ -241,5 +248,6 @@ export interface Database {
   signin_failures: SigninFailuresTable;
   participant_reviews: ParticipantReviewsTable;
   campaign_daily_stats: CampaignDailyStatsTable;
+  campaign_counters: CampaignCountersTable;
   cache_epoch: CacheEpochTable;
 }

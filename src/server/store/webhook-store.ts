@@ -6,7 +6,13 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
+import { builtWrite, prepare, preparedWrite, type Write } from './prepared.js';
 import type { Database, ParticipantsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
+
+// Every sign-up writes an event: compiled once (./prepared.ts).
+const eventInsert = prepare((db, id: string, account_id: number, campaign_id: string, event_type: string, created_on: number, payload: string) =>
+  db.insertInto('webhook_events').values({ id, account_id, campaign_id, event_type, created_on, payload }),
+);
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -89,12 +95,12 @@ export class WebhookStore {
 
   /** The event and one pending delivery per endpoint; call inside the transaction of the change. */
   async insertEvent(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Promise<void> {
-    for (const q of this.eventStatements(event, deliveries)) await q.execute();
+    for (const w of this.eventWrites(event, deliveries)) await w.run();
   }
 
-  /** insertEvent's statements, for the caller to run (or to put in one statement, ./store.ts insertSignup). */
-  eventStatements(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]) {
-    const insertEvent = this.db.insertInto('webhook_events').values(event);
+  /** insertEvent's writes, for the caller to run (or to put in one statement, ./store.ts insertSignup). */
+  eventWrites(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Write[] {
+    const insertEvent = preparedWrite(eventInsert, this.db, event.id, event.account_id, event.campaign_id, event.event_type, event.created_on, event.payload);
     if (deliveries.length === 0) return [insertEvent];
     const insertDeliveries = this.db
       .insertInto('webhook_deliveries')
@@ -109,7 +115,7 @@ export class WebhookStore {
           updated_on: event.created_on,
         })),
       );
-    return [insertEvent, insertDeliveries];
+    return [insertEvent, builtWrite(insertDeliveries)];
   }
 
   /** Claims up to `limit` due deliveries until `now + leaseMs`; returns them with payload and target. */

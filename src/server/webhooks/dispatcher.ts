@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../domain/context.js';
 import type { DueDelivery } from '../store/webhook-store.js';
 import { postTo } from './send.js';
-import { resolveWebhookTarget, systemResolver, type Resolver } from './target.js';
+import { resolveWebhookTarget, systemResolver, type Resolver } from '../domain/webhook-targets.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

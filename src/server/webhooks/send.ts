@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { WebhookTarget } from './target.js';
+import type { WebhookTarget } from '../domain/webhook-targets.js';
 
 function pinnedLookup(target: WebhookTarget): LookupFunction {
   return (_hostname, options, callback) => {

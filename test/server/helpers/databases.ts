@@ -1,12 +1,24 @@
 /**
  * The databases the service suite runs on: SQLite always, PostgreSQL (127.0.0.1:5432, database `test`,
  * or TEST_DATABASE_URL) when reachable. Under CI an unreachable PostgreSQL fails the run, never skips.
- * Each service gets its own fresh schema (PostgreSQL) or file (SQLite), so tests never see each other.
+ *
+ * Every test gets a database of its own, fresh and at the current schema, without paying for the
+ * migrations each time (they are most of a short test's time on PostgreSQL): the schema is migrated once
+ * per kind per test file, and then
+ *   - SQLite: each database is a copy of that migrated file;
+ *   - PostgreSQL: each database is a schema, migrated when first made; `drop()` empties it back to what the
+ *     migrations left (rows and sequences) and keeps it for the next test. The schemas are in a database of
+ *     this process's own, made beside the test database and dropped at the end: the service's migrations
+ *     list the tables of every schema of their database (Kysely's introspection), which fails when another
+ *     process drops a schema meanwhile, as other test files running at the same time would.
+ * `createEmpty()` is for the tests of migration itself: nothing in it, not even the schema.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { connect } from '../../../src/server/store/connect.js';
+import { migrate } from '../../../src/server/store/migrations.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -19,7 +31,10 @@ export interface DatabaseKind {
   name: 'sqlite' | 'postgres';
   /** Why this kind is skipped here, or undefined when it runs. */
   skip: string | undefined;
+  /** A database of its own at the current schema, holding only what the migrations put there. */
   create(): Promise<TestDatabase>;
+  /** A database with nothing in it (not migrated): for tests of what happens on a brand-new one. */
+  createEmpty(): Promise<TestDatabase>;
 }
 
 let pgReachable: Promise<string | undefined> | undefined;
@@ -38,39 +53,184 @@ async function checkPostgres(): Promise<string | undefined> {
   }
 }
 
+/** Connects to `url`, migrates to the current schema, disconnects. */
+async function migrated(url: string): Promise<void> {
+  const { db, dialect, close } = connect(url);
+  try {
+    await migrate(db, dialect);
+  } finally {
+    await close();
+  }
+}
+
+/** Temporary directories of this process, removed when its tests are done (even those a test left behind). */
+const directories: string[] = [];
+function directory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'refkit-test-'));
+  directories.push(dir);
+  return dir;
+}
+const removeDirectory = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+function sqliteDatabase(dir: string): TestDatabase {
+  return { url: `sqlite:${join(dir, 'refkit.db')}`, drop: async () => removeDirectory(dir) };
+}
+
+/** The migrated SQLite file the databases of this process are copied from. */
+let sqliteTemplate: Promise<string> | undefined;
+async function makeSqliteTemplate(): Promise<string> {
+  const { url } = sqliteDatabase(directory());
+  await migrated(url);
+  // Closing the last connection checkpointed the write-ahead log into the file: the file alone is the database.
+  return url.slice('sqlite:'.length);
+}
+
 const sqlite: DatabaseKind = {
   name: 'sqlite',
   skip: undefined,
   async create() {
-    const dir = mkdtempSync(join(tmpdir(), 'refkit-test-'));
-    return { url: `sqlite:${join(dir, 'refkit.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const template = await (sqliteTemplate ??= makeSqliteTemplate());
+    const db = sqliteDatabase(directory());
+    copyFileSync(template, db.url.slice('sqlite:'.length));
+    return db;
+  },
+  async createEmpty() {
+    return sqliteDatabase(directory());
   },
 };
+
+/** This process's PostgreSQL database; made on first use (see the top of this file). */
+const processDatabase = `refkit_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+let processDatabaseMade: Promise<unknown> | undefined;
+const processDatabaseUrl = () => {
+  const url = new URL(PG_URL);
+  url.pathname = `/${processDatabase}`;
+  return url;
+};
+
+/** Runs SQL on this process's PostgreSQL database (outside any test schema), or on the test database itself. */
+async function admin<T extends pg.QueryResultRow>(text: string, values: unknown[] = [], on = processDatabaseUrl().href): Promise<T[]> {
+  const client = new pg.Client({ connectionString: on });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const schemaUrl = (schema: string) => {
+  const url = processDatabaseUrl();
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.href;
+};
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+let schemaCount = 0;
+async function newSchema(): Promise<string> {
+  await (processDatabaseMade ??= admin(`create database ${processDatabase}`, [], PG_URL));
+  const schema = `refkit_test_${++schemaCount}`;
+  await admin(`create schema ${schema}`);
+  return schema;
+}
+
+/** Migrated schemas no test is using, ready to be handed out. */
+const idle: string[] = [];
+/** SQL (with `$schema` for the schema's name) that takes a used schema back to what the migrations left. */
+let resetSql: Promise<(schema: string) => string> | undefined;
+
+/**
+ * Reads what the migrations left in a just-migrated schema (the rows they inserted and the sequences'
+ * positions) and builds the statements that put a schema back to exactly that: delete every row of every
+ * table but the migrations' own bookkeeping (referencing tables first), insert those rows again, set the
+ * sequences. Deleting the few rows a test wrote is several times faster than TRUNCATE, which makes new files
+ * for every table and index.
+ */
+async function makeResetSql(schema: string): Promise<(schema: string) => string> {
+  const tables = (
+    await admin<{ name: string }>(
+      `select table_name as name from information_schema.tables
+        where table_schema = $1 and table_type = 'BASE TABLE' and table_name not like 'kysely_migration%' order by table_name`,
+      [schema],
+    )
+  ).map((t) => t.name);
+  const references = await admin<{ from: string; to: string }>(
+    `select f.relname as from, t.relname as to from pg_constraint c
+       join pg_class f on f.oid = c.conrelid join pg_class t on t.oid = c.confrelid join pg_namespace n on n.oid = c.connamespace
+      where c.contype = 'f' and n.nspname = $1 and f.oid <> t.oid`,
+    [schema],
+  );
+  // A table is emptied only once every table that references it has been.
+  const order: string[] = [];
+  const left = new Set(tables);
+  while (left.size > 0) {
+    const next = [...left].filter((t) => !references.some((r) => r.to === t && left.has(r.from)));
+    if (next.length === 0) throw new Error(`foreign keys in a cycle among ${[...left].join(', ')}`);
+    for (const t of next) {
+      order.push(t);
+      left.delete(t);
+    }
+  }
+  const rows = await admin<{ name: string; rows: string | null }>(
+    tables.map((t) => `select ${literal(t)} as name, (select json_agg(r)::text from ${quote(schema)}.${quote(t)} r) as rows`).join(' union all '),
+  );
+  const sequences = await admin<{ name: string; value: string; called: boolean }>(
+    `select sequencename as name, coalesce(last_value, start_value)::text as value, last_value is not null as called
+       from pg_sequences where schemaname = $1`,
+    [schema],
+  );
+  return (s) =>
+    [
+      // The cache triggers a delete fires name their table unqualified, as the service's connections do.
+      `set search_path to ${quote(s)}`,
+      ...order.map((t) => `delete from ${quote(s)}.${quote(t)}`),
+      ...rows
+        .filter((r) => r.rows !== null)
+        .map((r) => `insert into ${quote(s)}.${quote(r.name)} select * from json_populate_recordset(null::${quote(s)}.${quote(r.name)}, ${literal(r.rows!)})`),
+      ...sequences.map((q) => `select setval(${literal(`${quote(s)}.${quote(q.name)}`)}, ${q.value}, ${q.called})`),
+    ].join(';\n');
+}
 
 function postgres(skip: string | undefined): DatabaseKind {
   return {
     name: 'postgres',
     skip,
     async create() {
-      const schema = `refkit_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      const url = new URL(PG_URL);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      let schema = idle.pop();
+      if (!schema) {
+        schema = await newSchema();
+        await migrated(schemaUrl(schema));
+        resetSql ??= makeResetSql(schema);
+        await resetSql;
+      }
+      const mine = schema;
+      let dropped = false;
       return {
-        url: url.href,
+        url: schemaUrl(mine),
         async drop() {
-          const c = new pg.Client({ connectionString: PG_URL });
-          await c.connect();
-          await c.query(`drop schema if exists ${schema} cascade`);
-          await c.end();
+          if (dropped) return;
+          dropped = true;
+          await admin((await resetSql!)(mine));
+          idle.push(mine);
         },
       };
     },
+    async createEmpty() {
+      const schema = await newSchema();
+      return { url: schemaUrl(schema), drop: () => admin(`drop schema if exists ${schema} cascade`).then(() => undefined) };
+    },
   };
 }
+
+/** Removes every directory and database this process made, including any a test left behind. */
+async function removeAll(): Promise<void> {
+  for (const dir of directories.splice(0)) removeDirectory(dir);
+  // With (force): a service process a test killed may not have been disconnected yet.
+  if (processDatabaseMade) await admin(`drop database if exists ${processDatabase} with (force)`, [], PG_URL);
+}
+// Once the process has nothing left to do: after the last test of a file, or at the end of a benchmark.
+process.once('beforeExit', () => void removeAll());
 
 /** Both kinds; PostgreSQL carries a skip reason when it cannot be reached outside CI. */
 export async function databaseKinds(): Promise<DatabaseKind[]> {

@@ -9,6 +9,7 @@ import type { CreateCampaignBody } from '../../../src/api/schemas.js';
 import { buildApp } from '../../../src/server/app.js';
 import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/domain/context.js';
 import { createApiKey } from '../../../src/server/domain/keys.js';
+import type { ScryptCost } from '../../../src/server/domain/passwords.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
 import type { TrustProxy } from '../../../src/server/config.js';
@@ -50,12 +51,21 @@ export interface ServiceOptions {
   trustProxy?: TrustProxy;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
+  /** The scrypt cost of owners' passwords (default TEST_PASSWORD_COST; PASSWORD_COST is the service's). */
+  passwordCost?: ScryptCost;
 }
+
+/**
+ * A cheap scrypt for tests (about 1 ms, against a tenth of a second and more for the service's cost):
+ * sign-in tests hash and check passwords by the dozen. owner-auth.test.ts checks the service's own cost.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
 export async function startService(kind: DatabaseKind, options: ServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await kind.create());
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' });
   if (options.now) runtime.ctx.now = options.now;
+  runtime.ctx.passwordCost = options.passwordCost ?? TEST_PASSWORD_COST;
   const app = await buildApp({
     ctx: runtime.ctx,
     config: {

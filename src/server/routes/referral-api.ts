@@ -21,11 +21,10 @@ import {
 import { findCampaign } from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as participants from '../domain/participants.js';
-import { presentCampaign, presentParticipant, presentView } from '../domain/present.js';
+import { campaignView } from '../domain/campaign-views.js';
+import { presentPage, presentView } from '../domain/present.js';
 import * as rewards from '../domain/rewards.js';
 import * as signups from '../domain/signups.js';
-import type { PageResult } from '../domain/paging.js';
-import type { CampaignRow } from '../store/store.js';
 import { requireActor } from '../http/access.js';
 import { presentSignup, proofOf, visitorOf } from '../http/signup-answer.js';
 
@@ -42,9 +41,8 @@ function linkNext(request: FastifyRequest, reply: FastifyReply, next: string | u
   reply.header('link', `<${url.href}>; rel="next"`);
 }
 
-const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
 
-export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
 
   app.options('/api/v1/addParticipant', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getCampaign', { schema: { hide: true } }, app.corsPreflight);
@@ -84,8 +82,7 @@ export const interfaceRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (a
       schema: { tags, summary: 'Read a campaign', querystring: CampaignQuery, response: { 200: Campaign, ...errors } },
     },
     async (request) => {
-      const campaign = await findCampaign(ctx, request.query.id);
-      return presentCampaign(campaign, await ctx.store.countParticipants(campaign.id), ctx.now());
+      return campaignView(ctx, await findCampaign(ctx, request.query.id));
     },
   );
 

@@ -10,11 +10,3 @@ export function newReferralCode(): string {
   for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
   return code;
 }
-
-/** Random identifiers for campaigns and keys, with a readable prefix (`cmp_...`, `key_...`). */
-export function newId(prefix: string, length = 12): string {
-  const chars = 'abcdefghijkmnopqrstuvwxyz23456789';
-  let id = '';
-  for (let i = 0; i < length; i++) id += chars[randomInt(chars.length)];
-  return `${prefix}_${id}`;
-}

@@ -11,14 +11,15 @@ import {
   WebhookEndpoint,
 } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
-import * as webhooks from '../domain/webhooks.js';
+import * as deliveries from '../domain/webhook-deliveries.js';
+import * as endpoints from '../domain/webhook-endpoints.js';
 import { requireActor } from '../http/access.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
 const common = { tags: ['webhooks'], security: [{ bearerAuth: [] }] };
 const config = { access: 'secret' as const };
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: boolean }> = async (app, { ctx, allowPrivate }) => {
+export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: boolean }> = async (app, { ctx, allowPrivate }) => {
   app.post(
     '/api/v1/admin/createWebhookEndpoint',
     {
@@ -30,20 +31,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: 
         response: { 200: WebhookEndpoint, ...errors },
       },
     },
-    async (request) => webhooks.createEndpoint(ctx, requireActor(request), request.body, allowPrivate),
+    async (request) => endpoints.createEndpoint(ctx, requireActor(request), request.body, allowPrivate),
   );
 
   app.get(
     '/api/v1/admin/listWebhookEndpoints',
     { config, schema: { ...common, summary: 'List webhook endpoints (without secrets)', response: { 200: Type.Array(WebhookEndpoint), ...errors } } },
-    async (request) => webhooks.listEndpoints(ctx, requireActor(request)),
+    async (request) => endpoints.listEndpoints(ctx, requireActor(request)),
   );
 
   app.post(
     '/api/v1/admin/deleteWebhookEndpoint',
     { config, schema: { ...common, summary: 'Remove a webhook endpoint', body: IdBody, response: { 200: Ok, ...errors } } },
     async (request) => {
-      await webhooks.deleteEndpoint(ctx, requireActor(request), request.body.id);
+      await endpoints.deleteEndpoint(ctx, requireActor(request), request.body.id);
       return { ok: true as const };
     },
   );
@@ -59,7 +60,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: 
         response: { 200: Type.Array(WebhookDelivery), ...errors },
       },
     },
-    async (request) => webhooks.listDeliveries(ctx, requireActor(request), request.query),
+    async (request) => deliveries.listDeliveries(ctx, requireActor(request), request.query),
   );
 
   app.post(
@@ -69,7 +70,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: 
       schema: { ...common, summary: 'Send a delivery again now, with a fresh retry schedule', body: IdBody, response: { 200: Ok, ...errors } },
     },
     async (request) => {
-      await webhooks.redeliver(ctx, requireActor(request), request.body.id);
+      await deliveries.redeliver(ctx, requireActor(request), request.body.id);
       return { ok: true as const };
     },
   );

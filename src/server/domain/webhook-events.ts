@@ -1,61 +1,14 @@
 /**
- * Webhook rules: endpoints and what they subscribe to, the events each change emits (written to the
- * outbox in the change's own transaction), and the delivery log admins read and replay.
+ * The webhook outbox: the events each change emits, with one delivery per subscribed endpoint, written
+ * in the change's own transaction (the dispatcher in ../webhooks sends them).
  */
-import { randomBytes } from 'node:crypto';
-import type {
-  CreateWebhookEndpointBody,
-  ListWebhookDeliveriesQuery,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEvent,
-  WebhookEventData,
-  WebhookEventType,
-} from '../../api/schemas.js';
+import type { WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
-import type { EndpointRow, OutboxEvent } from '../store/webhook-store.js';
-import { newId } from './codes.js';
-import type { Actor, Ctx } from './context.js';
-import { AppError } from './errors.js';
-import { assertWebhookTarget } from '../webhooks/target.js';
+import type { OutboxEvent } from '../store/webhook-store.js';
+import { newId } from './ids.js';
 import { iso } from './time.js';
 
 const units = (cents: number) => cents / 100;
-
-function presentEndpoint(row: EndpointRow): WebhookEndpoint {
-  return { id: row.id, url: row.url, eventTypes: JSON.parse(row.event_types) as WebhookEventType[], createdOn: iso(row.created_on) };
-}
-
-export async function createEndpoint(
-  ctx: Ctx,
-  actor: Actor,
-  input: CreateWebhookEndpointBody,
-  allowPrivate: boolean,
-): Promise<WebhookEndpoint & { secret: string }> {
-  await assertWebhookTarget(input.url, allowPrivate);
-  const row: EndpointRow = {
-    id: newId('whe'),
-    account_id: actor.accountId,
-    url: new URL(input.url).href,
-    event_types: JSON.stringify(input.eventTypes),
-    // The Standard Webhooks secret format: whsec_ and base64 of 24 to 64 random bytes.
-    secret: `whsec_${randomBytes(32).toString('base64')}`,
-    created_on: ctx.now(),
-    deleted_on: null,
-  };
-  await ctx.store.webhooks.insertEndpoint(row);
-  return { ...presentEndpoint(row), secret: row.secret };
-}
-
-export async function listEndpoints(ctx: Ctx, actor: Actor): Promise<WebhookEndpoint[]> {
-  return (await ctx.store.webhooks.listEndpoints(actor.accountId)).map(presentEndpoint);
-}
-
-export async function deleteEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) {
-    throw new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
-  }
-}
 
 /** `data` of every event: the participant as it stands after the change, in the interface's names. */
 export function eventData(p: ParticipantRow, campaign: CampaignRow): WebhookEventData {
@@ -121,29 +74,4 @@ export async function emit(tx: Store, type: WebhookEventType, who: ParticipantRo
   const event = await prepareEvent(tx, type, campaign, now);
   await tx.webhooks.insertEvent({ ...event.row, payload: event.payload(participant) }, event.deliveries);
   return event.deliveries.length > 0;
-}
-
-export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {
-  const rows = await ctx.store.webhooks.listDeliveries({ accountId: actor.accountId, ...q, limit: q.limit ?? 50 });
-  const attempts = await ctx.store.webhooks.attemptsOf(rows.map((r) => r.id));
-  return rows.map((r) => ({
-    id: r.id,
-    eventId: r.event_id,
-    endpointId: r.endpoint_id,
-    eventType: r.event_type as WebhookEventType,
-    status: r.status,
-    attemptCount: r.attempt_count,
-    nextAttemptOn: r.status === 'pending' && r.next_attempt_on !== null ? iso(r.next_attempt_on) : null,
-    createdOn: iso(r.created_on),
-    attempts: attempts
-      .filter((a) => a.delivery_id === r.id)
-      .map((a) => ({ attemptedOn: iso(a.attempted_on), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
-  }));
-}
-
-export async function redeliver(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.webhooks.redeliver(id, actor.accountId, ctx.now()))) {
-    throw new AppError(404, 'delivery_not_found', 'No delivery of this account to a current endpoint has this id', 'id');
-  }
-  ctx.onEventsCommitted?.();
 }

@@ -1,13 +1,13 @@
 /**
  * Where webhooks may go. A target is resolved once; unless WEBHOOK_ALLOW_PRIVATE is on, every address it
  * resolves to must be public (not loopback, private, link-local, IPv4-compatible or otherwise special),
- * and the request then connects to the address that was checked (send.ts), never resolving the name
+ * and the request then connects to the address that was checked (../webhooks/send.ts), never resolving the name
  * again: otherwise a name that answers a public address to the check and 127.0.0.1 to the connection
  * (DNS rebinding) would let anyone with a secret key make the service call into its own network.
  */
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { invalid } from '../domain/errors.js';
+import { invalid } from './errors.js';
 
 /** Resolves a host name to all its addresses (dns.lookup, as the operating system resolves). */
 export type Resolver = (host: string) => Promise<string[]>;

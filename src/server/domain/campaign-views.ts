@@ -1,0 +1,16 @@
+/** Campaigns as the routes answer with them: wire shapes carrying the participant count as it stands. */
+import type { Campaign, CampaignSettings } from '../../api/schemas.js';
+import type { CampaignRow } from '../store/store.js';
+import type { Actor, Ctx } from './context.js';
+import { presentCampaign, presentCampaignSettings } from './present.js';
+
+/** The wire Campaign. The count is read on each call: it moves with every sign-up, so cached rows lack it. */
+export async function campaignView(ctx: Ctx, c: CampaignRow): Promise<Campaign> {
+  return presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
+}
+
+/** The account's campaigns, newest first, with every setting and their counts (one query for all). */
+export async function listCampaignSettings(ctx: Ctx, actor: Actor): Promise<CampaignSettings[]> {
+  const rows = await ctx.store.listCampaigns(actor.accountId);
+  return rows.map((c) => presentCampaignSettings(c, c.participant_count, ctx.now()));
+}

@@ -1,0 +1,30 @@
+/** The webhook delivery log an account reads (each delivery with its attempts), and redelivery. */
+import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookEventType } from '../../api/schemas.js';
+import type { Actor, Ctx } from './context.js';
+import { AppError } from './errors.js';
+import { iso } from './time.js';
+
+export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {
+  const rows = await ctx.store.webhooks.listDeliveries({ accountId: actor.accountId, ...q, limit: q.limit ?? 50 });
+  const attempts = await ctx.store.webhooks.attemptsOf(rows.map((r) => r.id));
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    endpointId: r.endpoint_id,
+    eventType: r.event_type as WebhookEventType,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    nextAttemptOn: r.status === 'pending' && r.next_attempt_on !== null ? iso(r.next_attempt_on) : null,
+    createdOn: iso(r.created_on),
+    attempts: attempts
+      .filter((a) => a.delivery_id === r.id)
+      .map((a) => ({ attemptedOn: iso(a.attempted_on), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+  }));
+}
+
+export async function redeliver(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  if (!(await ctx.store.webhooks.redeliver(id, actor.accountId, ctx.now()))) {
+    throw new AppError(404, 'delivery_not_found', 'No delivery of this account to a current endpoint has this id', 'id');
+  }
+  ctx.onEventsCommitted?.();
+}

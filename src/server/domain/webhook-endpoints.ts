@@ -1,0 +1,44 @@
+/** Webhook endpoints an account administers: where events go and which types each one receives. */
+import { randomBytes } from 'node:crypto';
+import type { CreateWebhookEndpointBody, WebhookEndpoint, WebhookEventType } from '../../api/schemas.js';
+import type { EndpointRow } from '../store/webhook-store.js';
+import { assertWebhookTarget } from './webhook-targets.js';
+import type { Actor, Ctx } from './context.js';
+import { AppError } from './errors.js';
+import { newId } from './ids.js';
+import { iso } from './time.js';
+
+function presentEndpoint(row: EndpointRow): WebhookEndpoint {
+  return { id: row.id, url: row.url, eventTypes: JSON.parse(row.event_types) as WebhookEventType[], createdOn: iso(row.created_on) };
+}
+
+export async function createEndpoint(
+  ctx: Ctx,
+  actor: Actor,
+  input: CreateWebhookEndpointBody,
+  allowPrivate: boolean,
+): Promise<WebhookEndpoint & { secret: string }> {
+  await assertWebhookTarget(input.url, allowPrivate);
+  const row: EndpointRow = {
+    id: newId('whe'),
+    account_id: actor.accountId,
+    url: new URL(input.url).href,
+    event_types: JSON.stringify(input.eventTypes),
+    // The Standard Webhooks secret format: whsec_ and base64 of 24 to 64 random bytes.
+    secret: `whsec_${randomBytes(32).toString('base64')}`,
+    created_on: ctx.now(),
+    deleted_on: null,
+  };
+  await ctx.store.webhooks.insertEndpoint(row);
+  return { ...presentEndpoint(row), secret: row.secret };
+}
+
+export async function listEndpoints(ctx: Ctx, actor: Actor): Promise<WebhookEndpoint[]> {
+  return (await ctx.store.webhooks.listEndpoints(actor.accountId)).map(presentEndpoint);
+}
+
+export async function deleteEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) {
+    throw new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
+  }
+}

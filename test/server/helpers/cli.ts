@@ -1,0 +1,27 @@
+/**
+ * `refkit` command lines run in the test process: the CLI's own program (src/server/cli.ts, runCli) with
+ * the environment given and its output captured, as a child process would see them but without starting
+ * one. Tests where the process itself matters (signals, several processes at once) use ./process.ts.
+ */
+import { Writable } from 'node:stream';
+import { runCli } from '../../../src/server/cli.js';
+
+export interface CliResult {
+  /** The exit code the process would have. */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const out = { stdout: '', stderr: '' };
+  const capture = (stream: keyof typeof out) =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        out[stream] += chunk.toString();
+        done();
+      },
+    });
+  const { code } = await runCli(args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdout: capture('stdout'), stderr: capture('stderr') });
+  return { code, ...out };
+}
