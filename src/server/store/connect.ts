@@ -67,10 +67,12 @@ export function sqlitePath(url: string): string {
 export function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
+  // First: switching a new file to WAL takes a lock that another process opening it at the same moment
+  // may hold, and without a busy timeout that switch fails at once with "database is locked".
+  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before the client hears of it, even if the machine (not just the process) dies.
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
 }
