@@ -3,6 +3,10 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Paths below are the repository's, whatever directory this was started from.
+process.chdir(fileURLToPath(new URL('../', import.meta.url)));
 
 const STAMP = 'dist/.build-stamp';
 const INPUTS = ['src', 'index.html', 'vite.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];

@@ -7,13 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { databaseKinds, type TestDatabase } from '../server/helpers/databases.js';
 import { startProcess, type ServiceProcess } from '../server/helpers/process.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link).
+const ROOT = `${dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))))}/`;
 const README = readFileSync(`${ROOT}README.md`, 'utf8');
 
 /** The ```sh blocks of README, in order. */

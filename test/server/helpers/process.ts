@@ -5,9 +5,12 @@
  * brought up to date first (scripts/build-if-stale.js), so a child never runs older code than the tests.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+// The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link).
+const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../../package.json', import.meta.url))));
 const CLI = fileURLToPath(new URL('../../../dist/server/cli.js', import.meta.url));
 
 execFileSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
