@@ -15,7 +15,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import ipaddr from 'ipaddr.js';
-import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../domain/errors.js';
 
@@ -63,7 +62,10 @@ const rateLimited = (msBeforeNext: number) => {
 };
 
 async function rateLimits(app: FastifyInstance, limits: RateLimits) {
-  const redis = limits.redisUrl ? new Redis(limits.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  // ioredis is loaded only when configured: most processes never use it, and it is slow to load.
+  const redis = limits.redisUrl
+    ? new (await import('ioredis')).Redis(limits.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined;
   // Errors are the limiter's to handle (it falls back to memory); an unhandled 'error' event would crash.
   redis?.on('error', (err) => app.log.warn({ err }, 'rate-limit store unavailable; counting in this process'));
   // quit() when connected; a client still trying to connect stops only on disconnect().

@@ -3,6 +3,10 @@
  * serializer per app instance; the CLI builds an app per command and the tests one per test, and that
  * compilation was most of their start-up. The route schemas are module constants, so a compiled
  * function can be reused wherever the same schema object comes back.
+ *
+ * And each is compiled when a request first needs it, not when the app starts: compiling all of them
+ * (Ajv and fast-json-stringify for some 60 routes) was a third of a process's start-up, paid again by
+ * every process of a WORKERS cluster and by every CLI command, most of which serve a route or two.
  */
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -10,9 +14,33 @@ import type { FastifyServerOptions } from 'fastify';
 
 type Compilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type BuildSerializer = NonNullable<Compilers['buildSerializer']>;
+type BuildValidator = NonNullable<Compilers['buildValidator']>;
+type AjvValidate = ((data: unknown, dataCtx?: object) => unknown) & { errors?: unknown };
 
 /** @fastify/ajv-compiler already pools its Ajv instances per (external schemas, options); shared here. */
-const buildValidator = AjvCompiler();
+const selectValidator = AjvCompiler();
+
+type SelectValidator = typeof selectValidator;
+type ValidatorRoute = Parameters<ReturnType<SelectValidator>>[0];
+
+// Typed as Fastify's compiler: its type wants an Ajv function (with `schema` and the rest), which the
+// wrapper is not, though it is everything Fastify uses of one (fastify/lib/validation.js).
+const buildValidator = ((externalSchemas: Parameters<SelectValidator>[0], options: Parameters<SelectValidator>[1]) => {
+  const compile = selectValidator(externalSchemas, options);
+  return (route: ValidatorRoute) => {
+    let fn: AjvValidate | undefined;
+    const validate = ((data: unknown, dataCtx?: object) => {
+      fn ??= compile(route) as AjvValidate;
+      const valid = fn(data, dataCtx);
+      validate.errors = fn.errors;
+      return valid;
+    }) as AjvValidate & { schemaEnv?: true };
+    // Fastify hands the parent object (so that Ajv may coerce a root value) only to a function that
+    // looks compiled by Ajv, which this one is on its first call.
+    validate.schemaEnv = true;
+    return validate;
+  };
+}) as unknown as BuildValidator;
 
 const selectSerializer = SerializerSelector();
 /** Per serializer options (by value), the compiled function of each response schema (by identity). */
@@ -27,8 +55,10 @@ const buildSerializer: BuildSerializer = (externalSchemas, options) => {
   return (route) => {
     const schema = route.schema as object;
     let fn = known.get(schema);
-    if (!fn) known.set(schema, (fn = compile(route) as (data: unknown) => string));
-    return fn;
+    return (data: unknown) => {
+      if (!fn) known.set(schema, (fn = compile(route) as (data: unknown) => string));
+      return fn(data);
+    };
   };
 };
 

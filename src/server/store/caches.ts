@@ -10,8 +10,8 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
-import type { Dialect } from './connect.js';
+import type pg from 'pg';
+import { postgresDriver, type Dialect } from './connect.js';
 import type { ApiKeysTable, CampaignsTable, Database, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
@@ -85,7 +85,7 @@ export function watchChanges(caches: Caches, db: Kysely<Database>, dialect: Dial
 }
 
 async function listen(caches: Caches, url: string, stopped: () => boolean): Promise<pg.Client | undefined> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (postgresDriver().Client)({ connectionString: url });
   // A lost listening connection is not fatal: the change counter still bounds staleness.
   client.on('error', () => undefined);
   try {

@@ -3,9 +3,10 @@
  * embedded default, `postgres://...` for PostgreSQL. Everything above this file sees one Kysely<Database>.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
@@ -27,9 +28,20 @@ export interface Db {
   close(): Promise<void>;
 }
 
-// PostgreSQL's bigint (times, ids) arrives as a string by default; ours all fit in a JS number.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+let pgModule: typeof pg | undefined;
+
+/**
+ * The PostgreSQL driver, loaded by the first PostgreSQL connection: a process on SQLite never needs it,
+ * and loading it is a tenth of a process's start-up (every CLI command, every cluster worker).
+ */
+export function postgresDriver(): typeof pg {
+  if (pgModule) return pgModule;
+  pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+  // PostgreSQL's bigint (times, ids) arrives as a string by default; ours all fit in a JS number.
+  pgModule.types.setTypeParser(pgModule.types.builtins.INT8, (v) => Number(v));
+  pgModule.types.setTypeParser(pgModule.types.builtins.NUMERIC, (v) => Number(v));
+  return pgModule;
+}
 
 /** Distinct SQL texts kept prepared. The store issues a few dozen; the bound only stops unbounded growth. */
 export const STATEMENT_CACHE_SIZE = 500;
@@ -114,7 +126,7 @@ const FEATURE_NOT_SUPPORTED = '0A000';
 
 export function connect(url: string, options: { poolSize?: number } = {}): Db {
   if (dialectOf(url) === 'postgres') {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    const pool = new (postgresDriver().Pool)({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool) }) });
     return { db, lazy: db, dialect: 'postgres', close: () => db.destroy() };
   }
