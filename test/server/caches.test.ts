@@ -67,7 +67,7 @@ for (const kind of kinds) {
     it('a key revoked and a campaign paused in one process take effect in the other within the bound', async () => {
       const db = await kind.create();
       cleanup.push(() => db.drop());
-      const [a, b] = [await start(db), await start(db)];
+      const [a, b] = await Promise.all([start(db), start(db)]);
       const adminA = new RefkitClient({ baseUrl: a.url, secretKey: KEY });
       const id = (await adminA.createCampaign({ campaignName: 'Two', hostURL: 'https://two.example' })).campaignId!;
       const { id: keyId, key } = await adminA.createApiKey('shared');

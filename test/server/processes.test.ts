@@ -91,8 +91,7 @@ for (const kind of kinds) {
 
     it('several processes on one database: one participant per email, one credit per referral', async () => {
       const db = await database();
-      const a = await start(db);
-      const b = await start(db);
+      const [a, b] = await Promise.all([start(db), start(db)]);
       const clients = [a, b].map((p) => new RefkitClient({ baseUrl: p.url, secretKey: KEY }));
       const id = (await clients[0]!.createCampaign({ campaignName: 'Two', hostURL: 'https://two.example', referrerRewardValue: 10 })).campaignId!;
       const ann = await clients[1]!.addParticipant({ id, email: 'ann@example.com' });
