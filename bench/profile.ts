@@ -16,19 +16,21 @@ import { startService } from './servers.js';
 
 const TIMING = { connections: 50, warmupSeconds: 1, seconds: 8 };
 const PLAN = { participants: 2_000, hubReferrals: 1_000 };
-const PROFILED = ['getCampaign', 'addParticipant'];
+/** The routes profiled unless `--routes` names others (each the start of a route's name in routes.ts). */
+export const PROFILED = ['getCampaign', 'addParticipant'];
 
-export async function runProfile(kinds: DatabaseKind[], loader: Loader, command: string, log: (line: string) => void): Promise<void> {
+export async function runProfile(kinds: DatabaseKind[], loader: Loader, command: string, log: (line: string) => void, routes = PROFILED): Promise<void> {
   const header = machine(command);
   log(header);
   const sections: string[] = [];
   for (const kind of kinds) {
-    for (const name of PROFILED) {
+    for (const name of routes) {
       const db = await kind.create();
       const dir = mkdtempSync(join(tmpdir(), 'refkit-profile-'));
       try {
         const seeded = await seed(db.url, PLAN);
-        const route = serviceRoutes(seeded).find((r) => r.name.startsWith(name))!;
+        const route = serviceRoutes(seeded).find((r) => r.name.startsWith(name));
+        if (!route) throw new Error(`no route named ${name} in bench/routes.ts`);
         const service = await startService(db.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
         let result;
         try {

@@ -6,7 +6,8 @@
  *                       non-2xx answer or error; asserts no speed and writes no file.
  *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
  *                       at each size (--sizes 10000,100000 for a subset).
- *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load.
+ *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load
+ *                       (--routes getAllParticipants,validateCode for others).
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     growth: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    routes: { type: 'string' },
     db: { type: 'string' },
   },
 });
@@ -40,7 +42,7 @@ try {
     if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
     await runGrowth(runnable, sizes, loader, command, log);
   } else if (values.profile) {
-    await runProfile(runnable, loader, command, log);
+    await runProfile(runnable, loader, command, log, values.routes?.split(',').map((r) => r.trim()));
   } else {
     await runRoutes(values.quick);
   }

@@ -31,6 +31,7 @@ import {
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
+import { allRows, iterateRows } from './sqlite-rows.js';
 
 /** A FIFO lock: units of work take the writer in the order they asked for it. */
 class Mutex {
@@ -80,7 +81,7 @@ export interface GroupCommitStats {
 
 function execute(statements: SqliteDatabase, query: CompiledQuery): QueryResult<unknown> {
   const stmt = statements.prepare(query.sql);
-  if (stmt.reader) return { rows: stmt.all(query.parameters) };
+  if (stmt.reader) return { rows: allRows(stmt as SQLite.Statement, query.parameters) };
   const { changes, lastInsertRowid } = stmt.run(query.parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
@@ -127,7 +128,7 @@ export class GroupCommit {
   }
 
   *iterate(query: CompiledQuery): Iterable<unknown> {
-    yield* this.#reads.prepare(query.sql).iterate(query.parameters);
+    yield* iterateRows(this.#reads.prepare(query.sql) as SQLite.Statement, query.parameters);
   }
 
   /** A statement inside the unit that holds the writer. */
