@@ -7,16 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { databaseKinds, type TestDatabase } from '../server/helpers/databases.js';
-import { startProcess, type ServiceProcess } from '../server/helpers/process.js';
+import { ROOT, startProcess, type ServiceProcess } from '../server/helpers/process.js';
 
-// The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link).
-const ROOT = `${dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))))}/`;
-const README = readFileSync(`${ROOT}README.md`, 'utf8');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 /** The ```sh blocks of README, in order. */
 const blocks = [...README.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
@@ -32,7 +29,7 @@ describe("README's shell examples", () => {
   after(async () => {
     await service?.stop('SIGTERM');
     await db?.drop();
-    rmSync(`${ROOT}demo.csv`, { force: true });
+    rmSync(join(ROOT, 'demo.csv'), { force: true });
   });
 
   it('has examples to run', () => {

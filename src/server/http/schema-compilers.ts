@@ -57,11 +57,14 @@ const buildSerializer: BuildSerializer = (externalSchemas, options) => {
   const known = cache;
   return (route) => {
     const schema = route.schema as object;
-    let fn = known.get(schema);
-    return (data: unknown) => {
-      if (!fn) known.set(schema, (fn = compile(route) as (data: unknown) => string));
-      return fn(data);
+    // Looked up at the first call, not now: another app's route with the same schema may have compiled it since.
+    const compiled = () => {
+      let shared = known.get(schema);
+      if (!shared) known.set(schema, (shared = compile(route) as (data: unknown) => string));
+      return shared;
     };
+    let fn: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (fn ??= compiled())(data);
   };
 };
 

@@ -9,8 +9,8 @@ import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link).
-const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../../package.json', import.meta.url))));
+/** The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link). */
+export const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../../package.json', import.meta.url))));
 const CLI = fileURLToPath(new URL('../../../dist/server/cli.js', import.meta.url));
 
 execFileSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
