@@ -105,8 +105,18 @@ export interface KindReport {
   rows: RouteRow[];
 }
 
-/** Measures the four baselines, then the service's routes, on fresh databases of one kind. */
-export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timing, log: (line: string) => void): Promise<KindReport> {
+/** The routes whose names start with one of `only` (every route without it), in their usual order. */
+export function pickRoutes(routes: Route[], only?: string[]): Route[] {
+  const picked = only ? routes.filter((r) => only.some((name) => r.name.startsWith(name))) : routes;
+  if (picked.length === 0) throw new Error(`no route named ${only!.join(' or ')} in bench/routes.ts`);
+  return picked;
+}
+
+/**
+ * Measures the baselines, then the service's routes, on fresh databases of one kind; with `only`, just
+ * those routes and the baselines they are judged against (bare JSON always, as the first row).
+ */
+export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timing, log: (line: string) => void, only?: string[]): Promise<KindReport> {
   const baseDb = await kind.create();
   const serviceDb = await kind.create();
   try {
@@ -118,11 +128,13 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       return result;
     };
     const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
+    const routes = pickRoutes(serviceRoutes(seeded), only);
     const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
     const baselines = {} as Record<Baseline, LoadResult>;
     try {
       const loads = baselineLoads(baseSeed);
-      for (const b of Object.keys(loads) as Baseline[]) baselines[b] = await measure(BASELINE_NAMES[b], baseline, loads[b]);
+      const needed = (Object.keys(loads) as Baseline[]).filter((b) => b === 'json' || routes.some((r) => r.baseline === b));
+      for (const b of needed) baselines[b] = await measure(BASELINE_NAMES[b], baseline, loads[b]);
     } finally {
       await baseline.stop();
     }
@@ -130,7 +142,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
     const service = await startService(serviceDb.url);
     const rows: RouteRow[] = (Object.keys(baselines) as Baseline[]).map((b) => ({ name: BASELINE_NAMES[b], result: baselines[b] }));
     try {
-      for (const route of serviceRoutes(seeded)) {
+      for (const route of routes) {
         const result = await measure(route.name, service, route.load);
         rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[route.baseline], result: baselines[route.baseline], target: route.target } });
       }

@@ -7,7 +7,10 @@
  *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
  *                       at each size (--sizes 10000,100000 for a subset).
  *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load
- *                       (--routes getAllParticipants,validateCode for others).
+ *                       (--routes getAllParticipants,validateCode for others; --keep-profiles DIR
+ *                       keeps the .cpuprofile files, for Chrome DevTools or a script).
+ *   --routes A,B        (without --profile) only the routes whose names start with A or B, with their
+ *                       baselines: an A/B check while optimising; writes no file.
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     sizes: { type: 'string' },
     profile: { type: 'boolean', default: false },
     routes: { type: 'string' },
+    'keep-profiles': { type: 'string' },
     db: { type: 'string' },
   },
 });
@@ -42,22 +46,22 @@ try {
     if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
     await runGrowth(runnable, sizes, loader, command, log);
   } else if (values.profile) {
-    await runProfile(runnable, loader, command, log, values.routes?.split(',').map((r) => r.trim()));
+    await runProfile(runnable, loader, command, log, values.routes?.split(',').map((r) => r.trim()), values['keep-profiles']);
   } else {
-    await runRoutes(values.quick);
+    await runRoutes(values.quick, values.routes?.split(',').map((r) => r.trim()));
   }
 } finally {
   loader.close();
 }
 
-async function runRoutes(quick: boolean): Promise<void> {
+async function runRoutes(quick: boolean, only?: string[]): Promise<void> {
   const timing: Timing = quick ? { connections: 50, warmupSeconds: 0.5, seconds: 1.5 } : { connections: 50, warmupSeconds: 3, seconds: 10 };
   const header = machine(command);
   log(header);
   const reports: KindReport[] = [];
   for (const kind of runnable) {
     log(`\n[${kind.name}] ${timing.connections} connections, ${timing.warmupSeconds} s warm-up, ${timing.seconds} s measured per route`);
-    reports.push(await benchKind(kind, loader, timing, log));
+    reports.push(await benchKind(kind, loader, timing, log, only));
   }
   const body = [
     header,
@@ -66,7 +70,7 @@ async function runRoutes(quick: boolean): Promise<void> {
     ...reports.map((r) => `\n### ${r.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${markdown(r)}`),
   ].join('\n');
   log(`\n${body}`);
-  if (!quick) writeSection('Routes', body);
+  if (!quick && !only) writeSection('Routes', body);
   const failed = reports.flatMap(failures);
   if (failed.length > 0) {
     log(`\nFAILED: some requests did not succeed:\n${failed.join('\n')}`);

@@ -11,7 +11,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseKinds, type TestDatabase } from '../server/helpers/databases.js';
-import { ROOT, startProcess, type ServiceProcess } from '../server/helpers/process.js';
+import { startProcess, type ServiceProcess } from '../server/helpers/process.js';
+import { ROOT } from '../server/helpers/root.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 

@@ -57,6 +57,8 @@ describe('widget embedded on another origin', () => {
     assert.equal(link, ben.shareLink);
     assert.equal(ben.referredByCode, referrer.referralCode);
     assert.equal((await service.admin.getParticipant(campaignId, 'ann@example.com')).totalReferrals, 1);
+    // The QR code is drawn once its encoder's chunk has loaded, a moment after the share view.
+    await widget.locator('[part=qr] svg').waitFor();
     assert.equal(await widget.locator('[part=qr] svg').count(), 1);
 
     // Coming back later (a new visit on the same browser) goes straight to the share view.

@@ -46,6 +46,20 @@ eachDatabaseShared('security headers', (service) => {
     assert.match(demoCsp, /object-src 'none'/);
     assert.match(answers.docs.headers.get('content-security-policy')!, /script-src 'self';/, 'the docs run only their own scripts');
     assert.equal(answers.api.headers.get('cross-origin-resource-policy'), 'same-origin');
+    // The dashboard's own headers win over the service-wide ones, on the page and on its assets alike.
+    const dashboardPage = await get('/admin/');
+    const script = /src="\/admin\/([^"]+\.js)"/.exec(await (await fetch(`${s.url}/admin/`)).text())?.[1];
+    assert.ok(script, 'the dashboard page loads a script');
+    for (const res of [dashboardPage, await get(`/admin/${script}`)]) {
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('referrer-policy'), 'same-origin');
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      const csp = res.headers.get('content-security-policy')!;
+      assert.match(csp, /style-src 'self' 'unsafe-inline'/, 'lit and the charts style elements inline');
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /script-src[^;]*unsafe/, 'no inline scripts');
+    }
     for (const res of [answers.widget, answers.widgetClassic]) {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
@@ -13,12 +14,14 @@ import { cli, startProcess, type ServiceProcess } from './helpers/process.js';
 
 const kinds = await databaseKinds();
 const KEY = 'sk_race_test_Qm4r9XvT2bLp8WzK1nYc7HdJ';
-const OPEN_AT = fileURLToPath(new URL('./helpers/open-at.js', import.meta.url));
+// helpers/open-at.ts, as this file runs: bundled JavaScript in .test-build/, or TypeScript under tsx (whose
+// --import the child inherits through execArgv).
+const OPEN_AT = fileURLToPath(new URL(`./helpers/open-at${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 /** Runs helpers/open-at.js in several child processes and releases them together; resolves with what each printed. */
 async function openTogether(url: string, count: number): Promise<string[]> {
   const children = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [OPEN_AT], { env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...process.execArgv, OPEN_AT], { env: { ...process.env, DATABASE_URL: url }, stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => ((out += c.toString()), out.includes('ready\n') && resolve())));
     const exited = new Promise<string>((resolve) => child.once('exit', () => resolve(out.replace('ready\n', ''))));

@@ -8,17 +8,17 @@ import { afterEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { RefkitClient } from '../../src/api/client.js';
 import type { WebhookEvent } from '../../src/api/schemas.js';
-import { databaseKinds, type TestDatabase } from './helpers/databases.js';
+import type { TestDatabase } from './helpers/databases.js';
+import { kindsAtOnce } from './helpers/suite.js';
 import { startProcess, type ServiceProcess } from './helpers/process.js';
 import { freePort, startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 
-const kinds = await databaseKinds();
 const KEY = 'sk_crash_test_0123456789abcdefghijklmnop';
 /** Timeout below the lease, so a live sender never loses its claim; short enough for a test. */
 const WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '2500', WEBHOOK_POLL_MS: '50' };
 
-for (const kind of kinds) {
-  describe(`webhooks survive SIGKILL [${kind.name}]`, { skip: kind.skip }, () => {
+kindsAtOnce('webhooks survive SIGKILL', (kind) => {
+  describe(`webhooks survive SIGKILL [${kind.name}]`, { skip: kind.skip, concurrency: 1 }, () => {
     const cleanup: (() => Promise<unknown>)[] = [];
     afterEach(async () => {
       for (const c of cleanup.splice(0).reverse()) await c();
@@ -119,4 +119,4 @@ for (const kind of kinds) {
       }
     });
   });
-}
+});

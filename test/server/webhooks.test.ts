@@ -17,11 +17,10 @@ import type { ParticipantRow } from '../../src/server/store/store.js';
 import { Dispatcher, type DispatcherOptions } from '../../src/server/webhooks/dispatcher.js';
 import { browserAt } from './helpers/addresses.js';
 import { rejects } from './helpers/assert.js';
-import { databaseKinds } from './helpers/databases.js';
 import { freePort, startReceiver, waitFor, type Received, type Receiver } from './helpers/receiver.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
+import { kindsAtOnce } from './helpers/suite.js';
 
-const kinds = await databaseKinds();
 const ALL: WebhookEventType[] = ['referrer_added', 'referee_added', 'reward_unlocked'];
 /** Short schedule: first try, then two retries 100 ms apart; 500 ms timeout; leases well above it. */
 const FAST: Partial<DispatcherOptions> = { retryDelaysMs: [100, 100], timeoutMs: 500, pollMs: 50, leaseMs: 3_000 };
@@ -30,8 +29,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const headersOf = (x: Received) => x.headers as Record<string, string>;
 const parse = (x: Received) => JSON.parse(x.body) as WebhookEvent;
 
-for (const kind of kinds) {
-  describe(`webhooks [${kind.name}]`, { skip: kind.skip }, () => {
+kindsAtOnce('webhooks', (kind) => {
+  describe(`webhooks [${kind.name}]`, { skip: kind.skip, concurrency: 1 }, () => {
     const open: { close(): Promise<void> }[] = [];
     afterEach(async () => {
       for (const o of open.splice(0).reverse()) await o.close();
@@ -674,4 +673,4 @@ for (const kind of kinds) {
       });
     }
   });
-}
+});

@@ -93,14 +93,15 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
     }
   }
 
+  // The client's key is worked out only when a limit will count it (parsing the address is not free).
   app.decorate('publicRateLimit', async (request: FastifyRequest) => {
-    if (request.actor) return;
+    if (request.actor || !perClient) return;
     await consume(perClient, clientKey(request.ip));
   });
 
   app.decorate('signupRateLimit', async (request: FastifyRequest) => {
     if (request.actor) return;
-    await consume(perClient, clientKey(request.ip));
+    if (perClient) await consume(perClient, clientKey(request.ip));
     await consume(perCampaign, request.routeOptions.config.campaignOf?.(request) ?? '');
   });
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Ctx } from '../domain/context.js';
+import { DASHBOARD_HEADERS } from '../http/security-headers.js';
 import { landingPageRoutes } from './landing.js';
 
 /** The package root, from src/server/routes (tsx) or dist/server/routes (compiled) alike. */
@@ -45,16 +46,11 @@ export async function assetRoutes(app: FastifyInstance, { ctx, demo }: { ctx: Ct
   }
   const dashboardDir = `${root}dist/dashboard`;
   if (existsSync(dashboardDir)) {
-    await app.register(fastifyStatic, {
-      root: dashboardDir,
-      prefix: '/admin/',
-      decorateReply: false,
-      // The dashboard runs on this origin only: no framing (clickjacking), no scripts from elsewhere.
-      setHeaders: (res) => {
-        res.setHeader('x-frame-options', 'DENY');
-        res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
-        res.setHeader('referrer-policy', 'same-origin');
-      },
+    await app.register(async (dashboard) => {
+      dashboard.addHook('onRequest', async (_request, reply) => {
+        reply.headers(DASHBOARD_HEADERS);
+      });
+      await dashboard.register(fastifyStatic, { root: dashboardDir, prefix: '/admin/', decorateReply: false });
     });
     app.get('/admin', { schema: { hide: true } }, (_request, reply) => reply.redirect('/admin/'));
   } else {

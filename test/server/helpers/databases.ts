@@ -6,19 +6,24 @@
  * migrations each time (they are most of a short test's time on PostgreSQL): the schema is migrated once
  * per kind per test file, and then
  *   - SQLite: each database is a copy of that migrated file;
- *   - PostgreSQL: each database is a schema, migrated when first made; `drop()` empties it back to what the
- *     migrations left (rows and sequences) and keeps it for the next test. The schemas are in a database of
- *     this process's own, made beside the test database and dropped at the end: the service's migrations
- *     list the tables of every schema of their database (Kysely's introspection), which fails when another
- *     process drops a schema meanwhile, as other test files running at the same time would.
+ *   - PostgreSQL: each database is a schema; `drop()` empties it back to what the migrations left (rows and
+ *     sequences) and keeps it for the next test. The schemas are in a database of this process's own, made
+ *     beside the test database and dropped at the end: the service's migrations list the tables of every
+ *     schema of their database (Kysely's introspection), which fails when another process drops a schema
+ *     meanwhile, as other test files running at the same time would. That database is a copy (CREATE
+ *     DATABASE ... TEMPLATE) of one whose first schema is migrated, made once per version of the migrations
+ *     and kept on the server, so most test files migrate nothing at all.
  * `createEmpty()` is for the tests of migration itself: nothing in it, not even the schema.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { connect } from '../../../src/server/store/connect.js';
 import { migrate } from '../../../src/server/store/migrations.js';
+import { ROOT } from './root.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -102,11 +107,12 @@ const sqlite: DatabaseKind = {
 /** This process's PostgreSQL database; made on first use (see the top of this file). */
 const processDatabase = `refkit_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
 let processDatabaseMade: Promise<unknown> | undefined;
-const processDatabaseUrl = () => {
+const databaseUrl = (name: string) => {
   const url = new URL(PG_URL);
-  url.pathname = `/${processDatabase}`;
+  url.pathname = `/${name}`;
   return url;
 };
+const processDatabaseUrl = () => databaseUrl(processDatabase);
 
 /** Runs SQL on this process's PostgreSQL database (outside any test schema), or on the test database itself. */
 async function admin<T extends pg.QueryResultRow>(text: string, values: unknown[] = [], on = processDatabaseUrl().href): Promise<T[]> {
@@ -119,20 +125,74 @@ async function admin<T extends pg.QueryResultRow>(text: string, values: unknown[
   }
 }
 
-const schemaUrl = (schema: string) => {
-  const url = processDatabaseUrl();
+const schemaUrl = (schema: string, database = processDatabase) => {
+  const url = databaseUrl(database);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return url.href;
 };
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
+/** The schema of the template that is migrated: every process database starts with it. */
+const MIGRATED_SCHEMA = 'refkit_test_1';
+/** Named for the migrations' source, so a changed migration gets a template of its own. */
+const TEMPLATE = `refkit_test_template_${createHash('sha256')
+  .update(readFileSync(join(ROOT, 'src/server/store/migrations.ts')))
+  .digest('hex')
+  .slice(0, 16)}`;
+
+/**
+ * PostgreSQL refuses to rename or copy a database while a session is connected to it, and a backend
+ * outlives its client's disconnection by a moment: a few tries.
+ */
+async function whileInUse<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt === 20 || !/is being accessed by other users/.test((err as Error).message)) throw err;
+      await sleep(50);
+    }
+  }
+}
+
+/** Makes TEMPLATE unless it is there: built under a name of this process's own, then renamed. */
+async function ensureTemplate(): Promise<void> {
+  if ((await admin(`select 1 from pg_database where datname = $1`, [TEMPLATE], PG_URL)).length > 0) return;
+  const building = `${processDatabase}_template`;
+  await admin(`create database ${building}`, [], PG_URL);
+  try {
+    await admin(`create schema ${MIGRATED_SCHEMA}`, [], databaseUrl(building).href);
+    await migrated(schemaUrl(MIGRATED_SCHEMA, building));
+    // Test files starting together may each build one: the first rename wins, the others drop theirs.
+    await whileInUse(() => admin(`alter database ${building} rename to ${TEMPLATE}`, [], PG_URL));
+  } catch (err) {
+    await admin(`drop database if exists ${building} with (force)`, [], PG_URL);
+    if (!/already exists/.test((err as Error).message)) throw err;
+    return;
+  }
+  // Templates of earlier versions of the migrations are of no more use.
+  const stale = await admin<{ name: string }>(
+    `select datname as name from pg_database where starts_with(datname, 'refkit_test_template_') and datname <> $1`,
+    [TEMPLATE],
+    PG_URL,
+  );
+  for (const { name } of stale) await admin(`drop database if exists ${name} with (force)`, [], PG_URL).catch(() => {});
+}
+
+async function makeProcessDatabase(): Promise<void> {
+  await ensureTemplate();
+  await whileInUse(() => admin(`create database ${processDatabase} template ${TEMPLATE}`, [], PG_URL));
+}
+
+/** The template's migrated schema, until a test takes it; then new schemas, which the caller migrates. */
 let schemaCount = 0;
-async function newSchema(): Promise<string> {
-  await (processDatabaseMade ??= admin(`create database ${processDatabase}`, [], PG_URL));
+async function newSchema(): Promise<{ schema: string; migrated: boolean }> {
+  await (processDatabaseMade ??= makeProcessDatabase());
   const schema = `refkit_test_${++schemaCount}`;
+  if (schema === MIGRATED_SCHEMA) return { schema, migrated: true };
   await admin(`create schema ${schema}`);
-  return schema;
+  return { schema, migrated: false };
 }
 
 /** Migrated schemas no test is using, ready to be handed out. */
@@ -199,8 +259,9 @@ function postgres(skip: string | undefined): DatabaseKind {
     async create() {
       let schema = idle.pop();
       if (!schema) {
-        schema = await newSchema();
-        await migrated(schemaUrl(schema));
+        const made = await newSchema();
+        schema = made.schema;
+        if (!made.migrated) await migrated(schemaUrl(schema));
         resetSql ??= makeResetSql(schema);
         await resetSql;
       }
@@ -217,7 +278,15 @@ function postgres(skip: string | undefined): DatabaseKind {
       };
     },
     async createEmpty() {
-      const schema = await newSchema();
+      let made = await newSchema();
+      if (made.migrated) {
+        // The template's migrated schema is kept for the next create(); this one must be empty.
+        resetSql ??= makeResetSql(made.schema);
+        await resetSql;
+        idle.push(made.schema);
+        made = await newSchema();
+      }
+      const { schema } = made;
       return { url: schemaUrl(schema), drop: () => admin(`drop schema if exists ${schema} cascade`).then(() => undefined) };
     },
   };

@@ -5,12 +5,8 @@
  * brought up to date first (scripts/build-if-stale.js), so a child never runs older code than the tests.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** The repository itself, also when this runs transpiled from .test-build/ (whose package.json is a link). */
-export const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../../package.json', import.meta.url))));
+import { ROOT } from './root.js';
 const CLI = fileURLToPath(new URL('../../../dist/server/cli.js', import.meta.url));
 
 execFileSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -32,3 +32,15 @@ function perDatabase(name: string, body: Body, shared: boolean, options: Service
 
 export const eachDatabase = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, false, options);
 export const eachDatabaseShared = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, true, options);
+
+/**
+ * Declares the blocks `body` makes for each database kind inside one block that runs them at the same
+ * time: for files whose tests mostly wait (retry schedules, child processes starting), so that the
+ * SQLite and PostgreSQL halves overlap instead of adding up. Each kind's block keeps its own state, and
+ * must say `concurrency: 1`: blocks inherit their parent's concurrency, and its tests run one at a time.
+ */
+export function kindsAtOnce(title: string, body: (kind: DatabaseKind) => void): void {
+  describe(title, { concurrency: true }, () => {
+    for (const kind of kinds) body(kind);
+  });
+}
