@@ -47,7 +47,8 @@ describe('refkit webhook listen', () => {
       assert.equal(forwarded.path, '/hooks');
       assert.equal(JSON.parse(forwarded.body).eventType, 'referrer_added');
       assert.match(String(forwarded.headers['webhook-signature']), /^v1,/);
-      assert.ok(lines.some((l) => l === `  -> POST ${app.url} [200]`));
+      // The app records the request before it answers; the line is printed once the answer is back.
+      await waitFor(() => lines.some((l) => l === `  -> POST ${app.url} [200]`), 'the forward printed with the app\'s status');
 
       // The app fails: the service hears the app's 500 and will retry, as in production.
       app.respond = () => ({ status: 500 });
