@@ -18,30 +18,44 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
   });
   afterEach(() => s.close());
 
-  it('a new participant is written in one statement with its counters and event', async () => {
+  it('a new participant is written in one named statement with its counters and event', async () => {
     const id = await s.campaign();
     await s.admin.addParticipant({ id, email: 'first@example.com' });
-    const query = mock.method(pg.Client.prototype, 'query');
-    try {
-      await s.admin.addParticipant({ id, email: 'second@example.com' });
-    } finally {
-      mock.restoreAll();
-    }
-    const texts = query.mock.calls
-      .map((c) => String((c.arguments[0] as { text?: string }).text ?? c.arguments[0]))
-      // The cache watcher's poll of the change counter runs on its own timer, not as part of the sign-up.
-      .filter((t) => !/^select "n" from "cache_epoch"/.test(t));
+    const signUp = async (email: string) => {
+      const query = mock.method(pg.Client.prototype, 'query');
+      try {
+        await s.admin.addParticipant({ id, email });
+      } finally {
+        mock.restoreAll();
+      }
+      return (
+        query.mock.calls
+          .map((c) => (typeof c.arguments[0] === 'string' ? { text: c.arguments[0] } : (c.arguments[0] as { name?: string; text: string })))
+          // The cache watcher's poll of the change counter runs on its own timer, not as part of the sign-up.
+          .filter((q) => !/^select "n" from "cache_epoch"/.test(q.text))
+      );
+    };
+    const sent = await signUp('second@example.com');
     // Is the email taken? Then the one statement.
-    assert.equal(texts.length, 2, texts.join('\n'));
-    assert.match(texts[0]!, /^select .* from "participants"/);
-    assert.match(texts[1]!, /^with s0 as \(insert into "participants"/);
-    assert.match(texts[1]!, /insert into "campaign_counters"/);
-    assert.match(texts[1]!, /insert into "campaign_daily_stats"/);
-    assert.match(texts[1]!, /insert into "webhook_events"/);
+    assert.equal(sent.length, 2, sent.map((q) => q.text).join('\n'));
+    assert.match(sent[0]!.text, /^select .* from "participants"/);
+    const one = sent[1]!;
+    assert.match(one.text, /^with s0 as \(insert into "participants"/);
+    assert.match(one.text, /insert into "campaign_counters"/);
+    assert.match(one.text, /insert into "campaign_daily_stats"/);
+    assert.match(one.text, /insert into "webhook_events"/);
+    // Named, so each connection parses and plans it once; the next sign-up of its kind sends the same text.
+    assert.match(one.name ?? '', /^refkit_\d+$/);
+    const again = (await signUp('third@example.com'))[1]!;
+    assert.deepEqual([again.name, again.text], [one.name, one.text]);
+
     const c = await s.admin.getCampaign(id);
-    assert.equal(c.participants, 2);
+    assert.equal(c.participants, 3);
     const events = await s.ctx.store.db.selectFrom('webhook_events').select('payload').execute();
     assert.ok(events.some((e) => e.payload.includes('second@example.com')));
+    assert.ok(events.some((e) => e.payload.includes('third@example.com')));
+    const third = await s.admin.getParticipant(id, 'third@example.com');
+    assert.equal(third.email, 'third@example.com');
   });
 
   it('sign-ups and qualifications of one referrer at once all succeed (shared rows are locked in one order)', async () => {

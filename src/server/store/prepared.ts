@@ -5,7 +5,7 @@
  * the slots' places among the parameters. Whatever runs it (a database, or a transaction) runs it as
  * Kysely would (same SQL, same parameters).
  */
-import type { Compilable, CompiledQuery, Kysely, OperationNodeSource } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type OperationNodeSource } from 'kysely';
 import type { Database } from './tables.js';
 
 const SLOT = Symbol('slot');
@@ -16,7 +16,10 @@ const SLOT = Symbol('slot');
  * is fixed by the code (one per prepared query and dialect), so the server-side statements stay few.
  */
 const names = new Map<string, string>();
-export const statementName = (sql: string): string | undefined => names.get(sql);
+export const statementName = (text: string): string | undefined => names.get(text);
+const named = (query: CompiledQuery): void => {
+  if (!names.has(query.sql)) names.set(query.sql, `refkit_${names.size + 1}`);
+};
 interface Slot {
   readonly [SLOT]: number;
 }
@@ -41,25 +44,69 @@ export function prepare<A extends unknown[], Q extends Compilable<unknown>>(buil
     const dialect = db.getExecutor().adapter.constructor;
     let query = compiled.get(dialect);
     if (!query) {
-      compiled.set(dialect, (query = build(db, ...(args.map((_, i) => ({ [SLOT]: i })) as A)).compile() as CompiledQuery<R>));
-      if (!names.has(query.sql)) names.set(query.sql, `refkit_${names.size + 1}`);
+      compiled.set(dialect, (query = build(db, ...(slots(args, 0) as A)).compile() as CompiledQuery<R>));
+      named(query);
     }
-    const parameters = query.parameters.map((p) => (isSlot(p) ? args[p[SLOT]] : p));
-    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+    return (await db.executeQuery<R>({ ...query, parameters: filled(query, args) })).rows;
   };
   return Object.assign(run, { build });
 }
 
-/** A write: run alone, or its query put in one statement with others (a CTE, PostgreSQL). */
+/** One slot per argument, numbered from `first`. */
+const slots = (args: readonly unknown[], first: number): Slot[] => args.map((_, i) => ({ [SLOT]: first + i }));
+/** The parameters of a query compiled with slots, each slot replaced by its argument. */
+const filled = (query: CompiledQuery, args: readonly unknown[]): readonly unknown[] => query.parameters.map((p) => (isSlot(p) ? args[p[SLOT]] : p));
+
+/** A write: run alone, or put in one statement with others (runAsOne). */
 export interface Write {
   run(): Promise<unknown>;
   readonly query: OperationNodeSource;
+  /** How a prepared write builds its query, and its arguments: what lets runAsOne compile it once. */
+  readonly prepared?: { readonly build: (db: Kysely<Database>, ...args: never[]) => OperationNodeSource; readonly args: readonly unknown[] };
 }
 
-/** A prepared write with its arguments: run on the statement compiled once; built only for a CTE. */
+/** A prepared write with its arguments: run on the statement compiled once. */
 export function preparedWrite<A extends unknown[], Q extends Compilable<unknown> & OperationNodeSource>(p: Prepared<A, Q>, db: Kysely<Database>, ...args: A): Write {
-  return { run: () => p(db, ...args), get query() { return p.build(db, ...args); } };
+  return { run: () => p(db, ...args), get query() { return p.build(db, ...args); }, prepared: { build: p.build as never, args } };
 }
 
 /** A write built by Kysely (the rare ones, not worth preparing). */
 export const builtWrite = (q: OperationNodeSource & { execute(): Promise<unknown> }): Write => ({ run: () => q.execute(), query: q });
+
+/** The writes as one statement: each a CTE, in the order given, and the rows of the first. */
+const asOne = (queries: OperationNodeSource[]) => sql`with ${sql.join(queries.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`))} select * from s0`;
+
+/** Statements of prepared writes run as one, compiled once per combination (their builders in order). */
+const combined = new Map<string, CompiledQuery>();
+const builderIds = new WeakMap<object, number>();
+let builders = 0;
+const builderId = (build: object): number => {
+  let id = builderIds.get(build);
+  if (id === undefined) builderIds.set(build, (id = ++builders));
+  return id;
+};
+
+/**
+ * PostgreSQL only (a data-modifying CTE): runs the writes as one statement, one round trip and one
+ * transaction, answering with the rows of the first. When every write is prepared, the statement is
+ * built and compiled once per combination of writes and runs as a named statement, so that PostgreSQL
+ * parses and plans it once per connection; the combinations are few (fixed by the code). A write built
+ * for the call (e.g. a delivery per endpoint, whose number varies) makes the statement one-off.
+ */
+export async function runAsOne<R>(db: Kysely<Database>, writes: readonly Write[]): Promise<R[]> {
+  const prepared = writes.map((w) => w.prepared);
+  if (!prepared.every((p) => p !== undefined)) return (await asOne(writes.map((w) => w.query)).execute(db)).rows as R[];
+  const key = prepared.map((p) => builderId(p.build)).join(',');
+  let statement = combined.get(key);
+  if (!statement) {
+    let first = 0;
+    const queries = prepared.map((p) => {
+      const query = p.build(db, ...(slots(p.args, first) as never[]));
+      first += p.args.length;
+      return query;
+    });
+    combined.set(key, (statement = asOne(queries).compile(db)));
+    named(statement);
+  }
+  return (await db.executeQuery<R>({ ...statement, parameters: filled(statement, prepared.flatMap((p) => p.args)) } as CompiledQuery<R>)).rows;
+}

@@ -10,7 +10,7 @@ import { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
-import { builtWrite, prepare, preparedWrite, type Write } from './prepared.js';
+import { builtWrite, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 
@@ -103,6 +103,26 @@ const NEW_PARTICIPANT_DEFAULTS = {
   impression_count: 0,
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
+/** A new participant's values in the order of signupWrites' parameters. */
+const participantValues = (p: { [K in keyof NewParticipant]-?: Exclude<NewParticipant[K], undefined> }) =>
+  [
+    p.campaign_id,
+    p.email,
+    p.email_key,
+    p.first_name,
+    p.last_name,
+    p.code,
+    p.referred_by_id,
+    p.referred_by_code,
+    p.created_on,
+    p.updated_on,
+    p.signup_source,
+    p.signup_ip,
+    p.signup_net,
+    p.fraud_score,
+    p.approval,
+  ] as const;
+
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 const isDeadlock = (err: unknown) => (err as { code?: string }).code === '40P01';
 /** A statement PostgreSQL ended to break a deadlock is run again, up to this many times in all. */
@@ -144,6 +164,32 @@ const signupWrites = {
         .insertInto('participants')
         .values({ campaign_id, email, email_key, first_name, last_name, code, referred_by_id, referred_by_code, created_on, updated_on, signup_source, signup_ip, signup_net, fraud_score, approval })
         .onConflict((oc) => oc.doNothing())
+        .returningAll(),
+  ),
+  /** PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code an error. */
+  participantWithId: prepare(
+    (
+      db,
+      id: number,
+      campaign_id: string,
+      email: string,
+      email_key: string,
+      first_name: string | null,
+      last_name: string | null,
+      code: string,
+      referred_by_id: number | null,
+      referred_by_code: string | null,
+      created_on: number,
+      updated_on: number,
+      signup_source: NewParticipant['signup_source'],
+      signup_ip: string | null,
+      signup_net: string | null,
+      fraud_score: string,
+      approval: number,
+    ) =>
+      db
+        .insertInto('participants')
+        .values({ id, campaign_id, email, email_key, first_name, last_name, code, referred_by_id, referred_by_code, created_on, updated_on, signup_source, signup_ip, signup_net, fraud_score, approval })
         .returningAll(),
   ),
   referral: prepare((db, referrerId: number, now: number) =>
@@ -371,24 +417,7 @@ export class Store {
   /** Inserts unless the email or the code is taken in the campaign; the new row, or undefined if taken. */
   async insertParticipant(row: NewParticipant): Promise<ParticipantRow | undefined> {
     const p = { ...NEW_PARTICIPANT_DEFAULTS, ...row };
-    const [inserted] = await signupWrites.participant(
-      this.db,
-      p.campaign_id,
-      p.email,
-      p.email_key,
-      p.first_name,
-      p.last_name,
-      p.code,
-      p.referred_by_id,
-      p.referred_by_code,
-      p.created_on,
-      p.updated_on,
-      p.signup_source,
-      p.signup_ip,
-      p.signup_net,
-      p.fraud_score,
-      p.approval,
-    );
+    const [inserted] = await signupWrites.participant(this.db, ...participantValues(p));
     return inserted;
   }
 
@@ -445,14 +474,13 @@ export class Store {
    */
   async #insertSignupPostgres(signup: NewSignup): Promise<ParticipantRow | undefined> {
     const id = await this.#ids.take(this.db);
-    const row: ParticipantRow = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant, id } as ParticipantRow;
-    const insert = this.db.insertInto('participants').values({ ...signup.participant, id }).returningAll();
-    const statements = [insert, ...this.#signupWrites(signup, row).map((w) => w.query).reverse()];
-    const ctes = statements.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`);
-    const one = sql<ParticipantRow>`with ${sql.join(ctes)} select * from s0`;
+    const p = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant };
+    const row: ParticipantRow = { ...p, id } as ParticipantRow;
+    const insert = preparedWrite(signupWrites.participantWithId, this.db, id, ...participantValues(p));
+    const writes = [insert, ...this.#signupWrites(signup, row).reverse()];
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await one.execute(this.db)).rows[0];
+        return (await runAsOne<ParticipantRow>(this.db, writes))[0];
       } catch (err) {
         if (isUniqueViolation(err)) return undefined;
         if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) throw err;
