@@ -13,7 +13,7 @@ export interface Runtime {
 }
 
 export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>): Promise<Runtime> {
-  const { db, lazy, dialect, close } = connect(config.databaseUrl);
+  const { db, dialect, close } = connect(config.databaseUrl);
   try {
     await migrate(db, dialect);
   } catch (err) {
@@ -24,11 +24,14 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<
   const caches = new Caches();
   // Other processes' changes to what is cached reach this one through the database (./store/caches.ts).
   const stopWatching = watchChanges(caches, db, dialect, config.databaseUrl);
+  const store = new Store(db, dialect, { caches });
   return {
-    ctx: { store: new Store(db, dialect, { caches, lazy }), now: Date.now, ...(mailer && { mailer }) },
+    ctx: { store, now: Date.now, ...(mailer && { mailer }) },
     async close() {
       mailer?.close();
       await stopWatching();
+      // Impressions still waiting are written before the database closes.
+      await store.flushImpressions();
       await close();
     },
   };

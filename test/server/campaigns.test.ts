@@ -114,6 +114,7 @@ eachDatabase('validateCode', (service) => {
     assert.equal(await s.browser.validateCode(id, ann.referralCode!.toLowerCase()), true);
     assert.equal(await s.browser.validateCode(id, 'NOPE2345'), false);
     assert.equal(await s.admin.validateCode(id, ann.referralCode!), true);
+    await s.ctx.store.flushImpressions();
     const row = await s.ctx.store.findParticipantByEmail(id, 'ann@example.com');
     assert.equal(row!.impression_count, 1, 'two keyless checks by one visitor on one day: one impression');
     await rejects(() => s.browser.validateCode('cmp_nope', 'X'), 404, 'campaign_not_found');

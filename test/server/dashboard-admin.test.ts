@@ -159,6 +159,7 @@ eachDatabase('dashboard admin routes', (service) => {
     const ann = await s.admin.getParticipant(id, 'ann@example.com');
     // Three visitors (an impression counts once per visitor and day).
     for (let i = 0; i < 3; i++) assert.equal(await browserAt(s.url, `127.0.0.${10 + i}`).validateCode(id, ann.referralCode!), true);
+    await s.ctx.store.flushImpressions();
     await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '12.34' });
     await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '0.66' });
     await s.admin.qualifyParticipant({ id, email: 'cy@example.com' });

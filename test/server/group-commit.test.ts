@@ -74,16 +74,4 @@ describe('SQLite group commit', () => {
     assert.equal(readInside, undefined);
     assert.ok(await store.findParticipantByEmail('c1', 'open@example.com'), 'committed before the transaction resolved');
   });
-
-  it('closing commits the open batch: writes that do not wait for the disk are not lost', async () => {
-    const { db, store, url } = await open();
-    const p = (await store.insertParticipant(person('seen@example.com')))!;
-    const lazy = new Store(db.db, db.dialect, { lazy: db.lazy });
-    assert.equal(await lazy.addImpression(p.id, 'visitor', 1, Date.now()), true);
-    await db.close();
-    const again = connect(url);
-    cleanup.push(() => again.close());
-    const row = await new Store(again.db, again.dialect).findParticipantByEmail('c1', 'seen@example.com');
-    assert.equal(row!.impression_count, 1);
-  });
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { browserAt } from './helpers/addresses.js';
+import { startService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 
 eachDatabase('referral squatting', (service) => {
@@ -119,14 +120,18 @@ eachDatabase('held referrers', (service) => {
   });
 });
 
-eachDatabase('impressions', (service) => {
+eachDatabase('impressions', (service, kind) => {
   it('count once per visitor, code and day, whatever the renders; a key never counts', async () => {
     let now = Date.UTC(2026, 10, 23, 12);
     const s = service();
     s.ctx.now = () => now;
     const id = await s.campaign();
     const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
-    const impressions = async () => (await s.ctx.store.findParticipantByCode(id, ann.referralCode!))!.impression_count;
+    // Impressions are written in batches a few milliseconds apart: write what waits, then read.
+    const impressions = async () => {
+      await s.ctx.store.flushImpressions();
+      return (await s.ctx.store.findParticipantByCode(id, ann.referralCode!))!.impression_count;
+    };
 
     const phone = browserAt(s.url, '127.0.0.60', 'Phone/1.0');
     for (let i = 0; i < 6; i++) assert.equal(await phone.validateCode(id, ann.referralCode!), true);
@@ -142,5 +147,25 @@ eachDatabase('impressions', (service) => {
     // Yesterday's rows are pruned: only today's are needed to deduplicate.
     const days = await s.ctx.store.db.selectFrom('impressions').select('day').distinct().execute();
     assert.deepEqual(days.map((d) => d.day), [Math.floor(now / 86_400_000)]);
+  });
+
+  it('a burst of new visitors answers at once; their impressions are written together, and on shutdown', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    const ben = await s.admin.addParticipant({ id, email: 'ben@example.com' });
+    const visits = Array.from({ length: 30 }, (_, i) => browserAt(s.url, `127.0.1.${i}`).validateCode(id, (i % 3 === 0 ? ben : ann).referralCode!));
+    assert.ok((await Promise.all(visits)).every(Boolean));
+    // Not flushed here: stopping the service writes what still waits before the database closes.
+    await s.stop();
+    const again = await startService(kind, { database: s.database });
+    try {
+      const count = async (email: string) => (await again.ctx.store.findParticipantByEmail(id, email))!.impression_count;
+      assert.deepEqual([await count('ann@example.com'), await count('ben@example.com')], [20, 10]);
+      const analytics = await again.admin.getCampaignAnalytics(id);
+      assert.equal(analytics.funnel.impressions, 30, 'the daily counters too');
+    } finally {
+      await again.stop();
+    }
   });
 });

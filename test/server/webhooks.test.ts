@@ -122,6 +122,8 @@ kindsAtOnce('webhooks', (kind) => {
       const annCode = ann.referralCode!;
       assert.equal(await s.browser.validateCode(id, annCode), true);
       assert.equal(await browserAt(s.url, '127.0.0.2').validateCode(id, annCode.toLowerCase()), true);
+      // Impressions are written a few milliseconds later, in a batch: written now, so later events carry them.
+      await s.ctx.store.flushImpressions();
       let events = await phase(1);
       let annRow = await row(s, id, 'ann@example.com');
       expectEvent(events, 'referrer_added', { ...fresh(annRow, annCode), firstName: 'Ann', lastName: 'Lee' }, annRow.created_on);

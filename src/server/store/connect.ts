@@ -17,11 +17,6 @@ export type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   db: Kysely<Database>;
-  /**
-   * The same database, for writes that may skip waiting for the disk: on SQLite they resolve once in
-   * the open batch (./group-commit.ts), before its fsync; on PostgreSQL this is `db`.
-   */
-  lazy: Kysely<Database>;
   dialect: Dialect;
   /** The SQLite writer, whose counters tests read. */
   groupCommit?: GroupCommit;
@@ -149,14 +144,13 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   if (dialectOf(url) === 'postgres') {
     const pool = new (postgresDriver().Pool)({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool) }) });
-    return { db, lazy: db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const path = sqlitePath(url);
   const writer = openSqlite(path);
   // WAL lets this second connection read committed data while the writer's batch is open.
   const reader = path === ':memory:' ? writer : openSqlite(path);
   const group = new GroupCommit(writer, reader, (c) => cachingStatements(c));
-  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group, { durable: true, owner: true }) });
-  const lazy = new Kysely<Database>({ dialect: new GroupCommitDialect(group, { durable: false, owner: false }) });
-  return { db, lazy, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
+  const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
+  return { db, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
 }

@@ -290,10 +290,7 @@ export class GroupCommit {
  */
 class Session implements DatabaseConnection {
   inTransaction = false;
-  constructor(
-    private readonly group: GroupCommit,
-    private readonly durable: boolean,
-  ) {}
+  constructor(private readonly group: GroupCommit) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.inTransaction) return this.group.write(query) as QueryResult<R>;
@@ -306,8 +303,7 @@ class Session implements DatabaseConnection {
       void this.group.end(false);
       throw err;
     }
-    const durable = this.group.end(true);
-    if (this.durable) await durable;
+    await this.group.end(true);
     return result as QueryResult<R>;
   }
 
@@ -318,14 +314,10 @@ class Session implements DatabaseConnection {
 }
 
 class GroupCommitDriver implements Driver {
-  constructor(
-    private readonly group: GroupCommit,
-    private readonly durable: boolean,
-    private readonly owner: boolean,
-  ) {}
+  constructor(private readonly group: GroupCommit) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new Session(this.group, this.durable);
+    return new Session(this.group);
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await this.group.begin();
@@ -333,8 +325,7 @@ class GroupCommitDriver implements Driver {
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     (connection as Session).inTransaction = false;
-    const durable = this.group.end(true);
-    if (this.durable) await durable;
+    await this.group.end(true);
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     (connection as Session).inTransaction = false;
@@ -342,25 +333,21 @@ class GroupCommitDriver implements Driver {
   }
   async releaseConnection(): Promise<void> {}
   async destroy(): Promise<void> {
-    if (this.owner) await this.group.close();
+    await this.group.close();
   }
 }
 
 /**
- * The Kysely dialect over a GroupCommit. `durable: false` makes writes resolve once they are in the
- * batch, before its COMMIT: for counters that may lose the last few milliseconds in a crash (impressions).
- * Only the `owner` closes the connections when its Kysely is destroyed.
+ * The Kysely dialect over a GroupCommit: every write resolves once its batch is on disk. Destroying the
+ * Kysely closes the connections.
  */
 export class GroupCommitDialect extends SqliteDialect {
-  constructor(
-    private readonly group: GroupCommit,
-    private readonly options: { durable: boolean; owner: boolean },
-  ) {
+  constructor(private readonly group: GroupCommit) {
     // The base class wants a database for its own driver, which createDriver below replaces.
     super({ database: {} as SqliteDatabase });
   }
   override createDriver(): Driver {
-    return new GroupCommitDriver(this.group, this.options.durable, this.options.owner);
+    return new GroupCommitDriver(this.group);
   }
   /**
    * SQLite's DDL is transactional, though Kysely's adapter does not say so (and its SQLite migration lock
