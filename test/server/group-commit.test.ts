@@ -39,6 +39,18 @@ describe('SQLite group commit', () => {
     signup_source: 'api' as const,
   });
 
+  it('an in-memory database (DATABASE_URL=:memory:, nothing to sync) takes write after write', async () => {
+    const db = connect(':memory:');
+    cleanup.push(() => db.close());
+    // Migrating is itself a series of writes: it used to hang after the first (its "sync" ended before it began).
+    await migrate(db.db, db.dialect);
+    const store = new Store(db.db, db.dialect);
+    const now = Date.now();
+    await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) assert.ok(await store.insertParticipant(person(email)));
+    assert.equal((await store.findParticipantByEmail('c1', 'c@example.com'))!.email, 'c@example.com');
+  });
+
   it('concurrent transactions share batches; a failing one rolls back alone; the rest commit', async () => {
     const { db, store } = await open();
     const before = { ...db.groupCommit!.stats };

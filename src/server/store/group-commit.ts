@@ -196,7 +196,9 @@ export class GroupCommit {
   /**
    * Commits once the units that are ready in this turn of the event loop have joined: setImmediate runs
    * after the I/O callbacks of the turn, so every request that arrived with it is in the batch. While the
-   * COMMIT waits for the disk, new requests queue in the kernel and form the next batch.
+   * COMMIT waits for the disk, new requests queue in the kernel and form the next batch. (Holding the
+   * batch open until the running sync ends, so that it grows larger, was measured: no gain in sign-ups
+   * per second or CPU per sign-up.)
    */
   #scheduleCommit(): void {
     if (this.#commitScheduled || !this.#batch) return;
@@ -262,7 +264,8 @@ export class GroupCommit {
         resolve();
         this.#sync();
       };
-      if (fd === -1) done(null);
+      // Never synchronously: #syncing must be set before done clears it.
+      if (fd === -1) queueMicrotask(() => done(null));
       else fdatasync(fd, done);
     });
   }
