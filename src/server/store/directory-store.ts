@@ -7,6 +7,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool
 import type { ParticipantFilterName, ParticipantSort } from '../../api/schemas.js';
 import type { Dialect } from './connect.js';
 import type { Database, ParticipantsTable } from './tables.js';
+import { bound } from './bound-limit.js';
 
 // The row type is spelled from tables.ts, not imported from store.ts, which imports this module.
 type ParticipantRow = Selectable<ParticipantsTable>;
@@ -76,7 +77,7 @@ export class DirectoryStore {
     return query
       .orderBy(`participants.${column}`, q.order)
       .orderBy('participants.id', q.order)
-      .limit(q.limit)
+      .limit(bound(q.limit))
       .execute() as Promise<DirectoryRow[]>;
   }
 
@@ -89,7 +90,7 @@ export class DirectoryStore {
       .where('total_referrals', '>', 0)
       .orderBy('total_referrals', 'desc')
       .orderBy('id', 'desc')
-      .limit(limit)
+      .limit(bound(limit))
       .execute();
   }
 

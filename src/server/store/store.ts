@@ -14,6 +14,7 @@ import { builtWrite, prepare, preparedWrite, runAsOne, type Write } from './prep
 import { ImpressionBuffer, type Impression } from './impression-buffer.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
+import { bound } from './bound-limit.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
 export type CampaignRow = Selectable<CampaignsTable>;
@@ -227,14 +228,14 @@ const signupsFromNet = prepare((db, campaignId: string, net: string, since: numb
         .where('campaign_id', '=', campaignId)
         .where('signup_net', '=', net)
         .where('created_on', '>=', since)
-        .limit(cap)
+        .limit(bound(cap))
         .as('capped'),
     )
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
 const refereesFromNet = prepare((db, referrerId: number, net: string, cap: number) =>
   db
-    .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(cap).as('capped'))
+    .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(bound(cap)).as('capped'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
 /**
@@ -245,17 +246,17 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
  */
 const pages = {
   campaignFirst: prepare((db, campaignId: string, limit: number) =>
-    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit),
+    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)),
   ),
   referralsFirst: prepare((db, referrerId: number, limit: number) =>
-    db.selectFrom('participants').selectAll().where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(limit),
+    db.selectFrom('participants').selectAll().where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(bound(limit)),
   ),
   campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
     db
       .selectFrom('participants')
       .selectAll()
       .where('id', 'in', (eb) =>
-        eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(limit).offset(offset),
+        eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)).offset(bound(offset)),
       )
       .orderBy('created_on')
       .orderBy('id'),
@@ -269,7 +270,7 @@ const pages = {
       .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
       .orderBy('created_on')
       .orderBy('id')
-      .limit(limit),
+      .limit(bound(limit)),
   ),
   // A referrer's referrals are all in its campaign: filtering by campaign too would steer SQLite to the campaign's index.
   referralsFrom: prepare((db, referrerId: number, offset: number, limit: number) =>
@@ -283,8 +284,8 @@ const pages = {
           .where('referred_by_id', '=', referrerId)
           .orderBy('created_on')
           .orderBy('id')
-          .limit(limit)
-          .offset(offset),
+          .limit(bound(limit))
+          .offset(bound(offset)),
       )
       .orderBy('created_on')
       .orderBy('id'),
@@ -298,7 +299,7 @@ const pages = {
       .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
       .orderBy('created_on')
       .orderBy('id')
-      .limit(limit),
+      .limit(bound(limit)),
   ),
 };
 const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
@@ -791,7 +792,7 @@ export class Store {
       .where('email', '=', email)
       .where('created_on', '>=', since)
       .orderBy('created_on', 'desc')
-      .limit(limit)
+      .limit(bound(limit))
       .execute();
   }
 

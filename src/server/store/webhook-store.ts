@@ -8,6 +8,7 @@ import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { builtWrite, prepare, preparedWrite, type Write } from './prepared.js';
 import type { Database, ParticipantsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
+import { bound } from './bound-limit.js';
 
 // Every sign-up writes an event: compiled once (./prepared.ts).
 const eventInsert = prepare((db, id: string, account_id: number, campaign_id: string, event_type: string, created_on: number, payload: string) =>
@@ -129,7 +130,7 @@ export class WebhookStore {
       // Not to a removed endpoint (a sub-select, so that FOR UPDATE locks delivery rows only).
       .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null))
       .orderBy('next_attempt_on')
-      .limit(limit)
+      .limit(bound(limit))
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
     const claimed = await this.db
       .updateTable('webhook_deliveries')
@@ -181,7 +182,7 @@ export class WebhookStore {
     if (f.status) q = q.where('d.status', '=', f.status);
     if (f.endpointId) q = q.where('d.endpoint_id', '=', f.endpointId);
     if (f.eventType) q = q.where('e.event_type', '=', f.eventType);
-    return q.orderBy('d.created_on', 'desc').orderBy('d.id', 'desc').limit(f.limit).execute();
+    return q.orderBy('d.created_on', 'desc').orderBy('d.id', 'desc').limit(bound(f.limit)).execute();
   }
 
   attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
