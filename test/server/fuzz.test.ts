@@ -241,7 +241,8 @@ eachDatabaseShared('fuzz', (service, kind) => {
     const statuses = new Map<number, number>();
 
     // The rows as the previous call left them: each call's dump is the next one's "before" (nothing else
-    // writes between two calls), one dump per call instead of two.
+    // writes between two calls once the call's impressions, written in batches, are flushed), one dump per
+    // call instead of two.
     let before = await dumpDatabase(s.ctx.store.db, kind.name);
     await fc.assert(
       fc.asyncProperty(request, async ({ op, req, auth: a, origin: o }) => {
@@ -251,6 +252,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const what = `${op.method} ${op.path} ${typeof payload === 'string' ? payload.slice(0, 300) : JSON.stringify(payload)} -> ${res.status} ${res.text.slice(0, 300)}`;
         assert.ok(res.status < 500, what);
+        await s.ctx.store.flushImpressions();
         const after = await dumpDatabase(s.ctx.store.db, kind.name);
         if (res.status >= 400) {
           const error = (res.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;

@@ -26,9 +26,8 @@ describe('SQLite prepared statement cache', () => {
     return join(dir, 'refkit.db');
   }
 
-  it('binds LIMIT and OFFSET through a cast, never as a bare parameter, so statements keep their plans', async () => {
-    // With a bare `limit ?`, SQLite (STAT4) re-plans the statement at every call: 3x the time of a fraud
-    // count, 1.5x that of a page of participants (src/server/store/bound-limit.ts).
+  /** A migrated store with campaign c1, and a record of every statement SQLite prepares from here on. */
+  async function storeWithCampaign() {
     const { db, dialect, close } = connect(`sqlite:${tempFile()}`);
     cleanup.push(close);
     await migrate(db, dialect);
@@ -36,6 +35,13 @@ describe('SQLite prepared statement cache', () => {
     const prepare = mock.method(SQLite.prototype, 'prepare');
     const now = Date.now();
     await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    return { store, prepare, now };
+  }
+
+  it('binds LIMIT and OFFSET through a cast, never as a bare parameter, so statements keep their plans', async () => {
+    // With a bare `limit ?`, SQLite (STAT4) re-plans the statement at every call: 3x the time of a fraud
+    // count, 1.5x that of a page of participants (src/server/store/bound-limit.ts).
+    const { store, prepare, now } = await storeWithCampaign();
     const ann = (await store.insertParticipant({ campaign_id: 'c1', email: 'a@example.com', email_key: 'a', code: 'AAAAAAAA', created_on: now, updated_on: now, signup_source: 'api' }))!;
     await store.insertParticipant({ campaign_id: 'c1', email: 'b@example.com', email_key: 'b', code: 'BBBBBBBB', referred_by_id: ann.id, signup_net: '10.0.0.1', created_on: now, updated_on: now, signup_source: 'browser' });
 
@@ -55,13 +61,7 @@ describe('SQLite prepared statement cache', () => {
   });
 
   it('prepares each query of the store once, and reads and writes as before', async () => {
-    const { db, dialect, close } = connect(`sqlite:${tempFile()}`);
-    cleanup.push(close);
-    await migrate(db, dialect);
-    const store = new Store(db, dialect);
-    const prepare = mock.method(SQLite.prototype, 'prepare');
-    const now = Date.now();
-    await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    const { store, prepare, now } = await storeWithCampaign();
     const row = (email: string, code: string) => ({ campaign_id: 'c1', email, email_key: email, first_name: null, last_name: null, code, referred_by_id: null, referred_by_code: null, created_on: now, updated_on: now, signup_source: 'api' as const, signup_ip: null });
 
     // Writes report what they changed: the new row, then nothing for a taken email.

@@ -108,25 +108,50 @@ const NEW_PARTICIPANT_DEFAULTS = {
 /** Impressions of a batch written in one turn of the event loop (about 25 µs each on SQLite). */
 const IMPRESSIONS_PER_TURN = 50;
 
-/** A new participant's values in the order of signupWrites' parameters. */
-const participantValues = (p: { [K in keyof NewParticipant]-?: Exclude<NewParticipant[K], undefined> }) =>
-  [
-    p.campaign_id,
-    p.email,
-    p.email_key,
-    p.first_name,
-    p.last_name,
-    p.code,
-    p.referred_by_id,
-    p.referred_by_code,
-    p.created_on,
-    p.updated_on,
-    p.signup_source,
-    p.signup_ip,
-    p.signup_net,
-    p.fraud_score,
-    p.approval,
-  ] as const;
+/** A new participant's values, in the order of signupWrites' parameters. */
+type ParticipantValues = [
+  campaign_id: string,
+  email: string,
+  email_key: string,
+  first_name: string | null,
+  last_name: string | null,
+  code: string,
+  referred_by_id: number | null,
+  referred_by_code: string | null,
+  created_on: number,
+  updated_on: number,
+  signup_source: NewParticipant['signup_source'],
+  signup_ip: string | null,
+  signup_net: string | null,
+  fraud_score: string,
+  approval: number,
+];
+
+/** The names of ParticipantValues, in their order. */
+const PARTICIPANT_COLUMNS = [
+  'campaign_id',
+  'email',
+  'email_key',
+  'first_name',
+  'last_name',
+  'code',
+  'referred_by_id',
+  'referred_by_code',
+  'created_on',
+  'updated_on',
+  'signup_source',
+  'signup_ip',
+  'signup_net',
+  'fraud_score',
+  'approval',
+] as const satisfies readonly (keyof NewParticipant)[];
+type NewParticipantRow = { [K in (typeof PARTICIPANT_COLUMNS)[number]]-?: Exclude<NewParticipant[K], undefined> };
+
+const participantValues = (p: NewParticipantRow): ParticipantValues => PARTICIPANT_COLUMNS.map((c) => p[c]) as ParticipantValues;
+
+/** The insert's columns from the values (or from their slots, when a prepared query is built). */
+const participantColumns = (values: ParticipantValues): NewParticipantRow =>
+  Object.fromEntries(PARTICIPANT_COLUMNS.map((c, i) => [c, values[i]])) as NewParticipantRow;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 const isDeadlock = (err: unknown) => (err as { code?: string }).code === '40P01';
@@ -146,56 +171,12 @@ const participantBy = {
 // The writes of every sign-up (and of imports), compiled once: Kysely's building and compiling of them
 // cost a sign-up more CPU than SQLite took to run them.
 const signupWrites = {
-  participant: prepare(
-    (
-      db,
-      campaign_id: string,
-      email: string,
-      email_key: string,
-      first_name: string | null,
-      last_name: string | null,
-      code: string,
-      referred_by_id: number | null,
-      referred_by_code: string | null,
-      created_on: number,
-      updated_on: number,
-      signup_source: NewParticipant['signup_source'],
-      signup_ip: string | null,
-      signup_net: string | null,
-      fraud_score: string,
-      approval: number,
-    ) =>
-      db
-        .insertInto('participants')
-        .values({ campaign_id, email, email_key, first_name, last_name, code, referred_by_id, referred_by_code, created_on, updated_on, signup_source, signup_ip, signup_net, fraud_score, approval })
-        .onConflict((oc) => oc.doNothing())
-        .returningAll(),
+  participant: prepare((db, ...values: ParticipantValues) =>
+    db.insertInto('participants').values(participantColumns(values)).onConflict((oc) => oc.doNothing()).returningAll(),
   ),
   /** PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code an error. */
-  participantWithId: prepare(
-    (
-      db,
-      id: number,
-      campaign_id: string,
-      email: string,
-      email_key: string,
-      first_name: string | null,
-      last_name: string | null,
-      code: string,
-      referred_by_id: number | null,
-      referred_by_code: string | null,
-      created_on: number,
-      updated_on: number,
-      signup_source: NewParticipant['signup_source'],
-      signup_ip: string | null,
-      signup_net: string | null,
-      fraud_score: string,
-      approval: number,
-    ) =>
-      db
-        .insertInto('participants')
-        .values({ id, campaign_id, email, email_key, first_name, last_name, code, referred_by_id, referred_by_code, created_on, updated_on, signup_source, signup_ip, signup_net, fraud_score, approval })
-        .returningAll(),
+  participantWithId: prepare((db, id: number, ...values: ParticipantValues) =>
+    db.insertInto('participants').values({ id, ...participantColumns(values) }).returningAll(),
   ),
   referral: prepare((db, referrerId: number, now: number) =>
     db
