@@ -70,7 +70,6 @@ export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/, '');
 }
 
-/** Opens a SQLite database with the pragmas the service runs with (the benchmark's baseline uses them too). */
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
@@ -92,6 +91,7 @@ function switchToWal(sqlite: SQLite.Database): void {
   }
 }
 
+/** Opens a SQLite database with the pragmas the service runs with (the benchmark's baseline uses them too). */
 export function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);

@@ -17,8 +17,8 @@ export interface Impression {
 /**
  * How long an impression may wait, and how many wait at most, before they are written. Fewer, larger
  * batches cost less in all (a commit rewrites every page it touched; with 25 ms and 200 a new visitor's
- * check cost 1.5 times the CPU it costs with these); Store.flushImpressions lets other requests run
- * between parts of a large batch.
+ * check cost 1.5 times the CPU it costs with these); the store's batch write pauses every few dozen
+ * rows so that other requests run between the parts of a large batch.
  */
 export const FLUSH_MS = 100;
 export const MAX_WAITING = 1_000;

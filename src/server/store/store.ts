@@ -108,26 +108,7 @@ const NEW_PARTICIPANT_DEFAULTS = {
 /** Impressions of a batch written in one turn of the event loop (about 25 µs each on SQLite). */
 const IMPRESSIONS_PER_TURN = 50;
 
-/** A new participant's values, in the order of signupWrites' parameters. */
-type ParticipantValues = [
-  campaign_id: string,
-  email: string,
-  email_key: string,
-  first_name: string | null,
-  last_name: string | null,
-  code: string,
-  referred_by_id: number | null,
-  referred_by_code: string | null,
-  created_on: number,
-  updated_on: number,
-  signup_source: NewParticipant['signup_source'],
-  signup_ip: string | null,
-  signup_net: string | null,
-  fraud_score: string,
-  approval: number,
-];
-
-/** The names of ParticipantValues, in their order. */
+/** A new participant's columns, in the order of signupWrites' parameters (ParticipantValues). */
 const PARTICIPANT_COLUMNS = [
   'campaign_id',
   'email',
@@ -146,6 +127,9 @@ const PARTICIPANT_COLUMNS = [
   'approval',
 ] as const satisfies readonly (keyof NewParticipant)[];
 type NewParticipantRow = { [K in (typeof PARTICIPANT_COLUMNS)[number]]-?: Exclude<NewParticipant[K], undefined> };
+type ValuesOf<C extends readonly (keyof NewParticipantRow)[]> = { -readonly [I in keyof C]: C[I] extends keyof NewParticipantRow ? NewParticipantRow[C[I]] : never };
+/** A new participant's values, one per PARTICIPANT_COLUMNS entry, typed by its column. */
+type ParticipantValues = ValuesOf<typeof PARTICIPANT_COLUMNS>;
 
 const participantValues = (p: NewParticipantRow): ParticipantValues => PARTICIPANT_COLUMNS.map((c) => p[c]) as ParticipantValues;
 
