@@ -97,7 +97,10 @@ export function serviceRoutes(s: Seeded): Route[] {
 export interface RouteRow {
   name: string;
   result: LoadResult;
+  /** A service route's baseline (the mean of its two measurements) and target. */
   baseline?: { name: string; result: LoadResult; target: number };
+  /** A baseline row's two measurements, before and after the routes. */
+  drift?: { before: LoadResult; after: LoadResult };
 }
 
 export interface KindReport {
@@ -113,8 +116,11 @@ export function pickRoutes(routes: Route[], only?: string[]): Route[] {
 }
 
 /**
- * Measures the baselines, then the service's routes, on fresh databases of one kind; with `only`, just
- * those routes and the baselines they are judged against (bare JSON always, as the first row).
+ * Measures the baselines, then the service's routes, then the baselines again, on fresh databases of one
+ * kind; with `only`, just those routes and the baselines they are judged against (bare JSON always, as
+ * the first row). A route's ratio is to the mean of its baseline's two measurements, which bracket the
+ * routes in time: a machine shared with others drifts over the minutes a run takes, and the two
+ * measurements show by how much.
  */
 export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timing, log: (line: string) => void, only?: string[]): Promise<KindReport> {
   const baseDb = await kind.create();
@@ -129,31 +135,67 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
     };
     const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
     const routes = pickRoutes(serviceRoutes(seeded), only);
-    const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
-    const baselines = {} as Record<Baseline, LoadResult>;
-    try {
-      const loads = baselineLoads(baseSeed);
-      const needed = (Object.keys(loads) as Baseline[]).filter((b) => b === 'json' || routes.some((r) => r.baseline === b));
-      for (const b of needed) baselines[b] = await measure(BASELINE_NAMES[b], baseline, loads[b]);
-    } finally {
-      await baseline.stop();
-    }
-
-    const service = await startService(serviceDb.url);
-    const rows: RouteRow[] = (Object.keys(baselines) as Baseline[]).map((b) => ({ name: BASELINE_NAMES[b], result: baselines[b] }));
-    try {
-      for (const route of routes) {
-        const result = await measure(route.name, service, route.load);
-        rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[route.baseline], result: baselines[route.baseline], target: route.target } });
+    const loads = baselineLoads(baseSeed);
+    const needed = (Object.keys(loads) as Baseline[]).filter((b) => b === 'json' || routes.some((r) => r.baseline === b));
+    const measureBaselines = async (when: string) => {
+      const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
+      try {
+        const results = {} as Record<Baseline, LoadResult>;
+        for (const b of needed) results[b] = await measure(`${BASELINE_NAMES[b]} (${when})`, baseline, loads[b]);
+        return results;
+      } finally {
+        await baseline.stop();
       }
+    };
+
+    const before = await measureBaselines('before');
+    const service = await startService(serviceDb.url);
+    const measured: { route: Route; result: LoadResult }[] = [];
+    try {
+      for (const route of routes) measured.push({ route, result: await measure(route.name, service, route.load) });
     } finally {
       await service.stop();
     }
+    const after = await measureBaselines('after');
+    const baselines = Object.fromEntries(needed.map((b) => [b, { name: BASELINE_NAMES[b], result: meanOf(before[b], after[b]), before: before[b], after: after[b] }])) as Record<
+      Baseline,
+      MeasuredBaseline
+    >;
+    const rows: RouteRow[] = [
+      ...needed.map((b) => ({ name: baselines[b].name, result: baselines[b].result, drift: baselines[b] })),
+      ...measured.map(({ route, result }) => ({ name: route.name, result, baseline: { ...baselines[route.baseline], target: route.target } })),
+    ];
     return { kind: kind.name, rows };
   } finally {
     await baseDb.drop();
     await serviceDb.drop();
   }
+}
+
+/** A baseline measured before and after the routes, and the mean of the two that routes are judged against. */
+interface MeasuredBaseline {
+  name: string;
+  result: LoadResult;
+  before: LoadResult;
+  after: LoadResult;
+}
+
+/** Two measurements of one load as one: throughput, latencies and CPU averaged, counts added. */
+function meanOf(a: LoadResult, b: LoadResult): LoadResult {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  const statuses = { ...a.statuses };
+  for (const [code, n] of Object.entries(b.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    rps: mean(a.rps, b.rps),
+    p50: mean(a.p50, b.p50),
+    p99: mean(a.p99, b.p99),
+    requests: a.requests + b.requests,
+    allRequests: a.allRequests + b.allRequests,
+    cpuMicrosPerRequest: a.cpuMicrosPerRequest !== undefined && b.cpuMicrosPerRequest !== undefined ? mean(a.cpuMicrosPerRequest, b.cpuMicrosPerRequest) : undefined,
+    non2xx: a.non2xx + b.non2xx,
+    errors: a.errors + b.errors,
+    statuses,
+  };
 }
 
 /** Requests that failed: any non-2xx answer or connection error is a broken harness or a broken route. */
@@ -173,7 +215,8 @@ export function markdown(report: KindReport): string {
     const cpu = r.result.cpuMicrosPerRequest;
     const baseCpu = r.baseline?.result.cpuMicrosPerRequest;
     const cpuRatio = cpu !== undefined && baseCpu !== undefined ? `${(baseCpu / cpu).toFixed(2)}x` : '';
-    return [r.name, rps(r.result.rps), ms(r.result.p50), ms(r.result.p99), against, `${ratio.toFixed(2)}x`, target, p99, cpu?.toFixed(0) ?? '', cpuRatio];
+    const reqs = r.drift ? `${rps(r.result.rps)} (${rps(r.drift.before.rps)} before, ${rps(r.drift.after.rps)} after)` : rps(r.result.rps);
+    return [r.name, reqs, ms(r.result.p50), ms(r.result.p99), against, `${ratio.toFixed(2)}x`, target, p99, cpu?.toFixed(0) ?? '', cpuRatio];
   });
   return table(['route', 'req/s', 'p50 ms', 'p99 ms', 'ratio to', 'ratio', 'target', `p99 < ${P99_TARGET_MS} ms`, 'server CPU µs/req', 'CPU ratio'], rows);
 }

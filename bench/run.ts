@@ -66,7 +66,7 @@ async function runRoutes(quick: boolean, only?: string[]): Promise<void> {
   const body = [
     header,
     `- ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up, then ${timing.seconds} s measured; load generator, service and baseline each in their own process; rate limits off; the service's database seeded with 2,000 participants (one with 1,000 referrals). Sign-ups and the new-visitor validateCode send each request from an address of its own (X-Forwarded-For; the service trusts one proxy hop); other routes come from one address. Server CPU is the service's (or baseline's) process CPU time over warm-up and run, per request (on PostgreSQL the database server's own CPU is not in it).`,
-    '- Each ratio compares a route with the baseline it is judged against, measured in the same run on the same database kind, so a busy machine moves both. The targets are those of issue 10.',
+    '- Each ratio compares a route with the baseline it is judged against, measured in the same run on the same database kind, so a busy machine moves both: each baseline is measured before the routes and again after them, and routes are judged against the mean of the two (its row shows both, so the drift over the run is in view). The targets are those of issue 10.',
     ...reports.map((r) => `\n### ${r.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${markdown(r)}`),
   ].join('\n');
   log(`\n${body}`);
