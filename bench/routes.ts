@@ -157,27 +157,20 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       await service.stop();
     }
     const after = await measureBaselines('after');
-    const baselines = Object.fromEntries(needed.map((b) => [b, { name: BASELINE_NAMES[b], result: meanOf(before[b], after[b]), before: before[b], after: after[b] }])) as Record<
-      Baseline,
-      MeasuredBaseline
-    >;
+    const baselineRow = (b: Baseline): RouteRow => ({ name: BASELINE_NAMES[b], result: meanOf(before[b], after[b]), drift: { before: before[b], after: after[b] } });
+    const baselines = Object.fromEntries(needed.map((b) => [b, baselineRow(b)])) as Record<Baseline, RouteRow>;
     const rows: RouteRow[] = [
-      ...needed.map((b) => ({ name: baselines[b].name, result: baselines[b].result, drift: baselines[b] })),
-      ...measured.map(({ route, result }) => ({ name: route.name, result, baseline: { ...baselines[route.baseline], target: route.target } })),
+      ...needed.map((b) => baselines[b]),
+      ...measured.map(({ route, result }) => {
+        const { name, result: judgedBy } = baselines[route.baseline];
+        return { name: route.name, result, baseline: { name, result: judgedBy, target: route.target } };
+      }),
     ];
     return { kind: kind.name, rows };
   } finally {
     await baseDb.drop();
     await serviceDb.drop();
   }
-}
-
-/** A baseline measured before and after the routes, and the mean of the two that routes are judged against. */
-interface MeasuredBaseline {
-  name: string;
-  result: LoadResult;
-  before: LoadResult;
-  after: LoadResult;
 }
 
 /** Two measurements of one load as one: throughput, latencies and CPU averaged, counts added. */
