@@ -67,6 +67,18 @@ const addToDayQuery = (counter: Counter) =>
   );
 const addToDay = new Map<Counter, ReturnType<typeof addToDayQuery>>();
 
+/** Adds `amount` to one daily counter of a campaign, compiled once per counter. */
+const addToCampaignDayQuery = (counter: Counter) =>
+  prepare((db, campaignId: string, day: number, shard: number, amount: number) =>
+    db
+      .insertInto('campaign_daily_stats')
+      .values({ campaign_id: campaignId, day, shard, [counter]: amount })
+      .onConflict((oc) =>
+        oc.columns(['campaign_id', 'day', 'shard']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) })),
+      ),
+  );
+const addToCampaignDay = new Map<Counter, ReturnType<typeof addToCampaignDayQuery>>();
+
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 /** Shards per counter: enough that 50 concurrent sign-ups rarely meet on one row. */
@@ -132,6 +144,13 @@ export class StatsStore {
     let add = addToDay.get(counter);
     if (!add) addToDay.set(counter, (add = addToDayQuery(counter)));
     await add(this.db, participantId, dayOf(now), this.#shard(), amount);
+  }
+
+  /** Adds to one counter of a campaign on day number `day` (dayOf). */
+  async addOnDay(campaignId: string, counter: Counter, amount: number, day: number): Promise<void> {
+    let add = addToCampaignDay.get(counter);
+    if (!add) addToCampaignDay.set(counter, (add = addToCampaignDayQuery(counter)));
+    await add(this.db, campaignId, day, this.#shard(), amount);
   }
 
   /** Every day with a counter of the campaign, oldest first, its shards added up. */

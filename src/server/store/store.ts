@@ -12,6 +12,7 @@ import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
 import { builtWrite, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
 import { ImpressionBuffer, type Impression } from './impression-buffer.js';
+import { writeImpressions } from './impression-writes.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -105,9 +106,6 @@ const NEW_PARTICIPANT_DEFAULTS = {
   impression_count: 0,
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
-/** Impressions of a batch written in one turn of the event loop (about 25 µs each on SQLite). */
-const IMPRESSIONS_PER_TURN = 50;
-
 /** A new participant's columns, in the order of signupWrites' parameters (ParticipantValues). */
 const PARTICIPANT_COLUMNS = [
   'campaign_id',
@@ -170,18 +168,6 @@ const signupWrites = {
   ),
   token: prepare((db, hash: string, participantId: number, now: number) =>
     db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }),
-  ),
-};
-// A new visitor's impression, compiled once.
-const impressionWrites = {
-  visitor: prepare((db, id: number, visitor: string, day: number) =>
-    db.insertInto('impressions').values({ participant_id: id, visitor, day }).onConflict((oc) => oc.doNothing()).returning('participant_id'),
-  ),
-  count: prepare((db, id: number, amount: number) =>
-    db
-      .updateTable('participants')
-      .set((eb) => ({ impression_count: eb('impression_count', '+', amount) }))
-      .where('id', '=', id),
   ),
 };
 const signupsFromNet = prepare((db, campaignId: string, net: string, since: number, cap: number) =>
@@ -297,7 +283,7 @@ export class Store {
   ) {
     this.caches = options.caches ?? new Caches();
     this.#ids = options.ids ?? new IdReserve();
-    this.#impressions = options.impressions ?? new ImpressionBuffer((batch) => this.#writeImpressions(batch));
+    this.#impressions = options.impressions ?? new ImpressionBuffer((batch) => writeImpressions(db, dialect, batch));
     this.#afterCommit = afterCommit;
     this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
@@ -656,29 +642,6 @@ export class Store {
   /** Writes the impressions added so far. */
   flushImpressions(): Promise<void> {
     return this.#impressions.flush();
-  }
-
-  /**
-   * One transaction for a batch: a row per new (participant, visitor, day), then each participant's
-   * count and each day's counter once, participants in id order (the order other writers lock them in,
-   * so that PostgreSQL never finds a deadlock between batches).
-   */
-  async #writeImpressions(batch: Impression[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const counted = new Map<string, Impression & { amount: number }>();
-      for (const [n, i] of batch.entries()) {
-        // SQLite runs on the event loop: a pause now and then, so a large batch does not hold up requests.
-        if (n > 0 && n % IMPRESSIONS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-        if ((await impressionWrites.visitor(trx, i.participantId, i.visitor, i.day)).length === 0) continue;
-        const key = `${i.participantId}|${i.day}`;
-        const seen = counted.get(key);
-        counted.set(key, { ...i, amount: (seen?.amount ?? 0) + 1 });
-      }
-      const ordered = [...counted.values()].sort((a, b) => a.participantId - b.participantId || a.day - b.day);
-      for (const c of ordered) await impressionWrites.count(trx, c.participantId, c.amount);
-      const stats = new StatsStore(trx, COUNTER_SHARDS[this.dialect], true);
-      for (const c of ordered) await stats.addForParticipant(c.participantId, 'impressions', c.amount, c.now);
-    });
   }
 
   /** Drops the per-visitor rows of days before `day`: only today's are needed to deduplicate. */

@@ -1,0 +1,69 @@
+/**
+ * Impressions written in batches (src/server/store/impression-writes.ts): rows go in as multi-row
+ * INSERTs padded to a few sizes, and each participant's count and each campaign's day counter are added
+ * to once per batch. A batch that spans chunks, participants, campaigns and days, with rows already in
+ * the table and repeats inside the batch, must count every new (participant, visitor, day) exactly once.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { DAY_MS } from '../../src/server/domain/time.js';
+import { eachDatabase } from './helpers/suite.js';
+
+eachDatabase('impression batches', (service) => {
+  it('count each new visitor once per participant and day, across chunks, campaigns and days', async () => {
+    const s = service();
+    const { store } = s.ctx;
+    const [first, second] = [await s.campaign(), await s.campaign()];
+    const ann = (await s.admin.addParticipant({ id: first, email: 'ann@example.com' })).referralCode!;
+    const bob = (await s.admin.addParticipant({ id: first, email: 'bob@example.com' })).referralCode!;
+    const cid = (await s.admin.addParticipant({ id: second, email: 'cid@example.com' })).referralCode!;
+    const idOf = async (campaignId: string, code: string) => (await store.findParticipantByCode(campaignId, code))!.id;
+    const [annId, bobId, cidId] = [await idOf(first, ann), await idOf(first, bob), await idOf(second, cid)];
+    const today = Math.floor(s.ctx.now() / DAY_MS);
+    const add = (participantId: number, visitor: string, day = today) => store.addImpression({ participantId, visitor, day, now: day * DAY_MS });
+
+    // Already in the table before the batch (as if another process had written it).
+    add(annId, 'v0');
+    await store.flushImpressions();
+
+    // 300 rows for Ann (more than one INSERT of the largest size), v0 again and v1 twice.
+    for (let v = 0; v < 299; v++) add(annId, `v${v}`);
+    add(annId, 'v1');
+    add(annId, 'v1', today + 1);
+    // Bob: 5 visitors today, 2 of them again tomorrow; Cid, of the other campaign: one, tomorrow.
+    for (let v = 0; v < 5; v++) add(bobId, `v${v}`);
+    add(bobId, 'v0', today + 1);
+    add(bobId, 'v1', today + 1);
+    add(cidId, 'v0', today + 1);
+    await store.flushImpressions();
+
+    const count = async (campaignId: string, email: string) => (await store.findParticipantByEmail(campaignId, email))!.impression_count;
+    assert.equal(await count(first, 'ann@example.com'), 300, 'v0..v298 today (v0 once, though written twice) and v1 tomorrow');
+    assert.equal(await count(first, 'bob@example.com'), 7);
+    assert.equal(await count(second, 'cid@example.com'), 1);
+
+    const impressionsByDay = async (campaignId: string) =>
+      Object.fromEntries((await store.stats.daily(campaignId)).map((d) => [d.day - today, d.impressions]));
+    assert.deepEqual(await impressionsByDay(first), { 0: 299 + 5, 1: 1 + 2 });
+    // Today's row holds Cid's sign-up.
+    assert.deepEqual(await impressionsByDay(second), { 0: 0, 1: 1 });
+
+    const rows = await store.db.selectFrom('impressions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(rows.n), 299 + 1 + 7 + 1);
+  });
+
+  it('write a batch of one, and count nothing for a visitor already counted', async () => {
+    const s = service();
+    const { store } = s.ctx;
+    const id = await s.campaign();
+    const code = (await s.admin.addParticipant({ id, email: 'ann@example.com' })).referralCode!;
+    const participantId = (await store.findParticipantByCode(id, code))!.id;
+    const day = Math.floor(s.ctx.now() / DAY_MS);
+    for (let round = 0; round < 2; round++) {
+      store.addImpression({ participantId, visitor: 'only', day, now: s.ctx.now() });
+      await store.flushImpressions();
+    }
+    assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.impression_count, 1);
+    assert.deepEqual((await store.stats.daily(id)).map((d) => d.impressions), [1]);
+  });
+});
