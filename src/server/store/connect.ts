@@ -9,6 +9,7 @@ import SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
+import { Checkpointer } from './checkpointer.js';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
 import { statementName } from './prepared.js';
 import type { Database } from './tables.js';
@@ -150,7 +151,7 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   const writer = openSqlite(path);
   // WAL lets this second connection read committed data while the writer's batch is open.
   const reader = path === ':memory:' ? writer : openSqlite(path);
-  const group = new GroupCommit(writer, reader, (c) => cachingStatements(c));
+  const group = new GroupCommit(writer, reader, (c) => cachingStatements(c), path === ':memory:' ? undefined : new Checkpointer(path));
   const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
   return { db, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
 }

@@ -31,6 +31,7 @@ import {
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
+import type { Checkpointer } from './checkpointer.js';
 import { allRows, iterateRows } from './sqlite-rows.js';
 
 /** A FIFO lock: units of work take the writer in the order they asked for it. */
@@ -77,7 +78,23 @@ export interface GroupCommitStats {
   units: number;
   largestBatch: number;
   syncs: number;
+  /** Checkpoints run on the worker thread (./checkpointer.ts), and how many of them held the writer. */
+  checkpoints: number;
+  catchUps: number;
 }
+
+/**
+ * At most one checkpoint per this long: each syncs the database file as well as the WAL, and the disk
+ * is the WAL syncs' that answer requests.
+ */
+export const CHECKPOINT_INTERVAL_MS = 250;
+/**
+ * A WAL longer than this many pages (SQLite's own default checkpoint size) is caught up with the writer
+ * held. A checkpoint copies only what was committed when it started, and SQLite starts the WAL over only
+ * at a write that finds all of it copied; under a steady write load the writer always stays a little
+ * ahead, and the WAL would grow without end.
+ */
+export const CATCH_UP_PAGES = 1000;
 
 function execute(statements: SqliteDatabase, query: CompiledQuery): QueryResult<unknown> {
   const stmt = statements.prepare(query.sql);
@@ -105,12 +122,20 @@ export class GroupCommit {
   #syncing: Promise<void> | undefined;
   /** The WAL file, opened at the first sync (SQLite creates it with the first write); -1 for `:memory:`. */
   #walFd: number | undefined;
-  readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0 };
+  readonly #checkpointer: Checkpointer | undefined;
+  /** The checkpoint under way, if any, and when the last one started. */
+  #checkpointing: Promise<void> | undefined;
+  #lastCheckpoint = 0;
+  #checkpointTimer: NodeJS.Timeout | undefined;
+  readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0, checkpoints: 0, catchUps: 0 };
 
-  constructor(writer: SQLite.Database, reader: SQLite.Database, statements: (db: SQLite.Database) => SqliteDatabase) {
+  /** `checkpointer`: runs the WAL's checkpoints off the event loop (without one, SQLite runs them in COMMIT). */
+  constructor(writer: SQLite.Database, reader: SQLite.Database, statements: (db: SQLite.Database) => SqliteDatabase, checkpointer?: Checkpointer) {
     this.#writer = writer;
     // The durability FULL would give at each COMMIT comes from #sync below, off the event loop.
     writer.pragma('synchronous = NORMAL');
+    this.#checkpointer = checkpointer;
+    if (checkpointer) writer.pragma('wal_autocheckpoint = 0');
     this.#writes = statements(writer);
     // `:memory:` has no second connection to the same data: it reads on the writer (and so sees open batches).
     this.#reads = reader === writer ? this.#writes : statements(reader);
@@ -233,6 +258,49 @@ export class GroupCommit {
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.units);
     this.#unsynced.push(batch);
     this.#sync();
+    this.#scheduleCheckpoint();
+  }
+
+  /** After a commit: a checkpoint on the worker, unless one is under way or the last was too recent. */
+  #scheduleCheckpoint(): void {
+    if (!this.#checkpointer || this.#checkpointer.failure || this.#checkpointing || this.#checkpointTimer || this.#closed) return;
+    const wait = this.#lastCheckpoint + CHECKPOINT_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      this.#checkpointTimer = setTimeout(() => {
+        this.#checkpointTimer = undefined;
+        this.#scheduleCheckpoint();
+      }, wait);
+      this.#checkpointTimer.unref();
+      return;
+    }
+    this.#lastCheckpoint = Date.now();
+    this.#checkpointing = this.#checkpoint(this.#checkpointer).finally(() => (this.#checkpointing = undefined));
+  }
+
+  /**
+   * Copies the WAL into the database while writes go on; then, if the WAL has grown long, once more with
+   * the writer held (requests still read meanwhile), so that the next write starts the WAL over.
+   */
+  async #checkpoint(checkpointer: Checkpointer): Promise<void> {
+    try {
+      const { log } = await checkpointer.checkpoint();
+      this.stats.checkpoints++;
+      if (log < CATCH_UP_PAGES) return;
+      await this.#mutex.lock();
+      try {
+        if (this.#closed) return;
+        this.#commitNow();
+        await checkpointer.checkpoint();
+        this.stats.checkpoints++;
+        this.stats.catchUps++;
+      } finally {
+        this.#mutex.unlock();
+      }
+    } catch (err) {
+      // Without its worker the writer checkpoints as SQLite would by itself.
+      if (checkpointer.failure && !this.#closed) this.#writer.pragma('wal_autocheckpoint = 1000');
+      process.emitWarning(`Refkit: a WAL checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** The WAL file to sync; -1 when there is none (`:memory:`, or a journal mode other than WAL, whose COMMIT syncs itself). */
@@ -273,12 +341,17 @@ export class GroupCommit {
   /** Commits what is open and waits for it to be on disk, then closes both connections; later writes fail. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    clearTimeout(this.#checkpointTimer);
+    // Before the writer is held: a checkpoint under way may be waiting for it.
+    await this.#checkpointing;
     await this.#mutex.lock();
     try {
-      this.#commitNow();
+      // First, so that this last commit starts no checkpoint.
       this.#closed = true;
+      this.#commitNow();
       while (this.#syncing) await this.#syncing;
       if (this.#walFd !== undefined && this.#walFd !== -1) closeSync(this.#walFd);
+      await this.#checkpointer?.close();
       this.#closeReader();
       this.#writer.close();
     } finally {
