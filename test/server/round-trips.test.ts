@@ -1,7 +1,8 @@
 /**
- * On PostgreSQL a new sign-up writes in one statement (one round trip): the participant, the counters,
- * the referrer's count, the event and its deliveries, the token. Concurrent sign-ups and qualifications
- * of one referrer all succeed.
+ * On PostgreSQL a new sign-up reads in one statement (is the email taken, the referrer, fraud scoring's
+ * counts) and writes in one (the participant, the counters, the referrer's count, the event and its
+ * deliveries, the token): two round trips. Concurrent sign-ups and qualifications of one referrer all
+ * succeed.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
@@ -18,13 +19,13 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
   });
   afterEach(() => s.close());
 
-  it('a new participant is written in one named statement with its counters and event', async () => {
+  it('a new participant is read for in one named statement and written in one with its counters and event', async () => {
     const id = await s.campaign();
-    await s.admin.addParticipant({ id, email: 'first@example.com' });
-    const signUp = async (email: string) => {
+    const first = await s.admin.addParticipant({ id, email: 'first@example.com' });
+    const signUp = async (email: string, client = s.admin, referredByCode?: string) => {
       const query = mock.method(pg.Client.prototype, 'query');
       try {
-        await s.admin.addParticipant({ id, email });
+        await client.addParticipant({ id, email, ...(referredByCode && { referredByCode }) });
       } finally {
         mock.restoreAll();
       }
@@ -36,9 +37,10 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
       );
     };
     const sent = await signUp('second@example.com');
-    // Is the email taken? Then the one statement.
+    // Is the email taken (with the referrer and fraud counts, when asked)? Then the one writing statement.
     assert.equal(sent.length, 2, sent.map((q) => q.text).join('\n'));
-    assert.match(sent[0]!.text, /^select .* from "participants"/);
+    assert.match(sent[0]!.text, /^select \(select row_to_json\(p\) from participants p/);
+    assert.match(sent[0]!.name ?? '', /^refkit_\d+$/);
     const one = sent[1]!;
     assert.match(one.text, /^with s0 as \(insert into "participants"/);
     assert.match(one.text, /insert into "campaign_counters"/);
@@ -56,6 +58,35 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.ok(events.some((e) => e.payload.includes('third@example.com')));
     const third = await s.admin.getParticipant(id, 'third@example.com');
     assert.equal(third.email, 'third@example.com');
+
+    // A visitor's referred sign-up, scored for fraud from its network: still two, the read named as before.
+    const referred = await signUp('fourth@example.com', s.browser, first.referralCode!);
+    assert.equal(referred.length, 2, referred.map((q) => q.text).join('\n'));
+    assert.equal(referred[0]!.name, sent[0]!.name);
+    const fourth = await s.admin.getParticipant(id, 'fourth@example.com');
+    assert.deepEqual([fourth.referredByCode, fourth.fraudScore], [first.referralCode, 'low']);
+  });
+
+  it("the read's rows (row_to_json) are the rows the store's point reads answer, and its counts are capped as fraud scoring's", async () => {
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com', firstName: 'Ann' });
+    for (let i = 0; i < 4; i++) await s.browser.addParticipant({ id, email: `r${i}@example.com`, referredByCode: ann.referralCode! });
+    const { store } = s.ctx;
+    const row = await store.findParticipantByEmail(id, 'ann@example.com');
+    const net = (await store.findParticipantByEmail(id, 'r0@example.com'))!.signup_net!;
+    const facts = await store.signupFacts({
+      campaignId: id,
+      email: 'ann@example.com',
+      referredByCode: ann.referralCode!,
+      referredByEmail: 'ann@example.com',
+      fromNet: { net, refereesCap: 2, signupsSince: 0, signupsCap: 3 },
+    });
+    assert.deepEqual(facts.existing, row);
+    assert.deepEqual(facts.byCode, row);
+    assert.deepEqual(facts.byEmail, row);
+    assert.deepEqual(facts.fromNet, { referees: 2, signups: 3 }, 'four referees, and four sign-ups, from the network, counted up to the caps');
+    const none = await store.signupFacts({ campaignId: id, email: 'new@example.com', referredByCode: 'NOPE2345', fromNet: { net: '203.0.113.9', refereesCap: 2, signupsSince: 0, signupsCap: 3 } });
+    assert.deepEqual(none, { existing: undefined, byCode: undefined, byEmail: undefined, fromNet: { referees: 0, signups: 0 } });
   });
 
   it('sign-ups and qualifications of one referrer at once all succeed (shared rows are locked in one order)', async () => {

@@ -44,18 +44,26 @@ export interface FraudVerdict {
   squat?: { referrerId: number; net: string };
 }
 
-export async function scoreSignup(ctx: Ctx, signup: Signup): Promise<FraudVerdict> {
+/** The capped counts scoreSignup's rules read, for a sign-up from `net` at `now`. */
+export const fraudCounts = (net: string, now: number) => ({ net, refereesCap: SQUAT_THRESHOLD - 1, signupsSince: now - IP_BURST_WINDOW_MS, signupsCap: IP_BURST_THRESHOLD });
+
+/**
+ * `counted`: the counts of fraudCounts, when the caller read them already (with the sign-up's other
+ * reads, in one PostgreSQL round trip); else they are read here, only where a rule needs them.
+ */
+export async function scoreSignup(ctx: Ctx, signup: Signup, counted?: { referees: number; signups: number }): Promise<FraudVerdict> {
   const { referrer, net } = signup;
   if (referrer && emailKey(referrer.email) === emailKey(signup.email)) return { level: 'high' };
-  if (referrer && net) {
-    if (referrer.signup_net === net) return { level: 'high' };
-    const earlier = await ctx.store.countRefereesFromNet(referrer.id, net, SQUAT_THRESHOLD - 1);
-    if (earlier + 1 >= SQUAT_THRESHOLD) return { level: 'high', squat: { referrerId: referrer.id, net } };
+  const caps = net ? fraudCounts(net, ctx.now()) : undefined;
+  if (referrer && caps) {
+    if (referrer.signup_net === caps.net) return { level: 'high' };
+    const earlier = counted?.referees ?? (await ctx.store.countRefereesFromNet(referrer.id, caps.net, caps.refereesCap));
+    if (earlier + 1 >= SQUAT_THRESHOLD) return { level: 'high', squat: { referrerId: referrer.id, net: caps.net } };
   }
   let points = 0;
   if (isDisposable(emailDomain(signup.email))) points++;
-  if (net) {
-    const recent = await ctx.store.countSignupsFromNet(signup.campaignId, net, ctx.now() - IP_BURST_WINDOW_MS, IP_BURST_THRESHOLD);
+  if (caps) {
+    const recent = counted?.signups ?? (await ctx.store.countSignupsFromNet(signup.campaignId, caps.net, caps.signupsSince, caps.signupsCap));
     if (recent >= IP_BURST_THRESHOLD) points++;
   }
   return { level: points >= 2 ? 'high' : points === 1 ? 'medium' : 'low' };

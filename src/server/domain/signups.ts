@@ -12,6 +12,7 @@
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
+import type { SignupFacts } from '../store/signup-reads.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
 import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
 import { newReferralCode } from './referral-codes.js';
@@ -19,7 +20,7 @@ import type { Actor, Ctx } from './context.js';
 import { normalizeEmail, emailKey } from './email.js';
 import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
 import { AppError } from './errors.js';
-import { scoreSignup } from './fraud.js';
+import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
@@ -68,10 +69,19 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};
 
-  const existing = await ctx.store.findParticipantByEmail(campaign.id, email);
+  // A browser's sign-up is scored from its network (./fraud.ts): on PostgreSQL its counts come with these reads.
+  const net = browser && how.ip !== null ? networkOf(how.ip) : null;
+  const facts = await ctx.store.signupFacts({
+    campaignId: campaign.id,
+    email,
+    ...(referredByCode !== undefined && { referredByCode }),
+    ...(referredByEmail !== undefined && { referredByEmail }),
+    ...(net !== null && { fromNet: fraudCounts(net, ctx.now()) }),
+  });
+  const { existing } = facts;
   if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
 
-  const referrer = await findReferrer(ctx.store, campaign.id, referredByCode, referredByEmail);
+  const referrer = referrerOf(facts, referredByCode, referredByEmail);
   // A host's signature vouches for the address as much as a followed confirmation link does.
   if (browser && proof.emailSignature !== undefined) assertSignature(campaign, email, proof.emailSignature);
   const vouched = !browser || proof.emailSignature !== undefined;
@@ -92,7 +102,7 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
     return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
   }
 
-  const created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer }, how);
+  const created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet }, how);
   // The same email joined concurrently: answer as the serial order "theirs first" would.
   if (!created) return addParticipant(ctx, input, how);
   return { outcome: 'created', campaign, email, participant: created.participant, visibility: browser ? 'self' : 'owner', token: created.token };
@@ -143,6 +153,8 @@ interface Person {
   firstName?: string | undefined;
   lastName?: string | undefined;
   referrer: ParticipantRow | undefined;
+  /** Fraud scoring's counts, when they were read with the sign-up's other reads (./fraud.ts scoreSignup). */
+  fromNet?: { referees: number; signups: number } | undefined;
 }
 
 /**
@@ -159,7 +171,7 @@ async function createParticipant(
   const { email, referrer } = person;
   const browser = how.source === 'browser';
   const net = how.ip === null ? null : networkOf(how.ip);
-  const verdict = browser ? await scoreSignup(ctx, { campaignId: campaign.id, email, net, referrer }) : undefined;
+  const verdict = browser ? await scoreSignup(ctx, { campaignId: campaign.id, email, net, referrer }, person.fromNet) : undefined;
 
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
     const now = ctx.now();
@@ -205,10 +217,10 @@ async function createParticipant(
   throw new Error('Could not allocate a unique referral code');
 }
 
-async function findReferrer(store: Store, campaignId: string, code?: string, email?: string): Promise<ParticipantRow | undefined> {
+/** The referrer named by code or email (both must name the same one), as read with the sign-up. */
+function referrerOf(facts: SignupFacts, code?: string, email?: string): ParticipantRow | undefined {
   if (code === undefined && email === undefined) return undefined;
-  const byCode = code !== undefined ? await store.findParticipantByCode(campaignId, code) : undefined;
-  const byEmail = email !== undefined ? await store.findParticipantByEmail(campaignId, email) : undefined;
+  const { byCode, byEmail } = facts;
   const referrer = byCode ?? byEmail;
   if (!referrer || (byCode && byEmail && byCode.id !== byEmail.id)) {
     const field = code !== undefined ? 'referredByCode' : 'referredByEmail';

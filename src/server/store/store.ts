@@ -13,6 +13,7 @@ import { OwnerStore } from './owner-store.js';
 import { builtWrite, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
 import { ImpressionBuffer, type Impression } from './impression-buffer.js';
 import { writeImpressions } from './impression-writes.js';
+import { readSignupFacts, type SignupFacts, type SignupQuestion } from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -442,6 +443,11 @@ export class Store {
         if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) throw err;
       }
     }
+  }
+
+  /** What a new sign-up reads before it writes (./signup-reads.ts): one round trip on PostgreSQL. */
+  signupFacts(question: SignupQuestion): Promise<SignupFacts> {
+    return readSignupFacts(this.db, this.dialect, question, async (campaignId, by, value) => (await participantBy[by](this.db, campaignId, value))[0]);
   }
 
   async findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
