@@ -20,25 +20,25 @@ eachDatabase('impression batches', (service) => {
     const idOf = async (campaignId: string, code: string) => (await store.findParticipantByCode(campaignId, code))!.id;
     const [annId, bobId, cidId] = [await idOf(first, ann), await idOf(first, bob), await idOf(second, cid)];
     const today = Math.floor(s.ctx.now() / DAY_MS);
-    const add = (participantId: number, visitor: string, day = today) => store.addImpression({ participantId, visitor, day, now: day * DAY_MS });
+    const add = (participantId: number, visitor: number, day = today) => store.addImpression({ participantId, visitor, day, now: day * DAY_MS });
 
     // Already in the table before the batch (as if another process had written it).
-    add(annId, 'v0');
+    add(annId, 0);
     await store.flushImpressions();
 
-    // 300 rows for Ann (more than one INSERT of the largest size), v0 again and v1 twice.
-    for (let v = 0; v < 299; v++) add(annId, `v${v}`);
-    add(annId, 'v1');
-    add(annId, 'v1', today + 1);
+    // 300 rows for Ann (more than one INSERT of the largest size), visitor 0 again and 1 twice.
+    for (let v = 0; v < 299; v++) add(annId, v);
+    add(annId, 1);
+    add(annId, 1, today + 1);
     // Bob: 5 visitors today, 2 of them again tomorrow; Cid, of the other campaign: one, tomorrow.
-    for (let v = 0; v < 5; v++) add(bobId, `v${v}`);
-    add(bobId, 'v0', today + 1);
-    add(bobId, 'v1', today + 1);
-    add(cidId, 'v0', today + 1);
+    for (let v = 0; v < 5; v++) add(bobId, v);
+    add(bobId, 0, today + 1);
+    add(bobId, 1, today + 1);
+    add(cidId, 0, today + 1);
     await store.flushImpressions();
 
     const count = async (campaignId: string, email: string) => (await store.findParticipantByEmail(campaignId, email))!.impression_count;
-    assert.equal(await count(first, 'ann@example.com'), 300, 'v0..v298 today (v0 once, though written twice) and v1 tomorrow');
+    assert.equal(await count(first, 'ann@example.com'), 300, 'visitors 0-298 today (0 once, though written twice) and 1 tomorrow');
     assert.equal(await count(first, 'bob@example.com'), 7);
     assert.equal(await count(second, 'cid@example.com'), 1);
 
@@ -60,7 +60,7 @@ eachDatabase('impression batches', (service) => {
     const participantId = (await store.findParticipantByCode(id, code))!.id;
     const day = Math.floor(s.ctx.now() / DAY_MS);
     for (let round = 0; round < 2; round++) {
-      store.addImpression({ participantId, visitor: 'only', day, now: s.ctx.now() });
+      store.addImpression({ participantId, visitor: 2 ** 52 - 1, day, now: s.ctx.now() });
       await store.flushImpressions();
     }
     assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.impression_count, 1);

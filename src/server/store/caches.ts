@@ -12,6 +12,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { postgresDriver, type Dialect } from './connect.js';
+import { forgetRowShapes } from './sqlite-rows.js';
 import type { ApiKeysTable, CampaignsTable, Database, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
@@ -50,6 +51,8 @@ export class Caches {
 
   invalidate(): void {
     this.generation++;
+    // The change may be a migration by another process (migrate bumps the counter too).
+    forgetRowShapes();
     this.campaigns.clear();
     this.apiKeys.clear();
     this.endpoints.clear();

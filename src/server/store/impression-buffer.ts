@@ -9,7 +9,7 @@
 export interface Impression {
   participantId: number;
   /** The hashed network and user agent (../domain/impressions.ts). */
-  visitor: string;
+  visitor: number;
   day: number;
   now: number;
 }

@@ -20,14 +20,15 @@ import type { Database } from './tables.js';
 const CHUNK_SIZES = [1, 4, 16, 64, 256] as const;
 const LARGEST = CHUNK_SIZES[CHUNK_SIZES.length - 1]!;
 
-type Row = readonly [participantId: number, visitor: string, day: number];
+/** In the table's key order. */
+type Row = readonly [day: number, participantId: number, visitor: number];
 
 /** The INSERT of `size` rows, returning the rows it added (not those already there). */
 const insertOf = (size: number) =>
-  prepare((db, ...v: (number | string)[]) =>
+  prepare((db, ...v: number[]) =>
     db
       .insertInto('impressions')
-      .values(Array.from({ length: size }, (_, i) => ({ participant_id: v[3 * i] as number, visitor: v[3 * i + 1] as string, day: v[3 * i + 2] as number })))
+      .values(Array.from({ length: size }, (_, i) => ({ day: v[3 * i] as number, participant_id: v[3 * i + 1] as number, visitor: v[3 * i + 2] as number })))
       .onConflict((oc) => oc.doNothing())
       .returning(['participant_id', 'day']),
   );
@@ -62,8 +63,8 @@ async function insertNew(trx: Kysely<Database>, rows: readonly Row[]): Promise<{
  */
 export async function writeImpressions(db: Kysely<Database>, dialect: Dialect, batch: readonly Impression[]): Promise<void> {
   const rows = batch
-    .map((i): Row => [i.participantId, i.visitor, i.day])
-    .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) || a[2] - b[2]);
+    .map((i): Row => [i.day, i.participantId, i.visitor])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
   await db.transaction().execute(async (trx) => {
     const added = await insertNew(trx, rows);
     // Participant id -> day -> impressions added.

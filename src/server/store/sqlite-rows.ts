@@ -12,33 +12,54 @@ import type SQLite from 'better-sqlite3';
 
 type Build = (values: unknown[]) => Record<string, unknown>;
 
-const builders = new WeakMap<SQLite.Statement, Build>();
+/** A statement's row constructor, and the schema epoch it was made in. */
+const shapes = new WeakMap<SQLite.Statement, { build: Build; epoch: number }>();
+let epoch = 0;
 
 /**
- * The constructor of a statement's rows. Column names are written as JSON string literals, so any name
- * is a safe key; `__proto__` is computed, so that it is an own property instead of setting the prototype
- * (better-sqlite3 loses such a column). Like better-sqlite3, a repeated name keeps the last column's value.
+ * Makes every statement's row constructor again at its next run. Called when the schema may have changed
+ * under statements prepared before (another process migrated: ./caches.ts hears of it as of any change
+ * to what it caches). A constructor names the columns a statement had when it was made; SQLite prepares
+ * a statement again when it runs after a schema change, and the columns may then have moved.
+ */
+export function forgetRowShapes(): void {
+  epoch++;
+}
+
+/**
+ * Column names are written as JSON string literals, so any name is a safe key; `__proto__` is computed,
+ * so that it is an own property instead of setting the prototype (better-sqlite3 loses such a column).
+ * Like better-sqlite3, a repeated name keeps the last column's value.
  */
 function compile(names: string[]): Build {
   const fields = names.map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: v[${i}]`);
   return new Function('v', `return { ${fields.join(', ')} };`) as Build;
 }
 
+/**
+ * Call after the statement has run: a statement prepared on a connection whose schema was out of date
+ * (one that had read before this process migrated, say) reports the old columns until its first run
+ * has prepared it again.
+ */
 function builderOf(statement: SQLite.Statement): Build {
-  let build = builders.get(statement);
-  if (!build) {
-    build = compile(statement.columns().map((c) => c.name));
-    // From now on this statement answers with arrays; every read of it goes through here.
-    statement.raw(true);
-    builders.set(statement, build);
+  let shape = shapes.get(statement);
+  if (!shape || shape.epoch !== epoch) {
+    shape = { build: compile(statement.columns().map((c) => c.name)), epoch };
+    shapes.set(statement, shape);
   }
-  return build;
+  return shape.build;
+}
+
+/** From now on this statement answers with arrays; every read of it goes through here. */
+function rawMode(statement: SQLite.Statement): void {
+  if (!shapes.has(statement)) statement.raw(true);
 }
 
 /** All rows of a reading statement (a SELECT, or a write with RETURNING). */
 export function allRows(statement: SQLite.Statement, parameters: readonly unknown[]): Record<string, unknown>[] {
-  const build = builderOf(statement);
+  rawMode(statement);
   const values = statement.all(parameters) as unknown[][];
+  const build = builderOf(statement);
   const rows = new Array<Record<string, unknown>>(values.length);
   for (let i = 0; i < values.length; i++) rows[i] = build(values[i]!);
   return rows;
@@ -46,6 +67,7 @@ export function allRows(statement: SQLite.Statement, parameters: readonly unknow
 
 /** The rows of a reading statement one at a time, for streamed queries. */
 export function* iterateRows(statement: SQLite.Statement, parameters: readonly unknown[]): Iterable<Record<string, unknown>> {
-  const build = builderOf(statement);
-  for (const values of statement.iterate(parameters) as Iterable<unknown[]>) yield build(values);
+  rawMode(statement);
+  let build: Build | undefined;
+  for (const values of statement.iterate(parameters) as Iterable<unknown[]>) yield (build ??= builderOf(statement))(values);
 }

@@ -177,11 +177,14 @@ export interface EmailLinksTable {
   used_on: number | null;
 }
 
-/** One row per participant, visitor and day: an impression counts once however often a page renders. */
+/**
+ * One row per day, participant and visitor: an impression counts once however often a page renders.
+ * `visitor` is 52 bits of the visitor's hash (../domain/impressions.ts), a safe integer in JavaScript.
+ */
 export interface ImpressionsTable {
-  participant_id: number;
-  visitor: string;
   day: number;
+  participant_id: number;
+  visitor: number;
 }
 
 export interface UsersTable {
