@@ -8,7 +8,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { connect, type Db } from '../../src/server/store/connect.js';
+import { Kysely } from 'kysely';
+import { Checkpointer } from '../../src/server/store/checkpointer.js';
+import { cachingStatements, connect, openSqlite, type Db } from '../../src/server/store/connect.js';
+import { GroupCommit, GroupCommitDialect } from '../../src/server/store/group-commit.js';
+import type { Database } from '../../src/server/store/tables.js';
 import { migrate } from '../../src/server/store/migrations.js';
 import { Store } from '../../src/server/store/store.js';
 
@@ -106,5 +110,30 @@ describe('SQLite group commit', () => {
     assert.ok(main > 18 * 2 ** 20, `the rows were copied into the database file: ${(main / 2 ** 20).toFixed(1)} MB`);
     const { n } = await store.db.selectFrom('participants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(n, 9000, 'every write kept');
+  });
+
+  it('if the checkpoint worker fails, the writer checkpoints in COMMIT again, as SQLite would, and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refkit-group-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'refkit.db');
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    cleanup.push(() => process.off('warning', onWarning));
+    // A worker that cannot open its file (it must exist) fails at once.
+    const group = new GroupCommit(openSqlite(path), openSqlite(path), (c) => cachingStatements(c), new Checkpointer(join(dir, 'missing.db')));
+    const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
+    cleanup.push(() => db.destroy());
+    await migrate(db, 'sqlite');
+    const store = new Store(db, 'sqlite');
+    const now = Date.now();
+    await store.insertCampaign({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now });
+    const padding = 'x'.repeat(4000);
+    for (let round = 0; round < 150; round++) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.insertParticipant({ ...person(`w${round}-${i}@example.com`), first_name: padding })));
+    }
+    assert.match(warnings.join('\n'), /checkpoints run in COMMIT again, as their worker thread failed/);
+    assert.equal(group.stats.checkpoints, 0);
+    assert.ok(statSync(path).size > 8 * 2 ** 20, `SQLite's own checkpoints copied the rows into the database file: ${(statSync(path).size / 2 ** 20).toFixed(1)} MB`);
   });
 });

@@ -127,6 +127,8 @@ export class GroupCommit {
   #checkpointing: Promise<void> | undefined;
   #lastCheckpoint = 0;
   #checkpointTimer: NodeJS.Timeout | undefined;
+  /** Set once the checkpoint worker has failed and the writer checkpoints again. */
+  #withoutWorker = false;
   readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0, checkpoints: 0, catchUps: 0 };
 
   /** `checkpointer`: runs the WAL's checkpoints off the event loop (without one, SQLite runs them in COMMIT). */
@@ -263,7 +265,8 @@ export class GroupCommit {
 
   /** After a commit: a checkpoint on the worker, unless one is under way or the last was too recent. */
   #scheduleCheckpoint(): void {
-    if (!this.#checkpointer || this.#checkpointer.failure || this.#checkpointing || this.#checkpointTimer || this.#closed) return;
+    if (!this.#checkpointer || this.#withoutWorker || this.#checkpointing || this.#checkpointTimer || this.#closed) return;
+    if (this.#checkpointer.failure) return this.#checkpointOnWriter(this.#checkpointer.failure);
     const wait = this.#lastCheckpoint + CHECKPOINT_INTERVAL_MS - Date.now();
     if (wait > 0) {
       this.#checkpointTimer = setTimeout(() => {
@@ -297,10 +300,17 @@ export class GroupCommit {
         this.#mutex.unlock();
       }
     } catch (err) {
-      // Without its worker the writer checkpoints as SQLite would by itself.
-      if (checkpointer.failure && !this.#closed) this.#writer.pragma('wal_autocheckpoint = 1000');
-      process.emitWarning(`Refkit: a WAL checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
+      if (checkpointer.failure) this.#checkpointOnWriter(checkpointer.failure);
+      else process.emitWarning(`Refkit: a WAL checkpoint failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  /** The worker has failed (it could not open the file, say): the writer checkpoints as SQLite would by itself. */
+  #checkpointOnWriter(failure: Error): void {
+    if (this.#withoutWorker || this.#closed) return;
+    this.#withoutWorker = true;
+    this.#writer.pragma('wal_autocheckpoint = 1000');
+    process.emitWarning(`Refkit: WAL checkpoints run in COMMIT again, as their worker thread failed: ${failure.message}`);
   }
 
   /** The WAL file to sync; -1 when there is none (`:memory:`, or a journal mode other than WAL, whose COMMIT syncs itself). */
