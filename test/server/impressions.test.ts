@@ -20,7 +20,7 @@ eachDatabase('impression batches', (service) => {
     const idOf = async (campaignId: string, code: string) => (await store.findParticipantByCode(campaignId, code))!.id;
     const [annId, bobId, cidId] = [await idOf(first, ann), await idOf(first, bob), await idOf(second, cid)];
     const today = Math.floor(s.ctx.now() / DAY_MS);
-    const add = (participantId: number, visitor: number, day = today) => store.addImpression({ participantId, visitor, day, now: day * DAY_MS });
+    const add = (participantId: number, visitor: number, day = today) => store.addImpression({ participantId, visitor, day });
 
     // Already in the table before the batch (as if another process had written it).
     add(annId, 0);
@@ -60,7 +60,7 @@ eachDatabase('impression batches', (service) => {
     const participantId = (await store.findParticipantByCode(id, code))!.id;
     const day = Math.floor(s.ctx.now() / DAY_MS);
     for (let round = 0; round < 2; round++) {
-      store.addImpression({ participantId, visitor: 2 ** 52 - 1, day, now: s.ctx.now() });
+      store.addImpression({ participantId, visitor: 2 ** 52 - 1, day });
       await store.flushImpressions();
     }
     assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.impression_count, 1);

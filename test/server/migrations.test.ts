@@ -62,7 +62,7 @@ for (const kind of kinds) {
         assert.deepEqual(rows.map((r) => ({ ...r, visitor: Number(r.visitor) })), [{ day, participant_id: id, visitor: visitorKey(visitor) }]);
         // So the same visitor, counted again today by the service, is a repeat.
         const store = new Store(c.db, c.dialect);
-        store.addImpression({ participantId: id, visitor: visitorKey(visitor), day, now });
+        store.addImpression({ participantId: id, visitor: visitorKey(visitor), day });
         await store.flushImpressions();
         assert.equal((await store.findParticipant(id))!.impression_count, 1);
       } finally {

@@ -40,7 +40,7 @@ export async function countImpression(ctx: Ctx, participantId: number, visitor: 
   if (!counted) seen.set(ctx.store.db, (counted = new LRUCache({ max: SEEN_ENTRIES })));
   const key = `${participantId}|${who}|${day}`;
   if (counted.has(key)) return;
-  ctx.store.addImpression({ participantId, visitor: who, day, now: ctx.now() });
+  ctx.store.addImpression({ participantId, visitor: who, day });
   counted.set(key, true);
   if ((prunedBefore.get(ctx.store.db) ?? 0) < day) {
     prunedBefore.set(ctx.store.db, day);

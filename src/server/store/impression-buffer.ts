@@ -11,7 +11,6 @@ export interface Impression {
   /** The hashed network and user agent (../domain/impressions.ts). */
   visitor: number;
   day: number;
-  now: number;
 }
 
 /**

@@ -10,7 +10,7 @@
  * concurrent sign-ups add to different rows and their commits share a WAL flush. SQLite has one writer
  * at a time anyway, and uses one shard.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type OnConflictBuilder, type Selectable } from 'kysely';
 import { DAY_MS } from './migrations.js';
 import { prepare, preparedWrite, type Write } from './prepared.js';
 import type { CampaignDailyStatsTable, Database } from './tables.js';
@@ -48,8 +48,22 @@ const signupCounters = {
   ),
 };
 
-/** Adds `amount` to one daily counter of a participant's campaign, compiled once per counter. */
-const addToDayQuery = (counter: Counter) =>
+/** The upsert's conflict action: add `amount` to the counter of the day's row already there. */
+const addToExisting = (counter: Counter, amount: number) => (oc: OnConflictBuilder<Database, 'campaign_daily_stats'>) =>
+  oc.columns(['campaign_id', 'day', 'shard']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) }));
+
+/** One query per counter, made and compiled when the counter is first moved. */
+function perCounter<Q>(make: (counter: Counter) => Q): (counter: Counter) => Q {
+  const made = new Map<Counter, Q>();
+  return (counter) => {
+    let query = made.get(counter);
+    if (!query) made.set(counter, (query = make(counter)));
+    return query;
+  };
+}
+
+/** Adds `amount` to one daily counter of a participant's campaign. */
+const addToDay = perCounter((counter) =>
   prepare((db, participantId: number, day: number, shard: number, amount: number) =>
     db
       .insertInto('campaign_daily_stats')
@@ -61,23 +75,19 @@ const addToDayQuery = (counter: Counter) =>
           .select(['campaign_id', sql<number>`cast(${day} as integer)`.as('day'), sql<number>`cast(${shard} as integer)`.as('shard'), sql<number>`cast(${amount} as bigint)`.as(counter)])
           .where('id', '=', participantId),
       )
-      .onConflict((oc) =>
-        oc.columns(['campaign_id', 'day', 'shard']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) })),
-      ),
-  );
-const addToDay = new Map<Counter, ReturnType<typeof addToDayQuery>>();
+      .onConflict(addToExisting(counter, amount)),
+  ),
+);
 
-/** Adds `amount` to one daily counter of a campaign, compiled once per counter. */
-const addToCampaignDayQuery = (counter: Counter) =>
+/** Adds `amount` to one daily counter of a campaign. */
+const addToCampaignDay = perCounter((counter) =>
   prepare((db, campaignId: string, day: number, shard: number, amount: number) =>
     db
       .insertInto('campaign_daily_stats')
       .values({ campaign_id: campaignId, day, shard, [counter]: amount })
-      .onConflict((oc) =>
-        oc.columns(['campaign_id', 'day', 'shard']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) })),
-      ),
-  );
-const addToCampaignDay = new Map<Counter, ReturnType<typeof addToCampaignDayQuery>>();
+      .onConflict(addToExisting(counter, amount)),
+  ),
+);
 
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
@@ -141,16 +151,12 @@ export class StatsStore {
 
   /** Adds to counters of the campaign of participant `participantId`, on the day of `now`. */
   async addForParticipant(participantId: number, counter: Counter, amount: number, now: number): Promise<void> {
-    let add = addToDay.get(counter);
-    if (!add) addToDay.set(counter, (add = addToDayQuery(counter)));
-    await add(this.db, participantId, dayOf(now), this.#shard(), amount);
+    await addToDay(counter)(this.db, participantId, dayOf(now), this.#shard(), amount);
   }
 
   /** Adds to one counter of a campaign on day number `day` (dayOf). */
   async addOnDay(campaignId: string, counter: Counter, amount: number, day: number): Promise<void> {
-    let add = addToCampaignDay.get(counter);
-    if (!add) addToCampaignDay.set(counter, (add = addToCampaignDayQuery(counter)));
-    await add(this.db, campaignId, day, this.#shard(), amount);
+    await addToCampaignDay(counter)(this.db, campaignId, day, this.#shard(), amount);
   }
 
   /** Every day with a counter of the campaign, oldest first, its shards added up. */
