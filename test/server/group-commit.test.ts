@@ -91,16 +91,36 @@ describe('SQLite group commit', () => {
     assert.ok(await store.findParticipantByEmail('c1', 'open@example.com'), 'committed before the transaction resolved');
   });
 
+  it('the reads of one turn of the event loop share one snapshot; the next turn sees what another process committed', async () => {
+    const { store, url } = await open();
+    await store.insertParticipant(person('first@example.com'));
+    const other = openSqlite(url.slice('sqlite:'.length));
+    cleanup.push(() => other.close());
+    const insertElsewhere = (email: string) =>
+      other
+        .prepare(`insert into participants (campaign_id, email, email_key, code, created_on, updated_on, signup_source) values ('c1', ?, ?, ?, 1, 1, 'api')`)
+        .run(email, email, email.slice(0, 8).toUpperCase());
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(await store.findParticipantByEmail('c1', 'first@example.com'));
+    insertElsewhere('elsewhere@example.com');
+    // Still the turn of the first read: its read transaction, and the snapshot it took, are still open.
+    assert.equal(await store.findParticipantByEmail('c1', 'elsewhere@example.com'), undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(await store.findParticipantByEmail('c1', 'elsewhere@example.com'), 'the next turn sees the other commit');
+  });
+
   it('checkpoints run on a worker thread: under steady writes the WAL is copied into the database and starts over', async () => {
     const { db, store, url } = await open();
     const path = url.slice('sqlite:'.length);
     const stats = db.groupCommit!.stats;
     // About 36 MB of rows, 20 writes at a time: nine times the WAL length at which a catch-up holds the writer.
     const padding = 'x'.repeat(4000);
+    // Reads go on meanwhile, each turn's in a read transaction: none may keep the WAL from starting over.
     for (let round = 0; round < 450; round++) {
-      await Promise.all(
-        Array.from({ length: 20 }, (_, i) => store.insertParticipant({ ...person(`r${round}-${i}@example.com`), first_name: padding })),
-      );
+      await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) => store.insertParticipant({ ...person(`r${round}-${i}@example.com`), first_name: padding })),
+        round > 0 ? store.findParticipantByEmail('c1', `r${round - 1}-0@example.com`).then((p) => assert.ok(p)) : undefined,
+      ]);
     }
     assert.ok(stats.checkpoints > 0, 'checkpoints ran');
     assert.ok(stats.catchUps > 0, 'the WAL was caught up with the writer held');

@@ -15,6 +15,15 @@
  * so see committed data only, never a batch that might still fail. A request's own writes are visible
  * to its later reads, because a write returns only after its batch committed.
  *
+ * The reads of one turn of the event loop share one read transaction, opened by the first of them and
+ * ended after the turn's I/O callbacks (setImmediate), or sooner: when the writer begins a batch or
+ * commits one. A statement outside a transaction takes and drops SQLite's shared locks and checks the
+ * WAL index each time; within one it does not: a point read of a participant took 13.7 µs alone and
+ * 6.8 µs as one of 20 in a transaction. Ending it at every COMMIT keeps the rule above (a read after a
+ * write sees it), and at every BEGIN, which waits for other processes' commits, a read after a write
+ * sees what that write saw (a row another process took, say). Otherwise another process's commit is
+ * seen from the next turn, as a read that raced with it would have been.
+ *
  * better-sqlite3 is synchronous, and its busy_timeout blocks the event loop; so nothing else in the
  * process may write to the database while a batch holds the write lock: everything above this file
  * sees one Kysely whose writes all come here. (Other processes, such as the CLI, wait on the lock.)
@@ -129,6 +138,9 @@ export class GroupCommit {
   #checkpointTimer: NodeJS.Timeout | undefined;
   /** Set once the checkpoint worker has failed and the writer checkpoints again. */
   #withoutWorker = false;
+  /** Whether the read connection holds this turn's read transaction, and whether a stream is reading (outside one). */
+  #readOpen = false;
+  #streaming = false;
   readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0, checkpoints: 0, catchUps: 0 };
 
   /** `checkpointer`: runs the WAL's checkpoints off the event loop (without one, SQLite runs them in COMMIT). */
@@ -151,12 +163,35 @@ export class GroupCommit {
 
   /** A read outside any transaction: committed data only. */
   read(query: CompiledQuery): QueryResult<unknown> {
+    this.#openRead();
     return execute(this.#reads, query);
   }
 
+  /** Rows one at a time across awaits: in a read transaction of their own, as the turn's would end under them. */
   *iterate(query: CompiledQuery): Iterable<unknown> {
-    yield* iterateRows(this.#reads.prepare(query.sql) as SQLite.Statement, query.parameters);
+    this.#endRead();
+    this.#streaming = true;
+    try {
+      yield* iterateRows(this.#reads.prepare(query.sql) as SQLite.Statement, query.parameters);
+    } finally {
+      this.#streaming = false;
+    }
   }
+
+  /** Begins the turn's read transaction, unless one is open (or reads share the writer, as with `:memory:`). */
+  #openRead(): void {
+    if (this.#readOpen || this.#streaming || this.#reads === this.#writes || this.#closed) return;
+    this.#reads.prepare('begin').run([]);
+    this.#readOpen = true;
+    setImmediate(this.#endRead);
+  }
+
+  /** Ends the turn's read transaction, so that the next read sees every commit made until then. */
+  readonly #endRead = (): void => {
+    if (!this.#readOpen) return;
+    this.#readOpen = false;
+    this.#reads.prepare('commit').run([]);
+  };
 
   /** A statement inside the unit that holds the writer. */
   write(query: CompiledQuery): QueryResult<unknown> {
@@ -171,6 +206,9 @@ export class GroupCommit {
       if (!this.#batch) {
         this.#control('begin immediate');
         this.#batch = newBatch();
+        // The writer now sees every commit of other processes; later reads must too (a unit that finds
+        // a row taken may read it next).
+        this.#endRead();
       }
       this.#control('savepoint unit');
     } catch (err) {
@@ -255,6 +293,8 @@ export class GroupCommit {
       this.#abandonBatch(err);
       return;
     }
+    // Its writers hear of it after the sync; whatever they read then must see it.
+    this.#endRead();
     this.stats.batches++;
     this.stats.units += batch.units;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.units);
@@ -362,6 +402,7 @@ export class GroupCommit {
       while (this.#syncing) await this.#syncing;
       if (this.#walFd !== undefined && this.#walFd !== -1) closeSync(this.#walFd);
       await this.#checkpointer?.close();
+      this.#endRead();
       this.#closeReader();
       this.#writer.close();
     } finally {
