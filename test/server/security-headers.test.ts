@@ -36,8 +36,19 @@ eachDatabaseShared('security headers', (service) => {
     };
     for (const [name, res] of Object.entries(answers)) {
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', name);
-      assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin', name);
       assert.ok(res.headers.get('content-security-policy'), `${name} has a CSP`);
+      assert.match(res.headers.get('strict-transport-security') ?? '', /max-age=\d+/, name);
+      if (name === 'api' || name === 'error') continue;
+      assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin', name);
+    }
+    // The JSON API's own set (OWASP's REST cheat sheet), on answers and errors alike: nothing to load,
+    // no framing, not stored anywhere (answers may hold private fields).
+    for (const res of [answers.api, answers.error]) {
+      assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin');
+      assert.equal(res.headers.get('x-dns-prefetch-control'), null, 'page-only headers are left out');
     }
     assert.equal(answers.demo.status, 200);
     const demoCsp = answers.demo.headers.get('content-security-policy')!;
@@ -45,7 +56,6 @@ eachDatabaseShared('security headers', (service) => {
     assert.match(demoCsp, /script-src 'self'(;|$)/, 'no inline or foreign scripts on the demo page');
     assert.match(demoCsp, /object-src 'none'/);
     assert.match(answers.docs.headers.get('content-security-policy')!, /script-src 'self';/, 'the docs run only their own scripts');
-    assert.equal(answers.api.headers.get('cross-origin-resource-policy'), 'same-origin');
     // The dashboard's own headers win over the service-wide ones, on the page and on its assets alike.
     const dashboardPage = await get('/admin/');
     const script = /src="\/admin\/([^"]+\.js)"/.exec(await (await fetch(`${s.url}/admin/`)).text())?.[1];

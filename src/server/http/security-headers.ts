@@ -1,8 +1,8 @@
 /**
  * Security headers on every answer (helmet): a Content-Security-Policy that lets the demo page
  * run only the service's own scripts and styles, `nosniff`, a referrer policy, no framing by other sites.
- * The docs (/api/docs) have their own, DOCS_CSP (swagger-ui sets inline styles), and so does the dashboard
- * (DASHBOARD_HEADERS). The widget bundle
+ * The JSON API has a shorter set of its own (API_HEADERS), the docs (/api/docs) their own CSP, DOCS_CSP
+ * (swagger-ui sets inline styles), and so does the dashboard (DASHBOARD_HEADERS). The widget bundle
  * is fetched by other sites' pages, so it is the one resource marked Cross-Origin-Resource-Policy:
  * cross-origin (routes/assets.ts).
  */
@@ -66,11 +66,28 @@ function recordHeaders(): Readonly<Record<string, string>> {
 }
 export const SECURITY_HEADERS = recordHeaders();
 
+/**
+ * The JSON API's (`/api/v1/`), after OWASP's REST Security Cheat Sheet: a JSON answer loads nothing,
+ * may not be framed, sniffed or stored (it may hold a participant's private fields), and stays
+ * same-origin for no-cors loads. Helmet's other headers concern pages; an API answer is not one, and
+ * each header is work on every answer for the service and for every client that parses it.
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': SECURITY_HEADERS['strict-transport-security']!,
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+});
+
+const API_PREFIX = '/api/v1/';
+
 async function securityHeaders(app: FastifyInstance) {
   // Routes replace one (the docs' CSP, the widget's CORP, the dashboard's) with reply.header() later on:
   // fastify writes the reply's headers over any set on the raw response, so reply.header() it must be.
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.url.startsWith(API_PREFIX) ? API_HEADERS : SECURITY_HEADERS);
     done();
   });
 }
