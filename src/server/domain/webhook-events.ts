@@ -5,7 +5,7 @@
 import type { WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import type { OutboxEvent } from '../store/webhook-store.js';
-import { newId } from './ids.js';
+import { newSortableId } from './ids.js';
 import { iso } from './time.js';
 
 const units = (cents: number) => cents / 100;
@@ -56,9 +56,9 @@ export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: 
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
   return {
-    row: { id: newId('msg', 20), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, created_on: now },
+    row: { id: newSortableId('msg', 16, now), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, created_on: now },
     payload: (participant) => JSON.stringify({ eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now } satisfies WebhookEvent),
-    deliveries: endpoints.map((e) => ({ id: newId('dlv', 16), endpointId: e.id })),
+    deliveries: endpoints.map((e) => ({ id: newSortableId('dlv', 12, now), endpointId: e.id })),
   };
 }
 
