@@ -30,27 +30,16 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
     throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
   }
   const referrerId = participant.referred_by_id;
-  const { queued, row } = await ctx.store.transaction(async (tx) => {
+  const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     await tx.lockParticipants([referrerId, participant.id]);
     if (input.amountPaid !== undefined) await tx.recordPayment(participant.id, referrerId, cents(input.amountPaid), now);
-    let queued = false;
-    if (await tx.completeRewardEvent(participant.id, now)) {
-      await tx.incrementCompletedReferred(referrerId, now);
-      queued = await creditIfDue(tx, campaign, participant.id, referrerId, now);
-    }
-    return { queued, row: await answerRow(tx, participant.id) };
+    if (!(await tx.completeRewardEvent(participant.id, now))) return false;
+    await tx.incrementCompletedReferred(referrerId, now);
+    return creditIfDue(tx, campaign, participant.id, referrerId, now);
   });
   if (queued) ctx.onEventsCommitted?.();
-  return { participant: row, campaign };
-}
-
-/**
- * The participant as the transaction leaves it, read inside it: the answer to the change, read where the
- * rows are at hand (on SQLite the writer's page cache; the read connection's is dropped by the commit).
- */
-async function answerRow(tx: Store, participantId: number) {
-  return (await tx.findParticipant(participantId))!;
+  return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
 /**
@@ -73,7 +62,7 @@ async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, 
 export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: string, email: string): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, campaignId, email);
   const referrerId = participant.referred_by_id;
-  const { queued, row } = await ctx.store.transaction(async (tx) => {
+  const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
     await tx.approve(participant.id, now);
@@ -81,10 +70,10 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
     for (const refereeId of await tx.dueReferees(participant.id)) {
       if (await creditIfDue(tx, campaign, refereeId, participant.id, now)) any = true;
     }
-    return { queued: any, row: await answerRow(tx, participant.id) };
+    return any;
   });
   if (queued) ctx.onEventsCommitted?.();
-  return { participant: row, campaign };
+  return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
 export async function redeemReward(ctx: Ctx, actor: Actor, input: RedeemRewardBody): Promise<ParticipantView> {
