@@ -109,6 +109,21 @@ describe('SQLite group commit', () => {
     assert.ok(await store.findParticipantByEmail('c1', 'elsewhere@example.com'), 'the next turn sees the other commit');
   });
 
+  it('a streamed read yields every row across turns of the event loop, after reads of the same turn', async () => {
+    const { store } = await open();
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) await store.insertParticipant(person(email));
+    await new Promise((resolve) => setImmediate(resolve));
+    // This turn's read transaction is open; the stream must not be in it, as it ends with the turn.
+    assert.ok(await store.findParticipantByEmail('c1', 'a@example.com'));
+    const streamed: string[] = [];
+    for await (const row of store.db.selectFrom('participants').select('email').orderBy('email').stream()) {
+      streamed.push(row.email);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(streamed, ['a@example.com', 'b@example.com', 'c@example.com']);
+    assert.ok(await store.findParticipantByEmail('c1', 'c@example.com'), 'reads go on after the stream');
+  });
+
   it('checkpoints run on a worker thread: under steady writes the WAL is copied into the database and starts over', async () => {
     const { db, store, url } = await open();
     const path = url.slice('sqlite:'.length);
