@@ -10,8 +10,11 @@ import { startBaseline, startService, type Server } from './servers.js';
 
 export interface Timing {
   connections: number;
+  /** Load on each server before a route's measured slices, thrown away (JIT, caches, connections). */
   warmupSeconds: number;
+  /** Measured time per route, and as much for its baseline: `pairs` slices of seconds / pairs each. */
   seconds: number;
+  pairs: number;
 }
 
 type Baseline = 'json' | 'point' | 'page' | 'insert';
@@ -96,11 +99,12 @@ export function serviceRoutes(s: Seeded): Route[] {
 
 export interface RouteRow {
   name: string;
+  /** The slices as one: median req/s, p50 and p99; CPU over them all. */
   result: LoadResult;
-  /** A service route's baseline (the mean of the measurements taken just before and just after it) and target. */
-  baseline?: { name: string; result: LoadResult; target: number };
-  /** A baseline row's measurements, in the order they were taken (its result is their mean). */
-  measurements?: LoadResult[];
+  /** A service route's baseline (its slices next to the route's), target, and the median of the pairs' ratios. */
+  baseline?: { name: string; result: LoadResult; target: number; ratio: number };
+  /** A baseline row's slices, all of them, in the order they were taken. */
+  slices?: LoadResult[];
 }
 
 export interface KindReport {
@@ -117,48 +121,54 @@ export function pickRoutes(routes: Route[], only?: string[]): Route[] {
 }
 
 /**
- * Measures the service's routes on a fresh database of one kind, each between two measurements of the
- * baseline it is judged against, and judges it against their mean; with `only`, just those routes. A
- * machine shared with others drifts over the minutes a run takes (a bare point read has measured 16.9k
- * req/s before the routes and 10.8k after them), so a baseline measured next to its route moves with it.
- * Routes with the same baseline follow one another and share the measurement between them: B R B R B.
- * Bare JSON is measured first and last, for scale. Both servers run throughout, idle when not measured.
+ * Measures the service's routes on a fresh database of one kind, each in pairs of short slices with the
+ * baseline it is judged against; with `only`, just those routes. A machine shared with others drifts,
+ * and not slowly: the same route has measured 7.1k and 13.3k req/s in consecutive 6-second runs here.
+ * So, after both servers are warmed up, route and baseline take turns: `pairs` pairs of slices, which of
+ * the two goes first alternating (B R, R B, B R, ...) so that a steady drift cancels; each pair gives a
+ * ratio, and the route's ratio is their median, which a slice caught in a burst of load elsewhere does
+ * not move. Bare JSON is measured first, for scale. Both servers run throughout, idle when not measured.
  */
 export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timing, log: (line: string) => void, only?: string[]): Promise<KindReport> {
   const baseDb = await kind.create();
   const serviceDb = await kind.create();
   try {
-    const measure = async (name: string, server: Server, load: Route['load']) => {
+    const slice = timing.seconds / timing.pairs;
+    const run = async (server: Server, load: Route['load'], seconds: number) => {
       const cpuBefore = server.cpuMs();
-      const result = await loader.measure({ origin: server.url, ...timing, ...load });
+      const result = await loader.measure({ origin: server.url, connections: timing.connections, warmupSeconds: 0, seconds, ...load });
       result.cpuMicrosPerRequest = ((server.cpuMs() - cpuBefore) * 1000) / result.allRequests;
-      log(`  ${name.padEnd(44)} ${rps(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms  CPU ${result.cpuMicrosPerRequest.toFixed(0)} µs/req`);
       return result;
     };
     const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
     const routes = pickRoutes(serviceRoutes(seeded), only);
     const loads = baselineLoads(baseSeed);
     const taken: Record<Baseline, LoadResult[]> = { json: [], point: [], page: [], insert: [] };
-    const measured: { route: Route; result: LoadResult; judgedBy: LoadResult }[] = [];
+    const rows: RouteRow[] = [];
     const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
     try {
       const service = await startService(serviceDb.url);
       try {
-        const take = async (b: Baseline) => {
-          const result = await measure(`${BASELINE_NAMES[b]} (${taken[b].length + 1})`, baseline, loads[b]);
-          taken[b].push(result);
-          return result;
-        };
-        await take('json');
-        let previous: { baseline: Baseline; after: LoadResult } | undefined;
+        await run(baseline, loads.json, timing.warmupSeconds);
+        for (let i = 0; i < timing.pairs; i++) taken.json.push(await run(baseline, loads.json, slice));
+        logSlices(log, BASELINE_NAMES.json, taken.json);
         for (const route of routes) {
-          const before = previous?.baseline === route.baseline ? previous.after : await take(route.baseline);
-          const result = await measure(route.name, service, route.load);
-          const after = await take(route.baseline);
-          measured.push({ route, result, judgedBy: meanOf([before, after]) });
-          previous = { baseline: route.baseline, after };
+          const b = route.baseline;
+          await run(baseline, loads[b], timing.warmupSeconds);
+          await run(service, route.load, timing.warmupSeconds);
+          const mine: LoadResult[] = [];
+          const theirs: LoadResult[] = [];
+          for (let i = 0; i < timing.pairs; i++) {
+            if (i % 2 === 0) theirs.push(await run(baseline, loads[b], slice));
+            mine.push(await run(service, route.load, slice));
+            if (i % 2 === 1) theirs.push(await run(baseline, loads[b], slice));
+          }
+          taken[b].push(...theirs);
+          const ratio = median(mine.map((m, i) => m.rps / theirs[i]!.rps));
+          logSlices(log, `${BASELINE_NAMES[b]}, next to it`, theirs);
+          logSlices(log, route.name, mine, ratio);
+          rows.push({ name: route.name, result: combined(mine), baseline: { name: BASELINE_NAMES[b], result: combined(theirs), target: route.target, ratio } });
         }
-        await take('json');
       } finally {
         await service.stop();
       }
@@ -166,10 +176,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       await baseline.stop();
     }
     const used = (Object.keys(taken) as Baseline[]).filter((b) => taken[b].length > 0);
-    const rows: RouteRow[] = [
-      ...used.map((b) => ({ name: BASELINE_NAMES[b], result: meanOf(taken[b]), measurements: taken[b] })),
-      ...measured.map(({ route, result, judgedBy }) => ({ name: route.name, result, baseline: { name: BASELINE_NAMES[route.baseline], result: judgedBy, target: route.target } })),
-    ];
+    rows.unshift(...used.map((b) => ({ name: BASELINE_NAMES[b], result: combined(taken[b]), slices: taken[b] })));
     return { kind: kind.name, connections: timing.connections, rows };
   } finally {
     await baseDb.drop();
@@ -177,19 +184,31 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
   }
 }
 
-/** Measurements of one load as one: throughput, latencies and CPU averaged, counts added. */
-function meanOf(results: LoadResult[]): LoadResult {
-  const mean = (f: (r: LoadResult) => number) => results.reduce((sum, r) => sum + f(r), 0) / results.length;
+function logSlices(log: (line: string) => void, name: string, slices: LoadResult[], ratio?: number): void {
+  const c = combined(slices);
+  const each = slices.map((s) => rps(s.rps)).join(' ');
+  log(`  ${name.padEnd(48)} ${rps(c.rps).padStart(7)} req/s (${each})  p50 ${ms(c.p50)}  p99 ${ms(c.p99)} ms  CPU ${c.cpuMicrosPerRequest?.toFixed(0)} µs/req${ratio === undefined ? '' : `  ratio ${ratio.toFixed(2)}x`}`);
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Slices of one load as one: the median slice's req/s, p50 and p99; CPU over all their requests; counts added. */
+function combined(results: LoadResult[]): LoadResult {
   const statuses: Record<string, number> = {};
   for (const r of results) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   const sum = (f: (r: LoadResult) => number) => results.reduce((total, r) => total + f(r), 0);
+  const cpuKnown = results.every((r) => r.cpuMicrosPerRequest !== undefined);
   return {
-    rps: mean((r) => r.rps),
-    p50: mean((r) => r.p50),
-    p99: mean((r) => r.p99),
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
     requests: sum((r) => r.requests),
     allRequests: sum((r) => r.allRequests),
-    cpuMicrosPerRequest: results.every((r) => r.cpuMicrosPerRequest !== undefined) ? mean((r) => r.cpuMicrosPerRequest!) : undefined,
+    cpuMicrosPerRequest: cpuKnown ? sum((r) => r.cpuMicrosPerRequest! * r.allRequests) / sum((r) => r.allRequests) : undefined,
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     statuses,
@@ -211,16 +230,17 @@ export function failures(report: KindReport): string[] {
 export function markdown(report: KindReport): string {
   const json = report.rows[0]!.result.rps;
   const rows = report.rows.map((r) => {
-    const ratio = r.baseline ? r.result.rps / r.baseline.result.rps : r.result.rps / json;
+    const ratio = r.baseline ? r.baseline.ratio : r.result.rps / json;
     const against = r.baseline ? `${r.baseline.name}: ${rps(r.baseline.result.rps)}` : 'bare Fastify JSON';
     const target = r.baseline ? `>= ${r.baseline.target.toFixed(1)}x: ${ratio >= r.baseline.target ? 'met' : 'missed'}` : '';
     const p99 = r.baseline ? (r.result.p99 < P99_TARGET_MS ? 'met' : 'missed') : '';
     const cpu = r.result.cpuMicrosPerRequest;
     const baseCpu = r.baseline?.result.cpuMicrosPerRequest;
     const cpuRatio = cpu !== undefined && baseCpu !== undefined ? `${(baseCpu / cpu).toFixed(2)}x` : '';
-    const spread = r.measurements && r.measurements.length > 1 ? ` (${r.measurements.length} runs: ${r.measurements.map((m) => rps(m.rps)).join(', ')})` : '';
+    const range = r.slices ? r.slices.map((m) => m.rps) : [];
+    const spread = range.length > 1 ? ` (${range.length} slices, ${rps(Math.min(...range))} to ${rps(Math.max(...range))})` : '';
     const meanMs = (report.connections * 1000) / r.result.rps;
     return [r.name, `${rps(r.result.rps)}${spread}`, meanMs.toFixed(1), ms(r.result.p50), ms(r.result.p99), against, `${ratio.toFixed(2)}x`, target, p99, cpu?.toFixed(0) ?? '', cpuRatio];
   });
-  return table(['route', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'ratio to (req/s next to it)', 'ratio', 'target', `p99 < ${P99_TARGET_MS} ms`, 'server CPU µs/req', 'CPU ratio'], rows);
+  return table(['route', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'ratio to (its slices\' median)', 'ratio', 'target', `p99 < ${P99_TARGET_MS} ms`, 'server CPU µs/req', 'CPU ratio'], rows);
 }

@@ -55,18 +55,18 @@ try {
 }
 
 async function runRoutes(quick: boolean, only?: string[]): Promise<void> {
-  const timing: Timing = quick ? { connections: 50, warmupSeconds: 0.5, seconds: 1.5 } : { connections: 50, warmupSeconds: 3, seconds: 10 };
+  const timing: Timing = quick ? { connections: 50, warmupSeconds: 0.5, seconds: 1.5, pairs: 2 } : { connections: 50, warmupSeconds: 3, seconds: 10, pairs: 5 };
   const header = machine(command);
   log(header);
   const reports: KindReport[] = [];
   for (const kind of runnable) {
-    log(`\n[${kind.name}] ${timing.connections} connections, ${timing.warmupSeconds} s warm-up, ${timing.seconds} s measured per route`);
+    log(`\n[${kind.name}] ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up each for it and its baseline, then ${timing.pairs} pairs of ${timing.seconds / timing.pairs} s slices`);
     reports.push(await benchKind(kind, loader, timing, log, only));
   }
   const body = [
     header,
-    `- ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up, then ${timing.seconds} s measured; load generator, service and baseline each in their own process; rate limits off; the service's database seeded with 2,000 participants (one with 1,000 referrals). Sign-ups and the new-visitor validateCode send each request from an address of its own (X-Forwarded-For; the service trusts one proxy hop); other routes come from one address. Server CPU is the service's (or baseline's) process CPU time over warm-up and run, per request (on PostgreSQL the database server's own CPU is not in it).`,
-    '- Each ratio compares a route with the baseline it is judged against, measured in the same run on the same database kind: the baseline is measured just before the route and again just after it, and the route is judged against the mean of those two (routes with the same baseline share the measurement between them). A machine shared with others drifts over the minutes of a run; a baseline measured next to its route moves with it. A baseline row shows the mean of its runs and each run in order, so the drift is in view. The targets are those of issue 10.',
+    `- ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up of the route and of its baseline, then ${timing.seconds} s of each measured in ${timing.pairs} pairs of slices; load generator, service and baseline each in their own process; rate limits off; the service's database seeded with 2,000 participants (one with 1,000 referrals). Sign-ups and the new-visitor validateCode send each request from an address of its own (X-Forwarded-For; the service trusts one proxy hop); other routes come from one address. Server CPU is the service's (or baseline's) process CPU time over the measured slices, per request (on PostgreSQL the database server's own CPU is not in it).`,
+    `- Each ratio compares a route with the baseline it is judged against, on the same database kind, measured in turns: after both are warmed up, ${timing.pairs} pairs of slices, which of the two goes first alternating (B R, R B, ...) so that a steady drift cancels. Each pair gives a ratio, and the route's is the median of them, which a slice caught in a burst of other load on this shared machine does not move. req/s, p50 and p99 are the median slice's; a baseline row gathers every slice of that baseline (the range shows the drift). The targets are those of issue 10.`,
     `- mean ms: the mean latency the throughput implies with ${timing.connections} connections, each always waiting for one answer (Little\'s law: connections over req/s). A p99 under 25 ms needs this mean well under 25 ms, so at ${timing.connections} connections a route needs well over ${Math.round((timing.connections * 1000) / 25)} req/s to meet it.`,
     ...reports.map((r) => `\n### ${r.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${markdown(r)}`),
   ].join('\n');
