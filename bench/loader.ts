@@ -22,9 +22,11 @@ export interface LoadSpec {
 export interface LoadResult {
   /** Mean requests per second over the measured run's one-second samples. */
   rps: number;
-  /** Latency percentiles in milliseconds. */
+  /** Latency percentiles in milliseconds, of the 2xx answers (to the µs: autocannon's own are whole ms). */
   p50: number;
   p99: number;
+  /** Every 2xx answer's latency in ms, sorted: what lets several runs' percentiles be taken together. */
+  latencies: number[];
   requests: number;
   /** Requests of the warm-up and the measured run together (what the server's CPU time was spent on). */
   allRequests: number;

@@ -23,6 +23,9 @@ export function machine(command: string): string {
   ].join('\n');
 }
 
+/** The q-quantile of sorted values (nearest rank). */
+export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+
 export const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 export const rps = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)}k` : v.toFixed(0));
 

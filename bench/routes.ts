@@ -4,7 +4,7 @@
  */
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, LoadSpec, Loader } from './loader.js';
-import { ms, rps, table } from './report.js';
+import { ms, quantile, rps, table } from './report.js';
 import { seed, type Seeded } from './seed.js';
 import { startBaseline, startService, type Server } from './servers.js';
 
@@ -99,7 +99,7 @@ export function serviceRoutes(s: Seeded): Route[] {
 
 export interface RouteRow {
   name: string;
-  /** The slices as one: median req/s, p50 and p99; CPU over them all. */
+  /** The slices as one: the median slice's req/s; p50, p99 and CPU over all of their requests. */
   result: LoadResult;
   /** A service route's baseline (its slices next to the route's), target, and the median of the pairs' ratios. */
   baseline?: { name: string; result: LoadResult; target: number; ratio: number };
@@ -196,16 +196,18 @@ const median = (xs: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Slices of one load as one: the median slice's req/s, p50 and p99; CPU over all their requests; counts added. */
+/** Slices of one load as one: the median slice's req/s; p50 and p99 of all their answers together; CPU over all their requests; counts added. */
 function combined(results: LoadResult[]): LoadResult {
   const statuses: Record<string, number> = {};
   for (const r of results) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   const sum = (f: (r: LoadResult) => number) => results.reduce((total, r) => total + f(r), 0);
   const cpuKnown = results.every((r) => r.cpuMicrosPerRequest !== undefined);
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
   return {
     rps: median(results.map((r) => r.rps)),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    latencies,
     requests: sum((r) => r.requests),
     allRequests: sum((r) => r.allRequests),
     cpuMicrosPerRequest: cpuKnown ? sum((r) => r.cpuMicrosPerRequest! * r.allRequests) / sum((r) => r.allRequests) : undefined,
@@ -223,9 +225,9 @@ export function failures(report: KindReport): string[] {
 }
 
 /**
- * The report's table. "mean ms" is the mean latency that the throughput implies at this many connections,
- * each always waiting for one answer (Little's law: connections / req/s): autocannon counts whole
- * milliseconds, and a p99 can be under 25 ms only where this mean is well under it.
+ * The report's table. "mean ms" is the mean latency of the answers: with every connection always waiting
+ * for one, it is the connections over req/s (Little's law), and a p99 can be under 25 ms only where this
+ * mean is well under it.
  */
 export function markdown(report: KindReport): string {
   const json = report.rows[0]!.result.rps;
@@ -239,7 +241,8 @@ export function markdown(report: KindReport): string {
     const cpuRatio = cpu !== undefined && baseCpu !== undefined ? `${(baseCpu / cpu).toFixed(2)}x` : '';
     const range = r.slices ? r.slices.map((m) => m.rps) : [];
     const spread = range.length > 1 ? ` (${range.length} slices, ${rps(Math.min(...range))} to ${rps(Math.max(...range))})` : '';
-    const meanMs = (report.connections * 1000) / r.result.rps;
+    const answered = r.result.latencies;
+    const meanMs = answered.length > 0 ? answered.reduce((a, b) => a + b, 0) / answered.length : (report.connections * 1000) / r.result.rps;
     return [r.name, `${rps(r.result.rps)}${spread}`, meanMs.toFixed(1), ms(r.result.p50), ms(r.result.p99), against, `${ratio.toFixed(2)}x`, target, p99, cpu?.toFixed(0) ?? '', cpuRatio];
   });
   return table(['route', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'ratio to (its slices\' median)', 'ratio', 'target', `p99 < ${P99_TARGET_MS} ms`, 'server CPU µs/req', 'CPU ratio'], rows);
