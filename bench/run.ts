@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the service's hot routes against their baselines, on SQLite and PostgreSQL, written
  * to BENCHMARKS.md. Modes:
- *   (none)              full run: 50 connections, warm-up, then a measured run per route.
+ *   (none)              full run: 50 connections; per route a warm-up of it and of its baseline, then
+ *                       five pairs of 2 s slices of the two in turns (bench/routes.ts).
  *   --quick             a few seconds per route, for CI: checks the harness end to end and fails on any
  *                       non-2xx answer or error; asserts no speed and writes no file.
  *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
