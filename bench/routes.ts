@@ -151,7 +151,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       try {
         await run(baseline, loads.json, timing.warmupSeconds);
         for (let i = 0; i < timing.pairs; i++) taken.json.push(await run(baseline, loads.json, slice));
-        logSlices(log, BASELINE_NAMES.json, taken.json);
+        logSlices(log, BASELINE_NAMES.json, taken.json, combined(taken.json));
         for (const route of routes) {
           const b = route.baseline;
           await run(baseline, loads[b], timing.warmupSeconds);
@@ -165,9 +165,10 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           }
           taken[b].push(...theirs);
           const ratio = median(mine.map((m, i) => m.rps / theirs[i]!.rps));
-          logSlices(log, `${BASELINE_NAMES[b]}, next to it`, theirs);
-          logSlices(log, route.name, mine, ratio);
-          rows.push({ name: route.name, result: combined(mine), baseline: { name: BASELINE_NAMES[b], result: combined(theirs), target: route.target, ratio } });
+          const [result, judgedBy] = [combined(mine), combined(theirs)];
+          logSlices(log, `${BASELINE_NAMES[b]}, next to it`, theirs, judgedBy);
+          logSlices(log, route.name, mine, result, ratio);
+          rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[b], result: judgedBy, target: route.target, ratio } });
         }
       } finally {
         await service.stop();
@@ -184,8 +185,8 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
   }
 }
 
-function logSlices(log: (line: string) => void, name: string, slices: LoadResult[], ratio?: number): void {
-  const c = combined(slices);
+/** One line of progress: the slices taken together (`c`, from combined()), then each slice's req/s. */
+function logSlices(log: (line: string) => void, name: string, slices: LoadResult[], c: LoadResult, ratio?: number): void {
   const each = slices.map((s) => rps(s.rps)).join(' ');
   log(`  ${name.padEnd(48)} ${rps(c.rps).padStart(7)} req/s (${each})  p50 ${ms(c.p50)}  p99 ${ms(c.p99)} ms  CPU ${c.cpuMicrosPerRequest?.toFixed(0)} µs/req${ratio === undefined ? '' : `  ratio ${ratio.toFixed(2)}x`}`);
 }
