@@ -9,6 +9,7 @@ import { buildApp } from './app.js';
 import { trackHandlers } from './http/handlers.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
+import { loadDisposableDomains } from './domain/fraud.js';
 import { hasOwners } from './domain/owners.js';
 import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
@@ -66,6 +67,8 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   const handlersDone = trackHandlers(app);
   const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
   runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
+  // Now, not in the first sign-up: loading it holds the event loop for 60-100 ms.
+  loadDisposableDomains();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
 
