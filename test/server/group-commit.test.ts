@@ -4,7 +4,7 @@
  * committed batches; closing commits what is open; checkpoints run off the event loop and keep the WAL short.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
@@ -139,9 +139,18 @@ describe('SQLite group commit', () => {
     }
     assert.ok(stats.checkpoints > 0, 'checkpoints ran');
     assert.ok(stats.catchUps > 0, 'the WAL was caught up with the writer held');
+    // The WAL header's checkpoint sequence number (bytes 12-15) counts the times the WAL started over. Its
+    // file keeps the longest it has been, which depends on how fast this machine writes between two
+    // checkpoints (a quarter of a second), so the file's size only shows it never held every write.
+    const header = Buffer.alloc(16);
+    const fd = openSync(`${path}-wal`, 'r');
+    readSync(fd, header, 0, 16, 0);
+    closeSync(fd);
+    const restarts = header.readUInt32BE(12);
+    assert.ok(restarts > 0, `the WAL started over (${restarts} times)`);
     const wal = statSync(`${path}-wal`).size;
     const main = statSync(path).size;
-    assert.ok(wal < 18 * 2 ** 20, `the WAL started over instead of holding every write (36 MB): ${(wal / 2 ** 20).toFixed(1)} MB`);
+    assert.ok(wal < 36 * 2 ** 20, `the WAL started over instead of holding every write (36 MB): ${(wal / 2 ** 20).toFixed(1)} MB`);
     assert.ok(main > 18 * 2 ** 20, `the rows were copied into the database file: ${(main / 2 ** 20).toFixed(1)} MB`);
     const { n } = await store.db.selectFrom('participants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(n, 9000, 'every write kept');
@@ -167,7 +176,8 @@ describe('SQLite group commit', () => {
     for (let round = 0; round < 150; round++) {
       await Promise.all(Array.from({ length: 20 }, (_, i) => store.insertParticipant({ ...person(`w${round}-${i}@example.com`), first_name: padding })));
     }
-    assert.match(warnings.join('\n'), /checkpoints run in COMMIT again, as their worker thread failed/);
+    // The warning says why, for the operator: the file and SQLite's own words.
+    assert.match(warnings.join('\n'), /checkpoints run in COMMIT again, as their worker thread failed: cannot open \S*missing\.db: unable to open database file/);
     assert.equal(group.stats.checkpoints, 0);
     assert.ok(statSync(path).size > 8 * 2 ** 20, `SQLite's own checkpoints copied the rows into the database file: ${(statSync(path).size / 2 ** 20).toFixed(1)} MB`);
   });

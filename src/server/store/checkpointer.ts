@@ -26,7 +26,13 @@ export interface CheckpointResult {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
+// Rethrown as a plain Error: better-sqlite3's SqliteError reaches the main thread without its message.
+let db;
+try {
+  db = new Database(workerData.path, { fileMustExist: true });
+} catch (err) {
+  throw new Error('cannot open ' + workerData.path + ': ' + (err instanceof Error ? err.message : String(err)));
+}
 db.pragma('busy_timeout = 5000');
 parentPort.on('message', (message) => {
   if (message === 'close') {
