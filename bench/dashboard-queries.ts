@@ -12,6 +12,7 @@ import { searchParticipants } from '../src/server/domain/directory.js';
 import { openRuntime } from '../src/server/runtime.js';
 import { DAY_MS } from '../src/server/store/migrations.js';
 import { databaseKinds } from '../test/server/helpers/databases.js';
+import { median } from './report.js';
 
 const N = Number(process.env.PARTICIPANTS ?? 1_000_000);
 const RUNS = 21;
@@ -23,7 +24,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
     await fn();
     ms.push(performance.now() - t);
   }
-  return ms.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+  return median(ms);
 }
 
 for (const kind of await databaseKinds()) {

@@ -23,6 +23,13 @@ export function machine(command: string): string {
   ].join('\n');
 }
 
+/** The median of values in any order (of an even number, the mean of the middle two). */
+export const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 /** The q-quantile of sorted values (nearest rank). */
 export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
 

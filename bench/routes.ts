@@ -4,7 +4,7 @@
  */
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, LoadSpec, Loader } from './loader.js';
-import { ms, quantile, rps, table } from './report.js';
+import { median, ms, quantile, rps, table } from './report.js';
 import { seed, type Seeded } from './seed.js';
 import { startBaseline, startService, type Server } from './servers.js';
 
@@ -190,12 +190,6 @@ function logSlices(log: (line: string) => void, name: string, slices: LoadResult
   const each = slices.map((s) => rps(s.rps)).join(' ');
   log(`  ${name.padEnd(48)} ${rps(c.rps).padStart(7)} req/s (${each})  p50 ${ms(c.p50)}  p99 ${ms(c.p99)} ms  CPU ${c.cpuMicrosPerRequest?.toFixed(0)} µs/req${ratio === undefined ? '' : `  ratio ${ratio.toFixed(2)}x`}`);
 }
-
-const median = (xs: number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Slices of one load as one: the median slice's req/s; p50 and p99 of all their answers together; CPU over all their requests; counts added. */
 function combined(results: LoadResult[]): LoadResult {
