@@ -52,6 +52,24 @@ eachDatabase('impression batches', (service) => {
     assert.equal(Number(rows.n), 299 + 1 + 7 + 1);
   });
 
+  it('count each of 300 participants in one batch (more than one chunk of the count update), and leave the others alone', async () => {
+    const s = service();
+    const { store } = s.ctx;
+    const id = await s.campaign();
+    const emails = Array.from({ length: 302 }, (_, i) => `p${i}@example.com`);
+    for (const email of emails) await s.admin.addParticipant({ id, email });
+    const ids = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.id));
+    const day = Math.floor(s.ctx.now() / DAY_MS);
+    // Participant i gets (i % 3) + 1 visitors; the last two none.
+    ids.slice(0, 300).forEach((participantId, i) => {
+      for (let v = 0; v <= i % 3; v++) store.addImpression({ participantId, visitor: v, day });
+    });
+    await store.flushImpressions();
+    const counts = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.impression_count));
+    assert.deepEqual(counts, emails.map((_, i) => (i < 300 ? (i % 3) + 1 : 0)));
+    assert.deepEqual((await store.stats.daily(id)).map((d) => d.impressions), [600]);
+  });
+
   it('write a batch of one, and count nothing for a visitor already counted', async () => {
     const s = service();
     const { store } = s.ctx;

@@ -5,7 +5,7 @@
  * took ~30 ms of the event loop on SQLite (three awaited statements for some, one for every row): more
  * than the code checks that produced them.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './connect.js';
 import type { Impression } from './impression-buffer.js';
 import { prepare } from './prepared.js';
@@ -32,29 +32,54 @@ const insertOf = (size: number) =>
       .onConflict((oc) => oc.doNothing())
       .returning(['participant_id', 'day']),
   );
-const inserts = new Map(CHUNK_SIZES.map((size) => [size, insertOf(size)]));
+const inserts = new Map<number, ReturnType<typeof insertOf>>(CHUNK_SIZES.map((size) => [size, insertOf(size)]));
 
-const addToCount = prepare((db, id: number, amount: number) =>
-  db
-    .updateTable('participants')
-    .set((eb) => ({ impression_count: eb('impression_count', '+', amount) }))
-    .where('id', '=', id)
-    .returning('campaign_id'),
-);
+/**
+ * Adds to the counts of `size` participants in one statement: `(id, amount)` pairs, a chunk padded with
+ * (0, 0), an id no participant has. One UPDATE per participant cost about half a batch's time at 1,000
+ * impressions (11 of 23 µs an impression). On PostgreSQL the rows are first locked in id order, as one
+ * UPDATE joined to a list would lock them in whatever order its plan reads them, and two processes'
+ * batches could deadlock.
+ */
+const addToCountsOf = (size: number, dialect: Dialect) =>
+  prepare((db, ...v: number[]) => {
+    const pairs = sql.join(Array.from({ length: size }, (_, i) => sql`(cast(${v[2 * i]} as bigint), cast(${v[2 * i + 1]} as integer))`));
+    const statement =
+      dialect === 'postgres'
+        ? sql<{ id: number; campaign_id: string }>`with added (id, amount) as (values ${pairs}),
+            locked as (select participants.id from participants join added on participants.id = added.id order by participants.id for update of participants)
+          update participants set impression_count = impression_count + added.amount
+          from added join locked on locked.id = added.id where participants.id = added.id
+          returning participants.id, participants.campaign_id`
+        : sql<{ id: number; campaign_id: string }>`with added (id, amount) as (values ${pairs})
+          update participants set impression_count = impression_count + added.amount
+          from added where participants.id = added.id
+          returning participants.id, participants.campaign_id`;
+    return { compile: () => statement.compile(db) };
+  });
+const addsToCounts = { sqlite: new Map<number, ReturnType<typeof addToCountsOf>>(CHUNK_SIZES.map((size) => [size, addToCountsOf(size, 'sqlite')])), postgres: new Map<number, ReturnType<typeof addToCountsOf>>(CHUNK_SIZES.map((size) => [size, addToCountsOf(size, 'postgres')])) };
 
-/** Inserts the rows, answering those that were not in the table yet. */
-async function insertNew(trx: Kysely<Database>, rows: readonly Row[]): Promise<{ participant_id: number; day: number }[]> {
-  const added: { participant_id: number; day: number }[] = [];
+/** Runs `write` on `rows` in chunks of the prepared sizes, padding each with `pad`, letting other requests run between chunks. */
+async function inChunks<T, R>(rows: readonly T[], pad: (chunk: readonly T[]) => T, write: (size: number, values: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
   for (let start = 0; start < rows.length; start += LARGEST) {
     // SQLite runs on the event loop: other requests run between the chunks of a large batch.
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const chunk = rows.slice(start, start + LARGEST);
     const size = CHUNK_SIZES.find((s) => s >= chunk.length)!;
-    const values = Array.from({ length: size }, (_, i) => chunk[Math.min(i, chunk.length - 1)]!).flat();
-    added.push(...(await inserts.get(size)!(trx, ...values)));
+    const padding = pad(chunk);
+    out.push(...(await write(size, Array.from({ length: size }, (_, i) => chunk[i] ?? padding))));
   }
-  return added;
+  return out;
 }
+
+/** Inserts the rows, answering those that were not in the table yet (a padding row repeats the last: it conflicts with it). */
+const insertNew = (trx: Kysely<Database>, rows: readonly Row[]) =>
+  inChunks(rows, (chunk) => chunk[chunk.length - 1]!, (size, values) => inserts.get(size)!(trx, ...values.flat()));
+
+/** Adds to each participant's count, answering each one's campaign. */
+const addToCounts = (trx: Kysely<Database>, dialect: Dialect, amounts: readonly (readonly [id: number, amount: number])[]) =>
+  inChunks(amounts, () => [0, 0] as const, (size, values) => addsToCounts[dialect].get(size)!(trx, ...values.flat()));
 
 /**
  * One transaction for a batch: a row per new (participant, visitor, day), then each participant's count
@@ -73,15 +98,17 @@ export async function writeImpressions(db: Kysely<Database>, dialect: Dialect, b
       const days = counted.get(id) ?? new Map<number, number>();
       counted.set(id, days.set(day, (days.get(day) ?? 0) + 1));
     }
+    const ids = [...counted.keys()].sort((a, b) => a - b);
+    const campaignOf = new Map((await addToCounts(trx, dialect, ids.map((id) => [id, [...counted.get(id)!.values()].reduce((a, b) => a + b, 0)] as const))).map((r) => [r.id, r.campaign_id]));
     // "campaign id|day" -> impressions added.
     const perCampaignDay = new Map<string, { campaignId: string; day: number; amount: number }>();
-    for (const [id, days] of [...counted].sort((a, b) => a[0] - b[0])) {
-      const [row] = await addToCount(trx, id, [...days.values()].reduce((a, b) => a + b, 0));
-      if (!row) continue;
-      for (const [day, amount] of days) {
-        const key = `${row.campaign_id}|${day}`;
+    for (const id of ids) {
+      const campaignId = campaignOf.get(id);
+      if (campaignId === undefined) continue;
+      for (const [day, amount] of counted.get(id)!) {
+        const key = `${campaignId}|${day}`;
         const seen = perCampaignDay.get(key);
-        perCampaignDay.set(key, { campaignId: row.campaign_id, day, amount: (seen?.amount ?? 0) + amount });
+        perCampaignDay.set(key, { campaignId, day, amount: (seen?.amount ?? 0) + amount });
       }
     }
     const stats = new StatsStore(trx, COUNTER_SHARDS[dialect], true);
