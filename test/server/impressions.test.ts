@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { DAY_MS } from '../../src/server/domain/time.js';
+import { connect } from '../../src/server/store/connect.js';
+import { writeImpressions } from '../../src/server/store/impression-writes.js';
 import { eachDatabase } from './helpers/suite.js';
 
 eachDatabase('impression batches', (service) => {
@@ -68,6 +70,36 @@ eachDatabase('impression batches', (service) => {
     const counts = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.impression_count));
     assert.deepEqual(counts, emails.map((_, i) => (i < 300 ? (i % 3) + 1 : 0)));
     assert.deepEqual((await store.stats.daily(id)).map((d) => d.impressions), [600]);
+  });
+
+  it('two processes writing batches of the same participants at once both commit, and every impression counts once', async () => {
+    const s = service();
+    const { store } = s.ctx;
+    const id = await s.campaign();
+    const emails = Array.from({ length: 40 }, (_, i) => `q${i}@example.com`);
+    for (const email of emails) await s.admin.addParticipant({ id, email });
+    const ids = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.id));
+    const day = Math.floor(s.ctx.now() / DAY_MS);
+    // Another process's connection to the same database.
+    const other = connect(s.database.url);
+    try {
+      const { dialect } = other;
+      for (let round = 0; round < 10; round++) {
+        // Each writer covers every participant, in the opposite order of the other, 3 visitors each.
+        const batch = (first: number) => ids.flatMap((participantId) => [0, 1, 2].map((v) => ({ participantId, visitor: first + round * 100 + v, day })));
+        const mine = () => writeImpressions(store.db, dialect, batch(0));
+        const theirs = () => writeImpressions(other.db, dialect, [...batch(50)].reverse());
+        // On PostgreSQL at once, where row locks taken in different orders would deadlock. SQLite has one
+        // writer at a time, and in one process the second would wait on the event loop for a lock the
+        // first can only release from it (../../src/server/store/group-commit.ts): one after the other.
+        if (dialect === 'postgres') await Promise.all([mine(), theirs()]);
+        else await mine().then(theirs);
+      }
+    } finally {
+      await other.close();
+    }
+    const counts = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.impression_count));
+    assert.deepEqual(counts, emails.map(() => 10 * 2 * 3));
   });
 
   it('write a batch of one, and count nothing for a visitor already counted', async () => {
