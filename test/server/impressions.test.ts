@@ -9,7 +9,17 @@ import { it } from 'node:test';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { connect } from '../../src/server/store/connect.js';
 import { writeImpressions } from '../../src/server/store/impression-writes.js';
+import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
+
+/** A new campaign with `n` participants: their emails and ids, and today's day number. */
+async function campaignOf(s: TestService, n: number) {
+  const id = await s.campaign();
+  const emails = Array.from({ length: n }, (_, i) => `p${i}@example.com`);
+  for (const email of emails) await s.admin.addParticipant({ id, email });
+  const ids = await Promise.all(emails.map(async (email) => (await s.ctx.store.findParticipantByEmail(id, email))!.id));
+  return { id, emails, ids, day: Math.floor(s.ctx.now() / DAY_MS) };
+}
 
 eachDatabase('impression batches', (service) => {
   it('count each new visitor once per participant and day, across chunks, campaigns and days', async () => {
@@ -57,11 +67,7 @@ eachDatabase('impression batches', (service) => {
   it('count each of 300 participants in one batch (more than one chunk of the count update), and leave the others alone', async () => {
     const s = service();
     const { store } = s.ctx;
-    const id = await s.campaign();
-    const emails = Array.from({ length: 302 }, (_, i) => `p${i}@example.com`);
-    for (const email of emails) await s.admin.addParticipant({ id, email });
-    const ids = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.id));
-    const day = Math.floor(s.ctx.now() / DAY_MS);
+    const { id, emails, ids, day } = await campaignOf(s, 302);
     // Participant i gets (i % 3) + 1 visitors; the last two none.
     ids.slice(0, 300).forEach((participantId, i) => {
       for (let v = 0; v <= i % 3; v++) store.addImpression({ participantId, visitor: v, day });
@@ -75,11 +81,7 @@ eachDatabase('impression batches', (service) => {
   it('two processes writing batches of the same participants at once both commit, and every impression counts once', async () => {
     const s = service();
     const { store } = s.ctx;
-    const id = await s.campaign();
-    const emails = Array.from({ length: 40 }, (_, i) => `q${i}@example.com`);
-    for (const email of emails) await s.admin.addParticipant({ id, email });
-    const ids = await Promise.all(emails.map(async (email) => (await store.findParticipantByEmail(id, email))!.id));
-    const day = Math.floor(s.ctx.now() / DAY_MS);
+    const { id, emails, ids, day } = await campaignOf(s, 40);
     // Another process's connection to the same database.
     const other = connect(s.database.url);
     try {
