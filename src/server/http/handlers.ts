@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export function trackHandlers(app: FastifyInstance): () => Promise<void> {
   // A count and a mark on each request, not a Set of requests: hashing each request object into a Set
-  // and out again was 2 µs of a 60 µs point read.
+  // and out again was 2 µs a request in a getParticipant profile.
   let running = 0;
   let idle: (() => void) | undefined;
   app.decorateRequest('refkitRunning', false);

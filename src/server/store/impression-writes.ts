@@ -53,9 +53,9 @@ const addsToCounts = new Map<number, ReturnType<typeof addToCountsOf>>(CHUNK_SIZ
 /**
  * PostgreSQL: locks the chunk's participants in id order first. An UPDATE joined to a list locks its rows
  * in whatever order its plan reads them, and two processes' batches could deadlock; locked in id order,
- * chunk after chunk of ascending ids, every batch takes them in one order.
+ * chunk after chunk of ascending ids, every batch takes them in one order. One prepared statement per
+ * chunk size, compiled at its first call for that many ids.
  */
-// One prepared statement per chunk size: the statement is compiled at its first call, for that many ids.
 const lockOf = (_size: number) =>
   prepare((db, ...ids: number[]) => db.selectFrom('participants').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate());
 const locks = new Map<number, ReturnType<typeof lockOf>>(CHUNK_SIZES.map((size) => [size, lockOf(size)]));
