@@ -13,33 +13,36 @@ import { COUNTER_SHARDS, StatsStore } from './stats-store.js';
 import type { Database } from './tables.js';
 
 /**
- * Rows per INSERT statement. A chunk is padded to the next of these sizes by repeating its last row (a
- * repeat conflicts with its original and is skipped), so each size is compiled once, and on PostgreSQL
- * prepared once per connection, instead of once per batch length.
+ * Rows (or participants) per statement. A chunk is padded to the next of these sizes (each statement
+ * says with what), so each size is compiled once, and on PostgreSQL prepared once per connection,
+ * instead of once per batch length.
  */
 const CHUNK_SIZES = [1, 4, 16, 64, 256] as const;
 const LARGEST = CHUNK_SIZES[CHUNK_SIZES.length - 1]!;
+
+/** One prepared statement per chunk size, made by `make`. */
+const perChunkSize = <T>(make: (size: number) => T): Map<number, T> => new Map(CHUNK_SIZES.map((size) => [size, make(size)]));
 
 /** In the table's key order. */
 type Row = readonly [day: number, participantId: number, visitor: number];
 
 /** The INSERT of `size` rows, returning the rows it added (not those already there). */
-const insertOf = (size: number) =>
+const inserts = perChunkSize((size) =>
   prepare((db, ...v: number[]) =>
     db
       .insertInto('impressions')
       .values(Array.from({ length: size }, (_, i) => ({ day: v[3 * i] as number, participant_id: v[3 * i + 1] as number, visitor: v[3 * i + 2] as number })))
       .onConflict((oc) => oc.doNothing())
       .returning(['participant_id', 'day']),
-  );
-const inserts = new Map<number, ReturnType<typeof insertOf>>(CHUNK_SIZES.map((size) => [size, insertOf(size)]));
+  ),
+);
 
 /**
  * Adds to the counts of `size` participants in one statement: `(id, amount)` pairs, a chunk padded with
  * (0, 0), an id no participant has. One UPDATE per participant cost about half a batch's time at 1,000
  * impressions (11 of 23 µs an impression).
  */
-const addToCountsOf = (size: number) =>
+const addsToCounts = perChunkSize((size) =>
   prepare((db, ...v: number[]) => {
     const pairs = sql.join(Array.from({ length: size }, (_, i) => sql`(cast(${v[2 * i]} as bigint), cast(${v[2 * i + 1]} as integer))`));
     const statement = sql<{ id: number; campaign_id: string }>`with added (id, amount) as (values ${pairs})
@@ -47,18 +50,18 @@ const addToCountsOf = (size: number) =>
       from added where participants.id = added.id
       returning participants.id, participants.campaign_id`;
     return { compile: () => statement.compile(db) };
-  });
-const addsToCounts = new Map<number, ReturnType<typeof addToCountsOf>>(CHUNK_SIZES.map((size) => [size, addToCountsOf(size)]));
+  }),
+);
 
 /**
  * PostgreSQL: locks the chunk's participants in id order first. An UPDATE joined to a list locks its rows
  * in whatever order its plan reads them, and two processes' batches could deadlock; locked in id order,
- * chunk after chunk of ascending ids, every batch takes them in one order. One prepared statement per
- * chunk size, compiled at its first call for that many ids.
+ * chunk after chunk of ascending ids, every batch takes them in one order. Each size's statement is
+ * compiled at its first call, for that many ids (a padded chunk's id 0 locks nothing).
  */
-const lockOf = (_size: number) =>
-  prepare((db, ...ids: number[]) => db.selectFrom('participants').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate());
-const locks = new Map<number, ReturnType<typeof lockOf>>(CHUNK_SIZES.map((size) => [size, lockOf(size)]));
+const locks = perChunkSize(() =>
+  prepare((db, ...ids: number[]) => db.selectFrom('participants').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate()),
+);
 
 /** Runs `write` on `rows` in chunks of the prepared sizes, padding each with `pad`, letting other requests run between chunks. */
 async function inChunks<T, R>(rows: readonly T[], pad: (chunk: readonly T[]) => T, write: (size: number, values: T[]) => Promise<R[]>): Promise<R[]> {
