@@ -71,7 +71,9 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: DOCS_CSP });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(cookie);
+  // Decorators only (parseCookie, serializeCookie): its hooks would parse cookies and allocate a Map on
+  // every request, and only the session cookie of the dashboard's routes is ever read (./http/access.ts).
+  await app.register(cookie, { hook: false });
   // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });

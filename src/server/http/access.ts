@@ -60,6 +60,15 @@ function allowCors(reply: FastifyReply, origin: string): void {
   reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED).header('vary', 'Origin');
 }
 
+/**
+ * The session cookie's value, if the request has one. Parsed here, when a route can use it, rather than
+ * for every request by @fastify/cookie's hook (registered without it: ../app.ts).
+ */
+export function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header === undefined ? undefined : request.server.parseCookie(header)[SESSION_COOKIE];
+}
+
 /** The actor of a secret-key call; throws 401 for a bad key, and for no key on a secret route. */
 export function requireActor(request: FastifyRequest): Actor {
   if (!request.actor) throw unauthorized();
@@ -74,7 +83,7 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
   const identify = async (request: FastifyRequest, kind: RouteAccess | undefined) => {
     const header = request.headers.authorization;
     if (header === undefined) {
-      const token = request.cookies[SESSION_COOKIE];
+      const token = sessionToken(request);
       const session = token ? await findSession(ctx, token) : undefined;
       if (session) {
         const csrf = request.headers[CSRF_HEADER];

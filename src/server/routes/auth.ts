@@ -1,12 +1,12 @@
 /** Dashboard sign-in: a session cookie for an owner's email and password, the session, and sign-out. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiErrorBody, Ok, OwnerSession, SignInBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { checkCredentials } from '../domain/owners.js';
 import { closeSession, openSession, SESSION_TTL_MS } from '../domain/sessions.js';
-import { SESSION_COOKIE } from '../http/access.js';
+import { SESSION_COOKIE, sessionToken } from '../http/access.js';
 
 const tags = ['auth'];
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody };
@@ -15,6 +15,12 @@ const session = [{ sessionCookie: [] }];
 function cookieOptions(request: FastifyRequest) {
   // Strict: the cookie never rides on a request another site starts, which is the first line against CSRF.
   return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: request.protocol === 'https' };
+}
+
+/** Sets the session cookie (or clears it, with an empty value that expired in 1970). */
+function sendSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string | undefined): void {
+  const lifetime = token === undefined ? { expires: new Date(0), maxAge: 0 } : { maxAge: SESSION_TTL_MS / 1000 };
+  reply.header('set-cookie', request.server.serializeCookie(SESSION_COOKIE, token ?? '', { ...cookieOptions(request), ...lifetime }));
 }
 
 function requireSession(request: FastifyRequest) {
@@ -38,7 +44,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
     async (request, reply) => {
       const owner = await checkCredentials(ctx, request.body.email, request.body.password, request.ip);
       const { token, view } = await openSession(ctx, owner);
-      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: SESSION_TTL_MS / 1000 });
+      sendSessionCookie(request, reply, token);
       return view;
     },
   );
@@ -60,8 +66,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
     },
     async (request, reply) => {
       requireSession(request);
-      await closeSession(ctx, request.cookies[SESSION_COOKIE]!);
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+      await closeSession(ctx, sessionToken(request)!);
+      sendSessionCookie(request, reply, undefined);
       return { ok: true as const };
     },
   );
