@@ -2,7 +2,9 @@
  * Campaigns, key hashes and webhook endpoints are cached in each process (src/server/store/caches.ts).
  * A change takes effect at once in the process that made it, and in every other process on the same
  * database within the documented bound (CACHE_CHECK_MS, or a NOTIFY on PostgreSQL): a revoked key is
- * refused, a paused campaign takes no sign-ups, a new endpoint gets the next event.
+ * refused, a paused campaign takes no sign-ups, a new endpoint gets the next event. Referral codes'
+ * owners are kept without invalidation (a code is its participant's for good), so only committed rows
+ * may be kept, and an unknown code never is.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
@@ -46,6 +48,33 @@ eachDatabase('caches in one process', (service) => {
     await s.admin.addParticipant({ id, email: 'after@example.com' });
     const deliveries = await s.admin.listWebhookDeliveries({ endpointId: endpoint.id });
     assert.equal(deliveries.length, 1, 'only the event emitted while the endpoint existed');
+  });
+
+  it('a code checked before its participant joined is valid from the moment they have; a code only a rolled-back transaction saw never is', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const { store } = s.ctx;
+    const now = s.ctx.now();
+    const row = (email: string, code: string) => ({ campaign_id: id, email, email_key: email, code, created_on: now, updated_on: now, signup_source: 'api' as const });
+
+    // Unknown, then taken: the first answer was not kept.
+    assert.equal(await s.browser.validateCode(id, 'LATE0001'), false);
+    await store.insertParticipant(row('late@example.com', 'LATE0001'));
+    assert.equal(await s.browser.validateCode(id, 'LATE0001'), true);
+    assert.equal(await s.browser.validateCode(id, 'LATE0001'), true, 'and again, from the cache');
+
+    // Read inside a transaction that then rolls back: that participant never existed.
+    const undone = new Error('rolled back');
+    await assert.rejects(
+      store.transaction(async (tx) => {
+        const inserted = await tx.insertParticipant(row('gone@example.com', 'GONE0001'));
+        assert.equal(await tx.participantIdByCode(id, 'GONE0001'), inserted!.id);
+        throw undone;
+      }),
+      undone,
+    );
+    assert.equal(await store.participantIdByCode(id, 'GONE0001'), undefined);
+    assert.equal(await s.browser.validateCode(id, 'GONE0001'), false);
   });
 });
 

@@ -141,6 +141,12 @@ eachDatabase('impressions', (service, kind) => {
     assert.equal(await impressions(), 3);
     await s.admin.validateCode(id, ann.referralCode!);
     assert.equal(await impressions(), 3);
+    // The same visitor on another participant's link is that participant's impression.
+    const ben = await s.admin.addParticipant({ id, email: 'ben@example.com' });
+    await phone.validateCode(id, ben.referralCode!);
+    await phone.validateCode(id, ben.referralCode!);
+    assert.equal(await impressions(), 3);
+    assert.equal((await s.ctx.store.findParticipantByCode(id, ben.referralCode!))!.impression_count, 1);
     now += 24 * 60 * 60 * 1000;
     await phone.validateCode(id, ann.referralCode!);
     assert.equal(await impressions(), 4);

@@ -19,11 +19,11 @@ export interface Visitor {
 const prunedBefore = new WeakMap<object, number>();
 
 /**
- * Per database: (participant, visitor, day) this process has already counted. A widget checks its code
- * on every render, so most checks are repeats; these skip the database. The table stays the authority
- * (another process, or an entry this bound dropped, is deduplicated by its key).
+ * Per database: the (participant, visitor) pairs this process has already counted today. A widget checks
+ * its code on every render, so most checks are repeats; these skip the database. The table stays the
+ * authority (another process, or an entry this bound dropped, is deduplicated by its key).
  */
-const seen = new WeakMap<object, LRUCache<string, true>>();
+const seen = new WeakMap<object, { day: number; pairs: LRUCache<number, true> }>();
 const SEEN_ENTRIES = 100_000;
 
 /**
@@ -33,15 +33,25 @@ const SEEN_ENTRIES = 100_000;
  */
 export const visitorKey = (visitor: Visitor): number => parseInt(hashSecret(`${networkOf(visitor.ip)}|${visitor.userAgent ?? ''}`).slice(0, 13), 16);
 
+/**
+ * A participant and a visitor as one number below 2^52, for the in-memory dedupe: a number key costs
+ * that cache half what the text `participant|visitor` did (no string to build, hash and keep). Distinct
+ * pairs meet with a chance of about 2^-52 each (a pair's key is its visitor's, moved by the participant), as distinct visitors' keys do; such a pair would skip an
+ * impression, never count one twice.
+ */
+const pairKey = (participantId: number, visitor: number): number =>
+  // The id mixed to 32 bits (multiplying by an odd number is one-to-one), shifted 20 left: sums stay exact below 2^53.
+  (visitor + (Math.imul(participantId, 0x9e3779b1) >>> 0) * 2 ** 20) % 2 ** 52;
+
 export async function countImpression(ctx: Ctx, participantId: number, visitor: Visitor): Promise<void> {
   const day = Math.floor(ctx.now() / DAY_MS);
   const who = visitorKey(visitor);
-  let counted = seen.get(ctx.store.db);
-  if (!counted) seen.set(ctx.store.db, (counted = new LRUCache({ max: SEEN_ENTRIES })));
-  const key = `${participantId}|${who}|${day}`;
-  if (counted.has(key)) return;
+  let today = seen.get(ctx.store.db);
+  if (today?.day !== day) seen.set(ctx.store.db, (today = { day, pairs: new LRUCache({ max: SEEN_ENTRIES }) }));
+  const key = pairKey(participantId, who);
+  if (today.pairs.has(key)) return;
   ctx.store.addImpression({ participantId, visitor: who, day });
-  counted.set(key, true);
+  today.pairs.set(key, true);
   if ((prunedBefore.get(ctx.store.db) ?? 0) < day) {
     prunedBefore.set(ctx.store.db, day);
     await ctx.store.pruneImpressions(day);

@@ -7,6 +7,8 @@
  *   process reads that row on a timer; on PostgreSQL the same triggers also NOTIFY, which a listening
  *   connection hears within milliseconds (the timer stays as the bound if a notification is missed).
  * Unknown keys and campaigns are not cached, so something created elsewhere is found at once.
+ *
+ * Referral codes' owners are cached too (`codeOwners`), without any of this: see there.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -20,6 +22,8 @@ export const CACHE_CHECK_MS = 500;
 /** The NOTIFY channel of migration 0007_speed's triggers; the payload is the schema that changed. */
 export const CACHE_CHANNEL = 'refkit_cache';
 const MAX_ENTRIES = 10_000;
+/** Share links in use at once, in one process: a code and a number each, a few megabytes at most. */
+const CODE_OWNER_ENTRIES = 100_000;
 
 type Row<T> = Selectable<T>;
 
@@ -48,6 +52,14 @@ export class Caches {
   readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
+  /**
+   * Which participant holds a referral code, by `codeOwnerKey`: what a share link's every visit asks
+   * (validateCode). A code, once a committed participant's, is theirs for good: no statement changes a
+   * participant's code or deletes a participant. So an entry never goes stale and needs no change
+   * counter; only committed rows may fill it (Store.participantIdByCode), and an unknown code is never
+   * kept, so a code created elsewhere is found at once.
+   */
+  readonly codeOwners = new LRUCache<string, number>({ max: CODE_OWNER_ENTRIES });
 
   invalidate(): void {
     this.generation++;
@@ -56,8 +68,12 @@ export class Caches {
     this.campaigns.clear();
     this.apiKeys.clear();
     this.endpoints.clear();
+    // Nothing makes these stale (see above); dropped with the rest all the same, as after a restore.
+    this.codeOwners.clear();
   }
 }
+
+export const codeOwnerKey = (campaignId: string, code: string) => `${campaignId} ${code}`;
 
 /**
  * Watches for changes made by other processes until the returned function is called: the change counter

@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
-import { Caches } from './caches.js';
+import { Caches, codeOwnerKey } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
@@ -151,6 +151,10 @@ const participantBy = {
   ),
   id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
 };
+/** The holder of a code, from the (campaign_id, code) index alone. */
+const codeOwner = prepare((db, campaignId: string, code: string) =>
+  db.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).where('code', '=', code),
+);
 // The writes of every sign-up (and of imports), compiled once: Kysely's building and compiling of them
 // cost a sign-up more CPU than SQLite took to run them.
 const signupWrites = {
@@ -489,6 +493,20 @@ export class Store {
 
   async findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {
     return (await participantBy.code(this.db, campaignId, code))[0];
+  }
+
+  /**
+   * The id of the participant of the campaign holding this code: from the process's cache once a
+   * committed read has found it (./caches.ts, codeOwners).
+   */
+  async participantIdByCode(campaignId: string, code: string): Promise<number | undefined> {
+    const key = codeOwnerKey(campaignId, code);
+    const cached = this.caches.codeOwners.get(key);
+    if (cached !== undefined) return cached;
+    const id = (await codeOwner(this.db, campaignId, code))[0]?.id;
+    // A transaction may read a row it later rolls back: only reads outside one are kept.
+    if (id !== undefined && !this.#afterCommit) this.caches.codeOwners.set(key, id);
+    return id;
   }
 
   async findParticipant(id: number): Promise<ParticipantRow | undefined> {
