@@ -68,12 +68,12 @@ eachDatabase('caches in one process', (service) => {
     await assert.rejects(
       store.transaction(async (tx) => {
         const inserted = await tx.insertParticipant(row('gone@example.com', 'GONE0001'));
-        assert.equal(await tx.participantIdByCode(id, 'GONE0001'), inserted!.id);
+        assert.equal((await tx.codeOwner(id, 'GONE0001'))?.id, inserted!.id);
         throw undone;
       }),
       undone,
     );
-    assert.equal(await store.participantIdByCode(id, 'GONE0001'), undefined);
+    assert.equal(await store.codeOwner(id, 'GONE0001'), undefined);
     assert.equal(await s.browser.validateCode(id, 'GONE0001'), false);
   });
 });

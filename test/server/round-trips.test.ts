@@ -1,12 +1,16 @@
 /**
- * On PostgreSQL a new sign-up reads in one statement (is the email taken, the referrer, fraud scoring's
- * counts) and writes in one (the participant, the counters, the referrer's count, the event and its
- * deliveries, the token): two round trips. Concurrent sign-ups and qualifications of one referrer all
- * succeed.
+ * On PostgreSQL the usual new sign-up (a new email, through a share link this process knows, from a
+ * network with no earlier sign-up in the campaign lately) is one round trip: its facts are assumed, and
+ * its one writing statement (the participant, the counters, the referrer's count, the event and its
+ * deliveries, the token) checks them. Any other is two: it reads in one statement (is the email taken,
+ * the referrer, fraud scoring's counts) and writes in one; and an assumption found untrue costs the failed
+ * write, then those two, deciding exactly as if it had read from the start. Concurrent sign-ups and
+ * qualifications of one referrer all succeed.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import pg from 'pg';
+import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type TestService } from './helpers/service.js';
 
@@ -19,7 +23,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
   });
   afterEach(() => s.close());
 
-  it('a new participant is read for in one named statement and written in one with its counters and event', async () => {
+  it('a new participant is written in one named statement with its counters and event, checking what it assumed', async () => {
     const id = await s.campaign();
     const first = await s.admin.addParticipant({ id, email: 'first@example.com' });
     const signUp = async (email: string, client = s.admin, referredByCode?: string) => {
@@ -36,20 +40,20 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
           .filter((q) => !/^select "n" from "cache_epoch"/.test(q.text))
       );
     };
+    const texts = (sent: { text: string }[]) => sent.map((q) => q.text).join('\n');
     const sent = await signUp('second@example.com');
-    // Is the email taken (with the referrer and fraud counts, when asked)? Then the one writing statement.
-    assert.equal(sent.length, 2, sent.map((q) => q.text).join('\n'));
-    assert.match(sent[0]!.text, /^select \(select row_to_json\(p\) from participants p/);
-    assert.match(sent[0]!.name ?? '', /^refkit_\d+$/);
-    const one = sent[1]!;
+    // Nothing read: the one writing statement, which checks that the network has not signed up lately.
+    assert.equal(sent.length, 1, texts(sent));
+    const one = sent[0]!;
     assert.match(one.text, /^with s0 as \(insert into "participants"/);
+    assert.match(one.text, /returning \*, refkit_assert\(/);
     assert.match(one.text, /insert into "campaign_counters"/);
     assert.match(one.text, /insert into "campaign_daily_stats"/);
     assert.match(one.text, /insert into "webhook_events"/);
     // Named, so each connection parses and plans it once; the next sign-up of its kind sends the same text.
     assert.match(one.name ?? '', /^refkit_\d+$/);
-    const again = (await signUp('third@example.com'))[1]!;
-    assert.deepEqual([again.name, again.text], [one.name, one.text]);
+    const again = await signUp('third@example.com');
+    assert.deepEqual(again.map((q) => [q.name, q.text]), [[one.name, one.text]]);
 
     const c = await s.admin.getCampaign(id);
     assert.equal(c.participants, 3);
@@ -58,13 +62,36 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.ok(events.some((e) => e.payload.includes('third@example.com')));
     const third = await s.admin.getParticipant(id, 'third@example.com');
     assert.equal(third.email, 'third@example.com');
+    assert.equal(Object.hasOwn(third, 'facts_hold'), false);
 
-    // A visitor's referred sign-up, scored for fraud from its network: still two, the read named as before.
-    const referred = await signUp('fourth@example.com', s.browser, first.referralCode!);
-    assert.equal(referred.length, 2, referred.map((q) => q.text).join('\n'));
-    assert.equal(referred[0]!.name, sent[0]!.name);
-    const fourth = await s.admin.getParticipant(id, 'fourth@example.com');
-    assert.deepEqual([fourth.referredByCode, fourth.fraudScore], [first.referralCode, 'low']);
+    // An email already taken: the assumed write fails whole, then the read finds the participant.
+    const taken = await signUp('second@example.com');
+    assert.equal(taken.length, 2, texts(taken));
+    assert.equal(taken[0]!.name, one.name);
+    assert.match(taken[1]!.text, /^select \(select row_to_json\(p\) from participants p/);
+    assert.equal((await s.admin.getCampaign(id)).participants, 3);
+    assert.equal((await s.ctx.store.db.selectFrom('webhook_events').select('id').execute()).length, 3, 'no event from the failed write');
+
+    // A visitor through a share link this process has not read yet: read (which learns the code), then write.
+    const visitor = (n: number) => browserAt(s.url, `127.0.3.${n}`);
+    const unknown = await signUp('fourth@example.com', visitor(1), first.referralCode!);
+    assert.equal(unknown.length, 2, texts(unknown));
+    assert.match(unknown[0]!.text, /^select \(select row_to_json\(p\) from participants p/);
+    assert.match(unknown[0]!.name ?? '', /^refkit_\d+$/);
+    // The next visitor through it: one statement, scored as the read would have.
+    const known = await signUp('fifth@example.com', visitor(2), first.referralCode!);
+    assert.equal(known.length, 1, texts(known));
+    for (const email of ['fourth@example.com', 'fifth@example.com']) {
+      const p = await s.admin.getParticipant(id, email);
+      assert.deepEqual([p.referredByCode, p.fraudScore], [first.referralCode, 'low']);
+    }
+    // Visitor 2's network signs someone else up through the same link: not what was assumed (the write
+    // fails whole), so read, and decide on the real counts.
+    const changed = await signUp('sixth@example.com', visitor(2), first.referralCode!);
+    assert.equal(changed.length, 3, texts(changed));
+    assert.equal((await s.admin.getCampaign(id)).participants, 6);
+    const sixth = await s.admin.getParticipant(id, 'sixth@example.com');
+    assert.equal(sixth.referredByCode, first.referralCode);
   });
 
   it("the read's rows (row_to_json) are the rows the store's point reads answer, and its counts are capped as fraud scoring's", async () => {

@@ -12,7 +12,7 @@
  * own and are not scored.
  */
 import { createRequire } from 'node:module';
-import type { ParticipantRow } from '../store/store.js';
+import type { CodeOwner } from '../store/caches.js';
 import type { Ctx } from './context.js';
 import { emailDomain, emailKey } from './email.js';
 
@@ -43,7 +43,7 @@ export interface Signup {
   email: string;
   /** The network of the sign-up's address (./network.ts), when known. */
   net: string | null;
-  referrer: ParticipantRow | undefined;
+  referrer: CodeOwner | undefined;
 }
 
 export interface FraudVerdict {

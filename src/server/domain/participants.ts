@@ -42,7 +42,7 @@ export async function listReferrals(ctx: Ctx, actor: Actor, campaignId: string, 
  */
 export async function validateCode(ctx: Ctx, campaignId: string, rawCode: string, visitor: Visitor | undefined): Promise<boolean> {
   const campaign = await findCampaign(ctx, campaignId);
-  const owner = await ctx.store.participantIdByCode(campaign.id, normalizeCode(rawCode));
-  if (owner !== undefined && visitor) await countImpression(ctx, owner, visitor);
+  const owner = await ctx.store.codeOwner(campaign.id, normalizeCode(rawCode));
+  if (owner && visitor) await countImpression(ctx, owner.id, visitor);
   return owner !== undefined;
 }

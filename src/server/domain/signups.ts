@@ -12,7 +12,8 @@
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
-import type { SignupFacts } from '../store/signup-reads.js';
+import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
+import type { CodeOwner } from '../store/caches.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
 import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
 import { newReferralCode } from './referral-codes.js';
@@ -58,7 +59,15 @@ export interface SignupResult {
 /** Tries enough fresh codes that a collision (about 1 in 10^11 per pair) can never surface as an error. */
 const CODE_ATTEMPTS = 5;
 
-export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
+export function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
+  return signUp(ctx, input, how, true);
+}
+
+/**
+ * `assume`: the store may assume the usual facts instead of reading them (../store/signup-reads.ts);
+ * when the write finds them untrue, the sign-up is decided again on read ones.
+ */
+async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, assume: boolean): Promise<SignupResult> {
   const email = normalizeEmail(input.email);
   const referredByEmail = input.referredByEmail ? normalizeEmail(input.referredByEmail, 'referredByEmail') : undefined;
   const referredByCode = input.referredByCode ? normalizeCode(input.referredByCode) : undefined;
@@ -68,25 +77,31 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
   assertOpen(campaign, ctx.now());
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};
+  // A host's signature vouches for the address as much as a followed confirmation link does.
+  const vouched = !browser || proof.emailSignature !== undefined;
+  const pending = campaign.require_email_confirmation === 1 && !vouched;
 
   // A browser's sign-up is scored from its network (./fraud.ts): on PostgreSQL its counts come with these reads.
   const net = browser && how.ip !== null ? networkOf(how.ip) : null;
-  const facts = await ctx.store.signupFacts({
-    campaignId: campaign.id,
-    email,
-    ...(referredByCode !== undefined && { referredByCode }),
-    ...(referredByEmail !== undefined && { referredByEmail }),
-    ...(net !== null && { fromNet: fraudCounts(net, ctx.now()) }),
-  });
+  const facts = await ctx.store.signupFacts(
+    {
+      campaignId: campaign.id,
+      email,
+      ...(referredByCode !== undefined && { referredByCode }),
+      ...(referredByEmail !== undefined && { referredByEmail }),
+      ...(net !== null && { fromNet: fraudCounts(net, ctx.now()) }),
+    },
+    // Only a sign-up that writes its participant now can check what it assumed; and a host's signature
+    // is judged only for a new email (an existing participant's answer depends on what it proves).
+    assume && !pending && proof.emailSignature === undefined,
+  );
   const { existing } = facts;
   if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
 
   const referrer = referrerOf(facts, referredByCode, referredByEmail);
-  // A host's signature vouches for the address as much as a followed confirmation link does.
   if (browser && proof.emailSignature !== undefined) assertSignature(campaign, email, proof.emailSignature);
-  const vouched = !browser || proof.emailSignature !== undefined;
 
-  if (campaign.require_email_confirmation === 1 && !vouched) {
+  if (pending) {
     if (!ctx.mailer) throw mailUnavailable();
     const now = ctx.now();
     await ctx.store.upsertPendingSignup({
@@ -102,9 +117,16 @@ export async function addParticipant(ctx: Ctx, input: AddParticipantBody, how: S
     return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
   }
 
-  const created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet }, how);
+  let created: Awaited<ReturnType<typeof createParticipant>>;
+  try {
+    created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed }, how);
+  } catch (err) {
+    // What was assumed is not so (the email is taken, say): nothing was written; decide on read facts.
+    if (err instanceof SignupFactsChanged) return signUp(ctx, input, how, false);
+    throw err;
+  }
   // The same email joined concurrently: answer as the serial order "theirs first" would.
-  if (!created) return addParticipant(ctx, input, how);
+  if (!created) return signUp(ctx, input, how, false);
   return { outcome: 'created', campaign, email, participant: created.participant, visibility: browser ? 'self' : 'owner', token: created.token };
 }
 
@@ -152,9 +174,11 @@ interface Person {
   email: string;
   firstName?: string | undefined;
   lastName?: string | undefined;
-  referrer: ParticipantRow | undefined;
-  /** Fraud scoring's counts, when they were read with the sign-up's other reads (./fraud.ts scoreSignup). */
+  referrer: CodeOwner | undefined;
+  /** Fraud scoring's counts, when they were read (or assumed) with the sign-up's other facts (./fraud.ts scoreSignup). */
   fromNet?: { referees: number; signups: number } | undefined;
+  /** Set when the facts were assumed: the write checks them (../store/signup-reads.ts). */
+  assumed?: SignupFacts['assumed'];
 }
 
 /**
@@ -198,6 +222,7 @@ async function createParticipant(
       ...(verdict?.squat && { hold: verdict.squat }),
       event: await prepareEvent(ctx.store, referrer ? 'referee_added' : 'referrer_added', campaign, now),
       ...(token && { tokenHash: token.hash }),
+      ...(person.assumed && { assumed: person.assumed }),
     };
     const participant = alsoInTransaction
       ? await ctx.store.transaction(async (tx) => {
@@ -218,7 +243,7 @@ async function createParticipant(
 }
 
 /** The referrer named by code or email (both must name the same one), as read with the sign-up. */
-function referrerOf(facts: SignupFacts, code?: string, email?: string): ParticipantRow | undefined {
+function referrerOf(facts: SignupFacts, code?: string, email?: string): CodeOwner | undefined {
   if (code === undefined && email === undefined) return undefined;
   const { byCode, byEmail } = facts;
   const referrer = byCode ?? byEmail;

@@ -15,17 +15,24 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { postgresDriver, type Dialect } from './connect.js';
 import { forgetRowShapes } from './sqlite-rows.js';
-import type { ApiKeysTable, CampaignsTable, Database, WebhookEndpointsTable } from './tables.js';
+import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
 export const CACHE_CHECK_MS = 500;
 /** The NOTIFY channel of migration 0007_speed's triggers; the payload is the schema that changed. */
 export const CACHE_CHANNEL = 'refkit_cache';
 const MAX_ENTRIES = 10_000;
-/** Share links in use at once, in one process: a code and a number each, a few megabytes at most. */
-const CODE_OWNER_ENTRIES = 100_000;
+/** Share links in use at once, in one process: a code and four short fields each, a few megabytes at most. */
+const CODE_OWNER_ENTRIES = 50_000;
 
 type Row<T> = Selectable<T>;
+
+/**
+ * What is kept of a referral code's holder: the fields that never change once the participant exists,
+ * and all that a share link's check or a sign-up through it needs of them (its referrer's id and code,
+ * and the email and network fraud scoring compares).
+ */
+export type CodeOwner = Pick<Row<ParticipantsTable>, 'id' | 'code' | 'email' | 'signup_net'>;
 
 class Cached<K extends string | number, V extends object> {
   readonly #map = new LRUCache<K, V>({ max: MAX_ENTRIES });
@@ -53,13 +60,13 @@ export class Caches {
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
   /**
-   * Which participant holds a referral code, by `codeOwnerKey`: what a share link's every visit asks
-   * (validateCode). A code, once a committed participant's, is theirs for good: no statement changes a
-   * participant's code or deletes a participant. So an entry never goes stale and needs no change
-   * counter; only committed rows may fill it (Store.participantIdByCode), and an unknown code is never
-   * kept, so a code created elsewhere is found at once.
+   * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
+   * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
+   * for good, and so are the other fields of CodeOwner: no statement changes them or deletes a
+   * participant. So an entry never goes stale and needs no change counter; only committed rows may fill
+   * it (Store.codeOwner), and an unknown code is never kept, so a code created elsewhere is found at once.
    */
-  readonly codeOwners = new LRUCache<string, number>({ max: CODE_OWNER_ENTRIES });
+  readonly codeOwners = new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
 
   invalidate(): void {
     this.generation++;

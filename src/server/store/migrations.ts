@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
+import { ASSUMPTION_FAILED } from './signup-reads.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
 export const DAY_MS = 86_400_000;
@@ -364,6 +365,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         }
         await db.schema.dropTable('impressions').execute();
         await db.schema.alterTable('impressions_compact').renameTo('impressions').execute();
+      },
+    },
+    '0010_signup_assertion': {
+      async up(db: Kysely<any>) {
+        // PostgreSQL: an error from inside a statement, which ends it with all of its changes. A sign-up
+        // decided on assumed facts checks them in its one writing statement (./signup-reads.ts).
+        if (dialect !== 'postgres') return;
+        await sql`create function refkit_assert(ok boolean, message text) returns boolean language plpgsql as $$
+          begin
+            if not ok then
+              raise exception using errcode = ${sql.lit(ASSUMPTION_FAILED)}, message = message;
+            end if;
+            return true;
+          end $$`.execute(db);
       },
     },
   };

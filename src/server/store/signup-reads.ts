@@ -4,8 +4,18 @@
  * statement, so that a sign-up costs two round trips (this, then its one writing statement) instead of
  * five. SQLite runs in the process, where a round trip costs nothing: it reads the rows as the store's
  * point reads, and leaves the counts to fraud scoring, which reads them only when its rules need them.
+ *
+ * On PostgreSQL the usual sign-up does not read at all, and so costs one round trip: a new email, through
+ * a share link whose code this process already knows (../store/caches.ts, codeOwners), from a network
+ * with no earlier sign-up in the campaign lately and no earlier referee of that referrer. Those facts are
+ * *assumed* (assumedSignupFacts), the sign-up is decided on them as on read ones, and its one writing
+ * statement checks them (factsHold): if one is untrue (the email is taken, the network has signed up
+ * before), the statement fails whole, changes nothing, and the caller reads the facts and decides again
+ * (SignupFactsChanged). Fraud scoring's rules stay in fraud.ts: the check compares counts with the zero
+ * that was assumed, never with a threshold.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
 import type { Database, ParticipantsTable } from './tables.js';
@@ -26,13 +36,66 @@ export interface SignupQuestion {
 
 export interface SignupFacts {
   existing: ParticipantRow | undefined;
-  byCode: ParticipantRow | undefined;
-  byEmail: ParticipantRow | undefined;
+  byCode: CodeOwner | undefined;
+  byEmail: CodeOwner | undefined;
   /**
    * The referrer's (by code, else by email) referees and the campaign's recent sign-ups from the network,
    * capped: on PostgreSQL, when asked.
    */
   fromNet?: { referees: number; signups: number };
+  /** Set when these facts were assumed, not read: the sign-up's write must check them (factsHold). */
+  assumed?: SignupAssumption;
+}
+
+/** What an assumed sign-up's write checks besides the email being free (its unique index checks that). */
+export interface SignupAssumption {
+  campaignId: string;
+  /** No referee of this referrer from `net` yet (when both are known). */
+  referrerId: number | null;
+  /** No sign-up in the campaign from `net` since `signupsSince` (when the network is known). */
+  net: string | null;
+  signupsSince: number;
+}
+
+/** The facts assumed were not so (see the top of this file): nothing was written; read them, and decide again. */
+export class SignupFactsChanged extends Error {
+  constructor() {
+    super('What a sign-up assumed has changed');
+  }
+}
+
+/** The SQLSTATE of `refkit_assert` (migration 0010), which a write whose assumption fails raises. */
+export const ASSUMPTION_FAILED = 'RK001';
+
+/**
+ * PostgreSQL: the facts of the usual sign-up, without a read (see the top of this file), or undefined
+ * when they cannot be assumed: a referrer named by email, or by a code this process does not know yet.
+ */
+export function assumedSignupFacts(q: SignupQuestion, known: (code: string) => CodeOwner | undefined): SignupFacts | undefined {
+  if (q.referredByEmail !== undefined) return undefined;
+  const byCode = q.referredByCode === undefined ? undefined : known(q.referredByCode);
+  if (q.referredByCode !== undefined && byCode === undefined) return undefined;
+  return {
+    existing: undefined,
+    byCode,
+    byEmail: undefined,
+    ...(q.fromNet && { fromNet: { referees: 0, signups: 0 } }),
+    assumed: { campaignId: q.campaignId, referrerId: byCode?.id ?? null, net: q.fromNet?.net ?? null, signupsSince: q.fromNet?.signupsSince ?? 0 },
+  };
+}
+
+/**
+ * PostgreSQL: true, or an error (ASSUMPTION_FAILED) that ends the statement it is in, with all of its
+ * changes: the counts an assumed sign-up was scored with are still zero. Read in the statement's snapshot,
+ * which does not hold the participant the statement inserts.
+ */
+export function factsHold(a: { [K in keyof SignupAssumption]: unknown }): RawBuilder<boolean> {
+  const net = sql`cast(${a.net} as text)`;
+  const referrerId = sql`cast(${a.referrerId} as bigint)`;
+  return sql<boolean>`refkit_assert(${net} is null or (
+      (${referrerId} is null or not exists (select 1 from participants r where r.referred_by_id = ${referrerId} and r.signup_net = ${net}))
+      and not exists (select 1 from participants s where s.campaign_id = cast(${a.campaignId} as text) and s.signup_net = ${net}
+        and s.created_on >= cast(${a.signupsSince} as bigint))), 'the facts this sign-up assumed have changed')`;
 }
 
 /** One participant row of a campaign, by email or by code; `row_to_json` gives each as one value. */

@@ -6,14 +6,23 @@
  */
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
-import { Caches, codeOwnerKey } from './caches.js';
+import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
 import { builtWrite, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
 import { ImpressionBuffer, type Impression } from './impression-buffer.js';
 import { writeImpressions } from './impression-writes.js';
-import { readSignupFacts, type SignupFacts, type SignupQuestion } from './signup-reads.js';
+import {
+  ASSUMPTION_FAILED,
+  assumedSignupFacts,
+  factsHold,
+  readSignupFacts,
+  SignupFactsChanged,
+  type SignupAssumption,
+  type SignupFacts,
+  type SignupQuestion,
+} from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -63,6 +72,8 @@ export interface NewSignup {
   event: OutboxEvent;
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
+  /** Facts the sign-up was decided on without reading them (./signup-reads.ts): its write checks them. */
+  assumed?: SignupAssumption;
 }
 
 const ID_BLOCK = 64;
@@ -151,9 +162,9 @@ const participantBy = {
   ),
   id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
 };
-/** The holder of a code, from the (campaign_id, code) index alone. */
+/** The holder of a code: the fields of it that never change (./caches.ts). */
 const codeOwner = prepare((db, campaignId: string, code: string) =>
-  db.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).where('code', '=', code),
+  db.selectFrom('participants').select(['id', 'code', 'email', 'signup_net']).where('campaign_id', '=', campaignId).where('code', '=', code),
 );
 // The writes of every sign-up (and of imports), compiled once: Kysely's building and compiling of them
 // cost a sign-up more CPU than SQLite took to run them.
@@ -164,6 +175,14 @@ const signupWrites = {
   /** PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code an error. */
   participantWithId: prepare((db, id: number, ...values: ParticipantValues) =>
     db.insertInto('participants').values({ id, ...participantColumns(values) }).returningAll(),
+  ),
+  /** The same for a sign-up decided on assumed facts: its RETURNING checks them (or fails the statement). */
+  participantAssumed: prepare((db, referrerId: number | null, net: string | null, signupsSince: number, id: number, ...values: ParticipantValues) =>
+    db
+      .insertInto('participants')
+      .values({ id, ...participantColumns(values) })
+      .returningAll()
+      .returning(factsHold({ campaignId: values[0], referrerId, net, signupsSince }).as('facts_hold')),
   ),
   referral: prepare((db, referrerId: number, now: number) =>
     db
@@ -470,21 +489,38 @@ export class Store {
     const id = await this.#ids.take(this.db);
     const p = { ...NEW_PARTICIPANT_DEFAULTS, ...signup.participant };
     const row: ParticipantRow = { ...p, id } as ParticipantRow;
-    const insert = preparedWrite(signupWrites.participantWithId, this.db, id, ...participantValues(p));
+    const { assumed } = signup;
+    const insert = assumed
+      ? preparedWrite(signupWrites.participantAssumed, this.db, assumed.referrerId, assumed.net, assumed.signupsSince, id, ...participantValues(p))
+      : preparedWrite(signupWrites.participantWithId, this.db, id, ...participantValues(p));
     const writes = [insert, ...this.#signupWrites(signup, row).reverse()];
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await runAsOne<ParticipantRow>(this.db, writes))[0];
+        const [inserted] = await runAsOne<ParticipantRow & { facts_hold?: boolean }>(this.db, writes);
+        if (inserted) delete inserted.facts_hold;
+        return inserted;
       } catch (err) {
+        // Assumed, the email was free: a taken one (or code) is an assumption that failed, as a changed count is.
+        if (assumed && (isUniqueViolation(err) || (err as { code?: string }).code === ASSUMPTION_FAILED)) throw new SignupFactsChanged();
         if (isUniqueViolation(err)) return undefined;
         if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) throw err;
       }
     }
   }
 
-  /** What a new sign-up reads before it writes (./signup-reads.ts): one round trip on PostgreSQL. */
-  signupFacts(question: SignupQuestion): Promise<SignupFacts> {
-    return readSignupFacts(this.db, this.dialect, question, async (campaignId, by, value) => (await participantBy[by](this.db, campaignId, value))[0]);
+  /**
+   * What a new sign-up reads before it writes (./signup-reads.ts): one round trip on PostgreSQL. With
+   * `assume`, on PostgreSQL the usual sign-up's facts are assumed instead (facts.assumed), with no round
+   * trip: pass them on in NewSignup.assumed, whose write then checks them.
+   */
+  async signupFacts(question: SignupQuestion, assume = false): Promise<SignupFacts> {
+    if (assume && this.dialect === 'postgres' && !this.#afterCommit) {
+      const assumed = assumedSignupFacts(question, (code) => this.caches.codeOwners.get(codeOwnerKey(question.campaignId, code)));
+      if (assumed) return assumed;
+    }
+    const facts = await readSignupFacts(this.db, this.dialect, question, async (campaignId, by, value) => (await participantBy[by](this.db, campaignId, value))[0]);
+    if (facts.byCode) this.#rememberCodeOwner(question.campaignId, facts.byCode);
+    return facts;
   }
 
   async findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
@@ -496,17 +532,20 @@ export class Store {
   }
 
   /**
-   * The id of the participant of the campaign holding this code: from the process's cache once a
-   * committed read has found it (./caches.ts, codeOwners).
+   * The participant of the campaign holding this code, as far as CodeOwner goes: from the process's cache
+   * once a committed read has found it (./caches.ts, codeOwners).
    */
-  async participantIdByCode(campaignId: string, code: string): Promise<number | undefined> {
-    const key = codeOwnerKey(campaignId, code);
-    const cached = this.caches.codeOwners.get(key);
+  async codeOwner(campaignId: string, code: string): Promise<CodeOwner | undefined> {
+    const cached = this.caches.codeOwners.get(codeOwnerKey(campaignId, code));
     if (cached !== undefined) return cached;
-    const id = (await codeOwner(this.db, campaignId, code))[0]?.id;
+    const [owner] = await codeOwner(this.db, campaignId, code);
+    if (owner) this.#rememberCodeOwner(campaignId, owner);
+    return owner;
+  }
+
+  #rememberCodeOwner(campaignId: string, { id, code, email, signup_net }: CodeOwner): void {
     // A transaction may read a row it later rolls back: only reads outside one are kept.
-    if (id !== undefined && !this.#afterCommit) this.caches.codeOwners.set(key, id);
-    return id;
+    if (!this.#afterCommit) this.caches.codeOwners.set(codeOwnerKey(campaignId, code), { id, code, email, signup_net });
   }
 
   async findParticipant(id: number): Promise<ParticipantRow | undefined> {
