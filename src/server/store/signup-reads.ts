@@ -1,8 +1,8 @@
 /**
  * What a new sign-up reads before it writes: is the email taken, who is the referrer (by code and by
  * email), and the two capped counts fraud scoring needs (../domain/fraud.ts). On PostgreSQL it is one
- * statement, so that a sign-up costs two round trips (this, then its one writing statement) instead of
- * five. SQLite runs in the process, where a round trip costs nothing: it reads the rows as the store's
+ * statement, so that a sign-up that reads costs two round trips (this, then its one writing statement)
+ * instead of five. SQLite runs in the process, where a round trip costs nothing: it reads the rows as the store's
  * point reads, and leaves the counts to fraud scoring, which reads them only when its rules need them.
  *
  * On PostgreSQL the usual sign-up does not read at all, and so costs one round trip: a new email, through
