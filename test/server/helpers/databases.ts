@@ -181,8 +181,17 @@ async function ensureTemplate(): Promise<void> {
 }
 
 async function makeProcessDatabase(): Promise<void> {
-  await ensureTemplate();
-  await whileInUse(() => admin(`create database ${processDatabase} template ${TEMPLATE}`, [], PG_URL));
+  for (let attempt = 1; ; attempt++) {
+    await ensureTemplate();
+    try {
+      await whileInUse(() => admin(`create database ${processDatabase} template ${TEMPLATE}`, [], PG_URL));
+      return;
+    } catch (err) {
+      // A test run of another checkout, whose migrations differ, dropped ours as stale between the two
+      // statements (seen when two checkouts ran their suites at once): make it again.
+      if (attempt === 3 || (err as { code?: string }).code !== '3D000') throw err;
+    }
+  }
 }
 
 /** The template's migrated schema, until a test takes it; then new schemas, which the caller migrates. */
