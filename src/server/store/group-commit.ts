@@ -148,6 +148,11 @@ export class GroupCommit {
     this.#writer = writer;
     // The durability FULL would give at each COMMIT comes from #sync below, off the event loop.
     writer.pragma('synchronous = NORMAL');
+    // Each unit's savepoint keeps the pages it changes in a sub-journal, which SQLite otherwise spills to
+    // a temporary file past 64 KiB: in memory, a sign-up costs 5% less CPU (1.08-1.13x sign-ups a second,
+    // three A/B runs, one with the roles swapped). The writer only writes and reads back what it wrote,
+    // so its temporary data stays small; the reads that sort much run on the read connection.
+    writer.pragma('temp_store = MEMORY');
     this.#checkpointer = checkpointer;
     if (checkpointer) writer.pragma('wal_autocheckpoint = 0');
     this.#writes = statements(writer);
