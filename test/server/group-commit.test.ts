@@ -8,10 +8,9 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { Checkpointer } from '../../src/server/store/checkpointer.js';
-import { cachingStatements, connect, openSqlite, SQLITE_PAGE_SIZE, type Db } from '../../src/server/store/connect.js';
+import { cachingStatements, connect, openSqlite, type Db } from '../../src/server/store/connect.js';
 import { GroupCommit, GroupCommitDialect } from '../../src/server/store/group-commit.js';
 import type { Database } from '../../src/server/store/tables.js';
 import { migrate } from '../../src/server/store/migrations.js';
@@ -42,26 +41,6 @@ describe('SQLite group commit', () => {
     created_on: Date.now(),
     updated_on: Date.now(),
     signup_source: 'api' as const,
-  });
-
-  it('a new file gets pages of SQLITE_PAGE_SIZE; a file made before keeps its own', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'refkit-pages-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    const fresh = openSqlite(join(dir, 'new.db'));
-    fresh.exec('create table t (x)');
-    assert.equal(fresh.pragma('page_size', { simple: true }), SQLITE_PAGE_SIZE);
-    assert.notEqual(SQLITE_PAGE_SIZE, 4096, "else this test cannot tell the service's size from SQLite's default");
-    fresh.close();
-    // As an earlier version made its databases: SQLite's default.
-    const made = new SQLite(join(dir, 'old.db'));
-    made.pragma('page_size = 4096');
-    made.exec('create table t (x)');
-    made.close();
-    const reopened = openSqlite(join(dir, 'old.db'));
-    reopened.exec('insert into t values (1)');
-    assert.equal(reopened.pragma('page_size', { simple: true }), 4096);
-    assert.equal(reopened.pragma('journal_mode', { simple: true }), 'wal');
-    reopened.close();
   });
 
   it('an in-memory database (DATABASE_URL=:memory:, nothing to sync) takes write after write', async () => {

@@ -74,16 +74,6 @@ export function sqlitePath(url: string): string {
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
- * The page size of a new database file (SQLite's default is 4096). A sign-up inserts keys at random
- * places in several indexes (email, code, network, token), and every page it touches is written whole
- * to the WAL, checksummed, synced and later copied into the file: smaller pages are fewer bytes for the
- * same rows. Measured against 4096 in turns on copies of one database: new sign-ups 1.12x and 1.20x a
- * second (CPU 659 -> 547 and 534 -> 459 µs a sign-up), reads and qualify 0.99-1.04x; 1024 gave sign-ups
- * as much but pages of 20 rows 0.91x. A file that exists keeps its size (README, "Deployment").
- */
-export const SQLITE_PAGE_SIZE = 2048;
-
-/**
  * `journal_mode = WAL`, tried again for up to the busy timeout: even with one set, SQLite can answer the
  * switch with SQLITE_BUSY at once, without waiting, when another process is opening the same new file at
  * that moment (seen with three processes started together: 1 run in 8).
@@ -109,8 +99,6 @@ export function openSqlite(path: string): SQLite.Database {
   // First: switching a new file to WAL takes a lock that another process opening it at the same moment
   // may hold, and without a busy timeout that switch fails at once with "database is locked".
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  // Before anything is written: the first write fixes a new file's page size; on one that exists it is a no-op.
-  sqlite.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
   switchToWal(sqlite);
   // FULL: a commit is on disk before the client hears of it, even if the machine (not just the process) dies.
   sqlite.pragma('synchronous = FULL');
