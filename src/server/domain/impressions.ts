@@ -35,9 +35,9 @@ export const visitorKey = (visitor: Visitor): number => parseInt(hashSecret(`${n
 
 /**
  * A participant and a visitor as one number below 2^52, for the in-memory dedupe: a number key costs
- * that cache half what the text `participant|visitor` did (no string to build, hash and keep). Distinct
- * pairs meet with a chance of about 2^-52 each (a pair's key is its visitor's, moved by the participant), as distinct visitors' keys do; such a pair would skip an
- * impression, never count one twice.
+ * that cache half what the text `participant|visitor` did (no string to build, hash and keep). A pair's
+ * key is its visitor's, moved by the participant, so distinct pairs meet with a chance of about 2^-52
+ * each, as distinct visitors' keys do; such a pair would skip an impression, never count one twice.
  */
 const pairKey = (participantId: number, visitor: number): number =>
   // The id mixed to 32 bits (multiplying by an odd number is one-to-one), shifted 20 left: sums stay exact below 2^53.

@@ -2,11 +2,12 @@
  * What a new sign-up reads before it writes: is the email taken, who is the referrer (by code and by
  * email), and the two capped counts fraud scoring needs (../domain/fraud.ts). On PostgreSQL it is one
  * statement, so that a sign-up that reads costs two round trips (this, then its one writing statement)
- * instead of five. SQLite runs in the process, where a round trip costs nothing: it reads the rows as the store's
- * point reads, and leaves the counts to fraud scoring, which reads them only when its rules need them.
+ * instead of five. SQLite runs in the process, where a round trip costs nothing: it reads the rows as
+ * the store's point reads, and leaves the counts to fraud scoring, which reads them only when its rules
+ * need them.
  *
  * On PostgreSQL the usual sign-up does not read at all, and so costs one round trip: a new email, through
- * a share link whose code this process already knows (../store/caches.ts, codeOwners), from a network
+ * a share link whose code this process already knows (./caches.ts, codeOwners), from a network
  * with no earlier sign-up in the campaign lately and no earlier referee of that referrer. Those facts are
  * *assumed* (assumedSignupFacts), the sign-up is decided on them as on read ones, and its one writing
  * statement checks them (factsHold): if one is untrue (the email is taken, the network has signed up

@@ -515,7 +515,7 @@ export class Store {
    */
   async signupFacts(question: SignupQuestion, assume = false): Promise<SignupFacts> {
     if (assume && this.dialect === 'postgres' && !this.#afterCommit) {
-      const assumed = assumedSignupFacts(question, (code) => this.caches.codeOwners.get(codeOwnerKey(question.campaignId, code)));
+      const assumed = assumedSignupFacts(question, (code) => this.#cachedCodeOwner(question.campaignId, code));
       if (assumed) return assumed;
     }
     const facts = await readSignupFacts(this.db, this.dialect, question, async (campaignId, by, value) => (await participantBy[by](this.db, campaignId, value))[0]);
@@ -536,16 +536,22 @@ export class Store {
    * once a committed read has found it (./caches.ts, codeOwners).
    */
   async codeOwner(campaignId: string, code: string): Promise<CodeOwner | undefined> {
-    const cached = this.caches.codeOwners.get(codeOwnerKey(campaignId, code));
+    const cached = this.#cachedCodeOwner(campaignId, code);
     if (cached !== undefined) return cached;
     const [owner] = await codeOwner(this.db, campaignId, code);
     if (owner) this.#rememberCodeOwner(campaignId, owner);
     return owner;
   }
 
+  #cachedCodeOwner(campaignId: string, code: string): CodeOwner | undefined {
+    return this.caches.codeOwners.get(codeOwnerKey(campaignId, code));
+  }
+
   #rememberCodeOwner(campaignId: string, { id, code, email, signup_net }: CodeOwner): void {
-    // A transaction may read a row it later rolls back: only reads outside one are kept.
-    if (!this.#afterCommit) this.caches.codeOwners.set(codeOwnerKey(campaignId, code), { id, code, email, signup_net });
+    const key = codeOwnerKey(campaignId, code);
+    // A transaction may read a row it later rolls back: only reads outside one are kept. A known code
+    // (every sign-up through a share link reads its referrer) is left as it is: its entry cannot change.
+    if (!this.#afterCommit && !this.caches.codeOwners.has(key)) this.caches.codeOwners.set(key, { id, code, email, signup_net });
   }
 
   async findParticipant(id: number): Promise<ParticipantRow | undefined> {
