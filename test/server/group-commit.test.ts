@@ -14,7 +14,7 @@ import { cachingStatements, connect, openSqlite, type Db } from '../../src/serve
 import { GroupCommit, GroupCommitDialect } from '../../src/server/store/group-commit.js';
 import type { Database } from '../../src/server/store/tables.js';
 import { migrate } from '../../src/server/store/migrations.js';
-import { Store } from '../../src/server/store/store.js';
+import { Store, type NewSignup } from '../../src/server/store/store.js';
 
 describe('SQLite group commit', () => {
   const cleanup: (() => unknown)[] = [];
@@ -76,6 +76,62 @@ describe('SQLite group commit', () => {
     assert.equal(emails.length, 36);
     assert.ok(!emails.includes('p03@example.com') && !emails.includes('p13@example.com'), 'the failed ones left nothing');
     assert.equal(await store.countParticipants('c1'), 36, 'nor their counter increments');
+  });
+
+  it('units of work share batches with no await between their statements; one that throws rolls back alone', async () => {
+    const { db, store } = await open();
+    const group = db.groupCommit!;
+    const insert = (email: string) => store.db.insertInto('participants').values(person(email)).returning('id').compile();
+    const before = { ...group.stats };
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        group.unit((write) => {
+          const [row] = write(insert(`u${String(i).padStart(2, '0')}@example.com`)).rows as { id: number }[];
+          // Its own write is visible to its next statement, in the same savepoint.
+          write(store.db.updateTable('participants').set({ first_name: `unit ${i}` }).where('id', '=', row!.id).compile());
+          if (i % 5 === 2) throw new Error(`unit ${i} fails`);
+          return row!.id;
+        }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.status === 'rejected').length, 4);
+    assert.equal(group.stats.units - before.units, 16, 'each kept unit counted once');
+    assert.ok(group.stats.batches - before.batches < 16, `${group.stats.batches - before.batches} commits for 16 units`);
+    const rows = await store.db.selectFrom('participants').select(['id', 'email', 'first_name']).orderBy('email').execute();
+    assert.equal(rows.length, 16);
+    assert.ok(!rows.some((r) => r.email === 'u02@example.com' || r.email === 'u17@example.com'), 'a failed unit left nothing');
+    // Each resolved with what its work returned, readable once it resolved (its batch had committed).
+    for (const [i, r] of results.entries()) {
+      if (r.status === 'fulfilled') assert.equal(rows.find((row) => row.id === r.value)?.first_name, `unit ${i}`);
+    }
+  });
+
+  it('a sign-up is one unit: if a write after its participant fails, the participant is not kept either', async () => {
+    const { store } = await open();
+    const now = Date.now();
+    const signup = (email: string): NewSignup => ({
+      participant: person(email),
+      event: {
+        row: { id: `msg_${email}`, account_id: 1, campaign_id: 'c1', event_type: 'referrer_added', created_on: now },
+        payload: (p) => JSON.stringify({ id: p.id }),
+        deliveries: [],
+      },
+      tokenHash: 'the same token hash',
+    });
+    const first = await store.insertSignup(signup('first@example.com'));
+    assert.ok(first, 'the first sign-up is kept');
+    // The browser's token hash is unique: the second sign-up's token insert, its last write, fails.
+    const [second, third] = await Promise.allSettled([
+      store.insertSignup(signup('second@example.com')),
+      store.insertSignup({ ...signup('third@example.com'), tokenHash: 'another hash' }),
+    ]);
+    assert.match(second.status === 'rejected' ? String(second.reason) : 'kept', /UNIQUE constraint failed: participant_tokens\.hash/);
+    // The third resolves once its batch, which the second was in, is committed: it shows what was kept.
+    assert.ok(third.status === 'fulfilled' && third.value, 'the writer goes on');
+    assert.equal(await store.findParticipantByEmail('c1', 'second@example.com'), undefined, 'its participant was rolled back');
+    assert.equal(await store.countParticipants('c1'), 2, 'and its counters');
+    const events = await store.db.selectFrom('webhook_events').select('id').orderBy('id').execute();
+    assert.deepEqual(events.map((e) => e.id), ['msg_first@example.com', 'msg_third@example.com'], 'and its event');
   });
 
   it('reads outside a transaction see committed batches only, and a write is readable once it resolves', async () => {

@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
 import { Checkpointer } from './checkpointer.js';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
-import { readDirectly, statementName } from './prepared.js';
+import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -154,5 +154,6 @@ export function connect(url: string, options: { poolSize?: number } = {}): Db {
   const group = new GroupCommit(writer, reader, (c) => cachingStatements(c), path === ':memory:' ? undefined : new Checkpointer(path));
   const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
   readDirectly(db, (query) => group.read(query));
+  writeUnitsDirectly(db, (work) => group.unit(work));
   return { db, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
 }

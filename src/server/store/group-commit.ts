@@ -204,6 +204,25 @@ export class GroupCommit {
     return execute(this.#writes, query);
   }
 
+  /**
+   * One unit of work whose statements run without awaiting between them: `work` runs at once with the
+   * writer held, in a savepoint of its own; if it throws, its changes are rolled back. Resolves with what
+   * it returned once its batch is on disk. (A Kysely transaction does the same with an await per
+   * statement and its own begin and commit, which cost a sign-up more than its statements' SQLite time.)
+   */
+  async unit<T>(work: (write: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> {
+    await this.begin();
+    let result: T;
+    try {
+      result = work((query) => this.write(query));
+    } catch (err) {
+      void this.end(false);
+      throw err;
+    }
+    await this.end(true);
+    return result;
+  }
+
   /** Takes the writer and opens a savepoint for one unit of work (a transaction or a single write). */
   async begin(): Promise<void> {
     await this.#mutex.lock();
@@ -428,16 +447,7 @@ class Session implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.inTransaction) return this.group.write(query) as QueryResult<R>;
     if (SelectQueryNode.is(query.query)) return this.group.read(query) as QueryResult<R>;
-    await this.group.begin();
-    let result: QueryResult<unknown>;
-    try {
-      result = this.group.write(query);
-    } catch (err) {
-      void this.group.end(false);
-      throw err;
-    }
-    await this.group.end(true);
-    return result as QueryResult<R>;
+    return this.group.unit((write) => write(query)) as Promise<QueryResult<R>>;
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {

@@ -37,9 +37,24 @@ type DirectRead = (query: CompiledQuery) => QueryResult<unknown>;
 const directReads = new WeakMap<Kysely<Database>, DirectRead>();
 export const readDirectly = (db: Kysely<Database>, read: DirectRead): void => void directReads.set(db, read);
 
-/** A prepared query: called, it runs with these arguments; `build` gives the query itself, to put in a larger statement. */
+/**
+ * A database's own way to run several writes as one unit of work without awaiting between them (SQLite's
+ * group commit, ./group-commit.ts): `work` runs synchronously with a `write` that runs one statement, all
+ * of it or none of it is kept, and the promise resolves with what `work` returned once that is on disk.
+ */
+export type UnitOfWork = <T>(work: (write: (query: CompiledQuery) => QueryResult<unknown>) => T) => Promise<T>;
+const directUnits = new WeakMap<Kysely<Database>, UnitOfWork>();
+export const writeUnitsDirectly = (db: Kysely<Database>, unit: UnitOfWork): void => void directUnits.set(db, unit);
+/** The database's UnitOfWork, if it has one (never a transaction's, which is another object). */
+export const directUnit = (db: Kysely<Database>): UnitOfWork | undefined => directUnits.get(db);
+
+/**
+ * A prepared query: called, it runs with these arguments; `build` gives the query itself, to put in a
+ * larger statement; `compile` gives the statement with the arguments in place, to run in a UnitOfWork.
+ */
 export type Prepared<A extends unknown[], Q extends Compilable<unknown>> = ((db: Kysely<Database>, ...args: A) => Promise<RowOf<Q>[]>) & {
   build: (db: Kysely<Database>, ...args: A) => Q;
+  compile: (db: Kysely<Database>, ...args: A) => CompiledQuery<RowOf<Q>>;
 };
 
 /**
@@ -51,19 +66,22 @@ export function prepare<A extends unknown[], Q extends Compilable<unknown>>(buil
   // One compilation per SQL dialect (a process may use both: the tests do), told apart by its adapter's class.
   const compiled = new Map<unknown, CompiledQuery<R>>();
   let select: boolean | undefined;
-  const run = async (db: Kysely<Database>, ...args: A): Promise<R[]> => {
+  const compile = (db: Kysely<Database>, ...args: A): CompiledQuery<R> => {
     const dialect = db.getExecutor().adapter.constructor;
     let query = compiled.get(dialect);
     if (!query) {
       compiled.set(dialect, (query = build(db, ...(slots(args, 0) as A)).compile() as CompiledQuery<R>));
       named(query);
     }
-    const filledQuery = { ...query, parameters: filled(query, args) };
-    const direct = directReads.get(db);
-    if (direct && (select ??= SelectQueryNode.is(query.query))) return direct(filledQuery).rows as R[];
-    return (await db.executeQuery<R>(filledQuery)).rows;
+    return { ...query, parameters: filled(query, args) };
   };
-  return Object.assign(run, { build });
+  const run = async (db: Kysely<Database>, ...args: A): Promise<R[]> => {
+    const query = compile(db, ...args);
+    const direct = directReads.get(db);
+    if (direct && (select ??= SelectQueryNode.is(query.query))) return direct(query).rows as R[];
+    return (await db.executeQuery<R>(query)).rows;
+  };
+  return Object.assign(run, { build, compile });
 }
 
 /** One slot per argument, numbered from `first`. */
@@ -74,6 +92,8 @@ const filled = (query: CompiledQuery, args: readonly unknown[]): readonly unknow
 /** A write: run alone, or put in one statement with others (runAsOne). */
 export interface Write {
   run(): Promise<unknown>;
+  /** The statement with its arguments, to run in a UnitOfWork. */
+  compile(): CompiledQuery;
   readonly query: OperationNodeSource;
   /** How a prepared write builds its query, and its arguments: what lets runAsOne compile it once. */
   readonly prepared?: { readonly build: (db: Kysely<Database>, ...args: never[]) => OperationNodeSource; readonly args: readonly unknown[] };
@@ -81,11 +101,11 @@ export interface Write {
 
 /** A prepared write with its arguments: run on the statement compiled once. */
 export function preparedWrite<A extends unknown[], Q extends Compilable<unknown> & OperationNodeSource>(p: Prepared<A, Q>, db: Kysely<Database>, ...args: A): Write {
-  return { run: () => p(db, ...args), get query() { return p.build(db, ...args); }, prepared: { build: p.build as never, args } };
+  return { run: () => p(db, ...args), compile: () => p.compile(db, ...args), get query() { return p.build(db, ...args); }, prepared: { build: p.build as never, args } };
 }
 
 /** A write built by Kysely (the rare ones, not worth preparing). */
-export const builtWrite = (q: OperationNodeSource & { execute(): Promise<unknown> }): Write => ({ run: () => q.execute(), query: q });
+export const builtWrite = (q: OperationNodeSource & Compilable<unknown> & { execute(): Promise<unknown> }): Write => ({ run: () => q.execute(), compile: () => q.compile(), query: q });
 
 /** The writes as one statement: each a CTE, in the order given, and the rows of the first. */
 const asOne = (queries: OperationNodeSource[]) => sql`with ${sql.join(queries.map((q, i) => sql`${sql.raw(`s${i}`)} as (${q})`))} select * from s0`;

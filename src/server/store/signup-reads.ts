@@ -120,19 +120,23 @@ const postgresFacts = prepare(
   },
 );
 
-/** The sign-up's reads; on SQLite, `read` answers the rows as the store's other readers do. */
+/**
+ * The sign-up's reads. On SQLite `byEmail` answers a participant row as the store's other readers do,
+ * and `byCode` the code's holder, usually from the process's cache (the store's codeOwner).
+ */
 export async function readSignupFacts(
   db: Kysely<Database>,
   dialect: Dialect,
   q: SignupQuestion,
-  read: (campaignId: string, by: 'email' | 'code', value: string) => Promise<ParticipantRow | undefined>,
+  byEmail: (email: string) => Promise<ParticipantRow | undefined>,
+  byCode: (code: string) => Promise<CodeOwner | undefined>,
 ): Promise<SignupFacts> {
   const { campaignId, email, referredByCode, referredByEmail, fromNet } = q;
   if (dialect === 'sqlite') {
     return {
-      existing: await read(campaignId, 'email', email),
-      byCode: referredByCode === undefined ? undefined : await read(campaignId, 'code', referredByCode),
-      byEmail: referredByEmail === undefined ? undefined : await read(campaignId, 'email', referredByEmail),
+      existing: await byEmail(email),
+      byCode: referredByCode === undefined ? undefined : await byCode(referredByCode),
+      byEmail: referredByEmail === undefined ? undefined : await byEmail(referredByEmail),
     };
   }
   const [r] = await postgresFacts(
