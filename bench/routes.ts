@@ -34,7 +34,7 @@ const ONE_INSERT_AT_A_TIME = 'bare + one INSERT, one connection';
 
 /** The targets of issue 10: a share of the baseline's throughput, and p99 under 25 ms for every route. */
 export const P99_TARGET_MS = 25;
-interface Route {
+export interface Route {
   name: string;
   baseline: Baseline;
   target: number;
@@ -43,7 +43,7 @@ interface Route {
 
 /** How many seeded participants the reads and the qualify calls go round. */
 const ROTATION = 100;
-const PLAN = { participants: 2_000, hubReferrals: 1_000 };
+export const PLAN = { participants: 2_000, hubReferrals: 1_000 };
 
 const rotate = <T>(f: (i: number) => T, from = 0) => Array.from({ length: ROTATION }, (_, i) => f(from + i));
 
@@ -120,6 +120,14 @@ export interface KindReport {
   rows: RouteRow[];
 }
 
+/** One load on one server, with the server's CPU time per request over it. */
+export async function measureOn(loader: Loader, server: Server, load: Route['load'], seconds: number, connections: number): Promise<LoadResult> {
+  const cpuBefore = server.cpuMs();
+  const result = await loader.measure({ origin: server.url, connections, warmupSeconds: 0, seconds, ...load });
+  result.cpuMicrosPerRequest = ((server.cpuMs() - cpuBefore) * 1000) / result.allRequests;
+  return result;
+}
+
 /** The routes whose names start with one of `only` (every route without it), in their usual order. */
 export function pickRoutes(routes: Route[], only?: string[]): Route[] {
   const picked = only ? routes.filter((r) => only.some((name) => r.name.startsWith(name))) : routes;
@@ -141,12 +149,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
   const serviceDb = await kind.create();
   try {
     const slice = timing.seconds / timing.pairs;
-    const run = async (server: Server, load: Route['load'], seconds: number, connections = timing.connections) => {
-      const cpuBefore = server.cpuMs();
-      const result = await loader.measure({ origin: server.url, connections, warmupSeconds: 0, seconds, ...load });
-      result.cpuMicrosPerRequest = ((server.cpuMs() - cpuBefore) * 1000) / result.allRequests;
-      return result;
-    };
+    const run = (server: Server, load: Route['load'], seconds: number, connections = timing.connections) => measureOn(loader, server, load, seconds, connections);
     const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
     const routes = pickRoutes(serviceRoutes(seeded), only);
     const loads = baselineLoads(baseSeed);
@@ -209,7 +212,7 @@ function logSlices(log: (line: string) => void, name: string, slices: LoadResult
 }
 
 /** Slices of one load as one: the median slice's req/s; p50 and p99 of all their answers together; CPU over all their requests; counts added. */
-function combined(results: LoadResult[]): LoadResult {
+export function combined(results: LoadResult[]): LoadResult {
   const statuses: Record<string, number> = {};
   for (const r of results) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   const sum = (f: (r: LoadResult) => number) => results.reduce((total, r) => total + f(r), 0);

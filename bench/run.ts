@@ -12,10 +12,13 @@
  *                       keeps the .cpuprofile files, for Chrome DevTools or a script).
  *   --routes A,B        (without --profile) only the routes whose names start with A or B, with their
  *                       baselines: an A/B check while optimising; writes no file.
+ *   --compare REV       the working tree's service against REV's, in turns, each started first once
+ *                       (bench/compare.ts): by default on new sign-ups, or on --routes; writes no file.
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
+import { runCompare } from './compare.js';
 import { runGrowth } from './growth.js';
 import { startLoader } from './loader.js';
 import { runProfile } from './profile.js';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     sizes: { type: 'string' },
     profile: { type: 'boolean', default: false },
     routes: { type: 'string' },
+    compare: { type: 'string' },
     'keep-profiles': { type: 'string' },
     db: { type: 'string' },
   },
@@ -46,6 +50,15 @@ try {
     const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map((s) => Number(s.trim()));
     if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
     await runGrowth(runnable, sizes, loader, command, log);
+  } else if (values.compare !== undefined) {
+    const timing = values.quick ? { connections: 50, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 10, sliceSeconds: 2 };
+    log(machine(command));
+    const { report, failedRequests } = await runCompare(runnable, loader, values.compare, timing, log, values.routes?.split(',').map((r) => r.trim()));
+    log(`\n${report}`);
+    if (failedRequests > 0) {
+      log(`\nFAILED: ${failedRequests} requests did not succeed`);
+      process.exitCode = 1;
+    }
   } else if (values.profile) {
     await runProfile(runnable, loader, command, log, values.routes?.split(',').map((r) => r.trim()), values['keep-profiles']);
   } else {

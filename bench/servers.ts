@@ -58,11 +58,16 @@ async function launch(script: string, args: string[], env: Record<string, string
 }
 
 let built = false;
-/** The built service (dist/), rebuilt first when a source changed since the last build. */
-export function startService(databaseUrl: string, nodeArgs: string[] = []): Promise<Server> {
-  if (!built) execFileSync(process.execPath, [path('../scripts/build-if-stale.js')], { cwd: path('..'), stdio: 'ignore' });
-  built = true;
-  return launch(path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
+/**
+ * The built service (dist/), rebuilt first when a source changed since the last build; or, with `cli`,
+ * another build of it (another revision's, bench/compare.ts).
+ */
+export function startService(databaseUrl: string, nodeArgs: string[] = [], cli?: string): Promise<Server> {
+  if (!built && cli === undefined) {
+    execFileSync(process.execPath, [path('../scripts/build-if-stale.js')], { cwd: path('..'), stdio: 'ignore' });
+    built = true;
+  }
+  return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
 }
 
 export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {

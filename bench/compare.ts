@@ -1,0 +1,160 @@
+/**
+ * `npm run bench -- --compare REV`: the working tree's service (B) against another revision's (A), on
+ * the same routes, to judge a change by itself on a machine whose speed moves. REV is built in a git
+ * worktree of its own (sharing this checkout's node_modules), and each service gets a database seeded
+ * by its own revision's bench/seed.ts, so that each migrates only what it knows.
+ *
+ * Both services run at once and take turns: after a warm-up of each, pairs of slices, which of the two
+ * goes first alternating, and the median of the pairs' B/A ratios. Which service was started second
+ * matters by itself (an A/A run of two alike gave the second-started one up to 1.1x the req/s and a p99
+ * 13-18 ms lower, BENCHMARKS.md), so the whole comparison runs twice, once with each started first, on
+ * fresh databases. Writes nothing; prints a table.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DatabaseKind } from '../test/server/helpers/databases.js';
+import type { LoadResult, Loader } from './loader.js';
+import { median, ms, rps, table } from './report.js';
+import { PLAN, combined, measureOn, pickRoutes, serviceRoutes } from './routes.js';
+import { seed } from './seed.js';
+import { startService, type Server } from './servers.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Compared when no --routes is given: the route this comparison was made for. */
+const DEFAULT_ROUTES = ['addParticipant (new, referred'];
+
+export interface CompareTiming {
+  connections: number;
+  warmupSeconds: number;
+  /** Pairs of slices per route, and each slice's length. */
+  pairs: number;
+  sliceSeconds: number;
+}
+
+/** REV's service, built in a worktree of its own: its CLI, and how to remove it all. */
+function buildRevision(rev: string, log: (line: string) => void): { sha: string; dir: string; remove(): void } {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'refkit-compare-'));
+  const remove = () => {
+    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'ignore' });
+  try {
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    log(`building ${rev} (${sha.slice(0, 7)}) in ${dir}`);
+    execFileSync('npm', ['run', 'build:server'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { sha, dir, remove };
+}
+
+/** Seeds `url` with REV's own seeding code (its migrations), as the working tree's seed() does for B. */
+function seedWithRevision(dir: string, url: string): void {
+  // Evaluated as CommonJS (a dynamic import, no --input-type): the checkpoint worker's own code is
+  // evaluated with the process's flags, and as a module it would have no require.
+  const script = `import('./bench/seed.ts').then(({ seed }) => seed(process.argv[1], ${JSON.stringify(PLAN)}));`;
+  execFileSync(process.execPath, ['--import', 'tsx', '-e', script, url], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+interface Side {
+  slices: LoadResult[];
+}
+interface CompareRow {
+  route: string;
+  first: 'A' | 'B';
+  a: LoadResult;
+  b: LoadResult;
+  ratio: number;
+}
+
+export async function runCompare(
+  kinds: DatabaseKind[],
+  loader: Loader,
+  rev: string,
+  timing: CompareTiming,
+  log: (line: string) => void,
+  only?: string[],
+): Promise<{ report: string; failedRequests: number }> {
+  const revision = buildRevision(rev, log);
+  try {
+    const sections: string[] = [];
+    let failedRequests = 0;
+    for (const kind of kinds) {
+      const rows: CompareRow[] = [];
+      for (const first of ['A', 'B'] as const) rows.push(...(await compareOnce(kind, loader, revision.dir, first, timing, log, only)));
+      sections.push(`### ${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${compareTable(rows)}`);
+      failedRequests += rows.reduce((n, r) => n + failed(r), 0);
+    }
+    const report = [
+      `A: ${rev} (${revision.sha.slice(0, 7)}); B: the working tree. ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up of each, then ${timing.pairs} pairs of ${timing.sliceSeconds} s slices in turns; the whole run once with A started first and once with B.`,
+      ...sections,
+    ].join('\n\n');
+    return { report, failedRequests };
+  } finally {
+    revision.remove();
+  }
+}
+
+async function compareOnce(
+  kind: DatabaseKind,
+  loader: Loader,
+  revisionDir: string,
+  first: 'A' | 'B',
+  timing: CompareTiming,
+  log: (line: string) => void,
+  only?: string[],
+): Promise<CompareRow[]> {
+  const dbs = { A: await kind.create(), B: await kind.create() };
+  const servers: Partial<Record<'A' | 'B', Server>> = {};
+  try {
+    seedWithRevision(revisionDir, dbs.A.url);
+    const seeded = await seed(dbs.B.url, PLAN);
+    const start = (side: 'A' | 'B') => startService(dbs[side].url, [], side === 'A' ? join(revisionDir, 'dist/server/cli.js') : undefined);
+    for (const side of first === 'A' ? (['A', 'B'] as const) : (['B', 'A'] as const)) servers[side] = await start(side);
+    const rows: CompareRow[] = [];
+    for (const route of pickRoutes(serviceRoutes(seeded), only ?? DEFAULT_ROUTES)) {
+      const sides: Record<'A' | 'B', Side> = { A: { slices: [] }, B: { slices: [] } };
+      const run = (side: 'A' | 'B', seconds: number) => measureOn(loader, servers[side]!, route.load, seconds, timing.connections);
+      await run('A', timing.warmupSeconds);
+      await run('B', timing.warmupSeconds);
+      const ratios: number[] = [];
+      for (let i = 0; i < timing.pairs; i++) {
+        for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) sides[side].slices.push(await run(side, timing.sliceSeconds));
+        ratios.push(sides.B.slices[i]!.rps / sides.A.slices[i]!.rps);
+      }
+      const row = { route: route.name, first, a: combined(sides.A.slices), b: combined(sides.B.slices), ratio: median(ratios) };
+      log(`[${kind.name}] ${first} started first, ${row.route}: B/A ${row.ratio.toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`);
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+    await dbs.A.drop();
+    await dbs.B.drop();
+  }
+}
+
+const failed = (r: CompareRow) => r.a.non2xx + r.a.errors + r.b.non2xx + r.b.errors;
+
+function compareTable(rows: CompareRow[]): string {
+  const arrow = (a: string, b: string) => `${a} -> ${b}`;
+  return table(
+    ['route', 'started first', 'req/s, A -> B', 'B/A (median of pairs)', 'server CPU µs/req, A -> B', 'p50 ms, A -> B', 'p99 ms, A -> B', 'failed requests, A + B'],
+    rows.map((r) => [
+      r.route,
+      r.first,
+      arrow(rps(r.a.rps), rps(r.b.rps)),
+      `${r.ratio.toFixed(3)}x`,
+      arrow(r.a.cpuMicrosPerRequest?.toFixed(0) ?? '', r.b.cpuMicrosPerRequest?.toFixed(0) ?? ''),
+      arrow(ms(r.a.p50), ms(r.b.p50)),
+      arrow(ms(r.a.p99), ms(r.b.p99)),
+      String(failed(r)),
+    ]),
+  );
+}
