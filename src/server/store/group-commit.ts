@@ -208,7 +208,7 @@ export class GroupCommit {
    * One unit of work whose statements run without awaiting between them: `work` runs at once with the
    * writer held, in a savepoint of its own; if it throws, its changes are rolled back. Resolves with what
    * it returned once its batch is on disk. (A Kysely transaction does the same with an await per
-   * statement and its own begin and commit, which cost a sign-up more than its statements' SQLite time.)
+   * statement and its own begin and commit: a sign-up run that way took 1.09x-1.13x the CPU.)
    */
   async unit<T>(work: (write: (query: CompiledQuery) => QueryResult<unknown>) => T): Promise<T> {
     await this.begin();
