@@ -62,9 +62,6 @@ function seedWithRevision(dir: string, url: string): void {
   execFileSync(process.execPath, ['--import', 'tsx', '-e', script, url], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-interface Side {
-  slices: LoadResult[];
-}
 interface CompareRow {
   route: string;
   first: 'A' | 'B';
@@ -119,16 +116,16 @@ async function compareOnce(
     for (const side of first === 'A' ? (['A', 'B'] as const) : (['B', 'A'] as const)) servers[side] = await start(side);
     const rows: CompareRow[] = [];
     for (const route of pickRoutes(serviceRoutes(seeded), only ?? DEFAULT_ROUTES)) {
-      const sides: Record<'A' | 'B', Side> = { A: { slices: [] }, B: { slices: [] } };
+      const slices: Record<'A' | 'B', LoadResult[]> = { A: [], B: [] };
       const run = (side: 'A' | 'B', seconds: number) => measureOn(loader, servers[side]!, route.load, seconds, timing.connections);
       await run('A', timing.warmupSeconds);
       await run('B', timing.warmupSeconds);
       const ratios: number[] = [];
       for (let i = 0; i < timing.pairs; i++) {
-        for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) sides[side].slices.push(await run(side, timing.sliceSeconds));
-        ratios.push(sides.B.slices[i]!.rps / sides.A.slices[i]!.rps);
+        for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) slices[side].push(await run(side, timing.sliceSeconds));
+        ratios.push(slices.B[i]!.rps / slices.A[i]!.rps);
       }
-      const row = { route: route.name, first, a: combined(sides.A.slices), b: combined(sides.B.slices), ratio: median(ratios) };
+      const row = { route: route.name, first, a: combined(slices.A), b: combined(slices.B), ratio: median(ratios) };
       log(`[${kind.name}] ${first} started first, ${row.route}: B/A ${row.ratio.toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`);
       rows.push(row);
     }

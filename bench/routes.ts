@@ -155,6 +155,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
     const loads = baselineLoads(baseSeed);
     const taken: Record<Baseline, LoadResult[]> = { json: [], point: [], page: [], insert: [] };
     const rows: RouteRow[] = [];
+    let oneInsertAtATime: RouteRow | undefined;
     const baseline = await startBaseline(baseDb.url, baseSeed.campaignId);
     try {
       const service = await startService(serviceDb.url);
@@ -167,7 +168,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           await run(baseline, loads.insert, timing.warmupSeconds, 1);
           const alone = await run(baseline, loads.insert, timing.seconds, 1);
           logSlices(log, ONE_INSERT_AT_A_TIME, [alone], alone);
-          rows.push({ name: ONE_INSERT_AT_A_TIME, result: alone, slices: [alone] });
+          oneInsertAtATime = { name: ONE_INSERT_AT_A_TIME, result: alone, slices: [alone] };
         }
         for (const route of routes) {
           const b = route.baseline;
@@ -194,10 +195,9 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       await baseline.stop();
     }
     const used = (Object.keys(taken) as Baseline[]).filter((b) => taken[b].length > 0);
-    // Baselines first, then the routes; the one-connection INSERT (a baseline too) stays after bare JSON.
-    rows.unshift(...used.map((b) => ({ name: BASELINE_NAMES[b], result: combined(taken[b]), slices: taken[b] })));
-    const alone = rows.findIndex((r) => r.name === ONE_INSERT_AT_A_TIME);
-    if (alone !== -1) rows.splice(1, 0, ...rows.splice(alone, 1));
+    // Baselines first (bare JSON, then the one-connection INSERT when measured), then the routes.
+    const [json, ...others] = used.map((b): RouteRow => ({ name: BASELINE_NAMES[b], result: combined(taken[b]), slices: taken[b] }));
+    rows.unshift(json!, ...(oneInsertAtATime ? [oneInsertAtATime] : []), ...others);
     return { kind: kind.name, connections: timing.connections, rows };
   } finally {
     await baseDb.drop();

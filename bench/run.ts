@@ -37,6 +37,8 @@ const { values } = parseArgs({
     db: { type: 'string' },
   },
 });
+/** --routes: the names (their beginnings) of the routes to measure, for every mode that takes it. */
+const only = values.routes?.split(',').map((r) => r.trim());
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -53,16 +55,16 @@ try {
   } else if (values.compare !== undefined) {
     const timing = values.quick ? { connections: 50, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 10, sliceSeconds: 2 };
     log(machine(command));
-    const { report, failedRequests } = await runCompare(runnable, loader, values.compare, timing, log, values.routes?.split(',').map((r) => r.trim()));
+    const { report, failedRequests } = await runCompare(runnable, loader, values.compare, timing, log, only);
     log(`\n${report}`);
     if (failedRequests > 0) {
       log(`\nFAILED: ${failedRequests} requests did not succeed`);
       process.exitCode = 1;
     }
   } else if (values.profile) {
-    await runProfile(runnable, loader, command, log, values.routes?.split(',').map((r) => r.trim()), values['keep-profiles']);
+    await runProfile(runnable, loader, command, log, only, values['keep-profiles']);
   } else {
-    await runRoutes(values.quick, values.routes?.split(',').map((r) => r.trim()));
+    await runRoutes(values.quick, only);
   }
 } finally {
   loader.close();

@@ -537,8 +537,8 @@ export class Store {
     }
     const { campaignId } = question;
     const facts = await readSignupFacts(this.db, this.dialect, question, (email) => this.findParticipantByEmail(campaignId, email), (code) => this.codeOwner(campaignId, code));
-    // PostgreSQL reads the referrer with the other facts; SQLite's codeOwner has remembered it already.
-    if (facts.byCode) this.#rememberCodeOwner(question.campaignId, facts.byCode);
+    // PostgreSQL reads the referrer with the other facts; SQLite's read went through codeOwner above.
+    if (this.dialect === 'postgres' && facts.byCode) this.#rememberCodeOwner(campaignId, facts.byCode);
     return facts;
   }
 
