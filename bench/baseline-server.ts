@@ -4,11 +4,16 @@
  * statement prepared once: the most this machine can do per request on that database. SQLite opens with
  * the service's own pragmas (WAL, synchronous=FULL); PostgreSQL uses a pool of the service's size.
  * Reads DATABASE_URL (migrated and seeded by bench/seed.ts) and BENCH_CAMPAIGN_ID.
+ *
+ * On SQLite, `/insert-grouped` runs the same INSERT as a unit of the service's own group commit
+ * (src/server/store/group-commit.ts), on connections of its own: what a durable write costs through that
+ * mechanism with nothing else around it, so that a sign-up's latency can be told apart from its write's.
  */
 import Fastify from 'fastify';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { newReferralCode } from '../src/server/domain/referral-codes.js';
-import { DEFAULT_POOL_SIZE, dialectOf, openSqlite, sqlitePath } from '../src/server/store/connect.js';
+import { DEFAULT_POOL_SIZE, connect, dialectOf, openSqlite, sqlitePath } from '../src/server/store/connect.js';
 
 const url = process.env.DATABASE_URL!;
 const campaignId = process.env.BENCH_CAMPAIGN_ID!;
@@ -22,24 +27,35 @@ interface Queries {
   point(email: string): Promise<unknown>;
   page(): Promise<unknown>;
   insert(email: string): Promise<unknown>;
+  /** The INSERT as a unit of the service's group commit (SQLite only). */
+  insertGrouped?(email: string): Promise<unknown>;
+}
+
+/** better-sqlite3 binds plain `?` in order where pg numbers its parameters: the text rewritten, and the values reordered. */
+function positional(text: string): { sql: string; bind: (values: unknown[]) => unknown[] } {
+  const order: number[] = [];
+  const sql = text.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?'));
+  return { sql, bind: (values) => order.map((i) => values[i]) };
 }
 
 function sqliteQueries(): Queries {
   const db = openSqlite(sqlitePath(url));
-  // better-sqlite3 binds plain `?` in order where pg numbers its parameters: rewrite, and reorder the values.
   const prepare = (text: string) => {
-    const order: number[] = [];
-    const stmt = db.prepare(text.replace(/\$(\d+)/g, (_, n: string) => (order.push(Number(n) - 1), '?')));
-    const bound = (values: unknown[]) => order.map((i) => values[i]);
-    return { get: (...values: unknown[]) => stmt.get(...bound(values)), all: (...values: unknown[]) => stmt.all(...bound(values)) };
+    const { sql, bind } = positional(text);
+    const stmt = db.prepare(sql);
+    return { get: (...values: unknown[]) => stmt.get(...bind(values)), all: (...values: unknown[]) => stmt.all(...bind(values)) };
   };
   const point = prepare(POINT);
   const page = prepare(PAGE);
   const insert = prepare(INSERT);
+  const { groupCommit } = connect(url);
+  const grouped = positional(INSERT);
+  const insertValues = (email: string) => [campaignId, email, newReferralCode(), Date.now(), 'api'];
   return {
     point: async (email) => point.get(campaignId, email),
     page: async () => page.all(campaignId),
-    insert: async (email) => insert.get(campaignId, email, newReferralCode(), Date.now(), 'api'),
+    insert: async (email) => insert.get(...insertValues(email)),
+    insertGrouped: async (email) => (await groupCommit!.unit((write) => write(CompiledQuery.raw(grouped.sql, grouped.bind(insertValues(email)))))).rows[0],
   };
 }
 
@@ -60,6 +76,10 @@ app.get('/json', async () => ({ ok: true, service: 'baseline' }));
 app.get<{ Querystring: { email: string } }>('/point', async (request) => q.point(request.query.email));
 app.get('/page', async () => q.page());
 app.post<{ Body: { email: string } }>('/insert', async (request) => q.insert(request.body.email));
+if (q.insertGrouped) {
+  const insertGrouped = q.insertGrouped;
+  app.post<{ Body: { email: string } }>('/insert-grouped', async (request) => insertGrouped(request.body.email));
+}
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`baseline listening on ${address}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
