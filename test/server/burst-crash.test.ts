@@ -27,10 +27,13 @@ for (const kind of kinds) {
     it('every answered sign-up is on disk with its event and its referral counted', async () => {
       const db: TestDatabase = await kind.create();
       cleanup.push(() => db.drop());
-      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0' });
+      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', WEBHOOK_ALLOW_PRIVATE: 'true' });
       cleanup.push(() => p.stop('SIGKILL'));
       const admin = new RefkitClient({ baseUrl: p.url, secretKey: KEY });
       const id = (await admin.createCampaign({ campaignName: 'Burst', hostURL: 'https://burst.example' })).campaignId!;
+      // An endpoint takes the sign-ups' events, so that each is written to the outbox (none is without one).
+      // Nothing listens on the discard port: the deliveries stay in the outbox, pending.
+      await admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added', 'referee_added'] });
       const ann = await admin.addParticipant({ id, email: 'ann@example.com' });
 
       const answered: string[] = [];

@@ -82,6 +82,8 @@ for (const kind of await databaseKinds()) {
 
     it('double opt-in: a squatted address is no one\'s referral; its owner confirms through the real friend\'s link', async () => {
       const id = await s.campaign({ requireEmailConfirmation: true });
+      // Events are written only for an endpoint that takes them: this one sees whether a pending sign-up emits one.
+      await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added', 'referee_added', 'reward_unlocked'] });
       const victim = `vic-${kind.name}@example.com`;
       const friend = await s.admin.addParticipant({ id, email: 'friend@example.com' });
       const squatter = await s.admin.addParticipant({ id, email: 'squatter@example.com' });

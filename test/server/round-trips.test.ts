@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import pg from 'pg';
+import { CACHE_CHECK_MS } from '../../src/server/store/caches.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -25,6 +26,13 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
 
   it('a new participant is written in one named statement with its counters and event, checking what it assumed', async () => {
     const id = await s.campaign();
+    // An endpoint takes the sign-ups' events, so that each writes one (none is written without one).
+    const generation = s.ctx.store.caches.generation;
+    await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added', 'referee_added'] });
+    // Adding it tells every process to drop its caches, this one too (NOTIFY, then the change counter's
+    // next check): wait for both, which would otherwise land among the statements counted below.
+    const since = Date.now();
+    while (s.ctx.store.caches.generation === generation || Date.now() - since < 2 * CACHE_CHECK_MS) await new Promise((r) => setTimeout(r, 20));
     const first = await s.admin.addParticipant({ id, email: 'first@example.com' });
     const signUp = async (email: string, client = s.admin, referredByCode?: string) => {
       const query = mock.method(pg.Client.prototype, 'query');
@@ -50,6 +58,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.match(one.text, /insert into "campaign_counters"/);
     assert.match(one.text, /insert into "campaign_daily_stats"/);
     assert.match(one.text, /insert into "webhook_events"/);
+    assert.match(one.text, /insert into "webhook_deliveries"/);
     // Named, so each connection parses and plans it once; the next sign-up of its kind sends the same text.
     assert.match(one.name ?? '', /^refkit_\d+$/);
     const again = await signUp('third@example.com');

@@ -83,6 +83,8 @@ eachDatabase('held referrers', (service) => {
   it('a high, unapproved referrer earns nothing, nor do their referees, until approved; then each referral once', async () => {
     const s = service();
     const id = await s.campaign();
+    // Events are written only for an endpoint that takes them: this one counts the rewards unlocked.
+    await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['reward_unlocked'] });
     const mal = await heldReferrer(s, id);
     for (const email of ['r1@example.com', 'r2@example.com']) {
       await s.admin.addParticipant({ id, email, referredByCode: mal.referralCode! });

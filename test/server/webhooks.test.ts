@@ -635,6 +635,31 @@ kindsAtOnce('webhooks', (kind) => {
       assert.equal(await countRows(s, 'webhook_deliveries'), 4, 'one delivery per event for the one endpoint');
     });
 
+    it('an event no endpoint takes is not written; one that an endpoint takes is, with its delivery', async () => {
+      const s = await service({});
+      const id = await s.campaign();
+      const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+      await s.browser.signUp({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+      await s.admin.qualifyParticipant({ id, email: 'ben@example.com' });
+      assert.equal(await countRows(s, 'webhook_events'), 0, 'no endpoint: no sign-up or reward leaves an outbox row');
+
+      // An endpoint for one type: only that type's events are written from now on, each with its delivery.
+      await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referee_added'] });
+      await s.admin.addParticipant({ id, email: 'cat@example.com' });
+      await s.admin.addParticipant({ id, email: 'dan@example.com', referredByCode: ann.referralCode! });
+      await s.admin.qualifyParticipant({ id, email: 'dan@example.com' });
+      assert.equal(await countRows(s, 'webhook_events'), 1);
+      assert.equal(await countRows(s, 'webhook_events', 'referee_added'), 1);
+      assert.equal(await countRows(s, 'webhook_deliveries'), 1);
+      const [event] = await s.ctx.store.db.selectFrom('webhook_events').select('payload').execute();
+      assert.equal((JSON.parse(event!.payload) as WebhookEvent).data.email, 'dan@example.com');
+      // The changes themselves are all there: only the events nobody takes were left out.
+      assert.equal((await s.admin.getCampaign(id)).participants, 4);
+      const annNow = await s.admin.getParticipant(id, 'ann@example.com');
+      assert.equal(annNow.totalReferrals, 2);
+      assert.equal(annNow.referralReward, 2 * (await s.admin.getCampaign(id)).referrerRewardValue!);
+    });
+
     if (kind.name === 'postgres') {
       it('two dispatchers over two connections to one PostgreSQL deliver each event once per endpoint', async () => {
         const { s, r, id } = await setup({});

@@ -200,6 +200,7 @@ async function createParticipant(
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
     const now = ctx.now();
     const token = browser ? newToken() : undefined;
+    const event = await prepareEvent(ctx.store, referrer ? 'referee_added' : 'referrer_added', campaign, now);
     const signup: NewSignup = {
       participant: {
         campaign_id: campaign.id,
@@ -220,7 +221,7 @@ async function createParticipant(
       },
       // A squatting verdict holds back the earlier referees of the group with this one.
       ...(verdict?.squat && { hold: verdict.squat }),
-      event: await prepareEvent(ctx.store, referrer ? 'referee_added' : 'referrer_added', campaign, now),
+      ...(event && { event }),
       ...(token && { tokenHash: token.hash }),
       ...(person.assumed && { assumed: person.assumed }),
     };
@@ -233,7 +234,7 @@ async function createParticipant(
       : await ctx.store.insertSignup(signup);
     if (participant) {
       // The dispatcher is woken only when it has something to send.
-      if (signup.event.deliveries.length > 0) ctx.onEventsCommitted?.();
+      if (signup.event) ctx.onEventsCommitted?.();
       return token ? { participant, token: token.token } : { participant };
     }
     // Nothing inserted: either the same email joined concurrently, or the code was taken (try another).

@@ -50,11 +50,15 @@ export function eventData(p: ParticipantRow, campaign: CampaignRow): WebhookEven
 /**
  * An event about to be written: its row but for the payload, which is made from the participant as the
  * change leaves it, and one delivery per endpoint of the campaign's account that selected its type.
+ * Undefined when no endpoint selected it: such an event is not written at all, as nothing would ever
+ * send it or show it (the dashboard and the API show deliveries, each with its event). A sign-up of a
+ * program without webhooks so writes no outbox row (about 1 KB each, kept for good) and builds no payload.
  */
-export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<OutboxEvent> {
+export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<OutboxEvent | undefined> {
   const endpoints = (await tx.webhooks.listEndpoints(campaign.account_id)).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
+  if (endpoints.length === 0) return undefined;
   return {
     row: { id: newSortableId('msg', 16, now), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, created_on: now },
     payload: (participant) => JSON.stringify({ eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now } satisfies WebhookEvent),
@@ -63,15 +67,16 @@ export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: 
 }
 
 /**
- * Writes an event about a participant to the outbox, with its deliveries (see prepareEvent). `tx` must
- * be the transaction of the change itself, so the event exists if and only if the change does. `who` is
- * the participant's row as the change left it, or its id to read it. True when a delivery was queued (a
- * dispatcher has something to send).
+ * Writes an event about a participant to the outbox, with its deliveries, if an endpoint selected its
+ * type (see prepareEvent). `tx` must be the transaction of the change itself, so the event exists if and
+ * only if the change does. `who` is the participant's row as the change left it, or its id to read it.
+ * True when a delivery was queued (a dispatcher has something to send).
  */
 export async function emit(tx: Store, type: WebhookEventType, who: ParticipantRow | number, campaign: CampaignRow, now: number): Promise<boolean> {
+  const event = await prepareEvent(tx, type, campaign, now);
+  if (!event) return false;
   const participant = typeof who === 'number' ? await tx.findParticipant(who) : who;
   if (!participant) throw new Error(`emit: participant ${String(who)} is gone`);
-  const event = await prepareEvent(tx, type, campaign, now);
   await tx.webhooks.insertEvent({ ...event.row, payload: event.payload(participant) }, event.deliveries);
-  return event.deliveries.length > 0;
+  return true;
 }

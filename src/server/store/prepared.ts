@@ -13,7 +13,9 @@ const SLOT = Symbol('slot');
 /**
  * The SQL texts of prepared queries, each with a name: on PostgreSQL they run as named statements
  * (./connect.ts), which each connection parses and plans once instead of on every call. Their number
- * is fixed by the code (one per prepared query and dialect), so the server-side statements stay few.
+ * is fixed by the code (one per prepared query and dialect, and per combination runAsOne makes, which
+ * for a sign-up varies only with how many endpoints take its event), so the server-side statements stay
+ * few.
  */
 const names = new Map<string, string>();
 export const statementName = (text: string): string | undefined => names.get(text);

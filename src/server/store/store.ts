@@ -68,8 +68,8 @@ export interface NewSignup {
   participant: NewParticipant & { created_on: number };
   /** Earlier referees of this referrer from this network, held back with this one (fraud: squatting). */
   hold?: { referrerId: number; net: string };
-  /** The created event, whose payload is made from the new row. */
-  event: OutboxEvent;
+  /** The created event, whose payload is made from the new row; none when no endpoint selected it. */
+  event?: OutboxEvent;
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
   /** Facts the sign-up was decided on without reading them (./signup-reads.ts): its write checks them. */
@@ -486,7 +486,7 @@ export class Store {
       ...(signup.hold ? [builtWrite(this.#holdReferees(signup.hold.referrerId, signup.hold.net, now))] : []),
       count,
       daily,
-      ...this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries),
+      ...(signup.event ? this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries) : []),
       ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
     ];
   }

@@ -6,13 +6,16 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
-import { builtWrite, prepare, preparedWrite, type Write } from './prepared.js';
+import { prepare, preparedWrite, type Write } from './prepared.js';
 import type { Database, ParticipantsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './tables.js';
 import { bound } from './bound-limit.js';
 
-// Every sign-up writes an event: compiled once (./prepared.ts).
+// Every event is written with its deliveries, one per endpoint that takes it: compiled once (./prepared.ts).
 const eventInsert = prepare((db, id: string, account_id: number, campaign_id: string, event_type: string, created_on: number, payload: string) =>
   db.insertInto('webhook_events').values({ id, account_id, campaign_id, event_type, created_on, payload }),
+);
+const deliveryInsert = prepare((db, id: string, event_id: string, endpoint_id: string, at: number) =>
+  db.insertInto('webhook_deliveries').values({ id, event_id, endpoint_id, status: 'pending', next_attempt_on: at, created_on: at, updated_on: at }),
 );
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -99,24 +102,16 @@ export class WebhookStore {
     for (const w of this.eventWrites(event, deliveries)) await w.run();
   }
 
-  /** insertEvent's writes, for the caller to run (or to put in one statement, ./store.ts insertSignup). */
+  /**
+   * insertEvent's writes, for the caller to run (or to put in one statement, ./store.ts insertSignup): a
+   * prepared insert for the event and one for each delivery, so that a sign-up's one statement on
+   * PostgreSQL has the same text (and name) for as many endpoints.
+   */
   eventWrites(event: Insertable<WebhookEventsTable>, deliveries: { id: string; endpointId: string }[]): Write[] {
-    const insertEvent = preparedWrite(eventInsert, this.db, event.id, event.account_id, event.campaign_id, event.event_type, event.created_on, event.payload);
-    if (deliveries.length === 0) return [insertEvent];
-    const insertDeliveries = this.db
-      .insertInto('webhook_deliveries')
-      .values(
-        deliveries.map((d) => ({
-          id: d.id,
-          event_id: event.id,
-          endpoint_id: d.endpointId,
-          status: 'pending' as const,
-          next_attempt_on: event.created_on,
-          created_on: event.created_on,
-          updated_on: event.created_on,
-        })),
-      );
-    return [insertEvent, builtWrite(insertDeliveries)];
+    return [
+      preparedWrite(eventInsert, this.db, event.id, event.account_id, event.campaign_id, event.event_type, event.created_on, event.payload),
+      ...deliveries.map((d) => preparedWrite(deliveryInsert, this.db, d.id, event.id, d.endpointId, event.created_on)),
+    ];
   }
 
   /** Claims up to `limit` due deliveries until `now + leaseMs`; returns them with payload and target. */
