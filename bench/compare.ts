@@ -9,8 +9,14 @@
  * matters by itself (an A/A run of two alike gave the second-started one up to 1.1x the req/s and a p99
  * 13-18 ms lower, BENCHMARKS.md), so the whole comparison runs twice, once with each started first, on
  * fresh databases. Writes nothing; prints a table.
+ *
+ * With `webhook`, each database also gets one webhook endpoint that takes every event type, at a
+ * receiver this process runs (it answers 204): what a program with webhooks pays, the events with their
+ * deliveries written and each service's dispatcher sending them.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +25,9 @@ import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
 import { median, ms, rps, table } from './report.js';
 import { PLAN, combined, measureOn, pickRoutes, serviceRoutes } from './routes.js';
-import { seed } from './seed.js';
+import { WEBHOOK_EVENT_TYPES } from '../src/api/schemas.js';
+import { connect } from '../src/server/store/connect.js';
+import { CAMPAIGN_ID, seed } from './seed.js';
 import { startService, type Server } from './servers.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -77,24 +85,61 @@ export async function runCompare(
   timing: CompareTiming,
   log: (line: string) => void,
   only?: string[],
+  webhook = false,
 ): Promise<{ report: string; failedRequests: number }> {
   const revision = buildRevision(rev, log);
+  const receiver = webhook ? await startReceiver() : undefined;
   try {
     const sections: string[] = [];
     let failedRequests = 0;
     for (const kind of kinds) {
       const rows: CompareRow[] = [];
-      for (const first of ['A', 'B'] as const) rows.push(...(await compareOnce(kind, loader, revision.dir, first, timing, log, only)));
+      for (const first of ['A', 'B'] as const) rows.push(...(await compareOnce(kind, loader, revision.dir, first, timing, log, only, receiver?.url)));
       sections.push(`### ${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${compareTable(rows)}`);
       failedRequests += rows.reduce((n, r) => n + failed(r), 0);
     }
     const report = [
-      `A: ${rev} (${revision.sha.slice(0, 7)}); B: the working tree. ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up of each, then ${timing.pairs} pairs of ${timing.sliceSeconds} s slices in turns; the whole run once with A started first and once with B.`,
+      `A: ${rev} (${revision.sha.slice(0, 7)}); B: the working tree. ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up of each, then ${timing.pairs} pairs of ${timing.sliceSeconds} s slices in turns; the whole run once with A started first and once with B.${receiver ? ` Each database has a webhook endpoint taking every event type, at a receiver answering 204 (${receiver.received()} deliveries received).` : ''}`,
       ...sections,
     ].join('\n\n');
+    // With an endpoint, the services must have sent to it: otherwise the run did not measure webhooks at all.
+    if (receiver && receiver.received() === 0) throw new Error('--webhook: the receiver got no delivery');
     return { report, failedRequests };
   } finally {
+    await receiver?.close();
     revision.remove();
+  }
+}
+
+/** A webhook receiver that answers every delivery 204 at once, counting them. */
+async function startReceiver(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received: () => received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** One endpoint of the seeded campaign's account, taking every event type, as `refkit webhook add` makes. */
+async function addEndpoint(url: string, target: string): Promise<void> {
+  const { db, close } = connect(url);
+  try {
+    const { account_id } = await db.selectFrom('campaigns').select('account_id').where('id', '=', CAMPAIGN_ID).executeTakeFirstOrThrow();
+    await db
+      .insertInto('webhook_endpoints')
+      .values({ id: 'wh_bench', account_id, url: target, event_types: JSON.stringify(WEBHOOK_EVENT_TYPES), secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`, created_on: Date.now(), deleted_on: null })
+      .execute();
+  } finally {
+    await close();
   }
 }
 
@@ -106,13 +151,17 @@ async function compareOnce(
   timing: CompareTiming,
   log: (line: string) => void,
   only?: string[],
+  webhookTarget?: string,
 ): Promise<CompareRow[]> {
   const dbs = { A: await kind.create(), B: await kind.create() };
   const servers: Partial<Record<'A' | 'B', Server>> = {};
   try {
     seedWithRevision(revisionDir, dbs.A.url);
     const seeded = await seed(dbs.B.url, PLAN);
-    const start = (side: 'A' | 'B') => startService(dbs[side].url, [], side === 'A' ? join(revisionDir, 'dist/server/cli.js') : undefined);
+    if (webhookTarget) for (const db of Object.values(dbs)) await addEndpoint(db.url, webhookTarget);
+    // The receiver is on loopback, which a service refuses to send to unless told otherwise.
+    const env: Record<string, string> = webhookTarget ? { WEBHOOK_ALLOW_PRIVATE: 'true' } : {};
+    const start = (side: 'A' | 'B') => startService(dbs[side].url, [], side === 'A' ? join(revisionDir, 'dist/server/cli.js') : undefined, env);
     for (const side of first === 'A' ? (['A', 'B'] as const) : (['B', 'A'] as const)) servers[side] = await start(side);
     const rows: CompareRow[] = [];
     for (const route of pickRoutes(serviceRoutes(seeded), only ?? DEFAULT_ROUTES)) {

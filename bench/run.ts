@@ -14,6 +14,7 @@
  *                       baselines: an A/B check while optimising; writes no file.
  *   --compare REV       the working tree's service against REV's, in turns, each started first once
  *                       (bench/compare.ts): by default on new sign-ups, or on --routes; writes no file.
+ *                       --webhook adds a webhook endpoint taking every event to both databases.
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     routes: { type: 'string' },
     compare: { type: 'string' },
+    webhook: { type: 'boolean', default: false },
     'keep-profiles': { type: 'string' },
     db: { type: 'string' },
   },
@@ -55,7 +57,7 @@ try {
   } else if (values.compare !== undefined) {
     const timing = values.quick ? { connections: 50, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 10, sliceSeconds: 2 };
     log(machine(command));
-    const { report, failedRequests } = await runCompare(runnable, loader, values.compare, timing, log, only);
+    const { report, failedRequests } = await runCompare(runnable, loader, values.compare, timing, log, only, values.webhook);
     log(`\n${report}`);
     if (failedRequests > 0) {
       log(`\nFAILED: ${failedRequests} requests did not succeed`);

@@ -62,12 +62,12 @@ let built = false;
  * The built service (dist/), rebuilt first when a source changed since the last build; or, with `cli`,
  * another build of it (another revision's, bench/compare.ts).
  */
-export function startService(databaseUrl: string, nodeArgs: string[] = [], cli?: string): Promise<Server> {
+export function startService(databaseUrl: string, nodeArgs: string[] = [], cli?: string, env: Record<string, string> = {}): Promise<Server> {
   if (!built && cli === undefined) {
     execFileSync(process.execPath, [path('../scripts/build-if-stale.js')], { cwd: path('..'), stdio: 'ignore' });
     built = true;
   }
-  return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0' }, nodeArgs);
+  return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0', ...env }, nodeArgs);
 }
 
 export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {
