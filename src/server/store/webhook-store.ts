@@ -147,10 +147,7 @@ export class WebhookStore {
       .execute();
   }
 
-  /**
-   * Records one attempt and where the delivery goes next: delivered, failed, or pending at `nextAttemptOn`.
-   * Call in a transaction, so that both are kept or neither.
-   */
+  /** Records one attempt and where the delivery goes next: delivered, failed, or pending at `nextAttemptOn`. */
   async finishAttempt(
     attempt: Insertable<WebhookAttemptsTable>,
     outcome: { status: DeliveryRow['status']; nextAttemptOn: number | null },

@@ -7,7 +7,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../domain/context.js';
-import type { AttemptRow, DeliveryRow, DueDelivery } from '../store/webhook-store.js';
+import type { DueDelivery } from '../store/webhook-store.js';
 import { postTo } from './send.js';
 import { resolveWebhookTarget, systemResolver, type Resolver } from '../domain/webhook-targets.js';
 
@@ -46,12 +46,6 @@ function describe(err: unknown): string {
     parts.push(e instanceof Error ? e.message : String(e));
   }
   return parts.join(': ');
-}
-
-interface Attempt {
-  delivery: DueDelivery;
-  row: Omit<AttemptRow, 'id'>;
-  outcome: { status: DeliveryRow['status']; nextAttemptOn: number | null };
 }
 
 export class Dispatcher {
@@ -103,32 +97,17 @@ export class Dispatcher {
     await this.#running;
   }
 
-  /**
-   * Claims due deliveries and sends them, batch after batch, until none is due. An attempt's record is
-   * written while the next batch is claimed and sent: its lease keeps the delivery from being claimed
-   * again meanwhile, and a crash before the record is on disk leaves it to be sent again once the lease
-   * runs out (at least once). Waiting for each batch's records before the next claim held delivery to a
-   * few hundred a second under a load of sign-ups, as each record waits for its write to be on disk. The
-   * tick ends once every record is written.
-   */
   async #tick(): Promise<void> {
-    const recording: Promise<void>[] = [];
-    try {
-      for (;;) {
-        const { leaseMs, batchSize } = this.#options;
-        const due = await this.#ctx.store.transaction((tx) => tx.webhooks.claimDue(this.#ctx.now(), leaseMs, batchSize));
-        if (due.length === 0) return;
-        // Each attempt is recorded as soon as it ends; the next batch is claimed once all of them have.
-        await Promise.all(due.map(async (d) => void recording.push(this.#record(await this.#attempt(d)))));
-        if (this.#stopped) return;
-      }
-    } finally {
-      await Promise.all(recording);
+    for (;;) {
+      const { leaseMs, batchSize } = this.#options;
+      const due = await this.#ctx.store.transaction((tx) => tx.webhooks.claimDue(this.#ctx.now(), leaseMs, batchSize));
+      if (due.length === 0) return;
+      await Promise.all(due.map((d) => this.#deliver(d)));
+      if (this.#stopped) return;
     }
   }
 
-  /** Sends one delivery: what the attempt gave, and where the delivery goes next. */
-  async #attempt(d: DueDelivery): Promise<Attempt> {
+  async #deliver(d: DueDelivery): Promise<void> {
     const started = this.#ctx.now();
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -146,18 +125,11 @@ export class Dispatcher {
         : delay === undefined
           ? { status: 'failed' as const, nextAttemptOn: null }
           : { status: 'pending' as const, nextAttemptOn: now + delay };
-    return { delivery: d, row: { delivery_id: d.id, attempted_on: started, status_code: statusCode, error, duration_ms: Math.max(0, now - started) }, outcome };
-  }
-
-  /** Records an attempt and the delivery's next step, together; a failure is logged (the lease then runs out, and it is sent again). */
-  async #record({ delivery: d, row, outcome }: Attempt): Promise<void> {
-    try {
-      await this.#ctx.store.transaction((tx) => tx.webhooks.finishAttempt(row, outcome));
-    } catch (err) {
-      this.#log?.error({ err, delivery: d.id }, 'webhook attempt not recorded');
-      return;
-    }
-    this.#log?.[row.error ? 'warn' : 'info']({ delivery: d.id, event: d.event_id, statusCode: row.status_code, error: row.error, next: outcome.status }, 'webhook attempt');
+    await this.#ctx.store.webhooks.finishAttempt(
+      { delivery_id: d.id, attempted_on: started, status_code: statusCode, error, duration_ms: Math.max(0, now - started) },
+      outcome,
+    );
+    this.#log?.[error ? 'warn' : 'info']({ delivery: d.id, event: d.event_id, statusCode, error, next: outcome.status }, 'webhook attempt');
   }
 
   /** One signed POST to the target resolved and checked now; resolves with the status code. */
