@@ -6,6 +6,7 @@
  * types with `import type`, so no schema code reaches the browser bundle.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 
@@ -190,6 +191,20 @@ export const ShareMessages = Type.Object(
 export type ShareMessages = Static<typeof ShareMessages>;
 export const SHARE_CHANNELS = ['emailSubject', 'email', 'x', 'whatsapp', 'native'] as const satisfies readonly (keyof ShareMessages)[];
 
+/**
+ * The widget's look, kept on the campaign so that every embed shows it; CSS custom properties set on the
+ * element by the page still win. In updateCampaign the object given replaces the stored one ({} clears it).
+ */
+export const WidgetStyle = Type.Object(
+  {
+    accent: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'Buttons, links and the focus ring: #rrggbb' })),
+    radius: Type.Optional(Int(0, MAX_WIDGET_RADIUS)),
+    font: Type.Optional(Type.Union(WIDGET_FONT_NAMES.map((f) => Type.Literal(f)), { description: 'One of a fixed set of font stacks' })),
+  },
+  { additionalProperties: false },
+);
+export type WidgetStyle = Static<typeof WidgetStyle>;
+
 export const CampaignFields = {
   campaignName: Line({ minLength: 1, maxLength: 200 }),
   hostURL: Url,
@@ -209,6 +224,7 @@ export const CampaignFields = {
     Type.Boolean({ description: 'Double opt-in: keyless sign-ups wait until their emailed link is followed (needs SMTP_URL)' }),
   ),
   shareMessages: Type.Optional(ShareMessages),
+  widgetStyle: Type.Optional(WidgetStyle),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -375,6 +391,7 @@ export const CampaignSettings = Type.Composite([
     allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: the origin of hostURL' }),
     requireEmailConfirmation: Type.Boolean(),
     shareMessages: ShareMessages,
+    widgetStyle: WidgetStyle,
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;

@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Participant, ShareMessages } from './schemas.js';
+import { Participant, ShareMessages, WidgetStyle } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -13,6 +13,7 @@ export const WidgetSettings = Type.Object({
   ),
   rewardUnit: Type.Optional(Type.String({ description: 'What the reward values count when the reward is not money: the rewardType, e.g. points' })),
   shareMessages: ShareMessages,
+  widgetStyle: Type.Optional(WidgetStyle),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 

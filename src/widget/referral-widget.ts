@@ -24,6 +24,7 @@ import {
   type WidgetSettings,
 } from '../api/client.js';
 import { formatReward, rewardFormat } from './amounts.js';
+import { applyCampaignStyle } from './campaign-style.js';
 import { captureCode } from './code-capture.js';
 import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
@@ -148,10 +149,10 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart status - The polite live region.
  * @csspart notice - A sentence about what happened (an invitation that could not apply, an email sent).
  *
- * @cssprop --referral-widget-accent - Buttons, links and the focus ring (default #4f46e5).
+ * @cssprop --referral-widget-accent - Buttons, links and the focus ring (default: the campaign's accent, else #4f46e5).
  * @cssprop --referral-widget-accent-text - Text on accent buttons (default #fff).
- * @cssprop --referral-widget-radius - Corner radius (default 12px).
- * @cssprop --referral-widget-font - Font family.
+ * @cssprop --referral-widget-radius - Corner radius (default: the campaign's, else 12px).
+ * @cssprop --referral-widget-font - Font family (default: the campaign's, else the system font).
  * @cssprop --referral-widget-background - Card background (default #fff).
  * @cssprop --referral-widget-text - Text colour (default #1f2937).
  * @cssprop --referral-widget-muted - Secondary text colour (default #4b5563).
@@ -322,6 +323,7 @@ export class ReferralWidget extends LitElement {
       void this.#load();
     }
     if (changed.has('participant')) this.shareViewLib?.drawQr(this);
+    if (changed.has('settings')) applyCampaignStyle(this, this.settings?.widgetStyle);
   }
 
   protected override updated(changed: PropertyValues<this>): void {

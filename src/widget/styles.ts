@@ -7,10 +7,11 @@ import { css } from 'lit';
  */
 export const styles = css`
   :host {
-    --_accent: var(--referral-widget-accent, #4f46e5);
+    /* The page's properties first, then the campaign's look (./campaign-style.ts), then the defaults. */
+    --_accent: var(--referral-widget-accent, var(--_campaign-accent, #4f46e5));
     --_accent-text: var(--referral-widget-accent-text, #fff);
-    --_radius: var(--referral-widget-radius, 12px);
-    --_font: var(--referral-widget-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
+    --_radius: var(--referral-widget-radius, var(--_campaign-radius, 12px));
+    --_font: var(--referral-widget-font, var(--_campaign-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif));
     --_bg: var(--referral-widget-background, #fff);
     --_text: var(--referral-widget-text, #1f2937);
     --_muted: var(--referral-widget-muted, #4b5563);

@@ -1,6 +1,6 @@
 /**
  * What the widget reads beyond the interface: getWidgetSettings (currency, per-channel share messages,
- * set through createCampaign/updateCampaign), getMyReferrals (proof required, any campaign state,
+ * the look, set through createCampaign/updateCampaign), getMyReferrals (proof required, any campaign state,
  * masked referees), CORS on error answers, the demo page's Open Graph preview, compressed bundles.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ eachDatabase('widget settings', (service) => {
       campaignId: id,
       rewardCurrency: 'EUR',
       shareMessages: { x: 'Try it {link}', email: 'Hi! {link}' },
+      widgetStyle: {},
     });
     // Channels given replace theirs, '' clears one, the rest stay.
     await s.admin.updateCampaign({ id, shareMessages: { x: '', whatsapp: 'Psst {link}', emailSubject: 'A gift' } });
@@ -40,6 +41,44 @@ eachDatabase('widget settings', (service) => {
     await rejects(() => s.admin.updateCampaign({ id, shareMessages: { x: 'x'.repeat(281) } }), 400, 'invalid_request', 'shareMessages.x');
     assert.deepEqual((await s.browser.getWidgetSettings(id)).shareMessages, { native: 'Join {link}' });
     await rejects(() => s.browser.getWidgetSettings('cmp_nope'), 404, 'campaign_not_found');
+  });
+});
+
+eachDatabase('widget style', (service) => {
+  it('the look is kept on the campaign: set, read by the owner and the widget, replaced, cleared; getCampaign keeps its shape', async () => {
+    const s = service();
+    const id = await s.campaign({ widgetStyle: { accent: '#0E9384', radius: 20, font: 'serif' } });
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
+    assert.deepEqual((await s.admin.listCampaigns()).find((c) => c.campaignId === id)!.widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
+    assert.equal('widgetStyle' in (await s.browser.getCampaign(id)), false, "the interface's Campaign is unchanged");
+    // Other changes leave it alone; a style given replaces the stored one whole; {} clears it.
+    await s.admin.updateCampaign({ id, shareHeader: 'Pass it on' });
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
+    await s.admin.updateCampaign({ id, widgetStyle: { radius: 0 } });
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { radius: 0 });
+    await s.admin.updateCampaign({ id, widgetStyle: {} });
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, {});
+  });
+
+  it('refuses anything but a #rrggbb colour, a radius of 0 to 24 and a font of the set, changing nothing', async () => {
+    const s = service();
+    const id = await s.campaign({ widgetStyle: { accent: '#4f46e5' } });
+    const bad: [unknown, string][] = [
+      [{ accent: 'red' }, 'widgetStyle.accent'],
+      [{ accent: '#fff; background: url(https://evil.example)' }, 'widgetStyle.accent'],
+      [{ radius: 25 }, 'widgetStyle.radius'],
+      [{ radius: -1 }, 'widgetStyle.radius'],
+      [{ radius: 2.5 }, 'widgetStyle.radius'],
+      [{ font: 'Comic Sans MS' }, 'widgetStyle.font'],
+      [{ font: 'serif', background: '#000' }, 'widgetStyle'],
+      ['#0e9384', 'widgetStyle'],
+    ];
+    for (const [widgetStyle, field] of bad) {
+      await rejects(() => s.admin.updateCampaign({ id, widgetStyle } as never), 400, 'invalid_request', field);
+      await rejects(() => s.admin.createCampaign({ campaignName: 'X', hostURL: 'https://x.example', widgetStyle } as never), 400, 'invalid_request', field);
+    }
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#4f46e5' });
+    assert.equal((await s.admin.listCampaigns()).length, 1);
   });
 });
 

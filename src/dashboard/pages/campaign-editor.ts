@@ -5,30 +5,24 @@
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody } from '../../api/client.js';
-import type { ShareMessages } from '../../api/schemas.js';
+import type { ShareMessages, WidgetStyle } from '../../api/schemas.js';
+import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, WIDGET_FONTS, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
+import { reward } from '../format.js';
 
-/** The look of the widget: CSS custom properties, carried by the embed snippet (the service stores texts, not styles). */
-interface Theme {
-  accent: string;
-  radius: number;
-  font: string;
-}
-const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system-ui, sans-serif' };
-const FONTS: [string, string][] = [
-  ['system-ui, sans-serif', 'System'],
-  ['Georgia, serif', 'Serif'],
-  ['ui-rounded, "Nunito", system-ui, sans-serif', 'Rounded'],
-  ['ui-monospace, monospace', 'Monospace'],
-];
-const themeKey = (id: string) => `refkit-dashboard:theme:${id}`;
+/** The look of the widget, stored on the campaign (widgetStyle) so that every embed of it shows it. */
+type Theme = Required<WidgetStyle>;
+const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system' };
+const FONT_LABELS: Record<WidgetFont, string> = { system: 'System', serif: 'Serif', rounded: 'Rounded', monospace: 'Monospace' };
+/** The custom properties the preview is drawn with. */
+const themeStyle = (t: Theme) => `--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${WIDGET_FONTS[t.font]}`;
 
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages'>> & {
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle'>> & {
   end: string;
   allowedOrigins: string;
   shareMessages: Required<ShareMessages>;
@@ -43,15 +37,27 @@ const MESSAGE_FIELDS: [keyof ShareMessages, string, boolean][] = [
 ];
 const NO_MESSAGES: Required<ShareMessages> = { emailSubject: '', email: '', x: '', whatsapp: '', native: '' };
 
+/** The reward fields the written reward texts are made of. */
+const REWARD_FIELDS = new Set<keyof Draft>(['referrerRewardValue', 'refereeRewardValue', 'rewardType', 'rewardCurrency']);
+type RewardText = 'rewardHeader' | 'rewardDescription';
+
+/** The reward texts written from the reward fields: a new campaign's start, kept in step until the owner writes their own. */
+function rewardTexts(d: Pick<Draft, 'referrerRewardValue' | 'refereeRewardValue' | 'rewardType' | 'rewardCurrency'>): Record<RewardText, string> {
+  const unit = { rewardType: d.rewardType, rewardCurrency: d.rewardCurrency.trim().toUpperCase() };
+  const friend = reward(Number(d.refereeRewardValue), unit);
+  const you = reward(Number(d.referrerRewardValue), unit);
+  return {
+    rewardHeader: `Give ${friend}, get ${you}`,
+    rewardDescription: `Invite friends: they get ${friend} when they start, you get ${you} for each of them.`,
+  };
+}
+
+const EMPTY_REWARDS = { referrerRewardValue: 10, refereeRewardValue: 5, rewardType: 'credit', rewardCurrency: 'USD' };
 const EMPTY: Draft = {
   campaignName: '',
   hostURL: '',
-  referrerRewardValue: 10,
-  refereeRewardValue: 5,
-  rewardType: 'credit',
-  rewardCurrency: 'USD',
-  rewardHeader: 'Give $5, get $10',
-  rewardDescription: 'Invite friends: they get $5 when they start, you get $10 for each of them.',
+  ...EMPTY_REWARDS,
+  ...rewardTexts(EMPTY_REWARDS),
   shareHeader: 'Share your link',
   shareDescription: 'Send it to a friend or post it anywhere.',
   end: '',
@@ -110,24 +116,32 @@ export class CampaignEditor extends Page {
   @state() private theme: Theme = { ...DEFAULT_THEME };
   @state() private busy = false;
   @state() private loadedFor: string | undefined;
+  /** The reward texts still as written from the reward fields: they follow those fields' changes. */
+  #following = new Set<RewardText>(['rewardHeader', 'rewardDescription']);
 
   protected override willUpdate(): void {
     // Fill the form once per campaign (not on every list refresh, which would undo unsaved edits).
     if (this.campaign && this.loadedFor !== this.campaign.campaignId) {
       this.loadedFor = this.campaign.campaignId;
       this.draft = draftOf(this.campaign);
-      const saved = localStorage.getItem(themeKey(this.campaign.campaignId!));
-      this.theme = saved ? { ...DEFAULT_THEME, ...(JSON.parse(saved) as Partial<Theme>) } : { ...DEFAULT_THEME };
+      const written = rewardTexts(this.draft);
+      this.#following = new Set((['rewardHeader', 'rewardDescription'] as const).filter((f) => this.draft[f] === written[f]));
+      this.theme = { ...DEFAULT_THEME, ...this.campaign.widgetStyle };
     }
   }
 
   #set(field: keyof Draft, value: string | number | boolean) {
-    this.draft = { ...this.draft, [field]: value };
+    const draft = { ...this.draft, [field]: value };
+    if (field === 'rewardHeader' || field === 'rewardDescription') this.#following.delete(field);
+    if (REWARD_FIELDS.has(field)) {
+      const written = rewardTexts(draft);
+      for (const f of this.#following) draft[f] = written[f];
+    }
+    this.draft = draft;
   }
 
   #setTheme(patch: Partial<Theme>) {
     this.theme = { ...this.theme, ...patch };
-    if (this.campaignId) localStorage.setItem(themeKey(this.campaignId), JSON.stringify(this.theme));
   }
 
   #body(): CreateCampaignBody {
@@ -144,6 +158,7 @@ export class CampaignEditor extends Page {
       rewardDescription: d.rewardDescription,
       shareHeader: d.shareHeader,
       shareDescription: d.shareDescription,
+      widgetStyle: { ...this.theme },
     };
     // Every channel is sent: an emptied one ('') is cleared.
     body.shareMessages = { ...d.shareMessages };
@@ -167,7 +182,6 @@ export class CampaignEditor extends Page {
     if (!saved) return;
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
     if (!this.campaignId) {
-      localStorage.setItem(themeKey(saved.campaignId!), JSON.stringify(this.theme));
       go(href.campaign(saved.campaignId!));
     } else {
       this.notice = 'Changes saved.';
@@ -188,10 +202,9 @@ export class CampaignEditor extends Page {
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
   }
 
+  /** The look travels with the campaign, not with the snippet: a change reaches every page it is on. */
   #snippet(): string {
-    const t = this.theme;
-    const style = `--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${t.font}`;
-    return `<script type="module" src="${location.origin}/widget/referral-widget.js"></script>\n<referral-widget campaign-id="${this.campaignId}" style='${style}'></referral-widget>`;
+    return `<script type="module" src="${location.origin}/widget/referral-widget.js"></script>\n<referral-widget campaign-id="${this.campaignId}"></referral-widget>`;
   }
 
   async #copy() {
@@ -326,11 +339,11 @@ export class CampaignEditor extends Page {
               <legend>Look</legend>
               <div class="look">
                 <div class="field"><label for="accent">Accent colour</label><input id="accent" type="color" .value=${t.accent} @input=${(e: Event) => this.#setTheme({ accent: (e.target as HTMLInputElement).value })} /></div>
-                <div class="field"><label for="radius">Corner radius: ${t.radius}px</label><input id="radius" type="range" min="0" max="24" .value=${String(t.radius)} @input=${(e: Event) => this.#setTheme({ radius: Number((e.target as HTMLInputElement).value) })} /></div>
+                <div class="field"><label for="radius">Corner radius: ${t.radius}px</label><input id="radius" type="range" min="0" max=${MAX_WIDGET_RADIUS} .value=${String(t.radius)} @input=${(e: Event) => this.#setTheme({ radius: Number((e.target as HTMLInputElement).value) })} /></div>
                 <div class="field">
                   <label for="font">Font</label>
-                  <select id="font" @change=${(e: Event) => this.#setTheme({ font: (e.target as HTMLSelectElement).value })}>
-                    ${FONTS.map(([v, l]) => html`<option value=${v} ?selected=${v === t.font}>${l}</option>`)}
+                  <select id="font" @change=${(e: Event) => this.#setTheme({ font: (e.target as HTMLSelectElement).value as WidgetFont })}>
+                    ${WIDGET_FONT_NAMES.map((f) => html`<option value=${f} ?selected=${f === t.font}>${FONT_LABELS[f]}</option>`)}
                   </select>
                 </div>
               </div>
@@ -348,7 +361,7 @@ export class CampaignEditor extends Page {
               <rk-widget-preview
                 campaign-id="preview"
                 .draft=${preview}
-                style="--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${t.font}"
+                style=${themeStyle(t)}
               ></rk-widget-preview>
             </div>
           </section>

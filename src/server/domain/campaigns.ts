@@ -6,6 +6,7 @@ import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './ids.js';
 import { newSecret } from './secrets.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
+import { writeWidgetStyle } from './widget-style.js';
 
 /** The status a campaign reads as: a campaign whose end date has passed is End, whatever was stored. */
 export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
@@ -90,6 +91,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.end !== undefined) row.end_on = input.end === null ? null : Date.parse(input.end);
   if (input.requireEmailConfirmation !== undefined) row.require_email_confirmation = input.requireEmailConfirmation ? 1 : 0;
   if (input.shareMessages !== undefined) row.share_messages = mergeShareMessages(current ? readShareMessages(current) : {}, input.shareMessages);
+  if (input.widgetStyle !== undefined) row.widget_style = writeWidgetStyle(input.widgetStyle);
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }

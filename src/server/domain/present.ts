@@ -5,6 +5,7 @@ import { effectiveStatus } from './campaigns.js';
 import type { PageResult } from './paging.js';
 import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
+import { readWidgetStyle } from './widget-style.js';
 
 /** A domain answer about one participant. */
 export interface ParticipantView {
@@ -76,6 +77,7 @@ export function presentCampaignSettings(c: CampaignRow, participants: number, no
     allowedOrigins: c.allowed_origins === null ? null : (JSON.parse(c.allowed_origins) as string[]),
     requireEmailConfirmation: c.require_email_confirmation === 1,
     shareMessages: readShareMessages(c),
+    widgetStyle: readWidgetStyle(c),
   };
 }
 

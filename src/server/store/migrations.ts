@@ -381,6 +381,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           end $$`.execute(db);
       },
     },
+    '0011_widget_style': {
+      async up(db: Kysely<any>) {
+        // JSON object of the widget's look (WidgetStyle); null: the widget's own defaults.
+        await db.schema.alterTable('campaigns').addColumn('widget_style', 'text').execute();
+      },
+    },
   };
 }
 

@@ -34,6 +34,8 @@ export interface CampaignsTable {
   signing_secret: string | null;
   /** JSON of the per-channel share messages (ShareMessages in src/api/schemas.ts); null when none is set. */
   share_messages: string | null;
+  /** JSON of the widget's look (WidgetStyle in src/api/schemas.ts); null when none is set. */
+  widget_style: string | null;
   created_on: number;
   updated_on: number;
 }
