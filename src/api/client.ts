@@ -20,6 +20,7 @@ import type {
   SearchParticipantsQuery,
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
+  KeyedParticipant,
   Ok,
   Participant,
   QualifyParticipantBody,
@@ -31,7 +32,7 @@ import type {
 import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
-export type { Participant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
+export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 export type {
   CampaignAnalytics,
   CampaignSettings,
@@ -258,7 +259,7 @@ export class RefkitClient extends BrowserClient {
 
   // ---- the interface's operations (getCampaign and validateCode are in BrowserClient) ----
 
-  addParticipant(body: AddParticipantBody): Promise<Participant> {
+  addParticipant(body: AddParticipantBody): Promise<KeyedParticipant> {
     return this.postJson('/api/v1/addParticipant', body);
   }
   getParticipant(id: string, email: string): Promise<Participant> {
@@ -276,7 +277,7 @@ export class RefkitClient extends BrowserClient {
   getReferralsPage(id: string, email: string, paging: Paging = {}): Promise<Page<Participant>> {
     return this.getPage('/api/v1/getReferrals', { id, email, ...paging });
   }
-  qualifyParticipant(body: QualifyParticipantBody): Promise<Participant> {
+  qualifyParticipant(body: QualifyParticipantBody): Promise<KeyedParticipant> {
     return this.postJson('/api/v1/qualifyParticipant', body);
   }
 

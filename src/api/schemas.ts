@@ -37,6 +37,20 @@ export const Participant = Type.Object(
 );
 export type Participant = Static<typeof Participant>;
 
+/**
+ * The Participant that addParticipant and qualifyParticipant answer a caller with a secret key: the
+ * interface's fields, and, when rewards are held back, why (so a backend hears of it at once). A keyless
+ * caller never gets these fields: fraud signals are the owner's alone.
+ */
+export const KeyedParticipant = Type.Composite([
+  Participant,
+  Type.Object({
+    held: Type.Optional(Type.Boolean({ description: 'true when this participant\'s rewards are held back: present only then' })),
+    heldReason: Type.Optional(Type.String({ description: 'Why, and how they are released (the owner approves in the review queue)' })),
+  }),
+], { additionalProperties: false });
+export type KeyedParticipant = Static<typeof KeyedParticipant>;
+
 export const Campaign = Type.Object(
   {
     campaignId: Type.Optional(Type.String()),

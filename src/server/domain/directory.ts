@@ -92,7 +92,7 @@ export async function searchParticipants(
 const SIGNAL_COUNT_CAP = 100;
 
 /** Why fraud scoring rated a sign-up as it did, re-derived from what is stored, in words. */
-async function signals(ctx: Ctx, p: ParticipantRow, referrer: ParticipantRow | undefined): Promise<string[]> {
+export async function signals(ctx: Ctx, p: ParticipantRow, referrer: ParticipantRow | undefined): Promise<string[]> {
   if (p.signup_source === 'api') return ['Added with a secret key by your backend: not scored'];
   if (p.signup_source === 'import') return ['Imported from a CSV file: not scored'];
   const out: string[] = [];

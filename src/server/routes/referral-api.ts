@@ -11,6 +11,7 @@ import {
   ApiErrorBody,
   Campaign,
   CampaignQuery,
+  KeyedParticipant,
   Participant,
   ParticipantQuery,
   ProofHeaders,
@@ -22,6 +23,7 @@ import { findCampaign } from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as participants from '../domain/participants.js';
 import { campaignView } from '../domain/campaign-views.js';
+import { holdOf } from '../domain/holds.js';
 import { presentPage, presentView } from '../domain/present.js';
 import * as rewards from '../domain/rewards.js';
 import * as signups from '../domain/signups.js';
@@ -60,17 +62,20 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
           'Public. Idempotent per email: an existing participant is returned unchanged, and a referral is never re-assigned. ' +
           'Keyless calls are browser signups, scored for fraud; they read an existing participant\'s private fields only with proof ' +
           '(Refkit-Participant-Token or Refkit-Email-Signature), else only email, referralCode, shareLink and campaignId. ' +
-          'Refkit-Signup tells created, existing or pending (waiting for email confirmation).',
+          'Refkit-Signup tells created, existing or pending (waiting for email confirmation). ' +
+          'With a secret key, a participant whose rewards are held back (held for review, or referred by one who is) comes with held and heldReason.',
         headers: ProofHeaders,
         body: AddParticipantBody,
-        response: { 200: Participant, ...errors },
+        response: { 200: KeyedParticipant, ...errors },
       },
     },
     async (request, reply) => {
       const how: signups.SignupSource = request.actor
         ? { source: 'api', ip: null, actor: request.actor }
         : { source: 'browser', ip: request.ip, proof: proofOf(request) };
-      return presentSignup(reply, await signups.addParticipant(ctx, request.body, how));
+      const result = await signups.addParticipant(ctx, request.body, how);
+      const body = presentSignup(reply, result);
+      return request.actor && result.participant ? { ...body, ...(await holdOf(ctx, result.participant)) } : body;
     },
   );
 
@@ -161,11 +166,16 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         tags,
         security: bearer,
         summary: 'Mark the qualifying event complete for a referred participant',
-        description: 'The first call credits both rewards once; every call with amountPaid adds a payment.',
+        description:
+          'The first call credits both rewards once, unless they are held back: then the answer has held and heldReason, and they are ' +
+          'credited when the owner approves. Every call with amountPaid adds a payment.',
         body: QualifyParticipantBody,
-        response: { 200: Participant, ...errors },
+        response: { 200: KeyedParticipant, ...errors },
       },
     },
-    async (request) => presentView(await rewards.qualifyParticipant(ctx, requireActor(request), request.body)),
+    async (request) => {
+      const view = await rewards.qualifyParticipant(ctx, requireActor(request), request.body);
+      return { ...presentView(view), ...(await holdOf(ctx, view.participant)) };
+    },
   );
 };
