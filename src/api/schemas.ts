@@ -406,6 +406,7 @@ export const CampaignSettings = Type.Composite([
     requireEmailConfirmation: Type.Boolean(),
     shareMessages: ShareMessages,
     widgetStyle: WidgetStyle,
+    reviewQueue: Type.Integer({ description: 'Participants held for review and not rejected: the review queue' }),
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;

@@ -57,4 +57,18 @@ eachDatabase('held rewards', (service) => {
     assert.equal('held' in qualified, false);
     assert.equal(qualified.refereeReward, 5);
   });
+
+  it("the owner's campaign list counts each campaign's review queue: held, not rejected", async () => {
+    const s = service();
+    const id = await s.campaign();
+    const other = await s.campaign();
+    const queue = async () => Object.fromEntries((await s.admin.listCampaigns()).map((c) => [c.campaignId, c.reviewQueue]));
+    assert.deepEqual(await queue(), { [id]: 0, [other]: 0 });
+    const ann = await s.browser.addParticipant({ id, email: 'ann@example.com' });
+    for (const email of ['ben@example.org', 'cara@example.org', 'dan@example.org']) await s.browser.addParticipant({ id, email, referredByCode: ann.referralCode! });
+    assert.deepEqual(await queue(), { [id]: 3, [other]: 0 });
+    await s.admin.rejectParticipant(id, 'ben@example.org');
+    await s.admin.approveParticipant(id, 'cara@example.org');
+    assert.deepEqual(await queue(), { [id]: 1, [other]: 0 });
+  });
 });

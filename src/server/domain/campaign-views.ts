@@ -9,8 +9,9 @@ export async function campaignView(ctx: Ctx, c: CampaignRow): Promise<Campaign> 
   return presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
 }
 
-/** The account's campaigns, newest first, with every setting and their counts (one query for all). */
+/** The account's campaigns, newest first, with every setting and their counts (one query for all of each). */
 export async function listCampaignSettings(ctx: Ctx, actor: Actor): Promise<CampaignSettings[]> {
   const rows = await ctx.store.listCampaigns(actor.accountId);
-  return rows.map((c) => presentCampaignSettings(c, c.participant_count, ctx.now()));
+  const held = await ctx.store.directory.countHeld(rows.map((c) => c.id));
+  return rows.map((c) => presentCampaignSettings(c, { participants: c.participant_count, reviewQueue: held.get(c.id) ?? 0 }, ctx.now()));
 }

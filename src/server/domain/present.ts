@@ -70,9 +70,10 @@ export const presentView = (v: ParticipantView, visibility: Visibility = 'owner'
 export const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
 
 /** A campaign as its owner edits it: the wire Campaign and the settings getCampaign does not show. */
-export function presentCampaignSettings(c: CampaignRow, participants: number, now: number): CampaignSettings {
+export function presentCampaignSettings(c: CampaignRow, counts: { participants: number; reviewQueue: number }, now: number): CampaignSettings {
   return {
-    ...presentCampaign(c, participants, now),
+    ...presentCampaign(c, counts.participants, now),
+    reviewQueue: counts.reviewQueue,
     rewardCurrency: c.reward_currency,
     allowedOrigins: c.allowed_origins === null ? null : (JSON.parse(c.allowed_origins) as string[]),
     requireEmailConfirmation: c.require_email_confirmation === 1,

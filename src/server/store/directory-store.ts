@@ -30,6 +30,9 @@ const SORT_COLUMN = { createdOn: 'created_on', email: 'email', totalReferrals: '
 
 type Eb = ExpressionBuilder<Database, 'participants'>;
 
+/** Whether the owner has decided on (rejected) the participant of the row. */
+const reviewed = (eb: Eb) => eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id'));
+
 /** Escapes the wildcards of LIKE in a prefix. */
 const likePrefix = (p: string) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 /** Above every string that starts with the prefix, in SQLite's binary (UTF-8 byte) order. */
@@ -58,7 +61,7 @@ export class DirectoryStore {
       .select((eb) =>
         eb
           .case()
-          .when(eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id')))
+          .when(reviewed(eb))
           .then(1)
           .else(0)
           .end()
@@ -67,7 +70,6 @@ export class DirectoryStore {
       .where('participants.campaign_id', '=', q.campaignId);
     if (q.emailPrefix !== undefined) query = query.where(this.#prefix(q.emailPrefix));
     if (q.filter !== 'all') {
-      const reviewed = (eb: Eb) => eb.exists(eb.selectFrom('participant_reviews').select('participant_id').whereRef('participant_id', '=', 'participants.id'));
       query = query.where('participants.approval', '=', 0).where((eb) => (q.filter === 'held' ? eb.not(reviewed(eb)) : reviewed(eb)));
     }
     if (q.after) {
@@ -92,6 +94,20 @@ export class DirectoryStore {
       .orderBy('id', 'desc')
       .limit(bound(limit))
       .execute();
+  }
+
+  /** The size of each campaign's review queue (held, not rejected), in one query; a campaign with none is absent. */
+  async countHeld(campaignIds: string[]): Promise<Map<string, number>> {
+    if (campaignIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('participants')
+      .select((eb) => ['campaign_id', eb.fn.countAll<number | string>().as('n')])
+      .where('campaign_id', 'in', campaignIds)
+      .where('approval', '=', 0)
+      .where((eb) => eb.not(reviewed(eb)))
+      .groupBy('campaign_id')
+      .execute();
+    return new Map(rows.map((r) => [r.campaign_id, Number(r.n)]));
   }
 
   async isRejected(participantId: number): Promise<boolean> {
