@@ -362,6 +362,8 @@ export const WebhookDelivery = Type.Object({
   eventId: Type.String({ description: 'The webhook-id header: the same on every attempt' }),
   endpointId: Type.String(),
   eventType: WebhookEventType,
+  campaignId: Type.String(),
+  participantEmail: Type.String({ description: 'The participant the event is about' }),
   status: DeliveryStatus,
   attemptCount: Type.Integer(),
   nextAttemptOn: Type.Union([DateTime, Type.Null()]),

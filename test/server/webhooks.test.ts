@@ -497,6 +497,10 @@ kindsAtOnce('webhooks', (kind) => {
       const referees = await s.admin.listWebhookDeliveries({ eventType: 'referee_added' });
       assert.equal(referees.length, 4);
       assert.ok(referees.every((d) => d.eventType === 'referee_added'));
+      // Each delivery names the participant the event is about, and the campaign.
+      assert.deepEqual(new Set(referees.map((d) => d.participantEmail)), new Set(['ben@example.com', 'cal@example.com']));
+      assert.deepEqual(all.filter((d) => d.eventType === 'referrer_added').map((d) => d.participantEmail), ['ann@example.com']);
+      assert.ok(all.every((d) => d.campaignId === id));
       assert.equal((await s.admin.listWebhookDeliveries({ eventType: 'referrer_added' })).length, 1);
       assert.equal((await s.admin.listWebhookDeliveries({ eventType: 'reward_unlocked' })).length, 0);
       assert.equal((await s.admin.listWebhookDeliveries({ eventType: 'referee_added', endpointId: endpoint.id, status: 'delivered' })).length, 2);

@@ -1,5 +1,5 @@
 /** The webhook delivery log an account reads (each delivery with its attempts), and redelivery. */
-import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookEventType } from '../../api/schemas.js';
+import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookEvent, WebhookEventType } from '../../api/schemas.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { iso } from './time.js';
@@ -12,6 +12,9 @@ export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliv
     eventId: r.event_id,
     endpointId: r.endpoint_id,
     eventType: r.event_type as WebhookEventType,
+    campaignId: r.campaign_id,
+    // Who it is about, from the body that was sent (frozen when the event happened).
+    participantEmail: (JSON.parse(r.payload) as WebhookEvent).data.email,
     status: r.status,
     attemptCount: r.attempt_count,
     nextAttemptOn: r.status === 'pending' && r.next_attempt_on !== null ? iso(r.next_attempt_on) : null,

@@ -167,12 +167,12 @@ export class WebhookStore {
       .execute();
   }
 
-  async listDeliveries(f: DeliveryFilter): Promise<(DeliveryRow & { event_type: string })[]> {
+  async listDeliveries(f: DeliveryFilter): Promise<(DeliveryRow & { event_type: string; campaign_id: string; payload: string })[]> {
     let q = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
       .selectAll('d')
-      .select('e.event_type')
+      .select(['e.event_type', 'e.campaign_id', 'e.payload'])
       .where('e.account_id', '=', f.accountId);
     if (f.status) q = q.where('d.status', '=', f.status);
     if (f.endpointId) q = q.where('d.endpoint_id', '=', f.endpointId);
