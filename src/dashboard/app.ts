@@ -7,6 +7,7 @@ import { customElement, state } from 'lit/decorators.js';
 import type { CampaignSettings } from '../api/client.js';
 import { api, describe, isUnauthorized, useSession } from './api.js';
 import { href, parseRoute, type Route } from './router.js';
+import { count } from './format.js';
 import { base } from './styles.js';
 import './pages/sign-in.js';
 import './pages/campaigns.js';
@@ -44,6 +45,7 @@ export class Dashboard extends LitElement {
       nav.side a { display: flex; align-items: center; gap: 10px; color: #cbd5e1; padding: 8px 12px; border-radius: 8px; font-weight: 500; }
       nav.side a:hover { background: #1e293b; color: #fff; text-decoration: none; }
       nav.side a[aria-current='page'] { background: #1e293b; color: #fff; box-shadow: inset 3px 0 0 #818cf8; }
+      .queue { margin-left: auto; min-width: 20px; padding: 0 6px; border-radius: 999px; background: #f59e0b; color: #1f2937; font-size: 12px; font-weight: 700; line-height: 20px; text-align: center; }
       nav.side select { background: #1e293b; color: #fff; border-color: #334155; margin: 0 0 4px; }
       nav.side label { color: #94a3b8; font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; padding: 16px 12px 0; }
       .campaign-pick { padding: 0 12px; }
@@ -77,9 +79,16 @@ export class Dashboard extends LitElement {
     this.route = parseRoute(location.hash);
     const id = 'id' in this.route ? this.route.id : undefined;
     if (id) localStorage.setItem(LAST_CAMPAIGN, id);
-    // Titles per view, so the browser's history and screen readers name the page.
-    document.title = `${TITLES[this.route.page]} · Refkit`;
+    this.#title();
+    // The counts in the list (participants, review queue) move while the owner looks elsewhere: a page
+    // opened shows them as they are now, not as they were at sign-in.
+    if (this.phase === 'signed-in') void this.#loadCampaigns();
   };
+
+  /** Titles per view, so the browser's history and screen readers name the page (the sign-in form sets its own). */
+  #title() {
+    if (this.phase === 'signed-in') document.title = `${TITLES[this.route.page]} · Refkit`;
+  }
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -110,6 +119,7 @@ export class Dashboard extends LitElement {
     useSession(session.csrfToken);
     this.email = session.email;
     this.phase = 'signed-in';
+    this.#title();
     void this.#loadCampaigns();
   }
 
@@ -142,8 +152,17 @@ export class Dashboard extends LitElement {
     return this.campaigns[0]?.campaignId;
   }
 
-  #link(to: string, label: string, current: boolean) {
-    return html`<a href=${to} aria-current=${current ? 'page' : 'false'}>${label}</a>`;
+  #link(to: string, label: string, current: boolean, badge: unknown = nothing) {
+    return html`<a href=${to} aria-current=${current ? 'page' : 'false'}>${label}${badge}</a>`;
+  }
+
+  /** The review queue's size beside Participants, when anyone waits. */
+  #queueBadge(campaign: CampaignSettings | undefined) {
+    const waiting = campaign?.reviewQueue ?? 0;
+    if (waiting === 0) return nothing;
+    return html`<span class="queue" title=${`${count(waiting, 'sign-up', 'sign-ups')} held for review`}
+      ><span aria-hidden="true">${waiting}</span><span class="sr-only">(${count(waiting, 'sign-up', 'sign-ups')} held for review)</span></span
+    >`;
   }
 
   override render() {
@@ -151,17 +170,18 @@ export class Dashboard extends LitElement {
     if (this.phase === 'signed-out') return html`<rk-sign-in .initialError=${this.error}></rk-sign-in>`;
     const id = this.#currentCampaign();
     const page = this.route.page;
+    const current = this.campaigns.find((c) => c.campaignId === id);
     return html`<div class="shell">
       <nav class="side" aria-label="Main">
         <div class="brand"><span class="logo" aria-hidden="true">R</span> Refkit</div>
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
-          ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant')}
+          ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
             ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')}`
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
-        ${this.campaigns.length > 1 && id
+        ${this.campaigns.length > 1 && 'id' in this.route
           ? html`<label for="pick">Campaign</label>
               <div class="campaign-pick">
                 <select id="pick" aria-label="Campaign" @change=${(e: Event) => this.#switchCampaign((e.target as HTMLSelectElement).value)}>

@@ -21,6 +21,12 @@ export class Page extends LitElement {
     }
   }
 
+  /** Another subject is on screen (another participant, campaign): what was said about the last one goes. */
+  protected forgetMessages(): void {
+    this.error = '';
+    this.notice = '';
+  }
+
   protected messages() {
     return html`${this.error ? html`<div class="alert" role="alert">${this.error}</div>` : nothing}
       <div role="status">${this.notice ? html`<div class="notice">${this.notice}</div>` : nothing}</div>`;

@@ -19,7 +19,8 @@ export const base = css`
     --danger-soft: #fef3f2;
     --radius: 10px;
     --shadow: 0 1px 2px rgba(16, 24, 40, 0.06), 0 1px 3px rgba(16, 24, 40, 0.08);
-    font-family: Inter, ui-sans-serif, system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+    --sans: Inter, ui-sans-serif, system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+    font-family: var(--sans);
     font-size: 14px;
     line-height: 1.5;
     color: var(--text);
@@ -89,7 +90,20 @@ export const base = css`
   td { padding: 12px 16px; border-bottom: 1px solid var(--border); vertical-align: middle; }
   tr:last-child td { border-bottom: 0; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+  td.when { white-space: nowrap; }
   .empty { padding: 32px 16px; text-align: center; color: var(--muted); }
+  /* A table of records: on a phone each row is a card of "label value" lines (labels from data-label), so
+     no column is cut off or squeezed to a few characters a line. A cell without a label spans the card. */
+  @media (max-width: 640px) {
+    table.records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
+    table.records, table.records tbody, table.records tr, table.records td { display: block; width: 100%; }
+    table.records tr { border-bottom: 1px solid var(--border); padding: 8px 0; }
+    table.records tr:last-child { border-bottom: 0; }
+    table.records td { border: 0; padding: 4px 16px; overflow-wrap: anywhere; }
+    table.records td[data-label] { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; text-align: right; }
+    table.records td[data-label]::before { content: attr(data-label); flex: none; font-family: var(--sans); color: var(--muted); font-size: 12px; font-weight: 600; text-align: left; }
+    table.records td.empty { padding: 24px 16px; }
+  }
 
   .badge { display: inline-flex; align-items: center; gap: 4px; padding: 2px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; background: #f2f4f7; color: #344054; white-space: nowrap; }
   .badge.ok { background: var(--ok-soft); color: var(--ok); }

@@ -164,10 +164,12 @@ describe('dashboard', () => {
       await page.getByLabel('Balance').selectOption('referral');
       await page.getByLabel('Amount').fill('5');
       await page.getByRole('button', { name: 'Redeem' }).click();
-      await page.getByText('Redeemed 5 from the referral balance.').waitFor();
+      await confirm(page, 'Redeem');
+      await page.getByText('Redeemed $5 from the referral balance.').waitFor();
       assert.equal((await seeded.service.admin.getParticipant(id, 'ava.0@example.com')).referralRewardBalance, before - 5);
       await page.getByLabel('Amount').fill('100000');
       await page.getByRole('button', { name: 'Redeem' }).click();
+      await confirm(page, 'Redeem');
       await page.getByRole('alert').getByText(/balance is less than 100000/).waitFor();
       // The referral list links on to a referral, whose detail names the referrer.
       await page.getByRole('link', { name: 'friend0@example.org' }).click();
@@ -210,7 +212,7 @@ describe('dashboard', () => {
       const upload = join(tmp, 'new.csv');
       writeFileSync(upload, 'email,firstName\nnew.one@example.com,New\nnot-an-email,Bad\nava.0@example.com,Again\n');
       await page.locator('#import-file').setInputFiles(upload);
-      await page.getByText(/Imported 1 participants; 1 already there; 1 refused \(line 3: email must be an email address\)/).waitFor();
+      await page.getByText(/Imported 1 participant; 1 already there; 1 refused \(line 3: email must be an email address\)/).waitFor();
       assert.equal((await seeded.service.admin.getParticipant(id, 'new.one@example.com')).firstName, 'New');
     }));
 
@@ -221,7 +223,8 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Sign-ups per day' }).waitFor();
       await page.locator('rk-analytics canvas').first().waitFor();
       const funnel = page.locator('rk-analytics .funnel');
-      for (const v of [a.funnel.impressions, a.funnel.signups, a.funnel.referredSignups, a.funnel.qualified]) await funnel.getByText(String(v), { exact: true }).first().waitFor();
+      for (const v of [a.funnel.impressions, a.funnel.referredSignups, a.funnel.qualified]) await funnel.getByText(String(v), { exact: true }).first().waitFor();
+      await page.locator('rk-analytics .stat').getByText(String(a.funnel.signups), { exact: true }).first().waitFor();
       await page.getByText(`$${a.referredRevenue}`).first().waitFor();
       await page.getByText(a.viralCoefficient.toFixed(2), { exact: true }).waitFor();
       await page.locator('rk-analytics').getByRole('link', { name: a.topReferrers[0]!.email! }).waitFor();

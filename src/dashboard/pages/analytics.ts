@@ -5,9 +5,31 @@ import uPlot from 'uplot';
 import uplotCss from 'uplot/dist/uPlot.min.css?inline';
 import type { CampaignAnalytics, CampaignSettings } from '../../api/client.js';
 import { api } from '../api.js';
-import { money, n, percent } from '../format.js';
+import { count, money, n, percent } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
+
+const DAY_S = 86_400;
+/**
+ * The time axis spans at least a week, ending today: a campaign's first day alone is one point, which
+ * uPlot would otherwise stretch over an axis of years.
+ */
+const MIN_DAYS = 7;
+/** Tick steps: whole days and whole sign-ups only (uPlot's defaults include hours and 0.2 steps). */
+const DAY_STEPS = [1, 2, 7, 14, 28, 91, 182, 364].map((d) => d * DAY_S);
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
+/** The days are UTC days (the service counts by them), so their labels are too. */
+const dayLabel = (s: number) => new Date(s * 1000).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/**
+ * The steps of a referral, each named for what it counts. All sign-ups are not among them: a sign-up
+ * that came without a share link is no step of a referral.
+ */
+const STEPS: [keyof CampaignAnalytics['funnel'], string, string][] = [
+  ['impressions', 'Share-link views', 'Visitors who opened a share link (once a visitor a day)'],
+  ['referredSignups', 'Referred sign-ups', 'Sign-ups with a referral code: from a link, or added by your backend'],
+  ['qualified', 'Qualified referrals', 'Referred participants who completed the qualifying event'],
+];
 
 @customElement('rk-analytics')
 export class Analytics extends Page {
@@ -16,7 +38,8 @@ export class Analytics extends Page {
     unsafeCSS(uplotCss),
     css`
       .funnel { display: grid; gap: 10px; }
-      .step { display: grid; grid-template-columns: 160px 1fr 90px; gap: 12px; align-items: center; }
+      .step { display: grid; grid-template-columns: 160px 1fr 90px; gap: 4px 12px; align-items: center; }
+      .step .what { grid-column: 1 / -1; color: var(--muted); font-size: 12px; }
       .bar { height: 28px; background: #f2f4f7; border-radius: 6px; overflow: hidden; }
       .bar span { display: block; height: 100%; background: linear-gradient(90deg, #6366f1, #8b5cf6); border-radius: 6px; min-width: 2px; }
       .step .num { text-align: right; font-weight: 600; font-variant-numeric: tabular-nums; }
@@ -35,10 +58,17 @@ export class Analytics extends Page {
   @state() private data: CampaignAnalytics | undefined;
   @query('.chart') private chartBox: HTMLElement | undefined;
   #chart: uPlot | undefined;
+  /** The chart drawn, for tests and the browser's console. */
+  get chart(): uPlot | undefined {
+    return this.#chart;
+  }
   #resize = new ResizeObserver(() => this.#chart?.setSize(this.#size()));
 
   protected override willUpdate(changed: Map<string, unknown>): void {
-    if (changed.has('campaignId')) void this.#load();
+    if (changed.has('campaignId')) {
+      this.forgetMessages();
+      void this.#load();
+    }
   }
 
   override disconnectedCallback(): void {
@@ -60,17 +90,26 @@ export class Analytics extends Page {
     this.#chart?.destroy();
     const days = this.data.daily;
     const x = days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000);
+    const last = x.at(-1) ?? Math.floor(Date.now() / 1000 / DAY_S) * DAY_S;
+    const first = x[0] ?? last;
     this.#chart = new uPlot(
       {
         ...this.#size(),
         title: '',
-        scales: { x: { time: true } },
+        scales: {
+          // From the data, not from uPlot's own guess: for a single point it proposes a 1,000-day span.
+          x: { time: true, range: () => [Math.min(first, last - (MIN_DAYS - 1) * DAY_S), last] },
+          y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
+        },
         series: [
-          {},
+          { label: 'Day', value: (_u, v) => (v == null ? '–' : dayLabel(v)) },
           { label: 'Sign-ups', stroke: '#4f46e5', fill: 'rgba(99, 102, 241, 0.12)', width: 2 },
           { label: 'Referred sign-ups', stroke: '#0e9384', width: 2 },
         ],
-        axes: [{ stroke: '#5d6676', grid: { stroke: '#f2f4f7' } }, { stroke: '#5d6676', grid: { stroke: '#f2f4f7' } }],
+        axes: [
+          { stroke: '#5d6676', grid: { stroke: '#f2f4f7' }, space: 56, incrs: DAY_STEPS, values: (_u, splits) => splits.map(dayLabel) },
+          { stroke: '#5d6676', grid: { stroke: '#f2f4f7' }, incrs: COUNT_STEPS, values: (_u, splits) => splits.map((v) => n(v)) },
+        ],
       },
       [x, days.map((d) => d.signups), days.map((d) => d.referredSignups)],
       this.chartBox,
@@ -83,13 +122,7 @@ export class Analytics extends Page {
     const currency = this.campaign?.rewardCurrency ?? 'USD';
     if (!a) return html`<h1>Analytics</h1>${this.messages()}`;
     const f = a.funnel;
-    const steps: [string, number][] = [
-      ['Impressions', f.impressions],
-      ['Sign-ups', f.signups],
-      ['Referred sign-ups', f.referredSignups],
-      ['Qualified', f.qualified],
-    ];
-    const max = Math.max(1, ...steps.map(([, v]) => v));
+    const max = Math.max(1, ...STEPS.map(([key]) => f[key]));
     return html`<div class="page-head">
         <div>
           <h1>Analytics</h1>
@@ -98,7 +131,7 @@ export class Analytics extends Page {
       </div>
       ${this.messages()}
       <div class="stats">
-        <div class="stat"><div class="label">Sign-ups</div><div class="value">${n(f.signups)}</div><div class="sub">${n(f.impressions)} link views</div></div>
+        <div class="stat"><div class="label">Sign-ups</div><div class="value">${n(f.signups)}</div><div class="sub">${count(f.impressions, 'share-link view', 'share-link views')}</div></div>
         <div class="stat"><div class="label">Referred sign-ups</div><div class="value">${n(f.referredSignups)}</div><div class="sub">${percent(f.referredSignups, f.signups)} of sign-ups</div></div>
         <div class="stat"><div class="label">Qualified</div><div class="value">${n(f.qualified)}</div><div class="sub">${percent(f.qualified, f.referredSignups)} of referred</div></div>
         <div class="stat"><div class="label">Referred revenue</div><div class="value">${money(a.referredRevenue, currency)}</div><div class="sub">paid by referred participants</div></div>
@@ -106,17 +139,18 @@ export class Analytics extends Page {
       </div>
       <section class="card" aria-labelledby="daily-h">
         <h2 id="daily-h">Sign-ups per day</h2>
-        <div class="chart" role="img" aria-label="Chart of sign-ups and referred sign-ups per day, ${a.daily.length} days"></div>
+        <div class="chart" role="img" aria-label="Chart of sign-ups and referred sign-ups per day, ${count(a.daily.length, 'day', 'days')}"></div>
       </section>
       <div class="two" style="margin-top:16px">
         <section class="card" aria-labelledby="funnel-h">
-          <h2 id="funnel-h">Funnel</h2>
+          <h2 id="funnel-h">Referral steps</h2>
           <div class="funnel">
-            ${steps.map(
-              ([label, v]) => html`<div class="step">
+            ${STEPS.map(
+              ([key, label, what]) => html`<div class="step">
                 <span>${label}</span>
-                <div class="bar" aria-hidden="true"><span style="width:${(v / max) * 100}%"></span></div>
-                <span class="num">${n(v)}</span>
+                <div class="bar" aria-hidden="true"><span style="width:${(f[key] / max) * 100}%"></span></div>
+                <span class="num">${n(f[key])}</span>
+                <span class="what">${what}</span>
               </div>`,
             )}
           </div>

@@ -123,6 +123,7 @@ export class CampaignEditor extends Page {
     // Fill the form once per campaign (not on every list refresh, which would undo unsaved edits).
     if (this.campaign && this.loadedFor !== this.campaign.campaignId) {
       this.loadedFor = this.campaign.campaignId;
+      this.forgetMessages();
       this.draft = draftOf(this.campaign);
       const written = rewardTexts(this.draft);
       this.#following = new Set((['rewardHeader', 'rewardDescription'] as const).filter((f) => this.draft[f] === written[f]));

@@ -4,7 +4,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { CampaignSettings, Participant, ParticipantDetail } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
-import { date, money, n } from '../format.js';
+import { count, date, money, n, reward } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
 import { scoreBadge } from '../status.js';
@@ -22,6 +22,7 @@ export class ParticipantDetailPage extends Page {
       form.redeem button { grid-column: 1 / -1; }
       dl.props dd a { word-break: break-all; }
       form.redeem .field { margin: 0; }
+      form.redeem .alert { grid-column: 1 / -1; margin: 0; }
       ul.signals { margin: 8px 0 12px; padding-left: 18px; }
     `,
   ];
@@ -32,9 +33,15 @@ export class ParticipantDetailPage extends Page {
   @state() private detail: ParticipantDetail | undefined;
   @state() private referrals: Participant[] = [];
   @state() private moreReferrals: string | undefined;
+  /** A refused redemption, said beside the form that made it. */
+  @state() private redeemError = '';
 
   protected override willUpdate(changed: Map<string, unknown>): void {
-    if (changed.has('campaignId') || changed.has('email')) void this.#load();
+    if (changed.has('campaignId') || changed.has('email')) {
+      this.forgetMessages();
+      this.redeemError = '';
+      void this.#load();
+    }
   }
 
   async #load() {
@@ -59,10 +66,18 @@ export class ParticipantDetailPage extends Page {
     const data = new FormData(form);
     const kind = data.get('kind') as 'referral' | 'referee';
     const amount = Number(data.get('amount'));
+    const value = reward(amount, this.campaign);
+    this.redeemError = '';
+    if (!(await confirmAction(this, `Redeem ${value}?`, `${value} is taken from ${this.email}'s ${kind} balance, for good.`, 'Redeem'))) return;
     const ok = await this.attempt(() => api().redeemReward({ id: this.campaignId, email: this.email, kind, amount }));
-    if (!ok) return;
+    if (!ok) {
+      // Said at the form, where the owner is looking, rather than at the top of the page.
+      this.redeemError = this.error;
+      this.error = '';
+      return;
+    }
     form.reset();
-    this.notice = `Redeemed ${amount} from the ${kind} balance.`;
+    this.notice = `Redeemed ${value} from the ${kind} balance.`;
     await this.#load();
   }
 
@@ -74,6 +89,8 @@ export class ParticipantDetailPage extends Page {
     const done = await this.attempt(() => (approve ? api().approveParticipant(this.campaignId, this.email) : api().rejectParticipant(this.campaignId, this.email)));
     if (!done) return;
     this.notice = approve ? 'Approved.' : 'Rejected.';
+    // The review queue's count (in the navigation) comes with the campaign list.
+    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
     await this.#load();
   }
 
@@ -83,6 +100,7 @@ export class ParticipantDetailPage extends Page {
     if (!d) return html`${back}${this.messages()}`;
     const p = d.participant;
     const currency = this.campaign?.rewardCurrency ?? 'USD';
+    const c = this.campaign;
     const held = !p.approval && !p.rejected;
     return html`${back}
       <div class="page-head" style="margin-top:12px">
@@ -100,8 +118,8 @@ export class ParticipantDetailPage extends Page {
         <section class="card" aria-labelledby="bal-h">
           <h2 id="bal-h">Rewards</h2>
           <div class="balances">
-            <div><div class="muted">Referral balance</div><div class="value">${n(p.referralRewardBalance)}</div><div class="muted">${n(p.referralReward)} earned · ${n(p.referralRewardRedeemed)} redeemed</div></div>
-            <div><div class="muted">Referee balance</div><div class="value">${n(p.refereeRewardBalance)}</div><div class="muted">${n(p.refereeReward)} earned · ${n(p.refereeRewardRedeemed)} redeemed</div></div>
+            <div><div class="muted">Referral balance</div><div class="value">${reward(p.referralRewardBalance, c)}</div><div class="muted">${reward(p.referralReward, c)} earned · ${reward(p.referralRewardRedeemed, c)} redeemed</div></div>
+            <div><div class="muted">Referee balance</div><div class="value">${reward(p.refereeRewardBalance, c)}</div><div class="muted">${reward(p.refereeReward, c)} earned · ${reward(p.refereeRewardRedeemed, c)} redeemed</div></div>
           </div>
           <form class="redeem" @submit=${this.#redeem} aria-label="Redeem a reward">
             <div class="field">
@@ -110,12 +128,13 @@ export class ParticipantDetailPage extends Page {
             </div>
             <div class="field"><label for="amount">Amount</label><input id="amount" name="amount" type="number" min="1" step="1" required /></div>
             <button class="primary" type="submit">Redeem</button>
+            ${this.redeemError ? html`<div class="alert" role="alert">${this.redeemError}</div>` : nothing}
           </form>
         </section>
         <section class="card" aria-labelledby="pay-h">
           <h2 id="pay-h">Payments</h2>
           <dl class="props">
-            <dt>Paid</dt><dd>${money(p.amountPaid, currency)} in ${n(p.paymentCount)} payment${p.paymentCount === 1 ? '' : 's'}</dd>
+            <dt>Paid</dt><dd>${money(p.amountPaid, currency)} in ${count(p.paymentCount, 'payment', 'payments')}</dd>
             <dt>Revenue from referrals</dt><dd>${money(p.revenueGenerated, currency)}</dd>
             <dt>Qualified</dt><dd>${p.rewardEventCompleted ? 'Yes' : 'Not yet'}</dd>
             <dt>Link views</dt><dd>${n(p.impressionCount)}</dd>
@@ -137,14 +156,14 @@ export class ParticipantDetailPage extends Page {
           <h2 id="ref-h">Referred by</h2>
           ${d.referrer
             ? html`<p><a href=${href.participant(this.campaignId, d.referrer.email!)}>${d.referrer.email}</a></p>
-                <p class="muted">Code <span class="mono">${d.referrer.referralCode}</span> · ${n(d.referrer.totalReferrals)} referrals</p>`
+                <p class="muted">Code <span class="mono">${d.referrer.referralCode}</span> · ${count(d.referrer.totalReferrals, 'referral', 'referrals')}</p>`
             : html`<p class="muted">Nobody: joined directly.</p>`}
         </section>
       </div>
       <section aria-labelledby="refs-h">
         <h2 id="refs-h">Referrals (${n(p.totalReferrals)})</h2>
         <div class="table-wrap">
-          <table>
+          <table class="records">
             <thead><tr><th>Email</th><th>Joined</th><th>Qualified</th><th>Fraud score</th></tr></thead>
             <tbody>
               ${this.referrals.length === 0
@@ -152,9 +171,9 @@ export class ParticipantDetailPage extends Page {
                 : this.referrals.map(
                     (r) => html`<tr>
                       <td><a href=${href.participant(this.campaignId, r.email!)}>${r.email}</a></td>
-                      <td>${date(r.createdOn)}</td>
-                      <td>${r.rewardEventCompleted ? html`<span class="badge ok">qualified</span>` : html`<span class="badge">pending</span>`}</td>
-                      <td>${scoreBadge(r.fraudScore)}</td>
+                      <td data-label="Joined">${date(r.createdOn)}</td>
+                      <td data-label="Qualified">${r.rewardEventCompleted ? html`<span class="badge ok">qualified</span>` : html`<span class="badge">pending</span>`}</td>
+                      <td data-label="Fraud score">${scoreBadge(r.fraudScore)}</td>
                     </tr>`,
                   )}
             </tbody>

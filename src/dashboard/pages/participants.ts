@@ -7,7 +7,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { CampaignSettings, ParticipantSummary, SearchParticipantsQuery } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
-import { date, n } from '../format.js';
+import { count, date, n, reward } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
 import { scoreBadge } from '../status.js';
@@ -50,7 +50,10 @@ export class Participants extends Page {
   #debounce: ReturnType<typeof setTimeout> | undefined;
 
   protected override willUpdate(changed: Map<string, unknown>): void {
-    if (changed.has('campaignId')) void this.#load(undefined, []);
+    if (changed.has('campaignId')) {
+      this.forgetMessages();
+      void this.#load(undefined, []);
+    }
   }
 
   async #load(cursor: string | undefined, stack: (string | undefined)[]) {
@@ -85,6 +88,7 @@ export class Participants extends Page {
     if (!(await confirmAction(this, 'Approve this participant?', `${p.email} and their referrer are credited the rewards they earned.`, 'Approve'))) return;
     if (await this.attempt(() => api().approveParticipant(this.campaignId, p.email!))) {
       this.notice = `${p.email} approved.`;
+      this.#queueChanged();
       void this.#load(this.cursors.at(-1), this.cursors.slice(0, -1));
     }
   }
@@ -93,8 +97,14 @@ export class Participants extends Page {
     if (!(await confirmAction(this, 'Reject this participant?', `${p.email} stays unapproved and earns nothing. You can still approve them later.`, 'Reject', true))) return;
     if (await this.attempt(() => api().rejectParticipant(this.campaignId, p.email!))) {
       this.notice = `${p.email} rejected.`;
+      this.#queueChanged();
       void this.#load(this.cursors.at(-1), this.cursors.slice(0, -1));
     }
+  }
+
+  /** The review queue's count (in the navigation and the tab) comes with the campaign list. */
+  #queueChanged() {
+    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
   }
 
   async #import(e: Event) {
@@ -109,8 +119,8 @@ export class Participants extends Page {
       return;
     }
     const problems = r.errors.slice(0, 3).map((x) => `line ${x.line}: ${x.message}`).join('; ');
-    this.notice = `Imported ${n(r.created)} participants; ${n(r.skipped)} already there; ${n(r.failed)} refused${problems ? ` (${problems})` : ''}.`;
-    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
+    this.notice = `Imported ${count(r.created, 'participant', 'participants')}; ${n(r.skipped)} already there; ${n(r.failed)} refused${problems ? ` (${problems})` : ''}.`;
+    this.#queueChanged();
     this.#reload();
   }
 
@@ -121,14 +131,14 @@ export class Participants extends Page {
         <a href=${href.participant(this.campaignId, p.email!)}>${p.email}</a>
         ${p.firstName || p.lastName ? html`<span class="muted">${[p.firstName, p.lastName].filter(Boolean).join(' ')}</span>` : nothing}
       </td>
-      <td class="mono">${p.referralCode}</td>
-      <td class="mono">${p.referredByCode ?? '—'}</td>
-      <td class="num">${n(p.totalReferrals)}</td>
-      <td class="num">${n(p.referralRewardBalance)}</td>
-      <td>${scoreBadge(p.fraudScore)} ${p.rejected ? html`<span class="badge danger">rejected</span>` : held ? html`<span class="badge warn">held</span>` : nothing}</td>
-      <td>${date(p.createdOn)}</td>
+      <td class="mono" data-label="Code">${p.referralCode}</td>
+      <td class="mono" data-label="Referred by">${p.referredByCode ?? '—'}</td>
+      <td class="num" data-label="Referrals">${n(p.totalReferrals)}</td>
+      <td class="num" data-label="Balance">${reward(p.referralRewardBalance, this.campaign)}</td>
+      <td data-label="Fraud score"><span>${scoreBadge(p.fraudScore)} ${p.rejected ? html`<span class="badge danger">rejected</span>` : held ? html`<span class="badge warn">held</span>` : nothing}</span></td>
+      <td class="when" data-label="Joined">${date(p.createdOn)}</td>
       ${this.filter !== 'all'
-        ? html`<td>
+        ? html`<td data-label="Review">
             <div class="actions">
               <button class="small" @click=${() => this.#approve(p)}>Approve</button>
               ${held ? html`<button class="small danger-ghost" @click=${() => this.#reject(p)}>Reject</button>` : nothing}
@@ -143,7 +153,7 @@ export class Participants extends Page {
     return html`<div class="page-head">
         <div>
           <h1>Participants</h1>
-          <p>${this.campaign?.campaignName ?? this.campaignId} · ${n(this.campaign?.participants)} in all</p>
+          <p>${this.campaign?.campaignName ?? this.campaignId} · ${count(this.campaign?.participants, 'participant', 'participants')} in all</p>
         </div>
         <div class="actions">
           <label class="button" for="import-file">Import CSV</label>
@@ -165,12 +175,14 @@ export class Participants extends Page {
         </div>
         <div class="tabs" role="group" aria-label="Show">
           <button aria-pressed=${this.filter === 'all'} @click=${() => this.#setFilter('all')}>All</button>
-          <button aria-pressed=${this.filter === 'held'} @click=${() => this.#setFilter('held')}>Review queue</button>
+          <button aria-pressed=${this.filter === 'held'} @click=${() => this.#setFilter('held')}>
+            Review queue${this.campaign?.reviewQueue ? html` <span class="badge warn">${n(this.campaign.reviewQueue)}</span>` : nothing}
+          </button>
           <button aria-pressed=${this.filter === 'rejected'} @click=${() => this.#setFilter('rejected')}>Rejected</button>
         </div>
       </div>
       <div class="table-wrap">
-        <table aria-busy=${this.loading ? 'true' : 'false'}>
+        <table class="records" aria-busy=${this.loading ? 'true' : 'false'}>
           <caption class="sr-only">Participants, page ${pageNo}</caption>
           <thead>
             <tr>

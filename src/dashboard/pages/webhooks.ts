@@ -4,7 +4,8 @@ import { customElement, state } from 'lit/decorators.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
-import { dateTime } from '../format.js';
+import { count, dateTime } from '../format.js';
+import { href } from '../router.js';
 import { Page } from '../page.js';
 import { deliveryBadge } from '../status.js';
 
@@ -23,6 +24,8 @@ export class Webhooks extends Page {
       .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
       .head2 h2 { margin: 0; }
       .url { word-break: break-all; }
+      td.url { min-width: 22ch; }
+      td.event a { display: block; overflow-wrap: anywhere; }
     `,
   ];
   @state() private endpoints: WebhookEndpoint[] = [];
@@ -110,7 +113,7 @@ export class Webhooks extends Page {
       </section>
       <div class="head2"><h2>Endpoints</h2></div>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead><tr><th>URL</th><th>Events</th><th>Added</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.endpoints.length === 0
@@ -118,8 +121,8 @@ export class Webhooks extends Page {
               : this.endpoints.map(
                   (ep) => html`<tr>
                     <td class="url mono">${ep.url}</td>
-                    <td>${ep.eventTypes.map((t) => html`<span class="badge info">${t}</span> `)}</td>
-                    <td>${dateTime(ep.createdOn)}</td>
+                    <td data-label="Events"><span>${ep.eventTypes.map((t) => html`<span class="badge info">${t}</span> `)}</span></td>
+                    <td class="when" data-label="Added">${dateTime(ep.createdOn)}</td>
                     <td><button class="small danger-ghost" aria-label="Remove ${ep.url}" @click=${() => this.#remove(ep)}>Remove</button></td>
                   </tr>`,
                 )}
@@ -136,20 +139,23 @@ export class Webhooks extends Page {
         </div>
       </div>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead><tr><th>Event</th><th>Endpoint</th><th>Status</th><th class="num">Attempts</th><th>Created</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.deliveries.length === 0
               ? html`<tr><td colspan="6" class="empty">No deliveries${this.status ? ` with status ${this.status}` : ''}.</td></tr>`
               : this.deliveries.map(
                   (d) => html`<tr>
-                      <td><code>${d.eventType}</code></td>
-                      <td class="url mono">${urlOf.get(d.endpointId) ?? d.endpointId}</td>
-                      <td>${deliveryBadge(d.status)}</td>
-                      <td class="num">
-                        <button class="small" aria-expanded=${this.open.has(d.id) ? 'true' : 'false'} @click=${() => this.#toggle(d.id)}>${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}</button>
+                      <td class="event">
+                        <code>${d.eventType}</code>
+                        <a href=${href.participant(d.campaignId, d.participantEmail)}>${d.participantEmail}</a>
                       </td>
-                      <td>${dateTime(d.createdOn)}</td>
+                      <td class="url mono" data-label="Endpoint">${urlOf.get(d.endpointId) ?? d.endpointId}</td>
+                      <td data-label="Status">${deliveryBadge(d.status)}</td>
+                      <td class="num" data-label="Attempts">
+                        <button class="small" aria-expanded=${this.open.has(d.id) ? 'true' : 'false'} @click=${() => this.#toggle(d.id)}>${count(d.attemptCount, 'attempt', 'attempts')}</button>
+                      </td>
+                      <td class="when" data-label="Created">${dateTime(d.createdOn)}</td>
                       <td><button class="small" @click=${() => this.#redeliver(d)}>Redeliver</button></td>
                     </tr>
                     ${this.open.has(d.id)
