@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { RefkitClient } from '../../src/api/client.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
-import { launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, type DashboardPage, type Seeded } from './helpers/dashboard.js';
+import { confirm, launch, OWNER, overflowsSideways, seededService, seriousViolations, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;
@@ -30,23 +30,7 @@ describe('dashboard', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Runs a task in a fresh signed-in context; the page must log no error on the way. */
-  async function task(fn: (d: DashboardPage & { page: Page }) => Promise<void>, width = 1280): Promise<void> {
-    const d = await signedIn(browser, seeded.service.url, width);
-    try {
-      await fn(d);
-      assert.deepEqual(d.problems, []);
-    } finally {
-      await d.context.close();
-    }
-  }
-
-  const confirm = async (page: Page, button: string) => {
-    const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
-    await dialog.getByRole('button', { name: button }).click();
-    await dialog.waitFor({ state: 'hidden' });
-  };
+  const task = (fn: (d: DashboardPage) => Promise<void>, width = 1280) => signedInTask(browser, seeded.service.url, width, fn);
 
   it('a wrong password is refused; the right one signs in; sign-out ends the session for good', async () => {
     const context = await browser.newContext({ baseURL: seeded.service.url });

@@ -14,7 +14,7 @@ import { createOwner } from '../../src/server/domain/owners.js';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../server/helpers/receiver.js';
 import { startService, type TestService } from '../server/helpers/service.js';
-import { launch, OWNER, overflowsSideways, seriousViolations, signedIn, type DashboardPage } from './helpers/dashboard.js';
+import { confirm, launch, OWNER, overflowsSideways, seriousViolations, signedInTask, type DashboardPage } from './helpers/dashboard.js';
 
 /** A shop's page that embeds the widget with nothing but its campaign id (and, when given, its own style). */
 function shop(serviceUrl: string): Promise<{ url: string; server: Server; embed: (campaignId: string, style?: string) => string }> {
@@ -55,22 +55,7 @@ describe('dashboard, day one', () => {
     await service?.close();
   });
 
-  async function task(width: number, fn: (d: DashboardPage) => Promise<void>): Promise<void> {
-    const d = await signedIn(browser, service.url, width);
-    try {
-      await fn(d);
-      assert.deepEqual(d.problems, []);
-    } finally {
-      await d.context.close();
-    }
-  }
-
-  const confirm = async (page: Page, button: string) => {
-    const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
-    await dialog.getByRole('button', { name: button }).click();
-    await dialog.waitFor({ state: 'hidden' });
-  };
+  const task = (width: number, fn: (d: DashboardPage) => Promise<void>) => signedInTask(browser, service.url, width, fn);
 
   /** A campaign created through the API, with a referrer and `friends` referred friends. */
   async function campaignWithFriends(name: string, friends: number, extra: Record<string, unknown> = {}) {

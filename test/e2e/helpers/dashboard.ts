@@ -110,6 +110,25 @@ export async function signedIn(browser: Browser, baseUrl: string, width = 1280):
   return { context, page, problems };
 }
 
+/** Runs a task in a fresh signed-in context at `width`; the page must log no error on the way. */
+export async function signedInTask(browser: Browser, baseUrl: string, width: number, fn: (d: DashboardPage) => Promise<void>): Promise<void> {
+  const d = await signedIn(browser, baseUrl, width);
+  try {
+    await fn(d);
+    assert.deepEqual(d.problems, []);
+  } finally {
+    await d.context.close();
+  }
+}
+
+/** Answers the confirmation dialog with its `button`, and waits for it to close. */
+export async function confirm(page: Page, button: string): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: button }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
 const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
 /** axe-core's violations of impact serious or critical on the page as it is now. */
