@@ -228,6 +228,8 @@ describe('dashboard', () => {
 
       // The seeded receiver answers 500 to every fifth delivery, and the seeded dispatcher does not retry.
       await page.getByLabel('Status').selectOption('failed');
+      // The filtered list replaces the whole one when it arrives: until then a button of the old list may be first.
+      await waitFor(async () => (await page.locator('rk-webhooks tbody').getByText('delivered', { exact: true }).count()) === 0, 'only failed deliveries listed');
       const attempts = page.getByRole('button', { name: '1 attempt' }).first();
       await attempts.click();
       await page.getByText(/HTTP 500/).first().waitFor();
