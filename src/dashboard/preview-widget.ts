@@ -5,13 +5,15 @@
  */
 import type { PropertyValues } from 'lit';
 import { property } from 'lit/decorators.js';
-import { RefkitClient, type Campaign } from '../api/client.js';
+import { RefkitClient, type Campaign, type WidgetSettings } from '../api/client.js';
 import { ReferralWidget } from '../widget/referral-widget.js';
 
 const json = (body: unknown) => Promise.resolve(new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } }));
 
 export class PreviewWidget extends ReferralWidget {
   @property({ attribute: false }) draft: Campaign = {};
+  /** The draft's currency or unit, share messages and look, as getWidgetSettings would answer once saved. */
+  @property({ attribute: false }) draftSettings: WidgetSettings = { campaignId: 'preview', shareMessages: {} };
   #client: RefkitClient | undefined;
 
   override get client(): RefkitClient {
@@ -20,6 +22,7 @@ export class PreviewWidget extends ReferralWidget {
       fetch: (input, init) => {
         const url = new URL(String(input));
         if (url.pathname.endsWith('/getCampaign')) return json({ ...this.draft, status: 'Active', paused: false, ended: false });
+        if (url.pathname.endsWith('/getWidgetSettings')) return json(this.draftSettings);
         if (url.pathname.endsWith('/validateCode')) return json(false);
         const body = JSON.parse(String(init?.body ?? '{}')) as { email?: string };
         const link = new URL(this.draft.hostURL || 'https://example.com/');
@@ -31,6 +34,8 @@ export class PreviewWidget extends ReferralWidget {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Before the widget's own willUpdate, which applies the look of the settings it sees change.
+    if (changed.has('draftSettings') && this.campaign) this.settings = this.draftSettings;
     super.willUpdate(changed);
     // New texts show in whatever view the preview is in, without starting over.
     if (changed.has('draft') && this.campaign) this.campaign = { ...this.campaign, ...this.draft, status: 'Active', paused: false, ended: false };

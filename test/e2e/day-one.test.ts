@@ -66,8 +66,8 @@ describe('dashboard, day one', () => {
     return id;
   }
 
-  const widgetLook = (page: Page) =>
-    page.locator('referral-widget').evaluate((el) => {
+  const widgetLook = (page: Page, element = 'referral-widget') =>
+    page.locator(element).evaluate((el) => {
       const card = getComputedStyle(el.shadowRoot!.querySelector('[part=card]')!);
       const button = getComputedStyle(el.shadowRoot!.querySelector('button[type=submit]')!);
       return { radius: card.borderTopLeftRadius, font: card.fontFamily, accent: button.backgroundColor };
@@ -82,6 +82,10 @@ describe('dashboard, day one', () => {
         await page.getByLabel('Accent colour').fill('#0e9384');
         await page.getByLabel(/Corner radius/).fill('20');
         await page.getByLabel('Font').selectOption({ label: 'Serif' });
+        // The preview wears the look being edited, the way an embed will.
+        const preview = await widgetLook(page, 'rk-widget-preview');
+        assert.deepEqual([preview.radius, preview.accent], ['20px', 'rgb(14, 147, 132)']);
+        assert.match(preview.font, /^Georgia/);
         await page.getByRole('button', { name: 'Create campaign' }).click();
         await page.getByRole('heading', { name: 'Embed on your site' }).waitFor();
         const id = decodeURIComponent(/#\/campaigns\/([^/]+)$/.exec(page.url())![1]!);

@@ -4,9 +4,10 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody } from '../../api/client.js';
+import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody, WidgetSettings } from '../../api/client.js';
 import type { ShareMessages, WidgetStyle } from '../../api/schemas.js';
-import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, WIDGET_FONTS, type WidgetFont } from '../../api/widget-style.js';
+import { isMoney } from '../../api/reward-kind.js';
+import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
@@ -19,8 +20,6 @@ import { reward } from '../format.js';
 type Theme = Required<WidgetStyle>;
 const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system' };
 const FONT_LABELS: Record<WidgetFont, string> = { system: 'System', serif: 'Serif', rounded: 'Rounded', monospace: 'Monospace' };
-/** The custom properties the preview is drawn with. */
-const themeStyle = (t: Theme) => `--referral-widget-accent: ${t.accent}; --referral-widget-radius: ${t.radius}px; --referral-widget-font: ${WIDGET_FONTS[t.font]}`;
 
 type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle'>> & {
   end: string;
@@ -274,6 +273,13 @@ export class CampaignEditor extends Page {
       refereeRewardValue: Number(d.refereeRewardValue),
       rewardType: d.rewardType,
     };
+    // The widget draws amounts, share messages and the look from these, as it will from the service.
+    const settings: WidgetSettings = {
+      campaignId: 'preview',
+      ...(isMoney(d.rewardType) ? { rewardCurrency: d.rewardCurrency.trim().toUpperCase() } : { rewardUnit: d.rewardType }),
+      shareMessages: d.shareMessages,
+      widgetStyle: t,
+    };
     return html`<div class="page-head">
         <div>
           <h1>${this.campaignId ? d.campaignName || 'Campaign' : 'New campaign'}</h1>
@@ -362,7 +368,7 @@ export class CampaignEditor extends Page {
               <rk-widget-preview
                 campaign-id="preview"
                 .draft=${preview}
-                style=${themeStyle(t)}
+                .draftSettings=${settings}
               ></rk-widget-preview>
             </div>
           </section>
