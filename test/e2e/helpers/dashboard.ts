@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createOwner } from '../../../src/server/domain/owners.js';
+import { CHROMIUM } from '../../requirements.js';
 import { databaseKinds } from '../../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../../server/helpers/receiver.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
@@ -81,7 +82,7 @@ export async function seededService(people = 240): Promise<Seeded> {
   };
 }
 
-export const launch = (): Promise<Browser> => chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
 export interface DashboardPage {
   context: BrowserContext;
