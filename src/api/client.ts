@@ -82,7 +82,7 @@ export interface Paging {
   cursor?: string;
 }
 
-/** What a browser may send to prove it is the participant whose email it signs up (see README, Privacy). */
+/** What a browser may send to prove it is the participant whose email it signs up (see docs/privacy.md). */
 export interface ParticipantProof {
   /** The participant token this browser was given by an earlier sign-up or emailed link. */
   token?: string;

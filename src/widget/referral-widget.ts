@@ -209,7 +209,7 @@ export class ReferralWidget extends LitElement {
   email = '';
   /**
    * Your backend's HMAC-SHA256 (hex) of `email` with the campaign's signing secret: proves the visitor
-   * is that participant, so the widget may show their balances (see README, Privacy).
+   * is that participant, so the widget may show their balances (see docs/privacy.md).
    */
   emailSignature = '';
   /** A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share. */
