@@ -169,6 +169,7 @@ for (const kind of kinds) {
         assert.equal(res.status, 400);
         assert.equal(lines.length, 1);
         const line = lines[0]!;
+        // eslint-disable-next-line no-control-regex -- looking for control characters is the point
         assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202e]/, 'no control character printed');
         assert.match(line, /referrer_added\\u001b\[2K\\u000d12:00:00/);
         assert.match(line, /x@example\.com\\u000a12:00:01/);

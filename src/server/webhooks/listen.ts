@@ -44,6 +44,7 @@ const REMEMBERED_IDS = 10_000;
  * as \u escapes instead of acting on the terminal.
  */
 export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
