@@ -23,7 +23,7 @@ export interface Config {
    * so that a production database is never seeded and serves no demo page.
    */
   demo: boolean;
-  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
+  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL; https makes the session cookie Secure and __Host- named. */
   publicUrl: string;
   /**
    * Which proxies' X-Forwarded-For (and -Host, -Proto) to believe: false (none), a hop count (that many

@@ -346,7 +346,7 @@ export class ReferralWidget extends LitElement {
     this.limited = false;
     this.notice = '';
     this.fieldError = undefined;
-    const known = this.email || storage.storedParticipant(this.campaignId);
+    let known = this.email || storage.storedParticipant(this.campaignId);
     if (known) void loadShareView();
     let campaign: Campaign;
     try {
@@ -374,6 +374,13 @@ export class ReferralWidget extends LitElement {
         // No answer at all: the same failure as any other load. An answer (a revoked token, an older
         // service without the route): go on as a visitor without proof.
         if (err instanceof ApiError && err.isNetworkError) return this.#fail(err);
+        // The token is refused (expired, revoked, or its participant proved the address from their
+        // mailbox): this browser is signed out. It forgets the token and whom it was for, so that it
+        // shows the form (or the page's own email) rather than someone it can no longer prove it is.
+        if (proof.token !== undefined && err instanceof ApiError && err.status === 401) {
+          storage.forgetParticipant(this.campaignId);
+          known = this.email;
+        }
       }
     }
     if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', pausedText());

@@ -92,7 +92,7 @@ export interface DashboardPage {
 }
 
 /** A new browser context at `width`, signed in to the dashboard. */
-export async function signedIn(browser: Browser, baseUrl: string, width = 1280): Promise<DashboardPage> {
+export async function signedIn(browser: Browser, baseUrl: string, width = 1280, who = OWNER): Promise<DashboardPage> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: baseUrl });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   const page = await context.newPage();
@@ -104,8 +104,8 @@ export async function signedIn(browser: Browser, baseUrl: string, width = 1280):
     if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) problems.push(msg.text());
   });
   await page.goto('/admin/');
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Password').fill(OWNER.password);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
   return { context, page, problems };
