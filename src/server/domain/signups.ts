@@ -36,7 +36,17 @@ export interface SignupSource {
   proof?: Proof;
   /** The account of the secret key, for API signups: a key acts only on its own account's campaigns. */
   actor?: Actor;
+  /** Asked just before this sign-up creates someone (../http/rate-limit.ts signupAdmission). */
+  admit?: Admission | undefined;
 }
+
+/**
+ * Lets a sign-up that is about to create someone (a participant, or a sign-up pending confirmation) go
+ * ahead, or throws (429 past a limit). Resolves to what gives its place back if it created no one after
+ * all. Asked only then, so calls that create no one (an email that joined already, an unknown referrer)
+ * never use up a limit on sign-ups.
+ */
+export type Admission = () => Promise<() => Promise<void>>;
 
 /** `created` a participant now; found an `existing` one; or recorded a sign-up `pending` confirmation. */
 export type SignupOutcome = 'created' | 'existing' | 'pending';
@@ -60,7 +70,9 @@ export interface SignupResult {
 const CODE_ATTEMPTS = 5;
 
 export function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
-  return signUp(ctx, input, how, true);
+  // A sign-up the limits admit reads its facts: on assumed ones it could hold a place and then find it
+  // creates no one, and a place held meanwhile refuses another call that would create someone.
+  return signUp(ctx, input, how, how.admit === undefined);
 }
 
 /**
@@ -103,6 +115,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   if (pending) {
     if (!ctx.mailer) throw mailUnavailable();
+    await how.admit?.();
     const now = ctx.now();
     await ctx.store.upsertPendingSignup({
       campaign_id: campaign.id,
@@ -117,16 +130,21 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
     return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
   }
 
+  const release = await how.admit?.();
   let created: Awaited<ReturnType<typeof createParticipant>>;
   try {
     created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed }, how);
   } catch (err) {
+    await release?.();
     // What was assumed is not so (the email is taken, say): nothing was written; decide on read facts.
     if (err instanceof SignupFactsChanged) return signUp(ctx, input, how, false);
     throw err;
   }
   // The same email joined concurrently: answer as the serial order "theirs first" would.
-  if (!created) return signUp(ctx, input, how, false);
+  if (!created) {
+    await release?.();
+    return signUp(ctx, input, how, false);
+  }
   return { outcome: 'created', campaign, email, participant: created.participant, visibility: browser ? 'self' : 'owner', token: created.token };
 }
 
