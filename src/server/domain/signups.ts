@@ -12,6 +12,7 @@
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
+import { dropUnlinkedPendingSignup } from '../store/email-link-writes.js';
 import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
 import type { CodeOwner } from '../store/caches.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
@@ -115,7 +116,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   if (pending) {
     if (!ctx.mailer) throw mailUnavailable();
-    await how.admit?.();
+    const release = await how.admit?.();
     const now = ctx.now();
     await ctx.store.upsertPendingSignup({
       campaign_id: campaign.id,
@@ -126,7 +127,15 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
       created_on: now,
       updated_on: now,
     });
-    const emailLink = await sendEmailLink(ctx, campaign, email, 'confirm', referrer?.id ?? null);
+    let emailLink: LinkDelivery;
+    try {
+      emailLink = await sendEmailLink(ctx, campaign, email, 'confirm', referrer?.id ?? null);
+    } catch (err) {
+      // Its link was not sent: a pending sign-up nothing can confirm is no one.
+      await dropUnlinkedPendingSignup(ctx.store, campaign.id, email, now);
+      await release?.();
+      throw err;
+    }
     return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
   }
 
