@@ -12,7 +12,7 @@ export interface Config {
   secretKeyHash: string | undefined;
   logLevel: string;
   webhookAllowPrivate: boolean;
-  /** Dispatcher settings; DESIGN.md's schedule unless overridden (tests and staging use short ones). */
+  /** Dispatcher settings; the retry schedule of docs/webhooks.md unless overridden (tests and staging use short ones). */
   webhooks: Partial<DispatcherOptions>;
   rateLimits: RateLimits;
   /** Worker processes `serve` runs (node cluster); 1 means this process serves alone. */

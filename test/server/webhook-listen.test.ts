@@ -4,11 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { WebhookEventType } from '../../src/api/schemas.js';
 import { listen } from '../../src/server/webhooks/listen.js';
 import { databaseKinds } from './helpers/databases.js';
+import { readDoc } from './helpers/docs.js';
 import { runCli } from './helpers/process.js';
 import { freePort, startReceiver, waitFor } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -83,17 +84,16 @@ describe('refkit webhook listen', () => {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
       assert.equal(await exited, 0);
-      // Removed by another process: this one's endpoint cache follows within its refresh (0.5 s, README "Caches").
+      // Removed by another process: this one's endpoint cache follows within its refresh (0.5 s, docs/architecture.md, "Caches").
       await waitFor(async () => (await s.admin.listWebhookEndpoints()).length === 0, 'the endpoint removed', 3000);
     } finally {
       await s.close();
     }
   });
 
-  it("README's receiver.mjs, run as written behind `webhook listen --forward-to`, verifies and prints the events", async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const code = /A complete receiver, `receiver\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(code, 'README has the receiver');
+  it("docs/webhooks.md's receiver.mjs, run as written behind `webhook listen --forward-to`, verifies and prints the events", async () => {
+    const code = /A complete receiver, `receiver\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(readDoc('docs/webhooks.md'))?.[1];
+    assert.ok(code, 'docs/webhooks.md has the receiver');
     // Inside the project, so that `standardwebhooks` resolves from its node_modules as it would for a user.
     const dir = new URL('../../node_modules/.cache/readme/', import.meta.url);
     mkdirSync(dir, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * What the dashboard's browser tests and the README screenshots share: a real service (SQLite) with an
+ * What the dashboard's browser tests and the docs/dashboard.md screenshots share: a real service (SQLite) with an
  * owner, a campaign with history (imported, so sign-ups spread over past days), referrals, payments, a
  * participant held for review, webhook deliveries to a receiver that fails some of them; and a Chromium
  * page signed in to /admin/.
