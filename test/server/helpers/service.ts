@@ -39,8 +39,9 @@ export interface ServiceOptions {
   now?: () => number;
   secretKeyHash?: string;
   /**
-   * Default: the service's defaults, except that wrong keys are not throttled (suites that check every
-   * route refuses a wrong key send more of them than the default allows; rate-limit.test.ts covers it).
+   * Default: the service's defaults, except that wrong keys and sign-ups per client are not limited
+   * (suites that check every route refuses a wrong key send more of them than the default allows, and
+   * many sign up dozens of browsers from the one test address; rate-limit.test.ts covers both).
    */
   rateLimits?: RateLimits;
   /** Demo mode: /demo/ is served (seeding is serve's, not the app's). */
@@ -77,7 +78,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
       webhookAllowPrivate: true,
       demo: options.demo ?? false,
       ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
-      rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, redisUrl: undefined },
+      rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, redisUrl: undefined },
     },
     logger: false,
   });
