@@ -4,6 +4,7 @@
  * (requireEmailConfirmation), where a pending sign-up counts nowhere until its link is followed.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { browserAt } from './helpers/addresses.js';
 import { rejects } from './helpers/assert.js';
@@ -195,13 +196,17 @@ for (const kind of await databaseKinds()) {
     });
 
     it('a mail server that cannot be reached: 503 that names no server, no pending sign-up left behind, and no count toward the resend limit', async () => {
-      const broken = await start({ smtpUrl: 'smtp://127.0.0.1:1' });
+      let logged = '';
+      const logTo = new Writable({ write: (chunk: Buffer, _encoding, done) => void ((logged += chunk.toString()), done()) });
+      const broken = await start({ smtpUrl: 'smtp://127.0.0.1:1', logTo });
       const id = await broken.campaign({ requireEmailConfirmation: true });
       const email = `unlucky-${kind.name}@example.com`;
       for (let i = 0; i < 7; i++) {
         const err = await rejects(() => broken.browser.signUp({ id, email }), 503, 'unavailable');
         assert.doesNotMatch(err.message, /127\.0\.0\.1|:1\b|ECONNREFUSED|smtp/i);
       }
+      // The operator is told which server failed, and how, in the service's log.
+      assert.match(logged, /"level":50.*ECONNREFUSED.*127\.0\.0\.1/);
       assert.equal(await count(broken, 'pending_signups'), 0);
       assert.equal(await count(broken, 'email_links'), 0);
       // The mail server is back: the first request sends at once, though seven failed within the hour.

@@ -61,11 +61,12 @@ export async function sendEmailLink(
   if (!inserted) return 'throttled';
   try {
     await ctx.mailer.send(message(campaign, email, purpose, linkUrl(campaign, code)));
-  } catch {
+  } catch (err) {
     // Not sent: forgotten, so the person may ask again at once rather than wait out the throttle for
-    // nothing. The mail server's error (its host and port) is the operator's business, not the caller's.
+    // nothing. The mail server's error (its host and port) is the operator's business, not the caller's:
+    // it is logged, never answered.
     await deleteEmailLink(ctx.store, row.hash);
-    throw new AppError(503, 'unavailable', 'The email could not be sent just now; try again in a few minutes');
+    throw new AppError(503, 'unavailable', 'The email could not be sent just now; try again in a few minutes', undefined, undefined, err);
   }
   return 'sent';
 }

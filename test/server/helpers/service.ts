@@ -54,6 +54,8 @@ export interface ServiceOptions {
   dispatcher?: Partial<DispatcherOptions>;
   /** PUBLIC_URL (default none): an https one makes the session cookie Secure and __Host- named. */
   publicUrl?: string;
+  /** Where the service's warnings and errors go, as pino's JSON lines (default: nowhere). */
+  logTo?: NodeJS.WritableStream;
   /** The scrypt cost of owners' passwords (default TEST_PASSWORD_COST; PASSWORD_COST is the service's). */
   passwordCost?: ScryptCost;
 }
@@ -74,13 +76,13 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     config: {
       secretKeyHash: options.secretKeyHash,
       trustProxy: options.trustProxy ?? false,
-      logLevel: 'silent',
+      logLevel: options.logTo ? 'warn' : 'silent',
       webhookAllowPrivate: true,
       demo: options.demo ?? false,
       ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
       rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, redisUrl: undefined },
     },
-    logger: false,
+    logger: options.logTo ? { stream: options.logTo } : false,
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
