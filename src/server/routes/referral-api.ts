@@ -54,7 +54,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     '/api/v1/addParticipant',
     {
       config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
-      preHandler: app.signupRateLimit,
+      preHandler: app.publicRateLimit,
       schema: {
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
@@ -72,7 +72,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     async (request, reply) => {
       const how: signups.SignupSource = request.actor
         ? { source: 'api', ip: null, actor: request.actor }
-        : { source: 'browser', ip: request.ip, proof: proofOf(request) };
+        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request) };
       const result = await signups.addParticipant(ctx, request.body, how);
       const body = presentSignup(reply, result);
       return request.actor && result.participant ? { ...body, ...(await holdOf(ctx, result.participant)) } : body;

@@ -381,7 +381,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           end $$`.execute(db);
       },
     },
-    '0011_widget_style': {
+    '0011_signin_delays': {
+      async up(db: Kysely<any>) {
+        // When the next sign-in attempt of a key may be made: a client's failures on one email delay its
+        // next try, longer each time, instead of locking the email.
+        await db.schema.alterTable('signin_failures').addColumn('next_on', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
+    '0012_widget_style': {
       async up(db: Kysely<any>) {
         // JSON object of the widget's look (WidgetStyle); null: the widget's own defaults.
         await db.schema.alterTable('campaigns').addColumn('widget_style', 'text').execute();
