@@ -10,11 +10,11 @@ import { isMoney } from '../../api/reward-kind.js';
 import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
+import { reward } from '../format.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
-import { reward } from '../format.js';
 
 /** The look of the widget, stored on the campaign (widgetStyle) so that every embed of it shows it. */
 type Theme = Required<WidgetStyle>;
