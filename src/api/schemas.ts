@@ -6,7 +6,7 @@
  * types with `import type`, so no schema code reaches the browser bundle.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
+import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 
@@ -211,7 +211,7 @@ export const SHARE_CHANNELS = ['emailSubject', 'email', 'x', 'whatsapp', 'native
  */
 export const WidgetStyle = Type.Object(
   {
-    accent: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'Buttons, links and the focus ring: #rrggbb' })),
+    accent: Type.Optional(Type.String({ pattern: ACCENT_PATTERN, description: 'Buttons, links and the focus ring: #rrggbb' })),
     radius: Type.Optional(Int(0, MAX_WIDGET_RADIUS)),
     font: Type.Optional(Type.Union(WIDGET_FONT_NAMES.map((f) => Type.Literal(f)), { description: 'One of a fixed set of font stacks' })),
   },

@@ -13,3 +13,5 @@ export type WidgetFont = keyof typeof WIDGET_FONTS;
 export const WIDGET_FONT_NAMES = Object.keys(WIDGET_FONTS) as WidgetFont[];
 
 export const MAX_WIDGET_RADIUS = 24;
+/** An accent colour: #rrggbb. */
+export const ACCENT_PATTERN = '^#[0-9a-fA-F]{6}$';

@@ -126,6 +126,21 @@ describe('dashboard, day one', () => {
         assert.equal(await page.getByLabel('Font').inputValue(), 'monospace');
       }));
 
+    it(`${width} px: a look an earlier dashboard kept in this browser is taken into the campaign when it is saved`, () =>
+      task(width, async ({ page }) => {
+        const c = await service.admin.createCampaign({ campaignName: `Earlier ${width}`, hostURL: `${landing.url}/join` });
+        const id = c.campaignId!;
+        // As the earlier editor stored it: fonts as CSS stacks.
+        await page.evaluate((key) => localStorage.setItem(key, JSON.stringify({ accent: '#b42318', radius: 4, font: 'Georgia, serif' })), `refkit-dashboard:theme:${id}`);
+        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}`);
+        await page.getByRole('heading', { name: `Earlier ${width}`, level: 1 }).waitFor();
+        assert.equal(await page.getByLabel('Accent colour').inputValue(), '#b42318');
+        assert.equal(await page.getByLabel('Font').inputValue(), 'serif');
+        await page.getByRole('button', { name: 'Save changes' }).click();
+        await page.getByText('Changes saved.').waitFor();
+        assert.deepEqual((await service.admin.listCampaigns()).find((x) => x.campaignId === id)!.widgetStyle, { accent: '#b42318', radius: 4, font: 'serif' });
+      }));
+
     it(`${width} px: a new campaign's reward texts follow the reward fields and currency until the owner writes their own`, () =>
       task(width, async ({ page }) => {
         await page.goto('/admin/#/campaigns/new');

@@ -7,7 +7,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody, WidgetSettings } from '../../api/client.js';
 import type { ShareMessages, WidgetStyle } from '../../api/schemas.js';
 import { isMoney } from '../../api/reward-kind.js';
-import { MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, type WidgetFont } from '../../api/widget-style.js';
+import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { reward } from '../format.js';
@@ -20,6 +20,31 @@ import { statusBadge } from '../status.js';
 type Theme = Required<WidgetStyle>;
 const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system' };
 const FONT_LABELS: Record<WidgetFont, string> = { system: 'System', serif: 'Serif', rounded: 'Rounded', monospace: 'Monospace' };
+
+/**
+ * Earlier dashboards kept the look in the browser (this key, fonts as CSS stacks) and in the snippet. A
+ * campaign without a stored look starts from the one this browser kept, so saving the campaign keeps it.
+ */
+const earlierThemeKey = (id: string) => `refkit-dashboard:theme:${id}`;
+const EARLIER_FONTS: Record<string, WidgetFont> = {
+  'system-ui, sans-serif': 'system',
+  'Georgia, serif': 'serif',
+  'ui-rounded, "Nunito", system-ui, sans-serif': 'rounded',
+  'ui-monospace, monospace': 'monospace',
+};
+function earlierTheme(id: string): Partial<Theme> {
+  try {
+    const kept = JSON.parse(localStorage.getItem(earlierThemeKey(id)) ?? '{}') as { accent?: unknown; radius?: unknown; font?: unknown };
+    const font = typeof kept.font === 'string' ? EARLIER_FONTS[kept.font] : undefined;
+    return {
+      ...(typeof kept.accent === 'string' && new RegExp(ACCENT_PATTERN).test(kept.accent) && { accent: kept.accent }),
+      ...(Number.isInteger(kept.radius) && (kept.radius as number) >= 0 && (kept.radius as number) <= MAX_WIDGET_RADIUS && { radius: kept.radius as number }),
+      ...(font && { font }),
+    };
+  } catch {
+    return {};
+  }
+}
 
 type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle'>> & {
   end: string;
@@ -126,7 +151,8 @@ export class CampaignEditor extends Page {
       this.draft = draftOf(this.campaign);
       const written = rewardTexts(this.draft);
       this.#following = new Set((['rewardHeader', 'rewardDescription'] as const).filter((f) => this.draft[f] === written[f]));
-      this.theme = { ...DEFAULT_THEME, ...this.campaign.widgetStyle };
+      const stored = this.campaign.widgetStyle ?? {};
+      this.theme = { ...DEFAULT_THEME, ...(Object.keys(stored).length > 0 ? stored : earlierTheme(this.campaign.campaignId!)) };
     }
   }
 
