@@ -21,6 +21,8 @@ async function why(ctx: Ctx, p: ParticipantRow, referrer: ParticipantRow | undef
 
 /** The hold on `p`'s rewards, if any: on `p` itself, or on its referrer (the referral waits for both). */
 export async function holdOf(ctx: Ctx, p: ParticipantRow): Promise<Hold> {
+  // Approved, and their referral credited: nothing of theirs waits (and the referrer need not be read).
+  if (p.approval === 1 && p.reward_credited === 1) return {};
   const referrer = p.referred_by_id === null ? undefined : await ctx.store.findParticipant(p.referred_by_id);
   if (p.approval === 0) return { held: true, heldReason: `${p.email} is ${await why(ctx, p, referrer)}. ${RELEASE}` };
   if (referrer && referrer.approval === 0) {
