@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Participant, ShareMessages, WidgetStyle } from './schemas.js';
+import { Participant, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -13,7 +13,16 @@ export const WidgetSettings = Type.Object({
   ),
   rewardUnit: Type.Optional(Type.String({ description: 'What the reward values count when the reward is not money: the rewardType, e.g. points' })),
   shareMessages: ShareMessages,
-  widgetStyle: Type.Optional(WidgetStyle),
+  look: Type.Optional(
+    Type.Object(
+      {
+        accent: Type.String({ description: 'A #rrggbb colour' }),
+        radius: Type.String({ description: 'A length in px, e.g. 12px' }),
+        font: Type.String({ description: 'A font-family list of the fixed set' }),
+      },
+      { description: "The campaign's widgetStyle as the CSS values the widget sets (beneath the page's own custom properties), the widget's defaults where it sets none" },
+    ),
+  ),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 

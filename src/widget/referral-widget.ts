@@ -24,7 +24,6 @@ import {
   type WidgetSettings,
 } from '../api/client.js';
 import { formatReward, rewardFormat } from './amounts.js';
-import { applyCampaignStyle } from './campaign-style.js';
 import { captureCode } from './code-capture.js';
 import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
@@ -323,7 +322,9 @@ export class ReferralWidget extends LitElement {
       void this.#load();
     }
     if (changed.has('participant')) this.shareViewLib?.drawQr(this);
-    if (changed.has('settings')) applyCampaignStyle(this, this.settings?.widgetStyle);
+    // The campaign's look (CSS values, every one given), as private properties ./styles.ts reads beneath
+    // the public ones, so a page's own --referral-widget-* still win.
+    if (changed.has('settings')) for (const [k, v] of Object.entries(this.settings?.look ?? {})) this.style.setProperty(`--_c-${k}`, v);
   }
 
   protected override updated(changed: PropertyValues<this>): void {

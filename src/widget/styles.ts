@@ -1,17 +1,17 @@
 import { css } from 'lit';
 
 /**
- * Themed by custom properties; every part is exposed with `part` for ::part() styling. Layout uses
+ * Themed by custom properties (the page's first, then the campaign's look, set by ./referral-widget.ts, then
+ * the defaults); every part is exposed with `part` for ::part() styling. Layout uses
  * logical properties (inline-start/end), so right-to-left languages mirror correctly. Controls are at
  * least 44 px tall on touch screens, and the focus ring is the accent (at least 3:1 on the card).
  */
 export const styles = css`
   :host {
-    /* The page's properties first, then the campaign's look (./campaign-style.ts), then the defaults. */
-    --_accent: var(--referral-widget-accent, var(--_campaign-accent, #4f46e5));
+    --_accent: var(--referral-widget-accent, var(--_c-accent, #4f46e5));
     --_accent-text: var(--referral-widget-accent-text, #fff);
-    --_radius: var(--referral-widget-radius, var(--_campaign-radius, 12px));
-    --_font: var(--referral-widget-font, var(--_campaign-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif));
+    --_radius: var(--referral-widget-radius, var(--_c-radius, 12px));
+    --_font: var(--referral-widget-font, var(--_c-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif));
     --_bg: var(--referral-widget-background, #fff);
     --_text: var(--referral-widget-text, #1f2937);
     --_muted: var(--referral-widget-muted, #4b5563);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { it } from 'node:test';
+import { WIDGET_FONTS } from '../../src/api/widget-style.js';
 import { rejects } from './helpers/assert.js';
 import { eachDatabase } from './helpers/suite.js';
 
@@ -19,7 +20,7 @@ eachDatabase('widget settings', (service) => {
       campaignId: id,
       rewardCurrency: 'EUR',
       shareMessages: { x: 'Try it {link}', email: 'Hi! {link}' },
-      widgetStyle: {},
+      look: { accent: '#4f46e5', radius: '12px', font: WIDGET_FONTS.system },
     });
     // Channels given replace theirs, '' clears one, the rest stay.
     await s.admin.updateCampaign({ id, shareMessages: { x: '', whatsapp: 'Psst {link}', emailSubject: 'A gift' } });
@@ -48,16 +49,20 @@ eachDatabase('widget style', (service) => {
   it('the look is kept on the campaign: set, read by the owner and the widget, replaced, cleared; getCampaign keeps its shape', async () => {
     const s = service();
     const id = await s.campaign({ widgetStyle: { accent: '#0E9384', radius: 20, font: 'serif' } });
-    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
+    // The widget gets it as CSS values; the owner as set.
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).look, { accent: '#0E9384', radius: '20px', font: WIDGET_FONTS.serif });
     assert.deepEqual((await s.admin.listCampaigns()).find((c) => c.campaignId === id)!.widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
     assert.equal('widgetStyle' in (await s.browser.getCampaign(id)), false, "the interface's Campaign is unchanged");
     // Other changes leave it alone; a style given replaces the stored one whole; {} clears it.
     await s.admin.updateCampaign({ id, shareHeader: 'Pass it on' });
-    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#0E9384', radius: 20, font: 'serif' });
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).look, { accent: '#0E9384', radius: '20px', font: WIDGET_FONTS.serif });
     await s.admin.updateCampaign({ id, widgetStyle: { radius: 0 } });
-    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { radius: 0 });
+    // The widget gets every value, the defaults where the campaign sets none.
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).look, { accent: '#4f46e5', radius: '0px', font: WIDGET_FONTS.system });
+    assert.deepEqual((await s.admin.listCampaigns())[0]!.widgetStyle, { radius: 0 });
     await s.admin.updateCampaign({ id, widgetStyle: {} });
-    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, {});
+    assert.deepEqual((await s.admin.listCampaigns())[0]!.widgetStyle, {});
+    assert.deepEqual((await s.browser.getWidgetSettings(id)).look, { accent: '#4f46e5', radius: '12px', font: WIDGET_FONTS.system });
   });
 
   it('refuses anything but a #rrggbb colour, a radius of 0 to 24 and a font of the set, changing nothing', async () => {
@@ -77,7 +82,7 @@ eachDatabase('widget style', (service) => {
       await rejects(() => s.admin.updateCampaign({ id, widgetStyle } as never), 400, 'invalid_request', field);
       await rejects(() => s.admin.createCampaign({ campaignName: 'X', hostURL: 'https://x.example', widgetStyle } as never), 400, 'invalid_request', field);
     }
-    assert.deepEqual((await s.browser.getWidgetSettings(id)).widgetStyle, { accent: '#4f46e5' });
+    assert.deepEqual((await s.admin.listCampaigns())[0]!.widgetStyle, { accent: '#4f46e5' });
     assert.equal((await s.admin.listCampaigns()).length, 1);
   });
 });

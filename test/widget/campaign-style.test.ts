@@ -1,12 +1,12 @@
-/** <referral-widget> wears the look stored on the campaign (widgetStyle); the page's own custom properties win. */
-import { expect, fixture, html } from '@open-wc/testing';
+/** <referral-widget> wears the look stored on the campaign (getWidgetSettings' look); the page's own custom properties win. */
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import '../../src/widget/index.js';
 import { fakeService, json, settings, type FakeService } from './fake-service.js';
 import { API, mount, q, setUrl, settled } from './helpers.js';
 
 let service: FakeService;
-const styled = { ...settings, widgetStyle: { accent: '#0e9384', radius: 20, font: 'serif' as const } };
+const styled = { ...settings, look: { accent: '#0e9384', radius: '20px', font: 'Georgia, serif' } };
 
 beforeEach(() => {
   localStorage.clear();
@@ -44,11 +44,20 @@ describe('<referral-widget> campaign look', () => {
     expect(el.getAttribute('style')).to.contain('--referral-widget-radius: 4px');
   });
 
-  it('a campaign without a look (or an older service without widgetStyle) keeps the defaults', async () => {
+  it('an older service without a look leaves the defaults; moving to another campaign leaves nothing of the last look', async () => {
     service.routes['/api/v1/getWidgetSettings'] = () => json(settings);
     const el = await mount();
     await settled(el, 'ready');
     expect(look(el).radius).to.equal('12px');
     expect(look(el).accent).to.equal('rgb(79, 70, 229)');
+
+    service.routes['/api/v1/getWidgetSettings'] = () => json(styled);
+    el.campaignId = 'cmp_2';
+    await waitUntil(() => look(el).radius === '20px', 'the look of cmp_2');
+    // The service sends every value of a look (the defaults where a campaign sets none).
+    service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, look: { accent: '#4f46e5', radius: '12px', font: 'system-ui, sans-serif' } });
+    el.campaignId = 'cmp_3';
+    await waitUntil(() => look(el).radius === '12px', 'the look of cmp_3');
+    expect(look(el).font).to.match(/^system-ui/);
   });
 });

@@ -7,7 +7,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody, WidgetSettings } from '../../api/client.js';
 import type { ShareMessages, WidgetStyle } from '../../api/schemas.js';
 import { isMoney } from '../../api/reward-kind.js';
-import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, type WidgetFont } from '../../api/widget-style.js';
+import { ACCENT_PATTERN, DEFAULT_WIDGET_STYLE, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, widgetLook, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { reward } from '../format.js';
@@ -18,7 +18,6 @@ import { statusBadge } from '../status.js';
 
 /** The look of the widget, stored on the campaign (widgetStyle) so that every embed of it shows it. */
 type Theme = Required<WidgetStyle>;
-const DEFAULT_THEME: Theme = { accent: '#4f46e5', radius: 12, font: 'system' };
 const FONT_LABELS: Record<WidgetFont, string> = { system: 'System', serif: 'Serif', rounded: 'Rounded', monospace: 'Monospace' };
 
 /**
@@ -137,7 +136,7 @@ export class CampaignEditor extends Page {
   @property() campaignId: string | undefined;
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
   @state() private draft: Draft = { ...EMPTY };
-  @state() private theme: Theme = { ...DEFAULT_THEME };
+  @state() private theme: Theme = { ...DEFAULT_WIDGET_STYLE };
   @state() private busy = false;
   @state() private loadedFor: string | undefined;
   /** The reward texts still as written from the reward fields: they follow those fields' changes. */
@@ -152,7 +151,7 @@ export class CampaignEditor extends Page {
       const written = rewardTexts(this.draft);
       this.#following = new Set((['rewardHeader', 'rewardDescription'] as const).filter((f) => this.draft[f] === written[f]));
       const stored = this.campaign.widgetStyle ?? {};
-      this.theme = { ...DEFAULT_THEME, ...(Object.keys(stored).length > 0 ? stored : earlierTheme(this.campaign.campaignId!)) };
+      this.theme = { ...DEFAULT_WIDGET_STYLE, ...(Object.keys(stored).length > 0 ? stored : earlierTheme(this.campaign.campaignId!)) };
     }
   }
 
@@ -304,7 +303,7 @@ export class CampaignEditor extends Page {
       campaignId: 'preview',
       ...(isMoney(d.rewardType) ? { rewardCurrency: d.rewardCurrency.trim().toUpperCase() } : { rewardUnit: d.rewardType }),
       shareMessages: d.shareMessages,
-      widgetStyle: t,
+      look: widgetLook(t),
     };
     return html`<div class="page-head">
         <div>

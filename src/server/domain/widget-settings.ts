@@ -5,6 +5,7 @@
  * texts: nothing here is private.
  */
 import { isMoney } from '../../api/reward-kind.js';
+import { widgetLook } from '../../api/widget-style.js';
 import type { WidgetSettings } from '../../api/widget-schemas.js';
 import type { CampaignRow } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
@@ -18,7 +19,7 @@ export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
     campaignId: c.id,
     ...(money ? { rewardCurrency: c.reward_currency } : { rewardUnit: c.reward_type }),
     shareMessages: readShareMessages(c),
-    widgetStyle: readWidgetStyle(c),
+    look: widgetLook(readWidgetStyle(c)),
   };
 }
 
