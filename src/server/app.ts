@@ -8,7 +8,7 @@ import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
 import { loggerOptions } from './http/logging.js';
@@ -47,6 +47,11 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
     schemaController: { compilersFactory: sharedCompilers },
+    // Requests refused before any route runs are answered in the envelope too (./http/error-handler.ts); a
+    // missing Host is refused by ./http/host.ts, where Node would answer with a bare 400.
+    frameworkErrors,
+    clientErrorHandler,
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);

@@ -6,17 +6,10 @@
  * URL `new URL` cannot parse, a date that is no instant (a leap second), an infinite number.
  */
 import type { FastifyServerOptions } from 'fastify';
+import { isLine, isText, LINE_RULE } from '../domain/text-rules.js';
 
 type Ajv = Parameters<NonNullable<NonNullable<FastifyServerOptions['ajv']>['onCreate']>>[0];
 type Validate = (s: string) => boolean;
-
-/** Controls (C0, DEL, C1), unpaired surrogates, bidi controls (LRM, RLO, isolates...), line/paragraph separators. */
-const FORBIDDEN_IN_LINE = /[\p{Cc}\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
-/** The same, except tab and line breaks, which a multi-line text may hold. */
-const FORBIDDEN_IN_TEXT = /[\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]|(?![\t\n\r])\p{Cc}/u;
-
-const isLine = (s: string) => !FORBIDDEN_IN_LINE.test(s);
-const isText = (s: string) => !FORBIDDEN_IN_TEXT.test(s);
 
 /** An absolute http(s) URL that the WHATWG parser (what `new URL` and fetch use) accepts, sent encoded. */
 export function isHttpUrl(s: string): boolean {
@@ -30,7 +23,7 @@ const isHttpOrigin = (s: string) => /^https?:\/\/[^/?#@]+$/i.test(s) && isHttpUr
 
 /** What each format promises, for error messages: `email must be ...`. */
 export const FORMAT_RULES: Record<string, string> = {
-  line: 'must be one line of text, without control or bidirectional-override characters',
+  line: LINE_RULE,
   text: 'must be text without control characters (other than tabs and line breaks) or bidirectional overrides',
   'http-url': 'must be an absolute http or https URL (percent-encoded, with a valid host and port)',
   'http-origin': 'must be an origin: http(s)://host[:port], without a path',
