@@ -499,4 +499,4 @@ eachDatabaseShared('fuzz', (service, kind) => {
     const neverPast = [...documented].filter((k) => [...(statuses.get(k)?.keys() ?? [])].every((status) => status === 401 || status === 403));
     assert.deepEqual(neverPast, [], 'operations the fuzz never got past the credentials of');
   });
-}, { rateLimits: { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined } });
+}, { rateLimits: { perIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined } });

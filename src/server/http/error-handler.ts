@@ -1,4 +1,4 @@
-/** Every failure leaves as DESIGN.md's envelope: `{"error":{"code","message","field?"}}`. */
+/** Every failure leaves in the error envelope of docs/api.md: `{"error":{"code","message","field?"}}`. */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -33,6 +33,7 @@ function describe(err: FastifyError, field: string | undefined): string {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
+      if (err.status >= 500 && err.cause !== undefined) request.log.error({ err: err.cause }, err.message);
       if (err.headers) reply.headers(err.headers);
       return reply.status(err.status).send(envelope(err.code, err.message, err.field));
     }
