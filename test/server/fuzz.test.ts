@@ -16,7 +16,7 @@ import { connect } from 'node:net';
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { createApiKey } from '../../src/server/domain/keys.js';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createOwner, resetOwner } from '../../src/server/domain/owners.js';
 import { dumpDatabase } from './helpers/dump.js';
 import {
   BODY_NUMBER_EDGES,
@@ -187,7 +187,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
     if (name === 'campaignId') return fc.constantFrom(...world.campaigns);
     if (/email/i.test(name)) return fc.constantFrom(...world.emails);
     if (/code/i.test(name)) return fc.constantFrom(...world.codes);
-    if (name === 'password') return fc.constantFrom(OWNER.password, 'wrong password');
+    if (/password/i.test(name)) return fc.constantFrom(OWNER.password, 'wrong password');
     if (name === 'eventTypes') return fc.subarray(['referrer_added', 'referee_added', 'reward_unlocked'], { minLength: 1 });
     const enumValues = schema.anyOf?.flatMap((s) => s.enum ?? []) ?? schema.enum;
     if (enumValues?.length) return fc.constantFrom(...enumValues);
@@ -290,15 +290,16 @@ eachDatabaseShared('fuzz', (service, kind) => {
   );
 
   /**
-   * After a call that may have ended the owner's session or used up the sign-in throttle with wrong
-   * passwords, a fresh session (the throttle's rows are the one write a refusal makes; cleared here so
-   * that the fuzz keeps reaching past it).
+   * After a call that may have ended the owner's session, changed their password or used up the sign-in
+   * throttle with wrong passwords: the owner's password as it was, and a fresh session (the throttle's
+   * rows are the one write a refusal makes; cleared here so that the fuzz keeps reaching past it).
    */
   async function keepSignedIn(op: Operation) {
     if (!op.path.startsWith('/api/v1/auth/')) return;
     const s = service();
     const live = await fetch(`${s.url}/api/v1/auth/session`, { headers: { cookie: session.cookie } });
     if (live.status === 200) return;
+    await resetOwner(s.ctx, OWNER.email, OWNER.password);
     await s.ctx.store.db.deleteFrom('signin_failures').execute();
     session = await signIn(s);
     rows = await dumpDatabase(s.ctx.store.db, kind.name);
