@@ -53,11 +53,11 @@ const CSV_OPERATIONS = new Set(['POST /api/v1/admin/importParticipants']);
  * the document nor here fails the coverage test.
  */
 const HIDDEN_ROUTES: { method: string; path: RegExp; why: string }[] = [
-  { method: 'OPTIONS', path: /^\/api\/v1\/\w+$/, why: "CORS preflights of the public routes (access.test's corsPreflight cases)" },
+  { method: 'OPTIONS', path: /^\/api\/v1\/\w+$/, why: 'CORS preflights of the public routes (auth.test.ts)' },
   { method: 'GET|HEAD', path: /^\/api\/openapi\.json$/, why: 'the OpenAPI document itself (errors.test.ts)' },
-  { method: 'GET|HEAD', path: /^\/api\/docs(\/.*)?$/, why: 'the document viewer (@fastify/swagger-ui)' },
+  { method: 'GET|HEAD', path: /^\/api\/docs(\/.*)?$/, why: 'the document viewer, @fastify/swagger-ui (errors.test.ts, security-headers.test.ts)' },
   { method: 'GET|HEAD', path: /^\/admin(\/?\*)?$/, why: "the dashboard's files (security-headers.test.ts, e2e)" },
-  { method: 'GET|HEAD', path: /^\/widget\/\*$|^\/\*$|^\*$/, why: "the widget's files (widget-routes.test.ts)" },
+  { method: 'GET|HEAD', path: /^\/widget\/\*$|^\/\*$|^\*$/, why: "the widget's files (security-headers.test.ts, e2e)" },
 ];
 
 /** Methods tried at every route, whether or not it has them. */
