@@ -253,13 +253,13 @@ describe('<referral-widget> setup mistakes', () => {
     await waitUntil(() => /no campaign has the id "cmp_1" \(the campaign-id attribute\)/.test(warnings.join('\n')), 'console warning');
   });
 
-  it("a page origin the campaign does not allow: visitors read so, the console says how to allow it", async () => {
+  it("a page origin the campaign does not allow: visitors read so, the console says how to add it to the origins allowed", async () => {
     service.routes['/api/v1/getCampaign'] = () => apiError(403, 'forbidden_origin');
     const el = await mount();
     await settled(el, 'not-allowed');
     expect(text(el, '[part=status]')).to.equal('This site is not allowed to use this referral program.');
     expect(q(el, '[part~=retry]') === null, 'no retry').to.equal(true);
-    await waitUntil(() => warnings.join('\n').includes(`--allowed-origin ${location.origin}`), 'console warning');
+    await waitUntil(() => warnings.join('\n').includes(`--add-allowed-origin ${location.origin}`), 'console warning');
   });
 });
 

@@ -1,0 +1,55 @@
+/**
+ * `refkit user ...`: the dashboard's owners. A password is never an argument (it would stay in the
+ * shell's history and in the process list): it is asked for, hidden, at a terminal, or read from
+ * stdin with --password-stdin (scripts, `docker compose exec -T`).
+ */
+import type { Command } from 'commander';
+import { read } from 'read';
+import { ConfigError } from './config.js';
+import { createOwner, listOwners, removeOwner } from './domain/owners.js';
+import { MIN_PASSWORD_LENGTH } from './domain/passwords.js';
+import { jsonOption, local, type Run } from './cli-run.js';
+
+/** All of a stream, as text. */
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of input) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  return text;
+}
+
+/** The new owner's password: from stdin (its first line) or from a hidden prompt, typed twice. */
+async function newPassword(run: Run, fromStdin: boolean): Promise<string> {
+  if (fromStdin) return (await readAll(run.stdin)).split(/\r?\n/)[0] ?? '';
+  if (!run.stdin.isTTY) throw new ConfigError('no terminal to ask for the password on: pipe it in with --password-stdin');
+  const ask = (prompt: string) => read({ prompt, silent: true, replace: '', input: run.stdin, output: run.stderr });
+  const password = await ask(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
+  if ((await ask('The same password again: ')) !== password) throw new ConfigError('the two passwords differ; no owner was created');
+  return password;
+}
+
+export function userCommands(user: Command, run: Run): void {
+  user
+    .command('create')
+    .description('create an owner of the default account (asks for the password, hidden)')
+    .requiredOption('--email <email>')
+    .option('--password-stdin', `read the password (at least ${MIN_PASSWORD_LENGTH} characters) from stdin instead of asking`)
+    .addOption(jsonOption)
+    .action(async (o: { email: string; passwordStdin?: boolean; json?: boolean }) => {
+      const password = await newPassword(run, !!o.passwordStdin);
+      await local(run, async ({ ctx }) => {
+        const owner = await createOwner(ctx, o.email, password);
+        return { id: owner.id, email: owner.email };
+      }, !!o.json);
+    });
+  user
+    .command('list')
+    .description('list the owners of the default account')
+    .addOption(jsonOption)
+    .action((o: { json?: boolean }) => local(run, ({ ctx }) => listOwners(ctx), !!o.json, 'No owners yet.'));
+  user
+    .command('remove')
+    .description('remove an owner; their dashboard sessions end at once')
+    .requiredOption('--email <email>')
+    .addOption(jsonOption)
+    .action((o: { email: string; json?: boolean }) => local(run, ({ ctx }) => removeOwner(ctx, o.email), !!o.json));
+}
