@@ -11,7 +11,7 @@ import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-li
 import { registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
-import { demoLogging, logEachRequest, loggerOptions } from './http/logging.js';
+import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { extendAjv, FORMATS } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
@@ -52,7 +52,6 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
-  if (readable) logEachRequest(app);
   await app.register(securityHeaders);
   await app.register(hostCheck);
 
