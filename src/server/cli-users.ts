@@ -1,7 +1,8 @@
 /**
- * `refkit user ...`: the dashboard's owners. A password is never an argument (it would stay in the
- * shell's history and in the process list): it is asked for, hidden, at a terminal, or read from
- * stdin with --password-stdin (scripts, `docker compose exec -T`).
+ * `refkit user ...`: the dashboard's owners. A password is asked for, hidden, at a terminal, or read
+ * from stdin with --password-stdin (scripts, `docker compose exec -T`). --password still works for the
+ * scripts that used it, with a warning, as `docker login` does: an argument stays in the shell's
+ * history and shows in the process list.
  */
 import type { Command } from 'commander';
 import { read } from 'read';
@@ -17,9 +18,14 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** The new owner's password: from stdin (its first line) or from a hidden prompt, typed twice. */
-async function newPassword(run: Run, fromStdin: boolean): Promise<string> {
-  if (fromStdin) return (await readAll(run.stdin)).split(/\r?\n/)[0] ?? '';
+/** The new owner's password: from stdin (its first line), from argv (warned), or from a hidden prompt, typed twice. */
+async function newPassword(run: Run, o: { passwordStdin?: boolean; password?: string }): Promise<string> {
+  if (o.passwordStdin && o.password !== undefined) throw new ConfigError('--password and --password-stdin: give one of them');
+  if (o.passwordStdin) return (await readAll(run.stdin)).split(/\r?\n/)[0] ?? '';
+  if (o.password !== undefined) {
+    run.stderr.write('warning: a password given with --password stays in the shell history; leave it out to be asked, or use --password-stdin\n');
+    return o.password;
+  }
   if (!run.stdin.isTTY) throw new ConfigError('no terminal to ask for the password on: pipe it in with --password-stdin');
   const ask = (prompt: string) => read({ prompt, silent: true, replace: '', input: run.stdin, output: run.stderr });
   const password = await ask(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
@@ -33,9 +39,10 @@ export function userCommands(user: Command, run: Run): void {
     .description('create an owner of the default account (asks for the password, hidden)')
     .requiredOption('--email <email>')
     .option('--password-stdin', `read the password (at least ${MIN_PASSWORD_LENGTH} characters) from stdin instead of asking`)
+    .option('--password <password>', 'discouraged: it stays in the shell history (leave it out to be asked)')
     .addOption(jsonOption)
-    .action(async (o: { email: string; passwordStdin?: boolean; json?: boolean }) => {
-      const password = await newPassword(run, !!o.passwordStdin);
+    .action(async (o: { email: string; passwordStdin?: boolean; password?: string; json?: boolean }) => {
+      const password = await newPassword(run, o);
       await local(run, async ({ ctx }) => {
         const owner = await createOwner(ctx, o.email, password);
         return { id: owner.id, email: owner.email };

@@ -182,15 +182,18 @@ for (const kind of kinds) {
       assert.match(again.stderr, /No owner has this email \(owner_not_found, email\)/);
     });
 
-    it('create without a terminal and without --password-stdin asks for the pipe, and creates nothing; --password is gone', async () => {
+    it('create without a terminal and without --password-stdin asks for the pipe, and creates nothing; --password still works, warned', async () => {
       const r = await cli(['user', 'create', '--email', 'nopass@example.com'], env);
       assert.equal(r.code, 1);
       assert.match(r.stderr, /--password-stdin/);
-      const argv = await cli(['user', 'create', '--email', 'nopass@example.com', '--password', 'a long passphrase'], env);
-      assert.notEqual(argv.code, 0);
-      assert.match(argv.stderr, /unknown option '--password'/);
-      const left = JSON.parse((await cli(['user', 'list', '--json'], env)).stdout) as { email: string }[];
-      assert.ok(!left.some((o) => o.email === 'nopass@example.com'));
+      const both = await cli(['user', 'create', '--email', 'nopass@example.com', '--password', 'a long passphrase', '--password-stdin'], env, 'a long passphrase');
+      assert.equal(both.code, 1);
+      assert.match(both.stderr, /give one of them/);
+      const listed = JSON.parse((await cli(['user', 'list', '--json'], env)).stdout) as { email: string }[];
+      assert.ok(!listed.some((o) => o.email === 'nopass@example.com'));
+      const argv = await cli(['user', 'create', '--email', 'argv@example.com', '--password', 'a long passphrase'], env);
+      assert.equal(argv.code, 0, argv.stderr);
+      assert.match(argv.stderr, /^warning: a password given with --password stays in the shell history/);
     });
 
     it('create at a terminal asks for the password twice without showing it; two different ones create nothing', async () => {
