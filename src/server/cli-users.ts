@@ -18,8 +18,21 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** The new owner's password: from stdin (its first line), from argv (warned), or from a hidden prompt, typed twice. */
-async function newPassword(run: Run, o: { passwordStdin?: boolean; password?: string }): Promise<string> {
+/** How a command that sets a password was told it. */
+export interface PasswordOptions {
+  passwordStdin?: boolean;
+  password?: string;
+}
+
+/** The options of a command that sets an owner's password (user create, user reset-password). */
+export function passwordOptions(cmd: Command): Command {
+  return cmd
+    .option('--password-stdin', `read the password (at least ${MIN_PASSWORD_LENGTH} characters) from stdin instead of asking`)
+    .option('--password <password>', 'discouraged: it stays in the shell history (leave it out to be asked)');
+}
+
+/** The new password: from stdin (its first line), from argv (warned), or from a hidden prompt, typed twice. */
+export async function newPassword(run: Run, o: PasswordOptions): Promise<string> {
   if (o.passwordStdin && o.password !== undefined) throw new ConfigError('--password and --password-stdin: give one of them');
   if (o.passwordStdin) return (await readAll(run.stdin)).split(/\r?\n/)[0] ?? '';
   if (o.password !== undefined) {
@@ -29,19 +42,14 @@ async function newPassword(run: Run, o: { passwordStdin?: boolean; password?: st
   if (!run.stdin.isTTY) throw new ConfigError('no terminal to ask for the password on: pipe it in with --password-stdin');
   const ask = (prompt: string) => read({ prompt, silent: true, replace: '', input: run.stdin, output: run.stderr });
   const password = await ask(`Password (at least ${MIN_PASSWORD_LENGTH} characters): `);
-  if ((await ask('The same password again: ')) !== password) throw new ConfigError('the two passwords differ; no owner was created');
+  if ((await ask('The same password again: ')) !== password) throw new ConfigError('the two passwords differ; nothing was changed');
   return password;
 }
 
 export function userCommands(user: Command, run: Run): void {
-  user
-    .command('create')
-    .description('create an owner of the default account (asks for the password, hidden)')
-    .requiredOption('--email <email>')
-    .option('--password-stdin', `read the password (at least ${MIN_PASSWORD_LENGTH} characters) from stdin instead of asking`)
-    .option('--password <password>', 'discouraged: it stays in the shell history (leave it out to be asked)')
+  passwordOptions(user.command('create').description('create an owner of the default account (asks for the password, hidden)').requiredOption('--email <email>'))
     .addOption(jsonOption)
-    .action(async (o: { email: string; passwordStdin?: boolean; password?: string; json?: boolean }) => {
+    .action(async (o: PasswordOptions & { email: string; json?: boolean }) => {
       const password = await newPassword(run, o);
       await local(run, async ({ ctx }) => {
         const owner = await createOwner(ctx, o.email, password);

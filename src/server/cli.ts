@@ -20,10 +20,11 @@ import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { jsonOption, local, printAnswer, type CliIo, type Run } from './cli-run.js';
 export type { CliIo } from './cli-run.js';
-import { userCommands } from './cli-users.js';
+import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
 import { listen } from './webhooks/listen.js';
+import { addOwnerAccountCommands } from './owner-commands.js';
 
 function int(value: string): number {
   const n = Number(value);
@@ -232,7 +233,9 @@ function createProgram(run: Run): Command {
     .addOption(jsonOption)
     .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin(run, 'POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
 
-  userCommands(program.command('user').description('dashboard owners (sign in at /admin/)'), run);
+  const user = program.command('user').description('dashboard owners (sign in at /admin/)');
+  userCommands(user, run);
+  addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json), (o) => newPassword(run, o));
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant

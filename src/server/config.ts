@@ -12,7 +12,7 @@ export interface Config {
   secretKeyHash: string | undefined;
   logLevel: string;
   webhookAllowPrivate: boolean;
-  /** Dispatcher settings; DESIGN.md's schedule unless overridden (tests and staging use short ones). */
+  /** Dispatcher settings; the retry schedule of docs/webhooks.md unless overridden (tests and staging use short ones). */
   webhooks: Partial<DispatcherOptions>;
   rateLimits: RateLimits;
   /** Worker processes `serve` runs (node cluster); 1 means this process serves alone. */
@@ -23,7 +23,7 @@ export interface Config {
    * so that a production database is never seeded and serves no demo page.
    */
   demo: boolean;
-  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
+  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL; https makes the session cookie Secure and __Host- named. */
   publicUrl: string;
   /** How the banner's hints call the CLI: REFKIT_CLI, `npx refkit` by default (the Docker image: `refkit`). */
   cliCommand: string;

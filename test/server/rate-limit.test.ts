@@ -10,26 +10,19 @@ import { Redis } from 'ioredis';
 import { ApiError, RefkitClient } from '../../src/api/client.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/server/http/rate-limit.js';
+import { REDIS_URL, redisProblem } from '../requirements.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 
 const [sqlite] = await databaseKinds();
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const OFF: RateLimits = { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined };
 
 async function redisReachable(): Promise<string | undefined> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await r.connect();
-    await r.ping();
-    return undefined;
-  } catch (err) {
-    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} is unreachable under CI: ${(err as Error).message}`);
-    return `Redis at ${REDIS_URL} is unreachable`;
-  } finally {
-    r.disconnect();
-  }
+  const problem = await redisProblem();
+  if (problem === undefined) return undefined;
+  if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} is unreachable under CI: ${problem}`);
+  return `Redis at ${REDIS_URL} is unreachable`;
 }
 
 /** A keyless call as if from `client` behind one trusted proxy (the test is the proxy, on loopback). */

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../../api/schemas.js';
 
-/** A failure the client is told about, with the status and code of DESIGN.md's error table. */
+/** A failure the client is told about, with its status and code (the error table of docs/api.md). */
 export class AppError extends Error {
   constructor(
     readonly status: number,

@@ -25,7 +25,7 @@ import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
-import { assertSignature, issueToken, newToken, proves, type Proof } from './proof.js';
+import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
 import { prepareEvent } from './webhook-events.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
@@ -132,7 +132,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
 /** A browser signs up an email that is a participant already: it reads what it proves. */
 async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: ParticipantRow, proof: Proof): Promise<SignupResult> {
-  if (await proves(ctx.store, campaign, participant, proof)) {
+  if (await proves(ctx, campaign, participant, proof)) {
     // A browser proven by the host's signature is given a token, so later visits need no signature.
     const token = proof.emailSignature !== undefined ? await issueToken(ctx.store, participant.id, ctx.now()) : undefined;
     return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
@@ -143,14 +143,16 @@ async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: P
 
 /**
  * Follows an emailed link: confirms a pending sign-up (creating the participant, with the referrer the
- * link was sent for) or proves an existing participant. The browser gets a participant token either way.
+ * link was sent for) or proves an existing participant. The browser gets a participant token either way;
+ * an existing participant's earlier tokens end, so that the mailbox's owner can take the address back
+ * from whoever signed it up first without double opt-in (and so its token).
  */
 export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip: string | null): Promise<SignupResult> {
   const campaign = await findCampaign(ctx, campaignId);
   // Confirming is joining: a paused or ended campaign takes no one, and the link stays usable for later.
   const link = await consumeEmailLink(ctx, campaign.id, code, (l) => l.purpose === 'confirm' && assertOpen(campaign, ctx.now()));
   const signedIn = async (participant: ParticipantRow): Promise<SignupResult> => {
-    const token = await issueToken(ctx.store, participant.id, ctx.now());
+    const token = await reissueToken(ctx, participant.id);
     return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
   };
   const existing = await ctx.store.findParticipantByEmail(campaign.id, link.email);

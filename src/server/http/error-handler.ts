@@ -1,4 +1,4 @@
-/** Every failure leaves as DESIGN.md's envelope: `{"error":{"code","message","field?"}}`. */
+/** Every failure leaves in the error envelope of docs/api.md: `{"error":{"code","message","field?"}}`. */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError } from '../domain/errors.js';

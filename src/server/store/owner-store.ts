@@ -31,6 +31,14 @@ export class OwnerStore {
     return Number(r.numDeletedRows) > 0;
   }
 
+  findUserById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+    await this.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  }
+
   async countUsers(): Promise<number> {
     const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
@@ -55,6 +63,14 @@ export class OwnerStore {
 
   async revokeSession(id: string, now: number): Promise<void> {
     await this.db.updateTable('sessions').set({ revoked_on: now }).where('id', '=', id).where('revoked_on', 'is', null).execute();
+  }
+
+  /** Revokes every live session of a user, but `keep` (a session id) if given; how many were revoked. */
+  async revokeUserSessions(userId: number, now: number, keep?: string): Promise<number> {
+    let q = this.db.updateTable('sessions').set({ revoked_on: now }).where('user_id', '=', userId).where('revoked_on', 'is', null).where('expires_on', '>', now);
+    if (keep !== undefined) q = q.where('id', '!=', keep);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   /** The failures counted for `key` in a window that began after `since`; 0 when none or the window is over. */

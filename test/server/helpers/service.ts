@@ -51,6 +51,8 @@ export interface ServiceOptions {
   trustProxy?: TrustProxy;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
+  /** PUBLIC_URL (default none): an https one makes the session cookie Secure and __Host- named. */
+  publicUrl?: string;
   /** The scrypt cost of owners' passwords (default TEST_PASSWORD_COST; PASSWORD_COST is the service's). */
   passwordCost?: ScryptCost;
 }
@@ -74,6 +76,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
       logLevel: 'silent',
       webhookAllowPrivate: true,
       demo: options.demo ?? false,
+      ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
       rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, redisUrl: undefined },
     },
     logger: false,
