@@ -106,6 +106,16 @@ describe('a PostgreSQL database that does not exist', { skip: kinds[1]!.skip }, 
   });
 });
 
+describe('a PostgreSQL that cannot be reached', () => {
+  it('is one line naming the URL (password masked), without a stack trace', async () => {
+    // Port 1: nothing listens there, and an unprivileged process cannot make anything listen.
+    const r = await cli(['migrate'], { DATABASE_URL: 'postgres://refkit:hidden-pw@127.0.0.1:1/refkit' });
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^refkit: cannot reach PostgreSQL at DATABASE_URL \(postgres:\/\/refkit:\*\*\*@127\.0\.0\.1:1\/refkit\): .*ECONNREFUSED.*Is it running, and is the host right\?\n$/);
+  });
+});
+
 describe('logs', () => {
   it('demo mode: one readable line per request, none of it JSON, and no schema warnings after a dashboard sign-in', async () => {
     const db = await database();
