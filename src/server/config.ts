@@ -153,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     webhooks: webhookSettings(env),
     rateLimits: {
       perIp: count('RATE_LIMIT_PER_IP', env.RATE_LIMIT_PER_IP, DEFAULT_RATE_LIMITS.perIp),
+      signupsPerIp: count('RATE_LIMIT_SIGNUPS_PER_IP', env.RATE_LIMIT_SIGNUPS_PER_IP, DEFAULT_RATE_LIMITS.signupsPerIp),
       signupsPerCampaign: count('RATE_LIMIT_SIGNUPS_PER_CAMPAIGN', env.RATE_LIMIT_SIGNUPS_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.signupsPerCampaign),
       keyFailuresPerIp: count('RATE_LIMIT_KEY_FAILURES_PER_IP', env.RATE_LIMIT_KEY_FAILURES_PER_IP, DEFAULT_RATE_LIMITS.keyFailuresPerIp),
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),

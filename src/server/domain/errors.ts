@@ -9,8 +9,10 @@ export class AppError extends Error {
     readonly field?: string,
     /** Headers the answer must carry, e.g. Retry-After on 429. */
     readonly headers?: Record<string, string>,
+    /** What went wrong underneath, for the operator's log only (a 5xx logs it; the caller never sees it). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
   }
 }

@@ -3,7 +3,7 @@ import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import { assertNotThrottled, recordFailure, recordSuccess } from './signin-throttle.js';
+import { forgetFailures, reserveSignIn } from './signin-throttle.js';
 
 /** The one rule on a new password: its length (a passphrase of common words is fine). */
 function assertPasswordLength(field: string, password: string): void {
@@ -47,18 +47,18 @@ export async function removeOwner(ctx: Ctx, rawEmail: string, actor: Actor = DEF
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'The email or the password is wrong');
 
-/** The owner these credentials belong to; 401 when wrong, 429 while throttled (checked first). */
-export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, ip: string): Promise<Owner> {
+/**
+ * The owner these credentials belong to; 401 when wrong, 429 while throttled. `client` is who is trying
+ * (../http/rate-limit.ts clientKey): the attempt is reserved before the password is checked.
+ */
+export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, client: string): Promise<Owner> {
   const email = rawEmail.trim().toLowerCase();
-  await assertNotThrottled(ctx, email, ip);
+  const attempt = await reserveSignIn(ctx, email, client);
   const user = await ctx.store.owners.findUserByEmail(email);
   // An unknown email costs the same scrypt as a known one, so the answer's timing tells nothing.
   const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash(ctx.passwordCost)));
-  if (!user || !ok) {
-    await recordFailure(ctx, email, ip);
-    throw invalidCredentials();
-  }
-  await recordSuccess(ctx, email);
+  if (!user || !ok) throw invalidCredentials();
+  await attempt.succeeded();
   return { id: user.id, email: user.email, accountId: user.account_id };
 }
 
@@ -101,7 +101,7 @@ export async function resetOwner(ctx: Ctx, rawEmail: string, newPassword: string
   assertPasswordLength('password', newPassword);
   const user = await findOwner(ctx, email);
   await ctx.store.owners.setPasswordHash(user.id, await hashPassword(newPassword, ctx.passwordCost));
-  await recordSuccess(ctx, email);
+  await forgetFailures(ctx, email);
   return { email, sessionsEnded: await endSessions(ctx, user.id) };
 }
 

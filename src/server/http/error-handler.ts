@@ -31,6 +31,7 @@ function describe(err: FastifyError, field: string | undefined): string {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
+      if (err.status >= 500 && err.cause !== undefined) request.log.error({ err: err.cause }, err.message);
       if (err.headers) reply.headers(err.headers);
       return reply.status(err.status).send(envelope(err.code, err.message, err.field));
     }

@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.js';
 import { changePassword, checkCredentials, endSessions } from '../domain/owners.js';
 import { closeSession, openSession, SESSION_TTL_MS } from '../domain/sessions.js';
 import { clearSessionCookie, setSessionCookie, sessionToken } from '../http/session-cookie.js';
+import { clientKey } from '../http/rate-limit.js';
 
 const tags = ['auth'];
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody };
@@ -28,13 +29,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
         tags,
         summary: 'Sign an owner in to the dashboard',
         description:
-          'Sets an httpOnly, SameSite=Strict session cookie. Failed attempts are throttled per email and per IP: 429 rate_limited with Retry-After.',
+          'Sets an httpOnly, SameSite=Strict session cookie. Failed attempts are throttled (429 rate_limited with Retry-After): per client and email with growing delays, per client, and per email for clients that have failed on it.',
         body: SignInBody,
         response: { 200: OwnerSession, ...errors },
       },
     },
     async (request, reply) => {
-      const owner = await checkCredentials(ctx, request.body.email, request.body.password, request.ip);
+      const owner = await checkCredentials(ctx, request.body.email, request.body.password, clientKey(request.ip));
       const { token, view } = await openSession(ctx, owner);
       setSessionCookie(request, reply, token, SESSION_TTL_MS);
       return view;
