@@ -46,13 +46,28 @@ export async function newPassword(run: Run, o: PasswordOptions): Promise<string>
   return password;
 }
 
+/** The email of `user create you@example.com` or `user create --email you@example.com`. */
+function ownerEmail(given: string | undefined, option: string | undefined): string {
+  if (given !== undefined && option !== undefined && given !== option) throw new ConfigError(`two emails given (${given} and --email ${option}): give one`);
+  const email = option ?? given;
+  if (email === undefined) throw new ConfigError("give the owner's email: refkit user create you@example.com");
+  return email;
+}
+
 export function userCommands(user: Command, run: Run): void {
-  passwordOptions(user.command('create').description('create an owner of the default account (asks for the password, hidden)').requiredOption('--email <email>'))
+  passwordOptions(
+    user
+      .command('create')
+      .description('create an owner of the default account (asks for the password, hidden)')
+      .argument('[email]', "the owner's email (or --email)")
+      .option('--email <email>'),
+  )
     .addOption(jsonOption)
-    .action(async (o: PasswordOptions & { email: string; json?: boolean }) => {
+    .action(async (given: string | undefined, o: PasswordOptions & { email?: string; json?: boolean }) => {
+      const email = ownerEmail(given, o.email);
       const password = await newPassword(run, o);
       await local(run, async ({ ctx }) => {
-        const owner = await createOwner(ctx, o.email, password);
+        const owner = await createOwner(ctx, email, password);
         return { id: owner.id, email: owner.email };
       }, !!o.json);
     });

@@ -136,7 +136,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart share-link - One share button (`data-target` is email, whatsapp, x, facebook or linkedin).
  * @csspart qr-box - The figure around the QR code.
  * @csspart qr - The QR code.
- * @csspart stats - What the participant earned and, once some was redeemed, what is left.
+ * @csspart stats - What the participant earned, and what is left of it to use.
  * @csspart progress - Progress toward the next reward.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.

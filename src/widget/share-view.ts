@@ -234,22 +234,21 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
 }
 
 /**
- * What the participant earned (for good: redeeming does not lower it) and, once some was redeemed, what
- * is left of it. A referred participant who has not earned their welcome reward yet reads what it is
- * and how to get it, rather than a zero.
+ * What the participant earned (for good: redeeming does not lower it) and what is left of it to use.
+ * A referred participant who has not earned their welcome reward yet reads what it is and how to get
+ * it, rather than a zero.
  */
 function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
-  const referralEarned = p.referralReward ?? p.referralRewardBalance ?? 0;
   const welcomeEarned = p.refereeReward ?? p.refereeRewardBalance ?? 0;
   const welcomeOffer = p.referredByCode !== undefined && c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   const row = (label: string, stat: string, value: string) => html`<div><dt>${label}</dt><dd data-stat=${stat}>${value}</dd></div>`;
   return html`<dl part="stats">
     ${row(msg('Friends joined'), 'referrals', new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0))}
-    ${row(msg('Earned for referrals'), 'referral-earned', amount(referralEarned))}
-    ${(p.referralRewardRedeemed ?? 0) > 0 ? row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0)) : nothing}
+    ${row(msg('Earned for referrals'), 'referral-earned', amount(p.referralReward ?? p.referralRewardBalance ?? 0))}
+    ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}
     ${welcomeEarned > 0
       ? html`${row(msg('Your welcome reward'), 'referee-earned', amount(welcomeEarned))}
-        ${(p.refereeRewardRedeemed ?? 0) > 0 ? row(msg('Welcome reward left'), 'referee-balance', amount(p.refereeRewardBalance ?? 0)) : nothing}`
+        ${row(msg('Welcome reward left'), 'referee-balance', amount(p.refereeRewardBalance ?? 0))}`
       : welcomeOffer
         ? row(msg('Your welcome reward'), 'referee-pending', msg(str`${welcomeOffer} when you qualify (for example, with a purchase)`))
         : nothing}

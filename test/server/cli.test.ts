@@ -157,7 +157,14 @@ for (const kind of kinds) {
       const made = await cli(['user', 'create', '--email', 'Ops@Example.com', '--password-stdin', '--json'], env, 'a long passphrase\nignored second line\n');
       assert.equal(made.code, 0, made.stderr);
       assert.equal(JSON.parse(made.stdout).email, 'ops@example.com');
-      assert.equal((await cli(['user', 'create', '--email', 'two@example.com', '--password-stdin'], env, 'another long one')).code, 0);
+      // The email as an argument works too.
+      assert.equal((await cli(['user', 'create', 'two@example.com', '--password-stdin'], env, 'another long one')).code, 0);
+      const twoEmails = await cli(['user', 'create', 'x@example.com', '--email', 'y@example.com', '--password-stdin'], env, 'another long one');
+      assert.equal(twoEmails.code, 1);
+      assert.match(twoEmails.stderr, /two emails given/);
+      const noEmail = await cli(['user', 'create', '--password-stdin'], env, 'another long one');
+      assert.equal(noEmail.code, 1);
+      assert.match(noEmail.stderr, /give the owner's email/);
       const listed = await cli(['user', 'list'], env);
       assert.match(listed.stdout, /^email: ops@example.com$/m);
       assert.match(listed.stdout, /^email: two@example.com$/m);
