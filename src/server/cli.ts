@@ -19,11 +19,12 @@ import { csvRows, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { jsonOption, local, printAnswer, type CliIo, type Run } from './cli-run.js';
-export type { CliIo } from './cli-run.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
 import { listen } from './webhooks/listen.js';
+
+export type { CliIo } from './cli-run.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
 
 function int(value: string): number {
@@ -83,7 +84,6 @@ async function adminValue<T>(run: Run, method: 'GET' | 'POST', route: string, bo
   if (status >= 400) throw new ConfigError(describeError(answer as ErrorAnswer));
   return answer as T;
 }
-
 
 /** The campaign fields both `campaign create` and `campaign update` take, named as in the API. */
 function campaignFields(cmd: Command): Command {
