@@ -23,9 +23,9 @@ import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
 import { listen } from './webhooks/listen.js';
+import { addOwnerAccountCommands } from './owner-commands.js';
 
 export type { CliIo } from './cli-run.js';
-import { addOwnerAccountCommands } from './owner-commands.js';
 
 function int(value: string): number {
   const n = Number(value);
