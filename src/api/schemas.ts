@@ -97,6 +97,7 @@ export const ErrorCode = Type.Union(
     'invalid_credentials',
     'csrf_failed',
     'owner_exists',
+    'owner_not_found',
     'not_held',
     'payload_too_large',
     'unsupported_media_type',
@@ -441,7 +442,7 @@ export const SearchParticipantsQuery = Type.Object({
   filter: Type.Optional(
     Type.Union(PARTICIPANT_FILTERS.map((s) => Type.Literal(s)), { description: 'held: waiting for review (fraud score high, not approved)' }),
   ),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  pageSize: Type.Optional(Int(1, MAX_PAGE_SIZE)),
   cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 400 })),
 });
 export type SearchParticipantsQuery = Static<typeof SearchParticipantsQuery>;

@@ -8,13 +8,13 @@ import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
-import { loggerOptions } from './http/logging.js';
+import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
-import { extendAjv } from './http/validation.js';
+import { extendAjv, FORMATS } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
@@ -43,13 +43,20 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
 }
 
 export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
+  const readable = logger === undefined && config.demo === true;
   const app = Fastify({
-    logger: logger === false ? false : loggerOptions(config.logLevel, typeof logger === 'object' ? logger : {}),
+    ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
     bodyLimit: BODY_LIMIT,
     trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
     schemaController: { compilersFactory: sharedCompilers },
+    serializerOpts: { ajv: { formats: FORMATS } },
+    // Requests refused before any route runs are answered in the envelope too (./http/error-handler.ts); a
+    // missing Host is refused by ./http/host.ts, where Node would answer with a bare 400.
+    frameworkErrors,
+    clientErrorHandler,
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const cookieName = sessionCookie(config.publicUrl);

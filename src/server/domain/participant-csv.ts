@@ -5,6 +5,7 @@
  * Imported participants are the product's own records (like sign-ups with a secret key): not scored for
  * fraud, and no webhook events (a migration of a whole program must not flood receivers).
  */
+import { pipeline } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import type { ImportResult } from '../../api/schemas.js';
@@ -16,12 +17,21 @@ import type { Actor, Ctx } from './context.js';
 import { emailKey, normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { normalizeCode } from './participants.js';
+import { isLine, LINE_RULE } from './text-rules.js';
 import { iso } from './time.js';
 import { units } from './directory.js';
 
 const EXPORT_BATCH = 1000;
 export const IMPORT_BATCH = 500;
 const MAX_REPORTED_ERRORS = 100;
+/**
+ * The longest line (a record) the parser will hold: far above any real participant's row, and far below
+ * the longest string JavaScript can make (about 512 MB), which a field without an end would otherwise
+ * reach before failing as no CSV error at all.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024;
+/** The columns an import reads; each holds one line of text, like the same fields in a request. */
+const IMPORT_COLUMNS = ['email', 'firstName', 'lastName', 'referralCode', 'referredByCode', 'referredByEmail', 'createdOn'] as const;
 
 export const EXPORT_COLUMNS = [
   'email',
@@ -105,7 +115,10 @@ class RowError extends Error {}
  * input the parser is (for a progress bar).
  */
 export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: number) => void): AsyncIterable<ImportRow> {
-  const parser = input.pipe(parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true }));
+  const parser = parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES });
+  // pipeline, not pipe: an input that fails (a body over its limit, a client gone) fails the parser too,
+  // which would otherwise wait for the rest of the input for ever.
+  pipeline(input, parser, () => {});
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
       onBytes?.(info.bytes);
@@ -172,6 +185,10 @@ type Created = Pick<ParticipantRow, 'created_on' | 'referred_by_id'>;
 
 /** Inserts one row; what the counters need of it, or undefined when the email is already in the campaign. */
 async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, record: ImportRow['record']): Promise<Created | undefined> {
+  for (const column of IMPORT_COLUMNS) {
+    const value = record[column];
+    if (value !== undefined && !isLine(value)) throw new RowError(`${column} ${LINE_RULE}`);
+  }
   const email = normalizeEmail(record.email ?? '');
   if (await tx.findParticipantByEmail(campaign.id, email)) return undefined;
   const referrer = await importReferrer(tx, campaign.id, record);

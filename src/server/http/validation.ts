@@ -6,17 +6,10 @@
  * URL `new URL` cannot parse, a date that is no instant (a leap second), an infinite number.
  */
 import type { FastifyServerOptions } from 'fastify';
+import { isLine, isText, LINE_RULE } from '../domain/text-rules.js';
 
 type Ajv = Parameters<NonNullable<NonNullable<FastifyServerOptions['ajv']>['onCreate']>>[0];
 type Validate = (s: string) => boolean;
-
-/** Controls (C0, DEL, C1), unpaired surrogates, bidi controls (LRM, RLO, isolates...), line/paragraph separators. */
-const FORBIDDEN_IN_LINE = /[\p{Cc}\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
-/** The same, except tab and line breaks, which a multi-line text may hold. */
-const FORBIDDEN_IN_TEXT = /[\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]|(?![\t\n\r])\p{Cc}/u;
-
-const isLine = (s: string) => !FORBIDDEN_IN_LINE.test(s);
-const isText = (s: string) => !FORBIDDEN_IN_TEXT.test(s);
 
 /** An absolute http(s) URL that the WHATWG parser (what `new URL` and fetch use) accepts, sent encoded. */
 export function isHttpUrl(s: string): boolean {
@@ -28,9 +21,16 @@ export function isHttpUrl(s: string): boolean {
 /** `scheme://host[:port]` and nothing more. */
 const isHttpOrigin = (s: string) => /^https?:\/\/[^/?#@]+$/i.test(s) && isHttpUrl(s);
 
+/**
+ * Refkit's own string formats. Response schemas name them too, and fast-json-stringify compiles some
+ * of those (unions) with an ajv of its own, which warns of each format it does not know: it gets
+ * these as well (app.ts, serializerOpts).
+ */
+export const FORMATS: Record<string, Validate> = { line: isLine, text: isText, 'http-url': isHttpUrl, 'http-origin': isHttpOrigin };
+
 /** What each format promises, for error messages: `email must be ...`. */
 export const FORMAT_RULES: Record<string, string> = {
-  line: 'must be one line of text, without control or bidirectional-override characters',
+  line: LINE_RULE,
   text: 'must be text without control characters (other than tabs and line breaks) or bidirectional overrides',
   'http-url': 'must be an absolute http or https URL (percent-encoded, with a valid host and port)',
   'http-origin': 'must be an origin: http(s)://host[:port], without a path',
@@ -50,10 +50,7 @@ export function extendAjv(ajv: Ajv): void {
     errors: false,
     validate: (on: boolean, data: unknown) => !on || typeof data !== 'number' || Number.isFinite(data),
   });
-  ajv.addFormat('line', { type: 'string', validate: isLine });
-  ajv.addFormat('text', { type: 'string', validate: isText });
-  ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
-  ajv.addFormat('http-origin', { type: 'string', validate: isHttpOrigin });
+  for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
   // ajv-formats' date-time accepts leap seconds (23:59:60), which Date cannot represent: a date-time
   // here must also be an instant JavaScript can hold.
   const dateTime = (ajv.formats['date-time'] as { validate: Validate }).validate;

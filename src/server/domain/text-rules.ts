@@ -1,0 +1,15 @@
+/**
+ * What text the service accepts anywhere it stores or shows it: the request formats `line` and `text`
+ * (../http/validation.ts) and the imported CSV rows (./participant-csv.ts) apply these same rules.
+ */
+
+/** Controls (C0, DEL, C1), unpaired surrogates, bidi controls (LRM, RLO, isolates...), line/paragraph separators. */
+const FORBIDDEN_IN_LINE = /[\p{Cc}\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
+/** The same, except tab and line breaks, which a multi-line text may hold. */
+const FORBIDDEN_IN_TEXT = /[\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}]|(?![\t\n\r])\p{Cc}/u;
+
+export const isLine = (s: string) => !FORBIDDEN_IN_LINE.test(s);
+export const isText = (s: string) => !FORBIDDEN_IN_TEXT.test(s);
+
+/** What the line rule promises, for error messages: `email must be ...`. */
+export const LINE_RULE = 'must be one line of text, without control or bidirectional-override characters';
