@@ -34,8 +34,13 @@ export class PreviewWidget extends ReferralWidget {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    // Before the widget's own willUpdate, which applies the look of the settings it sees change.
-    if (changed.has('draftSettings') && this.campaign) this.settings = this.draftSettings;
+    if (changed.has('draftSettings')) {
+      if (this.campaign) this.settings = this.draftSettings;
+      // The look being edited, through the element's public custom properties (the widget wears a saved
+      // campaign's look when it loads).
+      const look = this.draftSettings.look;
+      for (const key of ['accent', 'radius', 'font'] as const) this.style.setProperty(`--referral-widget-${key}`, look?.[key] ?? '');
+    }
     super.willUpdate(changed);
     // New texts show in whatever view the preview is in, without starting over.
     if (changed.has('draft') && this.campaign) this.campaign = { ...this.campaign, ...this.draft, status: 'Active', paused: false, ended: false };

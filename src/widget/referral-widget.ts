@@ -325,9 +325,6 @@ export class ReferralWidget extends LitElement {
       void this.#load();
     }
     if (changed.has('participant')) this.shareViewLib?.drawQr(this);
-    // The campaign's look (CSS values, every one given), as private properties ./styles.ts reads beneath
-    // the public ones, so a page's own --referral-widget-* still win.
-    if (changed.has('settings')) for (const [k, v] of Object.entries(this.settings?.look ?? {})) this.style.setProperty(`--_c-${k}`, v);
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -361,7 +358,11 @@ export class ReferralWidget extends LitElement {
       const [c, settings] = await Promise.all([this.client.getCampaign(this.campaignId), this.client.getWidgetSettings(this.campaignId).catch(() => undefined)]);
       campaign = c;
       await this.#localeReady;
-      if (!superseded()) this.settings = settings;
+      if (!superseded()) {
+        this.settings = settings;
+        // The campaign's look (CSS values, every one given), beneath the page's own (./styles.ts).
+        for (const [k, v] of Object.entries(settings?.look ?? {})) this.style.setProperty(`--_-${k}`, v);
+      }
     } catch (err) {
       if (!superseded()) this.#fail(err);
       return;

@@ -1,17 +1,18 @@
 import { css } from 'lit';
 
 /**
- * Themed by custom properties (the page's first, then the campaign's look, set by ./referral-widget.ts, then
- * the defaults); every part is exposed with `part` for ::part() styling. Layout uses
- * logical properties (inline-start/end), so right-to-left languages mirror correctly. Controls are at
- * least 44 px tall on touch screens, and the focus ring is the accent (at least 3:1 on the card).
+ * Themed by custom properties: the page's first, then the campaign's look (--_-accent, --_-radius,
+ * --_-font, set by ./referral-widget.ts from getWidgetSettings), then the defaults. Every part is exposed
+ * with `part` for ::part() styling. Layout uses logical properties (inline-start/end), so right-to-left
+ * languages mirror correctly. Controls are at least 44 px tall on touch screens, and the focus ring is the
+ * accent (at least 3:1 on the card).
  */
 export const styles = css`
   :host {
-    --_accent: var(--referral-widget-accent, var(--_c-accent, #4f46e5));
+    --_accent: var(--referral-widget-accent, var(--_-accent, #4f46e5));
     --_accent-text: var(--referral-widget-accent-text, #fff);
-    --_radius: var(--referral-widget-radius, var(--_c-radius, 12px));
-    --_font: var(--referral-widget-font, var(--_c-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif));
+    --_radius: var(--referral-widget-radius, var(--_-radius, 12px));
+    --_font: var(--referral-widget-font, var(--_-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif));
     --_bg: var(--referral-widget-background, #fff);
     --_text: var(--referral-widget-text, #1f2937);
     --_muted: var(--referral-widget-muted, #4b5563);
