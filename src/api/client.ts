@@ -12,11 +12,13 @@ import type {
   CampaignSettings,
   CampaignStatus,
   CreateCampaignBody,
+  ImportRefusal,
   ImportResult,
   OwnerSession,
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  RowProblem,
   SearchParticipantsQuery,
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
@@ -41,6 +43,7 @@ export type {
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  RowProblem,
   SearchParticipantsQuery,
   UpdateCampaignBody,
 };
@@ -55,6 +58,8 @@ export class ApiError extends Error {
     message: string,
     readonly field?: string,
     readonly retryAfter?: number,
+    /** An import's refused rows (the first 100), when the service named them. */
+    readonly rows?: RowProblem[],
   ) {
     super(message);
   }
@@ -199,7 +204,7 @@ export class BrowserClient {
       parsed = undefined;
     }
     if (!res.ok) {
-      const error = (parsed as Partial<ApiErrorBody> | undefined)?.error;
+      const error = (parsed as Partial<ApiErrorBody | ImportRefusal> | undefined)?.error;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;
       throw new ApiError(
         res.status,
@@ -207,6 +212,7 @@ export class BrowserClient {
         error?.message ?? `The service answered ${res.status}`,
         error?.field,
         retryAfter,
+        error && 'rows' in error ? error.rows : undefined,
       );
     }
     return { body: parsed as T, headers: res.headers };

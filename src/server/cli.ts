@@ -7,17 +7,18 @@
  * command), so the CLI and the HTTP API share validation, rules and answers by construction.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, openSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, realpathSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { ShareMessages } from '../api/schemas.js';
+import type { RowProblem, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
-import { AppError } from './domain/errors.js';
+import { AppError, RowsRefused } from './domain/errors.js';
 import { createOwner } from './domain/owners.js';
-import { csvRows, importParticipants } from './domain/participant-csv.js';
+import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
 import { serve } from './serve.js';
@@ -72,6 +73,8 @@ async function callAdmin(
 
 type ErrorAnswer = { error: { code: string; message: string; field?: string } };
 const describeError = ({ error }: ErrorAnswer) => `${error.message} (${error.code}${error.field ? `, ${error.field}` : ''})`;
+/** The refused rows of an import, one a line: `line 3, email: email must be an email address`. */
+const rowReport = (rows: RowProblem[]) => rows.map((r) => `  line ${r.line}${r.field ? `, ${r.field}` : ''}: ${r.message}\n`).join('');
 
 /** Calls one admin route in process and prints its answer; a failure prints the error and exits 1. */
 async function admin(run: Run, method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
@@ -174,20 +177,31 @@ const campaignBody = (o: CampaignOptions) => ({
   requireEmailConfirmation: o.requireEmailConfirmation === undefined ? undefined : o.requireEmailConfirmation === 'true',
 });
 
-/** Runs a domain call against the database of DATABASE_URL; a refusal prints its message and exits 1. */
-async function local(run: Run, fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
+/**
+ * Runs `task` against the database of DATABASE_URL; a refusal prints its message (and an import's
+ * refused rows) and exits 1.
+ */
+async function withDatabase(run: Run, json: boolean, task: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>): Promise<void> {
   const runtime = await openRuntime(loadConfig(run.env));
   try {
-    const answer = await fn(runtime);
-    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+    await task(runtime);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }) } };
-    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n`);
+    const rows = err instanceof RowsRefused ? err.rows : undefined;
+    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }), ...(rows && { rows }) } };
+    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${describeError(body)}\n${rows ? rowReport(rows) : ''}`);
     run.exitCode = 1;
   } finally {
     await runtime.close();
   }
+}
+
+/** Runs a domain call against the database of DATABASE_URL and prints its answer. */
+function local(run: Run, fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
+  return withDatabase(run, json, async (runtime) => {
+    const answer = await fn(runtime);
+    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+  });
 }
 
 /**
@@ -286,6 +300,18 @@ function createProgram(run: Run): Command {
           bar.stop();
         }
       }, !!o.json),
+    );
+  participant
+    .command('export')
+    .description('write every participant of a campaign as CSV, oldest first (text a spreadsheet would run as a formula starts with a quote)')
+    .requiredOption('--campaign <campaignId>')
+    .option('--output <file>', 'write to this file instead of standard output')
+    .action((o: { campaign: string; output?: string }) =>
+      withDatabase(run, false, async ({ ctx }) => {
+        const { csv } = await exportParticipants(ctx, DEFAULT_ACCOUNT, o.campaign);
+        if (o.output) await pipeline(csv, createWriteStream(o.output));
+        else await pipeline(csv, run.stdout, { end: false });
+      }),
     );
   participant
     .command('redeem')

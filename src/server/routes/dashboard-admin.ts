@@ -10,6 +10,7 @@ import {
   CampaignAnalytics,
   CampaignQuery,
   CampaignSettings,
+  ImportRefusal,
   ImportResult,
   ParticipantDetail,
   ParticipantQuery,
@@ -140,9 +141,11 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         ...common,
         summary: 'Import participants from CSV (Content-Type: text/csv)',
         description:
-          'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. Existing emails are skipped. Imported participants are not scored and send no webhooks.',
+          'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. ' +
+          "Each row is checked by addParticipant's rules. All or nothing: if any row is refused, nothing is imported and the 400 lists the refused rows (line, field, reason). " +
+          'Existing emails are skipped. A row may be at most 64 KiB (413). Imported participants are not scored and send no webhooks.',
         querystring: CampaignQuery,
-        response: { 200: ImportResult, ...errors },
+        response: { 200: ImportResult, ...errors, 400: ImportRefusal, 413: ApiErrorBody },
       },
     },
     async (request) => {
