@@ -6,7 +6,6 @@
  * Imported participants are the product's own records (like sign-ups with a secret key): not scored for
  * fraud, and no webhook events (a migration of a whole program must not flood receivers).
  */
-import { pipeline } from 'node:stream/promises';
 import { setImmediate } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
@@ -128,8 +127,11 @@ export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: n
   };
   const guard = recordSizeGuard(MAX_RECORD_BYTES);
   const parser = parse({ columns, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true });
-  // The guard's failure (or the input's) reaches the parser, and so the loop below.
-  pipeline(input, guard, parser).catch(() => undefined);
+  // The guard's failure (or the input's) reaches the parser, and so the loop below. Not pipeline(): on a
+  // failure it destroys the input, an HTTP request's socket with it, and the answer saying why is lost.
+  input.on('error', (err: Error) => parser.destroy(err));
+  guard.on('error', (err) => parser.destroy(err));
+  input.pipe(guard).pipe(parser);
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
       onBytes?.(info.bytes);
@@ -142,6 +144,10 @@ export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: n
     const cause = (err as { cause?: unknown } | undefined)?.cause;
     throw cause instanceof AppError ? cause : err;
   } finally {
+    // What is left of the input is read and dropped: an HTTP connection goes on with the next request
+    // only once this one's body is read (Node drains it by itself only if nobody began reading it).
+    input.unpipe(guard);
+    input.resume();
     guard.destroy();
   }
 }
