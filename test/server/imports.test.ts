@@ -9,6 +9,7 @@ import { rejects } from './helpers/assert.js';
 import { cli } from './helpers/cli.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
+import type { ImportRefusal, ImportResult } from '../../src/api/schemas.js';
 import { fromSpreadsheetSafe, spreadsheetSafe } from '../../src/server/domain/csv-cells.js';
 
 /** The export of a campaign as the dashboard downloads it. */
@@ -19,14 +20,15 @@ async function download(s: TestService, id: string): Promise<string> {
 }
 
 /** POSTs a CSV body (a string or a stream) to importParticipants; the status and the parsed answer. */
-async function importCsv(s: TestService, id: string, body: string | ReadableStream<Uint8Array>): Promise<{ status: number; answer: any }> {
+async function importCsv(s: TestService, id: string, body: string | ReadableStream<Uint8Array>): Promise<{ status: number; answer: ImportResult & ImportRefusal }> {
   const res = await fetch(`${s.url}/api/v1/admin/importParticipants?id=${id}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${s.secretKey}`, 'content-type': 'text/csv' },
     body,
     ...(typeof body === 'string' ? {} : { duplex: 'half' }),
   } as RequestInit);
-  return { status: res.status, answer: await res.json() };
+  // One of the two, as the status says.
+  return { status: res.status, answer: (await res.json()) as ImportResult & ImportRefusal };
 }
 
 async function emailsOf(s: TestService, id: string): Promise<string[]> {
@@ -110,7 +112,7 @@ eachDatabase('exports and imports', (service) => {
     assert.equal(answer.error.field, 'file');
     assert.match(answer.error.message, /7 of 8 rows/);
     assert.deepEqual(
-      answer.error.rows.map((r: { line: number; field: string }) => [r.line, r.field]),
+      answer.error.rows!.map((r) => [r.line, r.field]),
       [[2, 'email'], [3, 'firstName'], [4, 'firstName'], [5, 'lastName'], [6, 'email'], [7, 'firstName'], [8, 'email']],
     );
     assert.deepEqual(await emailsOf(s, id), []);
