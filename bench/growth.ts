@@ -92,7 +92,7 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
     header,
     `- ${TIMING.connections} connections; per route ${TIMING.warmupSeconds} s warm-up, then ${TIMING.seconds} s measured. Each size is a fresh database seeded directly (bench/seed.ts): referral chains of ten, one participant with ${HUB_REFERRALS.toLocaleString('en')} referrals (getReferrals reads theirs).`,
     `- p50 and p99 of the 2xx answers, each timed to the microsecond; the mean is ${TIMING.connections} connections over the measured req/s (Little's law), which covers every answer.`,
-    '- Target of issue 10: every route within 1.5x from the smallest to the largest size (last column, on the mean).',
+    '- Target: every route within 1.5x from the smallest to the largest size (last column, on the mean).',
     ...sections.map((s) => `\n${s}`),
   ].join('\n');
   log(`\n${body}`);

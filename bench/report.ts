@@ -46,7 +46,7 @@ export function table(head: string[], rows: string[][]): string {
  */
 export function writeSection(title: string, body: string): void {
   const heading = `## ${title}`;
-  const before = existsSync(BENCHMARKS_FILE) ? readFileSync(BENCHMARKS_FILE, 'utf8') : '# Benchmarks\n\nWritten by `npm run bench` (see README, "Benchmarks").\n';
+  const before = existsSync(BENCHMARKS_FILE) ? readFileSync(BENCHMARKS_FILE, 'utf8') : '# Benchmarks\n\nWritten by `npm run bench` (see docs/benchmarks.md).\n';
   const section = `${heading}\n\n${body.trim()}\n`;
   const start = before.indexOf(`\n${heading}\n`);
   let after: string;

@@ -39,7 +39,7 @@ const ONE_INSERT_AT_A_TIME = 'bare + one INSERT, one connection';
 const GROUPED_INSERT = 'bare + one INSERT, group-committed';
 const groupedInsertLoad: Route['load'] = { paths: ['/insert-grouped'], method: 'POST', bodyTemplates: ['{"email":"g{n}@bench.example"}'] };
 
-/** The targets of issue 10: a share of the baseline's throughput, and p99 under 25 ms for every route. */
+/** The targets (BENCHMARKS.md, "Current figures"): a share of the baseline's throughput, and p99 under 25 ms for every route. */
 export const P99_TARGET_MS = 25;
 export interface Route {
   name: string;

@@ -67,7 +67,7 @@ export function startService(databaseUrl: string, nodeArgs: string[] = [], cli?:
     execFileSync(process.execPath, [path('../scripts/build-if-stale.js')], { cwd: path('..'), stdio: 'ignore' });
     built = true;
   }
-  return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0', ...env }, nodeArgs);
+  return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0', ...env }, nodeArgs);
 }
 
 export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {

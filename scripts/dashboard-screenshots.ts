@@ -1,5 +1,5 @@
 /**
- * Writes the README's dashboard screenshots (docs/dashboard-*.png, at 1280 and 390 px) from the real
+ * Writes the dashboard screenshots of docs/dashboard.md (docs/dashboard-*.png, at 1280 and 390 px) from the real
  * service with seeded data and Debian's Chromium. Run: npm run build:dashboard && npm run build:widget &&
  * node --import tsx scripts/dashboard-screenshots.ts
  */

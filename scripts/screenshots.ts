@@ -1,6 +1,6 @@
 /**
  * Writes docs/widget-<state>-<phone|desktop>.png: the widget on the demo page in each state a visitor
- * meets, at 390 px (a phone) and 1280 px (a desktop), for README's gallery. Real service (SQLite in a
+ * meets, at 390 px (a phone) and 1280 px (a desktop), for the gallery of docs/widget.md. Real service (SQLite in a
  * temporary directory, the demo campaign), the built bundle (`npm run screenshots` builds it first),
  * Debian's Chromium.
  */

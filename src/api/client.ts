@@ -15,6 +15,7 @@ import type {
   ImportRefusal,
   ImportResult,
   OwnerSession,
+  SessionsEnded,
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
@@ -40,6 +41,7 @@ export type {
   CreateCampaignBody,
   ImportResult,
   OwnerSession,
+  SessionsEnded,
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
@@ -87,7 +89,7 @@ export interface Paging {
   cursor?: string;
 }
 
-/** What a browser may send to prove it is the participant whose email it signs up (see README, Privacy). */
+/** What a browser may send to prove it is the participant whose email it signs up (see docs/privacy.md). */
 export interface ParticipantProof {
   /** The participant token this browser was given by an earlier sign-up or emailed link. */
   token?: string;
@@ -238,6 +240,14 @@ export class RefkitClient extends BrowserClient {
   }
   signOut(): Promise<Ok> {
     return this.send<Ok>('POST', '/api/v1/auth/signOut', {}).then((r) => r.body);
+  }
+  /** Sets a new password; the owner's other sessions end, this one goes on. */
+  changePassword(currentPassword: string, newPassword: string): Promise<SessionsEnded> {
+    return this.postJson('/api/v1/auth/changePassword', { currentPassword, newPassword });
+  }
+  /** Ends every session of the signed-in owner, this one included. */
+  signOutEverywhere(): Promise<SessionsEnded> {
+    return this.send<SessionsEnded>('POST', '/api/v1/auth/signOutEverywhere', {}).then((r) => r.body);
   }
   listCampaigns(): Promise<CampaignSettings[]> {
     return this.getJson('/api/v1/admin/listCampaigns', {});

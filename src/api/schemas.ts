@@ -360,6 +360,19 @@ export const SignInBody = Type.Object(
 );
 export type SignInBody = Static<typeof SignInBody>;
 
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Line({ minLength: 1, maxLength: 200 }),
+    newPassword: Line({ minLength: 1, maxLength: 200, description: 'At least 10 characters' }),
+  },
+  { additionalProperties: false },
+);
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
+
+/** The answer of a change that ended sessions: how many besides the caller's (or, signing out everywhere, with it). */
+export const SessionsEnded = Type.Object({ ok: Type.Literal(true), sessionsEnded: Type.Integer({ minimum: 0 }) });
+export type SessionsEnded = Static<typeof SessionsEnded>;
+
 export const OwnerSession = Type.Object({
   email: Type.String(),
   csrfToken: Type.String({ description: 'Send it as the x-csrf-token header on every change made with the session cookie' }),

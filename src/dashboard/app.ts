@@ -16,6 +16,7 @@ import './pages/participant-detail.js';
 import './pages/analytics.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
+import './pages/account.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
@@ -28,6 +29,7 @@ const TITLES: Record<Route['page'], string> = {
   analytics: 'Analytics',
   webhooks: 'Webhooks',
   keys: 'API keys',
+  account: 'Account',
 };
 
 @customElement('refkit-dashboard')
@@ -169,7 +171,11 @@ export class Dashboard extends LitElement {
                 </select>
               </div>`
           : nothing}
-        <div class="who"><span><span class="sr-only">Signed in as</span><strong>${this.email}</strong></span><button @click=${() => this.#signOut()}>Sign out</button></div>
+        <div class="who">
+          <span><span class="sr-only">Signed in as</span><strong>${this.email}</strong></span>
+          <a href=${href.account()} aria-current=${page === 'account' ? 'page' : 'false'}>Account</a>
+          <button @click=${() => this.#signOut()}>Sign out</button>
+        </div>
       </nav>
       <main>${this.#page()}</main>
     </div>`;
@@ -200,6 +206,8 @@ export class Dashboard extends LitElement {
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':
         return html`<rk-keys></rk-keys>`;
+      case 'account':
+        return html`<rk-account .email=${this.email}></rk-account>`;
     }
   }
 }

@@ -7,13 +7,15 @@ export type Route =
   | { page: 'participant'; id: string; email: string }
   | { page: 'analytics'; id: string }
   | { page: 'webhooks' }
-  | { page: 'keys' };
+  | { page: 'keys' }
+  | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [first, id, sub, email] = parts;
   if (first === 'webhooks') return { page: 'webhooks' };
   if (first === 'keys') return { page: 'keys' };
+  if (first === 'account') return { page: 'account' };
   if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
   if (first === 'campaigns' && id) {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
@@ -33,6 +35,7 @@ export const href = {
   analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
+  account: () => '#/account',
 };
 
 export const go = (to: string) => {

@@ -13,6 +13,7 @@ import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
 import { loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
+import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
@@ -26,7 +27,9 @@ import { widgetRoutes } from './routes/widget.js';
 
 export interface AppOptions {
   ctx: Ctx;
-  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> & Partial<Pick<Config, 'demo'>> & { rateLimits?: RateLimits };
+  config: Pick<Config, 'secretKeyHash' | 'trustProxy' | 'logLevel' | 'webhookAllowPrivate'> &
+    /** publicUrl: an https one makes the session cookie Secure and __Host- named (./http/session-cookie.ts). */
+    Partial<Pick<Config, 'demo' | 'publicUrl'>> & { rateLimits?: RateLimits };
   /** false silences the logs (tests); otherwise pino at config.logLevel, with these options (e.g. a stream) added. */
   logger?: false | Record<string, unknown>;
 }
@@ -49,6 +52,8 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
     schemaController: { compilersFactory: sharedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const cookieName = sessionCookie(config.publicUrl);
+  app.decorate('sessionCookie', cookieName);
   registerErrorHandling(app);
   await app.register(securityHeaders);
   await app.register(hostCheck);
@@ -63,7 +68,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'refkit_session', description: 'A dashboard owner’s session (changes also need x-csrf-token)' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: cookieName.name, description: 'A dashboard owner’s session (changes also need x-csrf-token)' },
         },
       },
     },

@@ -24,6 +24,7 @@ import { openRuntime } from './runtime.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
 import { listen } from './webhooks/listen.js';
+import { addOwnerAccountCommands } from './owner-commands.js';
 
 function int(value: string): number {
   const n = Number(value);
@@ -270,6 +271,7 @@ function createProgram(run: Run): Command {
         return { id: owner.id, email: owner.email };
       }, !!o.json),
     );
+  addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json));
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant

@@ -12,7 +12,7 @@ export interface Config {
   secretKeyHash: string | undefined;
   logLevel: string;
   webhookAllowPrivate: boolean;
-  /** Dispatcher settings; DESIGN.md's schedule unless overridden (tests and staging use short ones). */
+  /** Dispatcher settings; the retry schedule of docs/webhooks.md unless overridden (tests and staging use short ones). */
   webhooks: Partial<DispatcherOptions>;
   rateLimits: RateLimits;
   /** Worker processes `serve` runs (node cluster); 1 means this process serves alone. */
@@ -23,7 +23,7 @@ export interface Config {
    * so that a production database is never seeded and serves no demo page.
    */
   demo: boolean;
-  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL. */
+  /** The address the service is reached at, for printed URLs and the demo campaign's hostURL; https makes the session cookie Secure and __Host- named. */
   publicUrl: string;
   /**
    * Which proxies' X-Forwarded-For (and -Host, -Proto) to believe: false (none), a hop count (that many
@@ -151,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     webhooks: webhookSettings(env),
     rateLimits: {
       perIp: count('RATE_LIMIT_PER_IP', env.RATE_LIMIT_PER_IP, DEFAULT_RATE_LIMITS.perIp),
+      signupsPerIp: count('RATE_LIMIT_SIGNUPS_PER_IP', env.RATE_LIMIT_SIGNUPS_PER_IP, DEFAULT_RATE_LIMITS.signupsPerIp),
       signupsPerCampaign: count('RATE_LIMIT_SIGNUPS_PER_CAMPAIGN', env.RATE_LIMIT_SIGNUPS_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.signupsPerCampaign),
       keyFailuresPerIp: count('RATE_LIMIT_KEY_FAILURES_PER_IP', env.RATE_LIMIT_KEY_FAILURES_PER_IP, DEFAULT_RATE_LIMITS.keyFailuresPerIp),
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),

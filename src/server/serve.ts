@@ -1,7 +1,7 @@
 /**
  * Runs the service: migrate, seed a fresh database, listen, deliver webhooks, and shut down gracefully
  * on a signal. With WORKERS=N the process becomes a node cluster primary that prepares the database
- * once and keeps N worker processes serving one port (each is stateless; see README "Deployment").
+ * once and keeps N worker processes serving one port (each is stateless; see docs/deployment.md).
  */
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';

@@ -209,7 +209,7 @@ export class ReferralWidget extends LitElement {
   email = '';
   /**
    * Your backend's HMAC-SHA256 (hex) of `email` with the campaign's signing secret: proves the visitor
-   * is that participant, so the widget may show their balances (see README, Privacy).
+   * is that participant, so the widget may show their balances (see docs/privacy.md).
    */
   emailSignature = '';
   /** A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share. */
@@ -346,7 +346,7 @@ export class ReferralWidget extends LitElement {
     this.limited = false;
     this.notice = '';
     this.fieldError = undefined;
-    const known = this.email || storage.storedParticipant(this.campaignId);
+    let known = this.email || storage.storedParticipant(this.campaignId);
     if (known) void loadShareView();
     let campaign: Campaign;
     try {
@@ -374,6 +374,13 @@ export class ReferralWidget extends LitElement {
         // No answer at all: the same failure as any other load. An answer (a revoked token, an older
         // service without the route): go on as a visitor without proof.
         if (err instanceof ApiError && err.isNetworkError) return this.#fail(err);
+        // The token is refused (expired, revoked, or its participant proved the address from their
+        // mailbox): this browser is signed out. It forgets the token and whom it was for, so that it
+        // shows the form (or the page's own email) rather than someone it can no longer prove it is.
+        if (proof.token !== undefined && err instanceof ApiError && err.status === 401) {
+          storage.forgetParticipant(this.campaignId);
+          known = this.email;
+        }
       }
     }
     if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', pausedText());

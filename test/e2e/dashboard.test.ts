@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { RefkitClient } from '../../src/api/client.js';
+import { createOwner } from '../../src/server/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
 import { launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, type DashboardPage, type Seeded } from './helpers/dashboard.js';
@@ -283,6 +284,50 @@ describe('dashboard', () => {
     }));
 
   for (const width of [1280, 390]) {
+    it(`account at ${width} px: change the password (other sessions end, this one goes on), then sign out everywhere`, async () => {
+      // An owner of this test's own: the seeded owner's password stays as the other tests need it.
+      const me = { email: `account-${width}@acme.example`, password: 'the first passphrase' };
+      const next = 'the second passphrase';
+      await createOwner(seeded.service.ctx, me.email, me.password);
+      const elsewhere = await signedIn(browser, seeded.service.url, width, me);
+      const d = await signedIn(browser, seeded.service.url, width, me);
+      const { page } = d;
+      try {
+        await page.getByRole('link', { name: 'Account' }).click();
+        await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+        const form = page.locator('rk-account form');
+        await form.getByLabel('Current password').fill('not my password');
+        await form.getByLabel('New password', { exact: true }).fill(next);
+        await form.getByLabel('New password, again').fill(`${next}!`);
+        await page.getByRole('button', { name: 'Change password' }).click();
+        await page.getByRole('alert').getByText('The new passwords do not match.').waitFor();
+        await form.getByLabel('New password, again').fill(next);
+        await page.getByRole('button', { name: 'Change password' }).click();
+        await page.getByRole('alert').getByText('The current password is wrong').waitFor();
+        await form.getByLabel('Current password').fill(me.password);
+        await form.getByLabel('New password', { exact: true }).fill(next);
+        await form.getByLabel('New password, again').fill(next);
+        await page.getByRole('button', { name: 'Change password' }).click();
+        await page.getByText('Password changed. 1 other session was signed out; this one stays signed in.').waitFor();
+        assert.equal(await overflowsSideways(page), false);
+        // The other browser's session is over: its next call returns it to sign-in.
+        await elsewhere.page.reload();
+        await elsewhere.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        const second = await signedIn(browser, seeded.service.url, width, { email: me.email, password: next });
+
+        await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+        await confirm(page, 'Sign out everywhere');
+        await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        await second.page.reload();
+        await second.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+        await second.context.close();
+        assert.deepEqual(d.problems, []);
+      } finally {
+        await d.context.close();
+        await elsewhere.context.close();
+      }
+    });
+
     it(`every page at ${width} px: no serious or critical axe violation, nothing wider than the screen`, () =>
       task(async ({ page }) => {
         const id = encodeURIComponent(seeded.campaignId);
@@ -295,6 +340,7 @@ describe('dashboard', () => {
           [`#/campaigns/${id}/analytics`, 'Analytics'],
           [`#/webhooks`, 'Webhooks'],
           [`#/keys`, 'API keys'],
+          [`#/account`, 'Account'],
         ];
         for (const [hash, heading] of pages) {
           await page.goto(`/admin/${hash}`);
@@ -303,7 +349,7 @@ describe('dashboard', () => {
           assert.deepEqual(await seriousViolations(page), [], hash);
           assert.equal(await overflowsSideways(page), false, `${hash} is wider than ${width} px`);
         }
-        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByRole('button', { name: 'Sign out', exact: true }).click();
         await page.getByRole('heading', { name: 'Sign in' }).waitFor();
         assert.deepEqual(await seriousViolations(page), [], 'sign-in');
         assert.equal(await overflowsSideways(page), false, 'sign-in');

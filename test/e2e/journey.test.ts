@@ -4,7 +4,7 @@
  * new browser context and signs up; the backend qualifies B; A reloads and sees one referral and the
  * reward in the campaign's currency; the receiver got the three event types, signatures valid. axe-core
  * finds no serious or critical violation in any state. Also: the bundles are served compressed and
- * cached as README says. Real service (SQLite) with its dispatcher, built bundle, Debian's Chromium.
+ * cached as docs/widget.md says. Real service (SQLite) with its dispatcher, built bundle, Debian's Chromium.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

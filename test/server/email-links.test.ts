@@ -4,6 +4,7 @@
  * (requireEmailConfirmation), where a pending sign-up counts nowhere until its link is followed.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { browserAt } from './helpers/addresses.js';
 import { rejects } from './helpers/assert.js';
@@ -147,6 +148,75 @@ for (const kind of await databaseKinds()) {
       const signed = await s.browser.signUp({ id, email: 'signed@example.com' }, { emailSignature: createHmac('sha256', secret).update('signed@example.com').digest('hex') });
       assert.equal(signed.outcome, 'created');
       assert.equal((await mailbox.to('signed@example.com', 0)).length, 0);
+    });
+  });
+}
+
+// The resend throttle under a parallel burst, and a mail server that cannot be reached.
+for (const kind of await databaseKinds()) {
+  describe(`emailed links under attack [${kind.name}]`, { skip: kind.skip }, () => {
+    let mailbox: Mailbox;
+    const services: TestService[] = [];
+    before(async () => {
+      mailbox = await startMailbox();
+    });
+    after(async () => {
+      await mailbox.close();
+    });
+    afterEach(async () => {
+      for (const s of services.splice(0)) await s.close();
+    });
+    const OFF = { perIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined };
+    const start = async (options: Parameters<typeof startService>[1]) => {
+      const s = await startService(kind, { rateLimits: OFF, ...options });
+      services.push(s);
+      return s;
+    };
+    const sentTo = (email: string) => mailbox.messages.filter((m) => m.to && !Array.isArray(m.to) && m.to.value.some((v) => v.address === email)).length;
+    const count = async (s: TestService, table: 'pending_signups' | 'email_links') =>
+      Number((await s.ctx.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+    it('300 requests at once for a link to one address send one email, for a magic link and for a confirmation', async () => {
+      const s = await start({ smtpUrl: mailbox.url });
+      const id = await s.campaign();
+      const known = `known-${kind.name}@example.com`;
+      await s.admin.addParticipant({ id, email: known });
+      const magic = await Promise.all(Array.from({ length: 300 }, () => s.browser.signUp({ id, email: known }, { sendLink: true })));
+      assert.deepEqual(magic.map((a) => a.emailLink).sort((a, b) => String(a).localeCompare(String(b))), ['sent', ...Array<string>(299).fill('throttled')]);
+      // Each answer came once its email was handed to the mail server.
+      assert.equal(sentTo(known), 1);
+
+      const confirmed = await s.campaign({ requireEmailConfirmation: true });
+      const fresh = `fresh-${kind.name}@example.com`;
+      const pending = await Promise.all(Array.from({ length: 300 }, () => s.browser.signUp({ id: confirmed, email: fresh })));
+      assert.ok(pending.every((a) => a.outcome === 'pending'));
+      assert.equal(pending.filter((a) => a.emailLink === 'sent').length, 1);
+      assert.equal(sentTo(fresh), 1);
+      assert.equal(await count(s, 'pending_signups'), 1);
+    });
+
+    it('a mail server that cannot be reached: 503 that names no server, no pending sign-up left behind, and no count toward the resend limit', async () => {
+      let logged = '';
+      const logTo = new Writable({ write: (chunk: Buffer, _encoding, done) => void ((logged += chunk.toString()), done()) });
+      const broken = await start({ smtpUrl: 'smtp://127.0.0.1:1', logTo });
+      const id = await broken.campaign({ requireEmailConfirmation: true });
+      const email = `unlucky-${kind.name}@example.com`;
+      for (let i = 0; i < 7; i++) {
+        const err = await rejects(() => broken.browser.signUp({ id, email }), 503, 'unavailable');
+        assert.doesNotMatch(err.message, /127\.0\.0\.1|:1\b|ECONNREFUSED|smtp/i);
+      }
+      // The operator is told which server failed, and how, in the service's log.
+      assert.match(logged, /"level":50.*ECONNREFUSED.*127\.0\.0\.1/);
+      assert.equal(await count(broken, 'pending_signups'), 0);
+      assert.equal(await count(broken, 'email_links'), 0);
+      // The mail server is back: the first request sends at once, though seven failed within the hour.
+      await broken.stop();
+      services.splice(services.indexOf(broken), 1);
+      const s = await start({ smtpUrl: mailbox.url, database: broken.database });
+      const answer = await s.browser.signUp({ id, email });
+      assert.equal(answer.outcome, 'pending');
+      assert.equal(answer.emailLink, 'sent');
+      assert.equal(sentTo(email), 1);
     });
   });
 }

@@ -298,4 +298,4 @@ eachDatabaseShared('fuzz', (service, kind) => {
       { numRuns: Math.max(100, targets.length * 3), ...(SEED !== undefined && { seed: SEED }) },
     );
   });
-}, { rateLimits: { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined } });
+}, { rateLimits: { perIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined } });

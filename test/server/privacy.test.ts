@@ -13,7 +13,7 @@ import { eachDatabase } from './helpers/suite.js';
 const SHARED = ['campaignId', 'email', 'referralCode', 'shareLink'];
 const PRIVATE = ['firstName', 'lastName', 'totalReferrals', 'referralReward', 'referralRewardBalance', 'refereeReward', 'rewardEventCompleted', 'fraudScore'];
 
-/** README's Node snippet for the host's backend, as written there. */
+/** docs/privacy.md's Node snippet for the host's backend, as written there. */
 const sign = (secret: string, email: string) => createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
 
 eachDatabase('privacy of keyless answers', (service) => {

@@ -5,31 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, it } from 'node:test';
+import { afterEach, describe, it, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import { ApiError, RefkitClient } from '../../src/api/client.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/server/http/rate-limit.js';
+import { REDIS_URL, redisProblem } from '../requirements.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 
-const [sqlite] = await databaseKinds();
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const OFF: RateLimits = { perIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined };
+const kinds = await databaseKinds();
+const [sqlite] = kinds;
+const OFF: RateLimits = { perIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, keyFailuresPerIp: 0, windowMs: 60_000, redisUrl: undefined };
 
 async function redisReachable(): Promise<string | undefined> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await r.connect();
-    await r.ping();
-    return undefined;
-  } catch (err) {
-    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} is unreachable under CI: ${(err as Error).message}`);
-    return `Redis at ${REDIS_URL} is unreachable`;
-  } finally {
-    r.disconnect();
-  }
+  const problem = await redisProblem();
+  if (problem === undefined) return undefined;
+  if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} is unreachable under CI: ${problem}`);
+  return `Redis at ${REDIS_URL} is unreachable`;
 }
 
 /** A keyless call as if from `client` behind one trusted proxy (the test is the proxy, on loopback). */
@@ -144,7 +138,7 @@ describe('rate limits', () => {
     assert.equal((await s.admin.getParticipant(id, 'burst5@example.com')).fraudScore, 'medium', 'one IP, five sign-ups before it');
   });
 
-  it('wrong secret keys: past the limit every keyed call from that client is 429, even with the right key; other clients are unaffected', async () => {
+  it('wrong secret keys: past the limit a wrong key from that client is 429, a right one still works; other clients are unaffected', async () => {
     const s = await start({ keyFailuresPerIp: 5 }, { trustProxy: 1 });
     const attacker = '203.0.113.66';
     for (let i = 0; i < 5; i++) {
@@ -153,7 +147,7 @@ describe('rate limits', () => {
     const refused = await from(s, attacker, 'admin/listApiKeys', { key: 'sk_guess_x_0123456789abcdef' });
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
-    assert.equal((await from(s, attacker, 'admin/listApiKeys', { key: s.secretKey })).status, 429, 'a right guess is not confirmed');
+    assert.equal((await from(s, attacker, 'admin/listApiKeys', { key: s.secretKey })).status, 200, 'a right key is never locked out');
     assert.equal((await from(s, '203.0.113.67', 'admin/listApiKeys', { key: s.secretKey })).status, 200);
     assert.equal((await from(s, attacker, `getCampaign?id=${await s.campaign()}`)).status, 200, 'keyless calls are another matter');
   });
@@ -190,6 +184,81 @@ describe('rate limits', () => {
   });
 });
 
+/** Statuses of responses, counted: { 200: n, 429: m }. */
+async function statuses(calls: Promise<Response>[]): Promise<Record<number, number>> {
+  const counts: Record<number, number> = {};
+  for (const res of await Promise.all(calls)) {
+    counts[res.status] = (counts[res.status] ?? 0) + 1;
+    await res.body?.cancel();
+  }
+  return counts;
+}
+
+// Parallel bursts against each limit, on both databases (what a burst may create is rows), in memory and in Redis.
+for (const kind of kinds) {
+  for (const store of ['memory', 'redis'] as const) {
+    describe(`bursts [${kind.name}, ${store}]`, { skip: kind.skip }, () => {
+      const services: TestService[] = [];
+      afterEach(async () => {
+        for (const s of services.splice(0)) await s.close();
+      });
+      async function start(t: TestContext, rateLimits: Partial<RateLimits>): Promise<TestService | undefined> {
+        const skip = store === 'redis' ? await redisReachable() : undefined;
+        if (skip) return void t.skip(skip);
+        const redis = store === 'redis' ? { redisUrl: REDIS_URL, redisPrefix: `refkit-test-${randomUUID()}:` } : {};
+        const s = await startService(kind, { rateLimits: { ...OFF, ...rateLimits, ...redis }, trustProxy: 1 });
+        services.push(s);
+        return s;
+      }
+
+      it('300 wrong keys at once from one client: exactly the limit are checked (401), the rest 429; a right key from it still works', async (t) => {
+        const s = await start(t, { keyFailuresPerIp: 20 });
+        if (!s) return;
+        const attacker = '203.0.113.66';
+        const burst = Array.from({ length: 300 }, (_, i) => from(s, attacker, 'admin/listApiKeys', { key: `sk_guess_${i}_0123456789abcdef` }));
+        assert.deepEqual(await statuses(burst), { 401: 20, 429: 280 });
+        assert.equal((await from(s, attacker, 'admin/listApiKeys', { key: s.secretKey })).status, 200);
+      });
+
+      it('sign-ups that create no one never spend the campaign ceiling: 4 clients, hundreds of calls at once, then a newcomer joins', async (t) => {
+        const s = await start(t, { signupsPerIp: 3, signupsPerCampaign: 10 });
+        if (!s) return;
+        const id = await s.campaign();
+        await s.admin.addParticipant({ id, email: 'ann@example.com' });
+        const calls = ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4'].flatMap((ip) =>
+          Array.from({ length: 90 }, (_, i) => {
+            if (i % 3 === 0) return from(s, ip, 'addParticipant', { body: { id, email: 'ann@example.com' } });
+            if (i % 3 === 1) return from(s, ip, 'addParticipant', { body: { id, email: `x${i}@example.com`, referredByCode: 'NOSUCHCODE' } });
+            return from(s, ip, 'verifyEmail', { body: { id, token: `ev_nosuchlink${i}` } });
+          }),
+        );
+        assert.deepEqual(await statuses(calls), { 200: 120, 404: 240 });
+        assert.equal((await s.admin.getCampaign(id)).participants, 1, 'they created no one');
+        // Each of those clients can still sign someone up, and so can a newcomer.
+        for (const ip of ['203.0.113.1', '198.51.100.7']) {
+          assert.equal((await from(s, ip, 'addParticipant', { body: { id, email: `new-${ip}@example.com` } })).status, 200);
+        }
+      });
+
+      it('one client creates only its own few sign-ups; the campaign ceiling, far above, takes many networks to reach', async (t) => {
+        const s = await start(t, { signupsPerIp: 3, signupsPerCampaign: 10 });
+        if (!s) return;
+        const id = await s.campaign();
+        const one = Array.from({ length: 50 }, (_, i) => from(s, '203.0.113.9', 'addParticipant', { body: { id, email: `burst${i}@example.com` } }));
+        assert.deepEqual(await statuses(one), { 200: 3, 429: 47 });
+        const refused = await from(s, '203.0.113.9', 'addParticipant', { body: { id, email: 'more@example.com' } });
+        assert.equal(refused.status, 429);
+        assert.ok(Number(refused.headers.get('retry-after')) > 0);
+        const many = Array.from({ length: 20 }, (_, i) => from(s, `198.51.100.${i + 1}`, 'addParticipant', { body: { id, email: `net${i}@example.com` } }));
+        assert.deepEqual(await statuses(many), { 200: 7, 429: 13 }, 'the ceiling: 10 in all');
+        assert.equal((await s.admin.getCampaign(id)).participants, 10);
+        // A participant who joined already still gets their answer (it creates no one).
+        assert.equal((await from(s, '198.51.100.99', 'addParticipant', { body: { id, email: 'net0@example.com' } })).status, 200);
+      });
+    });
+  }
+}
+
 describe('configuration of limits, proxies and the environment key', () => {
   const strongKey = 'sk_Qm4r9XvT2bLp8WzK1nYc7HdJ3sFg6AeU';
   it('TRUST_PROXY takes a hop count or proxy addresses; true is refused with what to set instead', () => {
@@ -205,8 +274,9 @@ describe('configuration of limits, proxies and the environment key', () => {
     const { rateLimits } = loadConfig({});
     assert.deepEqual({ ...rateLimits, redisUrl: undefined }, { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
     assert.ok(DEFAULT_RATE_LIMITS.perIp > 0 && DEFAULT_RATE_LIMITS.signupsPerCampaign > 0 && DEFAULT_RATE_LIMITS.keyFailuresPerIp > 0);
-    const set = loadConfig({ RATE_LIMIT_PER_IP: '10', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '3' }).rateLimits;
-    assert.deepEqual([set.perIp, set.signupsPerCampaign, set.keyFailuresPerIp], [10, 0, 3]);
+    const set = loadConfig({ RATE_LIMIT_PER_IP: '10', RATE_LIMIT_SIGNUPS_PER_IP: '4', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '3' }).rateLimits;
+    assert.deepEqual([set.perIp, set.signupsPerIp, set.signupsPerCampaign, set.keyFailuresPerIp], [10, 4, 0, 3]);
+    assert.ok(DEFAULT_RATE_LIMITS.signupsPerIp * 20 <= DEFAULT_RATE_LIMITS.signupsPerCampaign, 'reaching the ceiling takes dozens of networks');
     assert.throws(() => loadConfig({ RATE_LIMIT_PER_CAMPAIGN: '6000' }), /RATE_LIMIT_SIGNUPS_PER_CAMPAIGN/);
   });
 

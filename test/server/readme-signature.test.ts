@@ -1,19 +1,18 @@
 /**
- * README's email-signature snippets (Node, Python, Ruby), run as written by each language, sign an
+ * The email-signature snippets of docs/privacy.md (Node, Python, Ruby), run as written by each language, sign an
  * email the way the service verifies it: the signature each prints proves the participant.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
+import { docSection } from './helpers/docs.js';
 import { eachDatabase } from './helpers/suite.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('### Proof of being the participant'), readme.indexOf('### Stolen referrals'));
+const section = docSection('docs/privacy.md', '## Proof of being the participant', '## Stolen referrals');
 /** The one line of the snippet in a fenced block of this language. */
 const snippet = (lang: string) => {
   const m = new RegExp('```' + lang + '\\n[ ]*(?:(?:#|//).*\\n)?[ ]*(.+)\\n[ ]*```').exec(section);
-  assert.ok(m?.[1], `README has a ${lang} signature snippet`);
+  assert.ok(m?.[1], `docs/privacy.md has a ${lang} signature snippet`);
   return m[1].trim();
 };
 
@@ -24,7 +23,7 @@ const programs: Record<string, { command: string; args: (code: string) => string
   ruby: { command: 'ruby', args: (code) => ['-e', `require 'openssl'\nsecret, email = ARGV[0], ARGV[1]\n${code}\nputs signature`] },
 };
 
-eachDatabase("README's email-signature snippets", (service) => {
+eachDatabase("docs/privacy.md's email-signature snippets", (service) => {
   for (const [lang, { command, args }] of Object.entries(programs)) {
     it(`${lang}: the printed signature proves the participant`, async () => {
       const s = service();

@@ -68,6 +68,8 @@ eachDatabaseShared('security headers', (service) => {
       const csp = res.headers.get('content-security-policy')!;
       assert.match(csp, /style-src 'self' 'unsafe-inline'/, 'lit and the charts style elements inline');
       assert.match(csp, /frame-ancestors 'none'/);
+      assert.match(csp, /base-uri 'none'/, 'no injected <base> can redirect the relative URLs of scripts and calls');
+      assert.match(csp, /form-action 'self'/, 'no injected form can post to another site');
       assert.doesNotMatch(csp, /script-src[^;]*unsafe/, 'no inline scripts');
     }
     for (const res of [answers.widget, answers.widgetClassic]) {

@@ -4,16 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { WebhookEventType } from '../../src/api/schemas.js';
+import { Webhook } from 'standardwebhooks';
 import { listen } from '../../src/server/webhooks/listen.js';
 import { databaseKinds } from './helpers/databases.js';
+import { readDoc } from './helpers/docs.js';
 import { runCli } from './helpers/process.js';
 import { freePort, startReceiver, waitFor } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
 
-const [sqlite] = await databaseKinds();
+const kinds = await databaseKinds();
+const [sqlite] = kinds;
 
 /** listen() registered through the service's admin API, printing into an array. */
 async function listenOn(s: TestService, forwardTo?: string) {
@@ -83,17 +86,16 @@ describe('refkit webhook listen', () => {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
       assert.equal(await exited, 0);
-      // Removed by another process: this one's endpoint cache follows within its refresh (0.5 s, README "Caches").
+      // Removed by another process: this one's endpoint cache follows within its refresh (0.5 s, docs/architecture.md, "Caches").
       await waitFor(async () => (await s.admin.listWebhookEndpoints()).length === 0, 'the endpoint removed', 3000);
     } finally {
       await s.close();
     }
   });
 
-  it("README's receiver.mjs, run as written behind `webhook listen --forward-to`, verifies and prints the events", async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const code = /A complete receiver, `receiver\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(code, 'README has the receiver');
+  it("docs/webhooks.md's receiver.mjs, run as written behind `webhook listen --forward-to`, verifies and prints the events", async () => {
+    const code = /A complete receiver, `receiver\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(readDoc('docs/webhooks.md'))?.[1];
+    assert.ok(code, 'docs/webhooks.md has the receiver');
     // Inside the project, so that `standardwebhooks` resolves from its node_modules as it would for a user.
     const dir = new URL('../../node_modules/.cache/readme/', import.meta.url);
     mkdirSync(dir, { recursive: true });
@@ -121,3 +123,61 @@ describe('refkit webhook listen', () => {
     }
   });
 });
+
+for (const kind of kinds) {
+  describe(`refkit webhook listen, hostile deliveries [${kind.name}]`, { skip: kind.skip }, () => {
+    it('a replayed webhook-id is acknowledged and flagged, not forwarded again; one the app failed is forwarded again', async () => {
+      const s = await startService(kind);
+      const app = await startReceiver();
+      try {
+        const { listener, lines } = await listenOn(s, app.url);
+        const signer = new Webhook(listener.secret);
+        const body = JSON.stringify({ eventType: 'referrer_added', data: { email: 'ann@example.com', code: 'ABCD2345' } });
+        const send = (id: string) => {
+          const now = new Date();
+          const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signer.sign(id, now, body) };
+          return fetch(listener.url, { method: 'POST', body, headers });
+        };
+        assert.equal((await send('msg_once')).status, 200);
+        assert.equal(app.received.length, 1);
+        // The same signed request again, as an attacker who captured it would send it within the tolerance.
+        assert.equal((await send('msg_once')).status, 200);
+        assert.equal(app.received.length, 1, 'not forwarded twice');
+        assert.ok(lines.some((l) => l.includes('msg_once') && l.includes('DUPLICATE')));
+
+        app.respond = () => ({ status: 500 });
+        assert.equal((await send('msg_failed')).status, 500);
+        app.respond = () => ({ status: 200 });
+        assert.equal((await send('msg_failed')).status, 200, "the service's retry of a delivery the app failed reaches the app");
+        assert.equal(app.received.length, 3);
+        await listener.stop();
+      } finally {
+        await app.close();
+        await s.close();
+      }
+    });
+
+    it('prints what a request says escaped: no escape sequence or line break reaches the terminal', async () => {
+      const s = await startService(kind);
+      try {
+        const { listener, lines } = await listenOn(s);
+        const forged = JSON.stringify({
+          eventType: 'referrer_added\u001b[2K\r12:00:00  reward_unlocked',
+          data: { email: 'x@example.com\n12:00:01  referrer_added  fake@example.com  msg_1  signature verified', code: '\u009b31m\u202e' },
+        });
+        const res = await fetch(listener.url, { method: 'POST', body: forged, headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' } });
+        assert.equal(res.status, 400);
+        assert.equal(lines.length, 1);
+        const line = lines[0]!;
+        // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+        assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u202e]/, 'no control character printed');
+        assert.match(line, /referrer_added\\u001b\[2K\\u000d12:00:00/);
+        assert.match(line, /x@example\.com\\u000a12:00:01/);
+        assert.match(line, /SIGNATURE INVALID$/);
+        await listener.stop();
+      } finally {
+        await s.close();
+      }
+    });
+  });
+}

@@ -6,7 +6,7 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import type { MyReferrals } from '../../src/api/client.js';
 import { setLocale } from '../../src/widget/i18n.js';
-import { rememberParticipant } from '../../src/widget/storage.js';
+import { rememberParticipant, storedParticipant, storedToken } from '../../src/widget/storage.js';
 import { apiError, campaign, fakeService, json, participant, settings, type FakeService } from './fake-service.js';
 import { mount, q, settled, text } from './helpers.js';
 
@@ -93,13 +93,24 @@ describe('<referral-widget> the participant\'s own standing', () => {
     expect((calls('addParticipant')[0]!.body as { email: string }).email).to.equal('zed@example.com');
   });
 
-  it('a token the service no longer takes: the visitor is signed in again as before (addParticipant)', async () => {
+  it('a token the service no longer takes: the browser is signed out, forgets it, and shows the form', async () => {
+    rememberParticipant('cmp_1', 'ann@example.com', 'pt_revoked');
+    const el = await mount();
+    await settled(el, 'ready');
+    expect(calls('getMyReferrals')).to.have.length(1);
+    expect(calls('addParticipant'), 'the refused token is not sent again').to.have.length(0);
+    expect(storedParticipant('cmp_1')).to.equal(undefined);
+    expect(storedToken('cmp_1')).to.equal(undefined);
+    expect(q(el, 'input[type=email]'), 'the sign-up form').to.not.equal(null);
+  });
+
+  it('a refused token with an email the page gives: that email is signed in as a visitor without proof', async () => {
     rememberParticipant('cmp_1', 'ann@example.com', 'pt_revoked');
     service.routes['/api/v1/addParticipant'] = () => json(participant('ann@example.com'), 200, { 'refkit-signup': 'existing' });
-    const el = await mount();
+    const el = await mount('email="ann@example.com"');
     await settled(el, 'signed-up');
-    expect(calls('getMyReferrals')).to.have.length(1);
     expect(calls('addParticipant')).to.have.length(1);
+    expect(calls('addParticipant')[0]!.headers.get('refkit-participant-token')).to.equal(null);
     // Of an existing participant signed in that way, the list is not known: no empty list is claimed.
     expect(q(el, '[part=referrals]') === null, 'no referrals list').to.equal(true);
   });

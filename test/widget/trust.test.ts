@@ -25,6 +25,9 @@ afterEach(() => service.restore());
 
 describe('<referral-widget> proof of the participant', () => {
   it('keeps the token the service issues at sign-up and sends it back on the next visit', async () => {
+    // A service without getMyReferrals (older): the token goes back with addParticipant. (A service that
+    // refuses the token is share-screen.test.ts's: the widget then forgets it.)
+    service.routes['/api/v1/getMyReferrals'] = () => apiError(404, 'not_found');
     service.routes['/api/v1/addParticipant'] = (_u, body) =>
       answer(participant((body as { email: string }).email), { 'refkit-signup': 'created', 'refkit-participant-token': 'pt_secret' });
     const el = await mount();
@@ -117,6 +120,7 @@ describe('<referral-widget> proof of the participant', () => {
   it('"Not you?" gives the token up (signOut) and forgets the visitor', async () => {
     storage.rememberParticipant('cmp_1', 'back@example.com', 'pt_mine');
     service.routes['/api/v1/signOut'] = () => json({ ok: true });
+    service.routes['/api/v1/getMyReferrals'] = () => apiError(404, 'not_found');
     const el = await mount();
     await settled(el, 'signed-up');
     q<HTMLButtonElement>(el, '[part=not-me]')!.click();

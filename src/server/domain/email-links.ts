@@ -10,6 +10,7 @@
  */
 import type { CampaignRow, EmailLinkRow } from '../store/store.js';
 import type { Ctx, MailMessage } from './context.js';
+import { deleteEmailLink, insertLinkIf } from '../store/email-link-writes.js';
 import { AppError } from './errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { DAY_MS } from './time.js';
@@ -42,11 +43,8 @@ export async function sendEmailLink(
 ): Promise<LinkDelivery> {
   if (!ctx.mailer) throw mailUnavailable();
   const now = ctx.now();
-  const recent = await ctx.store.emailLinksSince(campaign.id, email, now - 60 * 60_000, LINKS_PER_HOUR);
-  const again = recent.some((l) => l.referred_by_id === referredById && now - l.created_on < RESEND_INTERVAL_MS);
-  if (again || recent.length >= LINKS_PER_HOUR) return 'throttled';
   const code = newSecret('ev');
-  await ctx.store.insertEmailLink({
+  const row = {
     hash: hashSecret(code),
     campaign_id: campaign.id,
     email,
@@ -55,13 +53,20 @@ export async function sendEmailLink(
     created_on: now,
     expires_on: now + LINK_TTL_MS,
     used_on: null,
+  };
+  const inserted = await insertLinkIf(ctx.store, row, now - 60 * 60_000, LINKS_PER_HOUR, (recent) => {
+    const again = recent.some((l) => l.referred_by_id === referredById && now - l.created_on < RESEND_INTERVAL_MS);
+    return !again && recent.length < LINKS_PER_HOUR;
   });
+  if (!inserted) return 'throttled';
   try {
     await ctx.mailer.send(message(campaign, email, purpose, linkUrl(campaign, code)));
   } catch (err) {
-    // Not sent: let the person ask again at once rather than wait out the throttle for nothing.
-    await ctx.store.consumeEmailLink(hashSecret(code), now);
-    throw new AppError(503, 'unavailable', `The email could not be sent: ${(err as Error).message}`);
+    // Not sent: forgotten, so the person may ask again at once rather than wait out the throttle for
+    // nothing. The mail server's error (its host and port) is the operator's business, not the caller's:
+    // it is logged, never answered.
+    await deleteEmailLink(ctx.store, row.hash);
+    throw new AppError(503, 'unavailable', 'The email could not be sent just now; try again in a few minutes', undefined, undefined, err);
   }
   return 'sent';
 }

@@ -1,6 +1,6 @@
 import type { ErrorCode, RowProblem } from '../../api/schemas.js';
 
-/** A failure the client is told about, with the status and code of DESIGN.md's error table. */
+/** A failure the client is told about, with its status and code (the error table of docs/api.md). */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -9,8 +9,10 @@ export class AppError extends Error {
     readonly field?: string,
     /** Headers the answer must carry, e.g. Retry-After on 429. */
     readonly headers?: Record<string, string>,
+    /** What went wrong underneath, for the operator's log only (a 5xx logs it; the caller never sees it). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
   }
 }

@@ -11,8 +11,7 @@ import type { Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, participantNotFound } from './errors.js';
 import { presentParticipant } from './present.js';
-import { proves, type Proof } from './proof.js';
-import { hashSecret } from './secrets.js';
+import { assertSignature, tokenParticipant, type Proof } from './proof.js';
 import { iso } from './time.js';
 
 const proofRequired = () =>
@@ -42,12 +41,14 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
   let participant: ParticipantRow | undefined;
   if (proof.emailSignature !== undefined) {
     if (email === undefined) throw new AppError(400, 'invalid_request', 'email is required with Refkit-Email-Signature', 'email');
-    participant = await ctx.store.findParticipantByEmail(campaign.id, normalizeEmail(email));
+    const normalized = normalizeEmail(email);
+    // The signature first (401 invalid_signature when it is not this email's): only then may the answer
+    // tell whether the email is a participant, or a forged signature would learn who has joined.
+    assertSignature(campaign, normalized, proof.emailSignature);
+    participant = await ctx.store.findParticipantByEmail(campaign.id, normalized);
     if (!participant) throw participantNotFound();
-    // Throws 401 invalid_signature when the signature is not this email's.
-    await proves(ctx.store, campaign, participant, proof);
   } else if (proof.token !== undefined) {
-    const id = await ctx.store.tokenParticipant(hashSecret(proof.token));
+    const id = await tokenParticipant(ctx, proof.token);
     participant = id === undefined ? undefined : await ctx.store.findParticipant(id);
     // A token of another campaign proves nothing here.
     if (participant?.campaign_id !== campaign.id) participant = undefined;

@@ -3,7 +3,12 @@ import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import { assertNotThrottled, recordFailure, recordSuccess } from './signin-throttle.js';
+import { forgetFailures, reserveSignIn } from './signin-throttle.js';
+
+/** The one rule on a new password: its length (a passphrase of common words is fine). */
+function assertPasswordLength(field: string, password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalid(field, `${field} must be at least ${MIN_PASSWORD_LENGTH} characters`);
+}
 
 export interface Owner {
   id: number;
@@ -13,7 +18,7 @@ export interface Owner {
 
 export async function createOwner(ctx: Ctx, rawEmail: string, password: string, actor: Actor = DEFAULT_ACCOUNT): Promise<Owner> {
   const email = normalizeEmail(rawEmail);
-  if (password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  assertPasswordLength('password', password);
   const id = await ctx.store.owners.insertUser({
     account_id: actor.accountId,
     email,
@@ -26,19 +31,72 @@ export async function createOwner(ctx: Ctx, rawEmail: string, password: string, 
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'The email or the password is wrong');
 
-/** The owner these credentials belong to; 401 when wrong, 429 while throttled (checked first). */
-export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, ip: string): Promise<Owner> {
+/**
+ * The owner these credentials belong to; 401 when wrong, 429 while throttled. `client` is who is trying
+ * (../http/rate-limit.ts clientKey): the attempt is reserved before the password is checked.
+ */
+export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, client: string): Promise<Owner> {
   const email = rawEmail.trim().toLowerCase();
-  await assertNotThrottled(ctx, email, ip);
+  const attempt = await reserveSignIn(ctx, email, client);
   const user = await ctx.store.owners.findUserByEmail(email);
   // An unknown email costs the same scrypt as a known one, so the answer's timing tells nothing.
   const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash(ctx.passwordCost)));
-  if (!user || !ok) {
-    await recordFailure(ctx, email, ip);
-    throw invalidCredentials();
-  }
-  await recordSuccess(ctx, email);
+  if (!user || !ok) throw invalidCredentials();
+  await attempt.succeeded();
   return { id: user.id, email: user.email, accountId: user.account_id };
 }
 
 export const hasOwners = async (ctx: Ctx) => (await ctx.store.owners.countUsers()) > 0;
+
+/** The session an owner acts through: its id (the hash of its cookie token) and whose it is. */
+export interface OwnerSessionRef {
+  id: string;
+  ownerId: number;
+  email: string;
+}
+
+/** Ends every session of an owner ("sign out everywhere"), or every one but `keep` (a session id); how many ended. */
+export const endSessions = (ctx: Ctx, ownerId: number, keep?: string) => ctx.store.owners.revokeUserSessions(ownerId, ctx.now(), keep);
+
+/**
+ * A signed-in owner changes their password: the current one is checked as a sign-in is (and counts
+ * against the same throttle, so a borrowed session cannot guess it), and every other session of theirs
+ * ends; this one goes on. How many other sessions ended.
+ */
+export async function changePassword(ctx: Ctx, session: OwnerSessionRef, currentPassword: string, newPassword: string, ip: string): Promise<number> {
+  assertPasswordLength('newPassword', newPassword);
+  try {
+    await checkCredentials(ctx, session.email, currentPassword, ip);
+  } catch (err) {
+    // Not 401: the session is fine, and a 401 would tell the dashboard it was signed out.
+    if (err instanceof AppError && err.code === 'invalid_credentials') throw new AppError(403, 'wrong_password', 'The current password is wrong', 'currentPassword');
+    throw err;
+  }
+  await ctx.store.owners.setPasswordHash(session.ownerId, await hashPassword(newPassword, ctx.passwordCost));
+  return endSessions(ctx, session.ownerId, session.id);
+}
+
+/**
+ * For an owner locked out (forgotten password, or throttled): a new password, their email's failed
+ * sign-ins forgotten, and every session of theirs ended. Run from the CLI, by whoever runs the service.
+ */
+export async function resetOwner(ctx: Ctx, rawEmail: string, newPassword: string): Promise<{ email: string; sessionsEnded: number }> {
+  const email = normalizeEmail(rawEmail);
+  assertPasswordLength('password', newPassword);
+  const user = await findOwner(ctx, email);
+  await ctx.store.owners.setPasswordHash(user.id, await hashPassword(newPassword, ctx.passwordCost));
+  await forgetFailures(ctx, email);
+  return { email, sessionsEnded: await endSessions(ctx, user.id) };
+}
+
+/** Ends every session of the owner with this email (sign out everywhere, from the CLI). */
+export async function signOutOwner(ctx: Ctx, rawEmail: string): Promise<{ email: string; sessionsEnded: number }> {
+  const user = await findOwner(ctx, normalizeEmail(rawEmail));
+  return { email: user.email, sessionsEnded: await endSessions(ctx, user.id) };
+}
+
+async function findOwner(ctx: Ctx, email: string) {
+  const user = await ctx.store.owners.findUserByEmail(email);
+  if (!user) throw new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
+  return user;
+}

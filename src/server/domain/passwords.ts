@@ -4,8 +4,17 @@
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
+import pLimit from 'p-limit';
 
-const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+const scryptAsync = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+/**
+ * At most two scrypt runs at a time: each holds one of libuv's four threads (and 32 MiB) for a tenth of a
+ * second, so a burst of sign-ins waits its turn here instead of taking every thread from the file,
+ * DNS and crypto work of other requests.
+ */
+const SCRYPT_SLOTS = 2;
+const slots = pLimit(SCRYPT_SLOTS);
+const scrypt = (...args: Parameters<typeof scryptAsync>) => slots(() => scryptAsync(...args));
 
 /** scrypt's parameters: stored with each hash, so a hash is checked with the cost it was made with. */
 export interface ScryptCost {

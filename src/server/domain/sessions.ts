@@ -13,6 +13,9 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export interface LiveSession {
+  /** The session's id: the hash of its cookie token. */
+  id: string;
+  ownerId: number;
   actor: Actor;
   view: OwnerSession;
 }
@@ -31,7 +34,7 @@ export async function openSession(ctx: Ctx, owner: Owner): Promise<{ token: stri
 export async function findSession(ctx: Ctx, token: string): Promise<LiveSession | undefined> {
   const row = await ctx.store.owners.findLiveSession(hashToken(token), ctx.now());
   if (!row) return undefined;
-  return { actor: { accountId: row.account_id }, view: { email: row.email, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
+  return { id: row.id, ownerId: row.user_id, actor: { accountId: row.account_id }, view: { email: row.email, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
 }
 
 export function csrfMatches(session: LiveSession, presented: string | undefined): boolean {

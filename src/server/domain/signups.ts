@@ -12,6 +12,7 @@
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
 import type { AddParticipantBody } from '../../api/schemas.js';
+import { dropUnlinkedPendingSignup } from '../store/email-link-writes.js';
 import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
 import type { CodeOwner } from '../store/caches.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
@@ -25,7 +26,7 @@ import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
-import { assertSignature, issueToken, newToken, proves, type Proof } from './proof.js';
+import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
 import { prepareEvent } from './webhook-events.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
@@ -36,7 +37,17 @@ export interface SignupSource {
   proof?: Proof;
   /** The account of the secret key, for API signups: a key acts only on its own account's campaigns. */
   actor?: Actor;
+  /** Asked just before this sign-up creates someone (../http/rate-limit.ts signupAdmission). */
+  admit?: Admission | undefined;
 }
+
+/**
+ * Lets a sign-up that is about to create someone (a participant, or a sign-up pending confirmation) go
+ * ahead, or throws (429 past a limit). Resolves to what gives its place back if it created no one after
+ * all. Asked only then, so calls that create no one (an email that joined already, an unknown referrer)
+ * never use up a limit on sign-ups.
+ */
+export type Admission = () => Promise<() => Promise<void>>;
 
 /** `created` a participant now; found an `existing` one; or recorded a sign-up `pending` confirmation. */
 export type SignupOutcome = 'created' | 'existing' | 'pending';
@@ -60,7 +71,9 @@ export interface SignupResult {
 const CODE_ATTEMPTS = 5;
 
 export function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
-  return signUp(ctx, input, how, true);
+  // A sign-up the limits admit reads its facts: on assumed ones it could hold a place and then find it
+  // creates no one, and a place held meanwhile refuses another call that would create someone.
+  return signUp(ctx, input, how, how.admit === undefined);
 }
 
 /**
@@ -103,6 +116,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   if (pending) {
     if (!ctx.mailer) throw mailUnavailable();
+    const release = await how.admit?.();
     const now = ctx.now();
     await ctx.store.upsertPendingSignup({
       campaign_id: campaign.id,
@@ -113,26 +127,39 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
       created_on: now,
       updated_on: now,
     });
-    const emailLink = await sendEmailLink(ctx, campaign, email, 'confirm', referrer?.id ?? null);
+    let emailLink: LinkDelivery;
+    try {
+      emailLink = await sendEmailLink(ctx, campaign, email, 'confirm', referrer?.id ?? null);
+    } catch (err) {
+      // Its link was not sent: a pending sign-up nothing can confirm is no one.
+      await dropUnlinkedPendingSignup(ctx.store, campaign.id, email, now);
+      await release?.();
+      throw err;
+    }
     return { outcome: 'pending', campaign, email, visibility: 'public', emailLink };
   }
 
+  const release = await how.admit?.();
   let created: Awaited<ReturnType<typeof createParticipant>>;
   try {
     created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed }, how);
   } catch (err) {
+    await release?.();
     // What was assumed is not so (the email is taken, say): nothing was written; decide on read facts.
     if (err instanceof SignupFactsChanged) return signUp(ctx, input, how, false);
     throw err;
   }
   // The same email joined concurrently: answer as the serial order "theirs first" would.
-  if (!created) return signUp(ctx, input, how, false);
+  if (!created) {
+    await release?.();
+    return signUp(ctx, input, how, false);
+  }
   return { outcome: 'created', campaign, email, participant: created.participant, visibility: browser ? 'self' : 'owner', token: created.token };
 }
 
 /** A browser signs up an email that is a participant already: it reads what it proves. */
 async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: ParticipantRow, proof: Proof): Promise<SignupResult> {
-  if (await proves(ctx.store, campaign, participant, proof)) {
+  if (await proves(ctx, campaign, participant, proof)) {
     // A browser proven by the host's signature is given a token, so later visits need no signature.
     const token = proof.emailSignature !== undefined ? await issueToken(ctx.store, participant.id, ctx.now()) : undefined;
     return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
@@ -143,14 +170,16 @@ async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: P
 
 /**
  * Follows an emailed link: confirms a pending sign-up (creating the participant, with the referrer the
- * link was sent for) or proves an existing participant. The browser gets a participant token either way.
+ * link was sent for) or proves an existing participant. The browser gets a participant token either way;
+ * an existing participant's earlier tokens end, so that the mailbox's owner can take the address back
+ * from whoever signed it up first without double opt-in (and so its token).
  */
 export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip: string | null): Promise<SignupResult> {
   const campaign = await findCampaign(ctx, campaignId);
   // Confirming is joining: a paused or ended campaign takes no one, and the link stays usable for later.
   const link = await consumeEmailLink(ctx, campaign.id, code, (l) => l.purpose === 'confirm' && assertOpen(campaign, ctx.now()));
   const signedIn = async (participant: ParticipantRow): Promise<SignupResult> => {
-    const token = await issueToken(ctx.store, participant.id, ctx.now());
+    const token = await reissueToken(ctx, participant.id);
     return { outcome: 'existing', campaign, email: participant.email, participant, visibility: 'self', token };
   };
   const existing = await ctx.store.findParticipantByEmail(campaign.id, link.email);

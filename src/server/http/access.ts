@@ -13,9 +13,8 @@ import type { Actor, Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { authenticate } from '../domain/keys.js';
 import { csrfMatches, findSession, type LiveSession } from '../domain/sessions.js';
+import { sessionToken } from './session-cookie.js';
 
-/** The dashboard's session cookie. */
-export const SESSION_COOKIE = 'refkit_session';
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -58,15 +57,6 @@ const EXPOSED = [OUTCOME_HEADERS.signup, OUTCOME_HEADERS.emailLink, PROOF_HEADER
 
 function allowCors(reply: FastifyReply, origin: string): void {
   reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED).header('vary', 'Origin');
-}
-
-/**
- * The session cookie's value, if the request has one. Parsed here, when a route can use it, rather than
- * for every request by @fastify/cookie's hook (registered without it: ../app.ts).
- */
-export function sessionToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  return header === undefined ? undefined : request.server.parseCookie(header)[SESSION_COOKIE];
 }
 
 /** The actor of a secret-key call; throws 401 for a bad key, and for no key on a secret route. */

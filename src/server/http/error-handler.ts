@@ -1,4 +1,4 @@
-/** Every failure leaves as DESIGN.md's envelope: `{"error":{"code","message","field?"}}`. */
+/** Every failure leaves in the error envelope of docs/api.md: `{"error":{"code","message","field?"}}`. */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError, RowsRefused } from '../domain/errors.js';
@@ -11,6 +11,7 @@ function envelope(code: string, message: string, field?: string): ApiErrorBody {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
+      if (err.status >= 500 && err.cause !== undefined) request.log.error({ err: err.cause }, err.message);
       if (err.headers) reply.headers(err.headers);
       const body = envelope(err.code, err.message, err.field);
       return reply.status(err.status).send(err instanceof RowsRefused ? { error: { ...body.error, rows: err.rows } } : body);

@@ -6,10 +6,15 @@
  * - Per client, on the public routes (keyless getCampaign, validateCode, addParticipant). A client is
  *   an IPv4 address or an IPv6 /64: one household or server gets a /64, so counting single IPv6
  *   addresses would give one attacker millions of counters.
- * - Per campaign, on keyless sign-ups only: a ceiling on how fast rows can be created. Reads are never
- *   limited per campaign, so a flood from a few addresses cannot make a campaign unreadable to others.
- * - Wrong secret keys, per client: past the limit every call with a key from that client is refused
- *   until the window passes, without checking the key (so a correct guess is not confirmed either).
+ * - Keyless sign-ups that create someone (a participant, or a sign-up pending confirmation): per client,
+ *   and per campaign, a ceiling on how fast rows can be created, far above the per-client limit so that
+ *   reaching it takes dozens of networks. A sign-up reserves its place in both before it runs and gives
+ *   it back when it created no one (an email that joined already, an unknown referrer, a refusal), so
+ *   calls that create nothing never spend the ceiling. Reads are never limited per campaign.
+ * - Wrong secret keys, per client: each key check reserves a place before it runs, so a parallel burst
+ *   gets no more 401s than the limit; past it a wrong key is 429. A right key is always accepted (and gives
+ *   its place back): keys are long random strings, so the limit is against floods, not against guessing,
+ *   and a client must not lock out the product's backend that shares its address.
  * Calls with a valid secret key are the product's own backend and are not limited otherwise.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -17,13 +22,16 @@ import fp from 'fastify-plugin';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../domain/errors.js';
+import type { Admission } from '../domain/signups.js';
 
 export interface RateLimits {
   /** Keyless requests per window from one client (IPv4 address or IPv6 /64) to the public routes; 0 turns the limit off. */
   perIp: number;
-  /** Keyless sign-ups per window into one campaign, from everyone together; 0 turns the limit off. */
+  /** Keyless sign-ups that create someone, per window from one client; 0 turns the limit off. */
+  signupsPerIp: number;
+  /** Keyless sign-ups that create someone, per window into one campaign, from everyone together; 0 turns the limit off. */
   signupsPerCampaign: number;
-  /** Calls with a wrong secret key per window from one client, before all its keyed calls get 429; 0 turns it off. */
+  /** Calls with a wrong secret key per window from one client, before its wrong keys get 429; 0 turns it off. */
   keyFailuresPerIp: number;
   windowMs: number;
   redisUrl: string | undefined;
@@ -31,7 +39,7 @@ export interface RateLimits {
   redisPrefix?: string;
 }
 
-export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'redisUrl'> = { perIp: 300, signupsPerCampaign: 1000, keyFailuresPerIp: 20, windowMs: 60_000 };
+export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'redisUrl'> = { perIp: 300, signupsPerIp: 20, signupsPerCampaign: 1000, keyFailuresPerIp: 20, windowMs: 60_000 };
 
 /** The client a limit counts: the IPv4 address, or the /64 of an IPv6 address (IPv4-mapped ones as IPv4). */
 export function clientKey(ip: string): string {
@@ -46,11 +54,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** preHandler of the public reads: 429 rate_limited with Retry-After past the per-client limit. */
     publicRateLimit: (request: FastifyRequest) => Promise<void>;
-    /** preHandler of addParticipant: the per-client limit, then the keyless sign-up ceiling of the campaign. */
-    signupRateLimit: (request: FastifyRequest) => Promise<void>;
     /**
-     * Runs a secret-key check unless the client has had too many wrong keys lately (then 429), and
-     * counts a failed one (`check` resolving undefined).
+     * For a keyless sign-up: the admission its domain asks for just before it creates someone, which takes
+     * a place in the client's and the campaign's sign-up limits (429 past either) and returns how to give
+     * it back (when the write created no one after all). Undefined when no sign-up limit applies.
+     */
+    signupAdmission: (request: FastifyRequest) => Admission | undefined;
+    /**
+     * Runs a secret-key check within the client's wrong-key limit, counting a failed one (`check`
+     * resolving undefined): past the limit a wrong key is 429, a right one still passes.
      */
     throttleKeyChecks: <T>(request: FastifyRequest, check: () => Promise<T | undefined>) => Promise<T | undefined>;
   }
@@ -81,16 +93,24 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
     return redis ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory }) : memory;
   }
   const perClient = limiter('ip', limits.perIp);
+  const signupsPerClient = limiter('signups-ip', limits.signupsPerIp);
   const perCampaign = limiter('signups', limits.signupsPerCampaign);
   const keyFailures = limiter('keyfail', limits.keyFailuresPerIp);
 
-  async function consume(counter: RateLimiterAbstract | undefined, key: string): Promise<void> {
+  /** Takes a place in `counter` for `key`: true, or the refusal (how long until a place frees up). */
+  async function reserve(counter: RateLimiterAbstract, key: string): Promise<true | RateLimiterRes> {
     try {
-      await counter?.consume(key);
+      await counter.consume(key);
+      return true;
     } catch (err) {
-      if (err instanceof RateLimiterRes) throw rateLimited(err.msBeforeNext);
+      if (err instanceof RateLimiterRes) return err;
       throw err;
     }
+  }
+
+  async function consume(counter: RateLimiterAbstract | undefined, key: string): Promise<void> {
+    const taken = counter ? await reserve(counter, key) : true;
+    if (taken !== true) throw rateLimited(taken.msBeforeNext);
   }
 
   // The client's key is worked out only when a limit will count it (parsing the address is not free).
@@ -99,20 +119,37 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
     await consume(perClient, clientKey(request.ip));
   });
 
-  app.decorate('signupRateLimit', async (request: FastifyRequest) => {
-    if (request.actor) return;
-    if (perClient) await consume(perClient, clientKey(request.ip));
-    await consume(perCampaign, request.routeOptions.config.campaignOf?.(request) ?? '');
+  app.decorate('signupAdmission', (request: FastifyRequest): Admission | undefined => {
+    if (request.actor || (!signupsPerClient && !perCampaign)) return undefined;
+    return async () => {
+      const places: [RateLimiterAbstract, string][] = [];
+      if (signupsPerClient) places.push([signupsPerClient, clientKey(request.ip)]);
+      if (perCampaign) places.push([perCampaign, request.routeOptions.config.campaignOf?.(request) ?? '']);
+      const release = async (taken: [RateLimiterAbstract, string][]) => {
+        for (const [counter, key] of taken) await counter.reward(key);
+      };
+      for (let i = 0; i < places.length; i++) {
+        const taken = await reserve(...places[i]!);
+        if (taken !== true) {
+          await release(places.slice(0, i));
+          throw rateLimited(taken.msBeforeNext);
+        }
+      }
+      return () => release(places);
+    };
   });
 
   app.decorate('throttleKeyChecks', async <T>(request: FastifyRequest, check: () => Promise<T | undefined>) => {
     if (!keyFailures) return check();
     const client = clientKey(request.ip);
-    const seen = await keyFailures.get(client);
-    if (seen && seen.consumedPoints >= limits.keyFailuresPerIp) throw rateLimited(seen.msBeforeNext);
+    const taken = await reserve(keyFailures, client);
     const result = await check();
-    if (result === undefined) await keyFailures.penalty(client);
-    return result;
+    if (result !== undefined) {
+      if (taken === true) await keyFailures.reward(client);
+      return result;
+    }
+    if (taken !== true) throw rateLimited(taken.msBeforeNext);
+    return undefined;
   });
 }
 

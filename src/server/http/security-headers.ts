@@ -22,7 +22,7 @@ export const DOCS_CSP =
  */
 export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
   'referrer-policy': 'same-origin',
 });
 

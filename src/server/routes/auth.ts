@@ -1,27 +1,20 @@
-/** Dashboard sign-in: a session cookie for an owner's email and password, the session, and sign-out. */
+/**
+ * Dashboard sign-in: a session cookie for an owner's email and password, the session, sign-out, and
+ * the owner's own account (password change, sign out everywhere).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiErrorBody, Ok, OwnerSession, SignInBody } from '../../api/schemas.js';
+import type { FastifyRequest } from 'fastify';
+import { ApiErrorBody, ChangePasswordBody, Ok, OwnerSession, SessionsEnded, SignInBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
-import { checkCredentials } from '../domain/owners.js';
+import { changePassword, checkCredentials, endSessions } from '../domain/owners.js';
 import { closeSession, openSession, SESSION_TTL_MS } from '../domain/sessions.js';
-import { SESSION_COOKIE, sessionToken } from '../http/access.js';
+import { clearSessionCookie, setSessionCookie, sessionToken } from '../http/session-cookie.js';
+import { clientKey } from '../http/rate-limit.js';
 
 const tags = ['auth'];
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody };
 const session = [{ sessionCookie: [] }];
-
-function cookieOptions(request: FastifyRequest) {
-  // Strict: the cookie never rides on a request another site starts, which is the first line against CSRF.
-  return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: request.protocol === 'https' };
-}
-
-/** Sets the session cookie (or clears it, with an empty value that expired in 1970). */
-function sendSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string | undefined): void {
-  const lifetime = token === undefined ? { expires: new Date(0), maxAge: 0 } : { maxAge: SESSION_TTL_MS / 1000 };
-  reply.header('set-cookie', request.server.serializeCookie(SESSION_COOKIE, token ?? '', { ...cookieOptions(request), ...lifetime }));
-}
 
 function requireSession(request: FastifyRequest) {
   if (!request.ownerSession) throw new AppError(401, 'unauthorized', 'Not signed in');
@@ -36,15 +29,15 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
         tags,
         summary: 'Sign an owner in to the dashboard',
         description:
-          'Sets an httpOnly, SameSite=Strict session cookie. Failed attempts are throttled per email and per IP: 429 rate_limited with Retry-After.',
+          'Sets an httpOnly, SameSite=Strict session cookie. Failed attempts are throttled (429 rate_limited with Retry-After): per client and email with growing delays, per client, and per email for clients that have failed on it.',
         body: SignInBody,
         response: { 200: OwnerSession, ...errors },
       },
     },
     async (request, reply) => {
-      const owner = await checkCredentials(ctx, request.body.email, request.body.password, request.ip);
+      const owner = await checkCredentials(ctx, request.body.email, request.body.password, clientKey(request.ip));
       const { token, view } = await openSession(ctx, owner);
-      sendSessionCookie(request, reply, token);
+      setSessionCookie(request, reply, token, SESSION_TTL_MS);
       return view;
     },
   );
@@ -67,8 +60,48 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
     async (request, reply) => {
       requireSession(request);
       await closeSession(ctx, sessionToken(request)!);
-      sendSessionCookie(request, reply, undefined);
+      clearSessionCookie(request, reply);
       return { ok: true as const };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/changePassword',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        security: session,
+        summary: "Change the signed-in owner's password",
+        description:
+          'Needs the current password (a wrong one is 403 wrong_password and counts as a failed sign-in). ' +
+          'The new one must be at least 10 characters. Every other session of the owner ends; this one goes on.',
+        body: ChangePasswordBody,
+        response: { 200: SessionsEnded, ...errors },
+      },
+    },
+    async (request) => {
+      const { id, ownerId, view } = requireSession(request);
+      const ended = await changePassword(ctx, { id, ownerId, email: view.email }, request.body.currentPassword, request.body.newPassword, request.ip);
+      return { ok: true as const, sessionsEnded: ended };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/signOutEverywhere',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        security: session,
+        summary: 'Sign out everywhere: every session of the owner ends, this one included',
+        response: { 200: SessionsEnded, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const ended = await endSessions(ctx, requireSession(request).ownerId);
+      clearSessionCookie(request, reply);
+      return { ok: true as const, sessionsEnded: ended };
     },
   );
 };

@@ -22,7 +22,8 @@ export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
     '/api/v1/verifyEmail',
     {
       config: { access: 'public', campaignOf: campaignOfBody },
-      preHandler: app.signupRateLimit,
+      // Per client only: confirming a sign-up was counted by the sign-up limits when it was made.
+      preHandler: app.publicRateLimit,
       schema: {
         tags,
         summary: 'Follow an emailed link',

@@ -1,5 +1,5 @@
 /**
- * Admin routes the dashboard needs beyond DESIGN.md's contract, in the same RPC style and with the same
+ * Admin routes the dashboard needs beyond the referral API's admin routes, in the same RPC style and with the same
  * credentials (a secret key, or an owner's session): campaign list, participant search and detail,
  * rejection of held participants, analytics, and CSV export and import.
  */

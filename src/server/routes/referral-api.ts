@@ -52,7 +52,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     '/api/v1/addParticipant',
     {
       config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
-      preHandler: app.signupRateLimit,
+      preHandler: app.publicRateLimit,
       schema: {
         tags,
         summary: 'Add a participant to a campaign, optionally as a referral',
@@ -69,7 +69,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     async (request, reply) => {
       const how: signups.SignupSource = request.actor
         ? { source: 'api', ip: null, actor: request.actor }
-        : { source: 'browser', ip: request.ip, proof: proofOf(request) };
+        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request) };
       return presentSignup(reply, await signups.addParticipant(ctx, request.body, how));
     },
   );

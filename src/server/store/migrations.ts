@@ -381,6 +381,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           end $$`.execute(db);
       },
     },
+    '0011_signin_delays': {
+      async up(db: Kysely<any>) {
+        // When the next sign-in attempt of a key may be made: a client's failures on one email delay its
+        // next try, longer each time, instead of locking the email.
+        await db.schema.alterTable('signin_failures').addColumn('next_on', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 /** SQL of dashboard owners: users, their sessions, and the failed sign-ins the throttle counts. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, SessionsTable, UsersTable } from './tables.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -16,6 +16,14 @@ export class OwnerStore {
 
   findUserByEmail(email: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  }
+
+  findUserById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+    await this.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
   }
 
   async countUsers(): Promise<number> {
@@ -44,27 +52,65 @@ export class OwnerStore {
     await this.db.updateTable('sessions').set({ revoked_on: now }).where('id', '=', id).where('revoked_on', 'is', null).execute();
   }
 
-  /** The failures counted for `key` in a window that began after `since`; 0 when none or the window is over. */
-  async failures(key: string, since: number): Promise<{ failures: number; windowStart: number } | undefined> {
-    const r = await this.db.selectFrom('signin_failures').selectAll().where('key', '=', key).where('window_start', '>', since).executeTakeFirst();
-    return r && { failures: r.failures, windowStart: r.window_start };
+  /** Revokes every live session of a user, but `keep` (a session id) if given; how many were revoked. */
+  async revokeUserSessions(userId: number, now: number, keep?: string): Promise<number> {
+    let q = this.db.updateTable('sessions').set({ revoked_on: now }).where('user_id', '=', userId).where('revoked_on', 'is', null).where('expires_on', '>', now);
+    if (keep !== undefined) q = q.where('id', '!=', keep);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
-  /** Counts one failure: a window that began before `since` starts over at `now`. One statement, so concurrent failures all count. */
-  async addFailure(key: string, since: number, now: number): Promise<void> {
-    await this.db
+  /**
+   * Reserves one attempt of `key`, atomically, before the password is checked: counts it as a failure
+   * (a right password releases it) unless the key is held back. Held back: `max` failures in the window
+   * that began after `since`, or `next_on` still to come. The reserved attempt's failures are returned,
+   * and undefined when held back, so a parallel burst gets no more attempts than a serial one.
+   * `delay(n)` is the wait before the next attempt once n failures are counted, as SQL of `n`.
+   */
+  async reserveAttempt(key: string, since: number, now: number, max: number, delay: (failures: RawBuilder<number>) => RawBuilder<number>): Promise<number | undefined> {
+    // Typed: PostgreSQL would take a bare parameter compared with an integer column for an integer.
+    const at = sql<number>`cast(${now} as bigint)`;
+    const expired = sql<boolean>`signin_failures.window_start <= cast(${since} as bigint)`;
+    const failures = sql<number>`case when ${expired} then 1 else signin_failures.failures + 1 end`;
+    const r = await this.db
       .insertInto('signin_failures')
-      .values({ key, failures: 1, window_start: now })
+      .values({ key, failures: 1, window_start: now, next_on: sql<number>`${at} + ${delay(sql<number>`1`)}` })
       .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
-          failures: eb.case().when('signin_failures.window_start', '>', since).then(eb('signin_failures.failures', '+', 1)).else(1).end(),
-          window_start: eb.case().when('signin_failures.window_start', '>', since).then(eb.ref('signin_failures.window_start')).else(now).end(),
-        })),
+        oc
+          .column('key')
+          .doUpdateSet({
+            failures,
+            window_start: sql<number>`case when ${expired} then ${at} else signin_failures.window_start end`,
+            next_on: sql<number>`${at} + ${delay(failures)}`,
+          })
+          .where(sql<boolean>`${expired} or (signin_failures.failures < ${max} and signin_failures.next_on <= ${at})`),
       )
-      .execute();
+      .returning('failures')
+      .executeTakeFirst();
+    return r?.failures;
+  }
+
+  /** When `key` may be tried again: the end of its window if it used up `max` failures, else its next_on. */
+  async retryAt(key: string, windowMs: number, max: number): Promise<number | undefined> {
+    const r = await this.db.selectFrom('signin_failures').selectAll().where('key', '=', key).executeTakeFirst();
+    if (!r) return undefined;
+    return r.failures >= max ? Math.max(Number(r.window_start) + windowMs, Number(r.next_on)) : Number(r.next_on);
+  }
+
+  /** Gives back an attempt reserved by reserveAttempt (its password was right, or another limit refused it). */
+  async releaseAttempt(key: string): Promise<void> {
+    await this.db.updateTable('signin_failures').set((eb) => ({ failures: eb('failures', '-', 1) })).where('key', '=', key).where('failures', '>', 0).execute();
   }
 
   async clearFailures(key: string): Promise<void> {
     await this.db.deleteFrom('signin_failures').where('key', '=', key).execute();
+  }
+
+  /** Deletes every count whose key starts with `prefix` and ends with `suffix` (compared as text: no LIKE wildcards). */
+  async clearFailuresAround(prefix: string, suffix: string): Promise<void> {
+    await this.db
+      .deleteFrom('signin_failures')
+      .where(sql<boolean>`substr(key, 1, ${prefix.length}) = ${prefix} and substr(key, length(key) - ${suffix.length - 1}) = ${suffix}`)
+      .execute();
   }
 }

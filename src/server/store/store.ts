@@ -10,6 +10,7 @@ import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
 import { OwnerStore } from './owner-store.js';
+import { ParticipantTokenStore } from './participant-token-store.js';
 import { builtWrite, directUnit, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
 import { ImpressionBuffer, type Impression } from './impression-buffer.js';
 import { writeImpressions } from './impression-writes.js';
@@ -328,6 +329,8 @@ export class Store {
   readonly webhooks: WebhookStore;
   /** Dashboard owners and their sessions. */
   readonly owners: OwnerStore;
+  /** Participant tokens: who one proves, revoking them (issued with a sign-up, or by insertParticipantToken). */
+  readonly tokens: ParticipantTokenStore;
   /** Per-campaign daily counters of the dashboard's analytics. */
   readonly stats: StatsStore;
   /** The owner's participant table: search, orders, review state. */
@@ -351,6 +354,7 @@ export class Store {
     this.#afterCommit = afterCommit;
     this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
     this.owners = new OwnerStore(db);
+    this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
   }
@@ -753,32 +757,6 @@ export class Store {
 
   async insertParticipantToken(hash: string, participantId: number, now: number): Promise<void> {
     await signupWrites.token(this.db, hash, participantId, now);
-  }
-
-  /** The participant a token proves, unless the token is unknown or revoked. */
-  async tokenParticipant(hash: string): Promise<number | undefined> {
-    const r = await this.db
-      .selectFrom('participant_tokens')
-      .select('participant_id')
-      .where('hash', '=', hash)
-      .where('revoked_on', 'is', null)
-      .executeTakeFirst();
-    return r?.participant_id;
-  }
-
-  async revokeParticipantToken(hash: string, now: number): Promise<boolean> {
-    const r = await this.db.updateTable('participant_tokens').set({ revoked_on: now }).where('hash', '=', hash).where('revoked_on', 'is', null).executeTakeFirst();
-    return r.numUpdatedRows > 0n;
-  }
-
-  async revokeParticipantTokens(participantId: number, now: number): Promise<number> {
-    const r = await this.db
-      .updateTable('participant_tokens')
-      .set({ revoked_on: now })
-      .where('participant_id', '=', participantId)
-      .where('revoked_on', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows);
   }
 
   // ---- pending sign-ups and email links ----

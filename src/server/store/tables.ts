@@ -207,10 +207,12 @@ export interface SessionsTable {
 }
 
 export interface SigninFailuresTable {
-  /** `email:<address>` or `ip:<address>`. */
+  /** `email:<address>`, `ip:<client>`, or `pair:<client> <address>`. */
   key: string;
   failures: number;
   window_start: number;
+  /** No attempt of this key before this time (ms). */
+  next_on: Generated<number>;
 }
 
 export interface ParticipantReviewsTable {

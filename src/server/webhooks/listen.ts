@@ -3,10 +3,14 @@
  * registers an endpoint for a local port, prints each event it receives with whether its signature
  * verifies, optionally forwards it (same body and signature headers) to your app, and removes the
  * endpoint when stopped. Forwarding answers the service with your app's status, so a failing handler
- * is retried exactly as it would be in production.
+ * is retried exactly as it would be in production. A delivery whose `webhook-id` was already handled
+ * (forwarded with a 2xx answer, or printed when there is nowhere to forward) is not forwarded again: a
+ * replayed request is acknowledged and flagged. Whatever the request says is printed escaped, so no
+ * body, signed or not, can move the cursor, recolour or forge lines in the terminal.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent, WebhookEventType } from '../../api/schemas.js';
 
@@ -31,6 +35,19 @@ export interface Listener {
 
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
+/** How many handled `webhook-id`s are remembered: far more than a development session receives. */
+const REMEMBERED_IDS = 10_000;
+
+/**
+ * Text from a request, safe to print: control characters (C0, DEL, C1: escape sequences, carriage
+ * returns, newlines) and the bidirectional overrides that reorder what a line seems to say are shown
+ * as \u escapes instead of acting on the terminal.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = '';
@@ -44,6 +61,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function listen(options: ListenOptions): Promise<Listener> {
   // The secret arrives with the endpoint, which needs the server's port first.
   const signing: { verifier?: Webhook } = {};
+  // The ids handled, or being forwarded now (so that a replay sent meanwhile is not forwarded too).
+  const handled = new LRUCache<string, true>({ max: REMEMBERED_IDS });
   const server = createServer((req, res) => {
     void readBody(req).then(async (body) => {
       const headers = Object.fromEntries(SIGNATURE_HEADERS.map((h) => [h, String(req.headers[h] ?? '')]));
@@ -59,11 +78,19 @@ export async function listen(options: ListenOptions): Promise<Listener> {
           // not JSON: printed as unknown
         }
       }
-      const who = event.data ? `${event.data.email} (${event.data.code})` : '';
+      const id = headers['webhook-id']!;
+      const replayed = verified && handled.has(id);
+      const who = event.data ? `${String(event.data.email)} (${String(event.data.code)})` : '';
       const time = new Date().toISOString().slice(11, 19);
-      options.print(`${time}  ${event.eventType ?? 'unknown'}  ${who}  ${headers['webhook-id']}  ${verified ? 'signature verified' : 'SIGNATURE INVALID'}`);
+      const verdict = !verified ? 'SIGNATURE INVALID' : replayed ? 'signature verified, DUPLICATE webhook-id: already handled, not forwarded' : 'signature verified';
+      options.print(`${time}  ${printable(`${String(event.eventType ?? 'unknown')}  ${who}  ${id}`)}  ${verdict}`);
       let status = verified ? 200 : 400;
-      if (verified && options.forwardTo) status = await forward(options.forwardTo, body, headers, options.print);
+      if (verified && !replayed) {
+        handled.set(id, true);
+        if (options.forwardTo) status = await forward(options.forwardTo, body, headers, options.print);
+        // Not handled after all: the service's retry of it must reach the app.
+        if (status < 200 || status > 299) handled.delete(id);
+      }
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -1,5 +1,5 @@
 /**
- * What the dashboard's browser tests and the README screenshots share: a real service (SQLite) with an
+ * What the dashboard's browser tests and the docs/dashboard.md screenshots share: a real service (SQLite) with an
  * owner, a campaign with history (imported, so sign-ups spread over past days), referrals, payments, a
  * participant held for review, webhook deliveries to a receiver that fails some of them; and a Chromium
  * page signed in to /admin/.
@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createOwner } from '../../../src/server/domain/owners.js';
+import { CHROMIUM } from '../../requirements.js';
 import { databaseKinds } from '../../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../../server/helpers/receiver.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
@@ -79,7 +80,7 @@ export async function seededService(people = 240): Promise<Seeded> {
   };
 }
 
-export const launch = (): Promise<Browser> => chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 
 export interface DashboardPage {
   context: BrowserContext;
@@ -89,7 +90,7 @@ export interface DashboardPage {
 }
 
 /** A new browser context at `width`, signed in to the dashboard. */
-export async function signedIn(browser: Browser, baseUrl: string, width = 1280): Promise<DashboardPage> {
+export async function signedIn(browser: Browser, baseUrl: string, width = 1280, who = OWNER): Promise<DashboardPage> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: baseUrl });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   const page = await context.newPage();
@@ -101,8 +102,8 @@ export async function signedIn(browser: Browser, baseUrl: string, width = 1280):
     if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) problems.push(msg.text());
   });
   await page.goto('/admin/');
-  await page.getByLabel('Email').fill(OWNER.email);
-  await page.getByLabel('Password').fill(OWNER.password);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
   return { context, page, problems };

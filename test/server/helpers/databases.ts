@@ -23,9 +23,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { connect } from '../../../src/server/store/connect.js';
 import { migrate } from '../../../src/server/store/migrations.js';
+import { PG_URL, postgresProblem } from '../../requirements.js';
 import { ROOT } from './root.js';
 
-export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestDatabase {
   url: string;
@@ -44,18 +44,11 @@ export interface DatabaseKind {
 
 let pgReachable: Promise<string | undefined> | undefined;
 async function checkPostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (err) {
-    const why = `PostgreSQL at ${PG_URL} is unreachable: ${(err as Error).message}`;
-    if (process.env.CI) throw new Error(`${why} (CI must run the PostgreSQL tests)`);
-    return why;
-  } finally {
-    await client.end().catch(() => {});
-  }
+  const problem = await postgresProblem();
+  if (problem === undefined) return undefined;
+  const why = `PostgreSQL at ${PG_URL} is unreachable: ${problem}`;
+  if (process.env.CI) throw new Error(`${why} (CI must run the PostgreSQL tests)`);
+  return why;
 }
 
 /** Connects to `url`, migrates to the current schema, disconnects. */

@@ -19,15 +19,24 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function runCli(args: string[], env: Record<string, string>) {
-  return spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Where a child runs (default: this process's folder) and what it reads on its standard input (default: nothing). */
+export interface ChildOptions {
+  cwd?: string;
+  input?: string;
 }
 
-export async function startProcess(env: Record<string, string>, args: string[] = []): Promise<ServiceProcess> {
-  const child = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env });
+export function runCli(args: string[], env: Record<string, string>, { cwd, input }: ChildOptions = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    ...(cwd !== undefined && { cwd }),
+  });
+  if (input !== undefined) child.stdin!.end(input);
+  return child;
+}
+
+export async function startProcess(env: Record<string, string>, args: string[] = [], options: ChildOptions = {}): Promise<ServiceProcess> {
+  const child = runCli(['serve', ...args], { PORT: '0', HOST: '127.0.0.1', ...env }, options);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -56,8 +65,8 @@ export async function startProcess(env: Record<string, string>, args: string[] =
 }
 
 /** Runs a CLI command to completion. */
-export function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = runCli(args, env);
+export function cli(args: string[], env: Record<string, string>, options: ChildOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runCli(args, env, options);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -39,8 +39,9 @@ export interface ServiceOptions {
   now?: () => number;
   secretKeyHash?: string;
   /**
-   * Default: the service's defaults, except that wrong keys are not throttled (suites that check every
-   * route refuses a wrong key send more of them than the default allows; rate-limit.test.ts covers it).
+   * Default: the service's defaults, except that wrong keys and sign-ups per client are not limited
+   * (suites that check every route refuses a wrong key send more of them than the default allows, and
+   * many sign up dozens of browsers from the one test address; rate-limit.test.ts covers both).
    */
   rateLimits?: RateLimits;
   /** Demo mode: /demo/ is served (seeding is serve's, not the app's). */
@@ -51,6 +52,10 @@ export interface ServiceOptions {
   trustProxy?: TrustProxy;
   /** Runs a webhook dispatcher in the service with these settings (short delays for tests). */
   dispatcher?: Partial<DispatcherOptions>;
+  /** PUBLIC_URL (default none): an https one makes the session cookie Secure and __Host- named. */
+  publicUrl?: string;
+  /** Where the service's warnings and errors go, as pino's JSON lines (default: nowhere). */
+  logTo?: NodeJS.WritableStream;
   /** The scrypt cost of owners' passwords (default TEST_PASSWORD_COST; PASSWORD_COST is the service's). */
   passwordCost?: ScryptCost;
 }
@@ -71,12 +76,13 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     config: {
       secretKeyHash: options.secretKeyHash,
       trustProxy: options.trustProxy ?? false,
-      logLevel: 'silent',
+      logLevel: options.logTo ? 'warn' : 'silent',
       webhookAllowPrivate: true,
       demo: options.demo ?? false,
-      rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, redisUrl: undefined },
+      ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
+      rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, redisUrl: undefined },
     },
-    logger: false,
+    logger: options.logTo ? { stream: options.logTo } : false,
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();

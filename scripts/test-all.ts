@@ -1,0 +1,53 @@
+/**
+ * `npm test`: checks first that the machine has what the suites need (test/requirements.ts), and stops
+ * with one message naming everything missing; then runs every suite (typecheck and lint count as suites)
+ * and reports each one's result, exiting non-zero if any failed.
+ *
+ *   npm test                      every suite
+ *   npm test -- server e2e        only those suites
+ *   npm test -- --preflight       only the check of the machine
+ */
+import { preflight } from '../test/requirements.js';
+import { report, runSuites, type Suite } from './suites.js';
+
+/** The suites, by name, each an npm script of package.json. */
+const SUITES: Record<string, string> = {
+  typecheck: 'typecheck',
+  lint: 'lint',
+  manifest: 'test:manifest',
+  server: 'test:server',
+  widget: 'test:widget',
+  e2e: 'test:e2e',
+};
+
+const args = process.argv.slice(2);
+const onlyPreflight = args.includes('--preflight');
+const names = args.filter((a) => !a.startsWith('--'));
+const unknown = names.filter((n) => !(n in SUITES));
+if (unknown.length > 0) {
+  console.error(`Unknown suite ${unknown.join(', ')}; the suites are ${Object.keys(SUITES).join(', ')}.`);
+  process.exit(2);
+}
+
+const ci = Boolean(process.env.CI);
+const { missing, skipped } = await preflight(ci);
+for (const line of skipped) console.log(`npm test: ${line}`);
+if (missing.length > 0) {
+  console.error(
+    [
+      `npm test cannot run: this machine lacks what the tests need${ci ? ' (under CI nothing may be skipped)' : ''}:`,
+      ...missing.map((m) => `  - ${m}`),
+      'bash .ci/run installs the programs and starts the databases (as root, on Debian).',
+    ].join('\n'),
+  );
+  process.exit(1);
+}
+if (onlyPreflight) {
+  console.log('npm test: this machine has what the tests need.');
+  process.exit(0);
+}
+
+const suites: Suite[] = (names.length > 0 ? names : Object.keys(SUITES)).map((name) => ({ name, command: 'npm', args: ['run', SUITES[name]!] }));
+const results = runSuites(suites);
+console.log(`\n${report(results)}`);
+process.exit(results.every((r) => r.passed) ? 0 : 1);

@@ -1,0 +1,131 @@
+/**
+ * What the test suites need of the machine beyond `npm install`, checked by `npm test` before it runs any
+ * suite (scripts/test-all.ts), so that a missing piece is one clear message up front instead of a suite
+ * failing half-way. PostgreSQL and Redis are optional on a developer's machine (the service suite then
+ * runs on SQLite only, and the shared rate-limit test is skipped, each saying so); under CI every piece is
+ * required, as nothing may be skipped there.
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+/** Debian's Chromium, which the widget tests (web-test-runner) and the end-to-end tests (Playwright) drive. */
+export const CHROMIUM = '/usr/bin/chromium';
+/** The PostgreSQL the service suite runs on besides SQLite; each test file makes its own databases beside it. */
+export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The Redis the shared rate-limit counters are tested against. */
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface Requirement {
+  name: string;
+  /** What needs it. */
+  neededBy: string;
+  /** How to get it on Debian. */
+  fix: string;
+  /** Whether the suites can go on without it (outside CI), and what they then leave out. */
+  withoutIt?: string;
+  /** Why it is missing, or undefined when it is there. */
+  check(): Promise<string | undefined>;
+}
+
+/** A program on PATH that runs: `undefined`, or why not. */
+function program(command: string): () => Promise<string | undefined> {
+  return async () => {
+    const run = spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 10_000 });
+    if (run.error) return (run.error as NodeJS.ErrnoException).code === 'ENOENT' ? `no \`${command}\` on PATH` : run.error.message;
+    return run.status === 0 ? undefined : `\`${command} --version\` exited with ${run.status ?? run.signal}`;
+  };
+}
+
+/** Why the test PostgreSQL cannot be used, or undefined when it answers. */
+export async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message || String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Why the test Redis cannot be used, or undefined when it answers. */
+export async function redisProblem(): Promise<string | undefined> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
+  // The client's own error (say, ECONNREFUSED) says more than the rejection ("Connection is closed").
+  let cause: Error | undefined;
+  redis.on('error', (err: Error) => (cause = err));
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (err) {
+    return (cause ?? (err as Error)).message || String(err);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export const REQUIREMENTS: Requirement[] = [
+  {
+    name: `Chromium at ${CHROMIUM}`,
+    neededBy: 'the widget and end-to-end suites',
+    fix: 'apt-get install -y chromium',
+    check: async () => {
+      try {
+        accessSync(CHROMIUM, constants.X_OK);
+        return undefined;
+      } catch {
+        return 'not there, or not executable';
+      }
+    },
+  },
+  {
+    name: 'Ruby',
+    neededBy: "the service suite (docs/privacy.md's Ruby signature snippet, run as written)",
+    fix: 'apt-get install -y ruby',
+    check: program('ruby'),
+  },
+  {
+    name: 'python3',
+    neededBy: "the service suite (docs/privacy.md's Python signature snippet, run as written)",
+    fix: 'apt-get install -y python3',
+    check: program('python3'),
+  },
+  {
+    name: `PostgreSQL at ${PG_URL}`,
+    neededBy: 'the service suite on PostgreSQL (the user needs CREATEDB)',
+    fix: 'start PostgreSQL with a database `test` (trust auth), or set TEST_DATABASE_URL',
+    withoutIt: 'the service suite runs on SQLite only',
+    check: postgresProblem,
+  },
+  {
+    name: `Redis at ${REDIS_URL}`,
+    neededBy: 'the test of rate-limit counters shared through Redis',
+    fix: 'start redis-server, or set TEST_REDIS_URL',
+    withoutIt: 'that test is skipped',
+    check: redisProblem,
+  },
+];
+
+export interface Preflight {
+  /** Pieces whose absence stops the run: one message naming them all. */
+  missing: string[];
+  /** Optional pieces that are absent: what the run leaves out without them. */
+  skipped: string[];
+}
+
+/** Checks every requirement (all at once); under `ci`, an optional piece that is absent is missing too. */
+export async function preflight(ci: boolean, requirements = REQUIREMENTS): Promise<Preflight> {
+  const found = await Promise.all(requirements.map(async (r) => ({ r, why: await r.check() })));
+  const result: Preflight = { missing: [], skipped: [] };
+  for (const { r, why } of found) {
+    if (why === undefined) continue;
+    if (r.withoutIt && !ci) result.skipped.push(`${r.name} is not available (${why}): ${r.withoutIt}. Under CI this fails.`);
+    else result.missing.push(`${r.name} (${why}): needed by ${r.neededBy}. To fix: ${r.fix}.`);
+  }
+  return result;
+}

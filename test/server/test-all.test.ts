@@ -1,0 +1,103 @@
+/**
+ * `npm test` itself (scripts/test-all.ts): the check of the machine before any suite runs, and a run that
+ * reports every suite whatever the others did. The check runs as `npm test` runs it, with PATH and the
+ * database addresses of each case: programs are fake ones in a directory of the test's own, and
+ * PostgreSQL and Redis are addresses where nothing listens.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { report, runSuites } from '../../scripts/suites.js';
+import { ROOT } from './helpers/root.js';
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'refkit-test-all-'));
+  dirs.push(dir);
+  return dir;
+};
+
+/** A directory for PATH holding only these programs, each a script that answers `--version`. */
+function pathWith(...programs: string[]): string {
+  const dir = tempDir();
+  for (const name of programs) {
+    writeFileSync(join(dir, name), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(dir, name), 0o755);
+  }
+  return dir;
+}
+
+const NOBODY = { TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', TEST_REDIS_URL: 'redis://127.0.0.1:1' };
+
+/** `npm test -- ...args` as npm runs it, in an environment of the case's own (CI only where given). */
+function npmTest(args: string[], env: Record<string, string>) {
+  const { CI: _ci, ...rest } = process.env;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-all.ts', ...args], {
+    cwd: ROOT,
+    env: { ...rest, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: `${run.stdout}\n${run.stderr}` };
+}
+
+describe('npm test: the check of the machine', () => {
+  it('with no ruby on PATH, it stops before any suite with one message naming Ruby and how to get it', () => {
+    const run = npmTest(['typecheck'], { ...NOBODY, PATH: pathWith('python3') });
+    assert.equal(run.status, 1, run.output);
+    assert.match(run.stderr, /^npm test cannot run: this machine lacks what the tests need:$/m);
+    assert.match(run.stderr, /^ {2}- Ruby \(no `ruby` on PATH\): needed by the service suite .*To fix: apt-get install -y ruby\.$/m);
+    assert.doesNotMatch(run.stderr, /python3/, 'python3 is there');
+    assert.doesNotMatch(run.output, /Test suites:/, 'no suite ran');
+  });
+
+  it('names every missing piece in the one message; under CI the databases are required too', () => {
+    const run = npmTest(['--preflight'], { ...NOBODY, PATH: pathWith(), CI: 'true' });
+    assert.equal(run.status, 1, run.output);
+    assert.match(run.stderr, /\(under CI nothing may be skipped\)/);
+    const listed = run.stderr.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4).split(' (')[0]);
+    assert.deepEqual(listed, ['Ruby', 'python3', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`]);
+  });
+
+  it('outside CI, an unreachable PostgreSQL and Redis are skipped, saying what is left out', () => {
+    const run = npmTest(['--preflight'], { ...NOBODY, PATH: pathWith('ruby', 'python3') });
+    assert.equal(run.status, 0, run.output);
+    assert.match(run.stdout, /^npm test: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not available \(.*ECONNREFUSED.*\): the service suite runs on SQLite only\. Under CI this fails\.$/m);
+    assert.match(run.stdout, /^npm test: Redis at redis:\/\/127\.0\.0\.1:1 is not available \(.*ECONNREFUSED.*\): that test is skipped\. Under CI this fails\.$/m);
+    assert.match(run.stdout, /^npm test: this machine has what the tests need\.$/m);
+  });
+
+  it('refuses a suite it does not know, naming the ones it has', () => {
+    const run = npmTest(['servr'], { ...NOBODY, PATH: pathWith('ruby', 'python3') });
+    assert.equal(run.status, 2, run.output);
+    assert.match(run.stderr, /^Unknown suite servr; the suites are typecheck, lint, manifest, server, widget, e2e\.$/m);
+  });
+});
+
+describe('npm test: the suites', () => {
+  it('runs every suite after a failing one, and reports each result', () => {
+    const marker = join(tempDir(), 'ran');
+    const results = runSuites(
+      [
+        { name: 'first', command: process.execPath, args: ['-e', 'process.exit(3)'] },
+        { name: 'second', command: process.execPath, args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '')`] },
+      ],
+      'ignore',
+    );
+    assert.ok(existsSync(marker), 'the suite after the failing one ran');
+    assert.deepEqual(results, [
+      { name: 'first', passed: false, exit: 'exit 3' },
+      { name: 'second', passed: true, exit: 'exit 0' },
+    ]);
+    assert.equal(report(results), ['Test suites:', '  first   FAILED (exit 3)', '  second  passed', '1 of 2 suites failed: first.'].join('\n'));
+  });
+
+  it('says all passed only when every suite did', () => {
+    const results = runSuites([{ name: 'only', command: process.execPath, args: ['-e', ''] }], 'ignore');
+    assert.equal(report(results), 'Test suites:\n  only  passed\nAll 1 suites passed.');
+  });
+});
