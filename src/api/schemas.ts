@@ -481,11 +481,9 @@ export type RowProblem = Static<typeof RowProblem>;
 
 /** The 400 of an import with refused rows: the error envelope, with the first 100 of them. */
 export const ImportRefusal = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    field: Type.Optional(Type.String()),
-    rows: Type.Optional(Type.Array(RowProblem, { description: 'The first 100 rows refused, in file order' })),
-  }),
+  error: Type.Composite([
+    ApiErrorBody.properties.error,
+    Type.Object({ rows: Type.Optional(Type.Array(RowProblem, { description: 'The first 100 rows refused, in file order' })) }),
+  ]),
 });
 export type ImportRefusal = Static<typeof ImportRefusal>;
