@@ -165,6 +165,30 @@ eachDatabase('exports and imports', (service) => {
     assert.deepEqual(await s.admin.importParticipants(id, `email,notes\nann@example.com,${'x'.repeat(60 * 1024)}\n`), { created: 1, skipped: 0 });
   });
 
+  it('an upload still arriving holds no database write: sign-ups go through meanwhile, then the import runs whole', async () => {
+    const s = service();
+    const id = await s.campaign();
+    let finish!: () => void;
+    const signedUp = new Promise<void>((resolve) => (finish = resolve));
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode('email,firstName\nslow.0@example.com,Slow\n'));
+        // The rest of the file comes only once a sign-up went through.
+        await signedUp;
+        controller.enqueue(encoder.encode('slow.1@example.com,Slow\n'));
+        controller.close();
+      },
+    });
+    const importing = importCsv(s, id, body);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await s.browser.addParticipant({ id, email: 'visitor@example.com' });
+    await s.admin.addParticipant({ id, email: 'customer@example.com' });
+    finish();
+    assert.deepEqual(await importing, { status: 200, answer: { created: 2, skipped: 0 } });
+    assert.deepEqual(await emailsOf(s, id), ['customer@example.com', 'slow.0@example.com', 'slow.1@example.com', 'visitor@example.com']);
+  });
+
   it('refkit participant import prints each refused row and imports nothing', async () => {
     const s = service();
     const id = await s.campaign();

@@ -22,7 +22,9 @@ import { campaignAnalytics } from '../domain/analytics.js';
 import type { Ctx } from '../domain/context.js';
 import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
 import { invalid } from '../domain/errors.js';
-import { csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
+import { recordSizeGuard } from '../domain/csv-guard.js';
+import { MAX_RECORD_BYTES, csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
+import { withSpooledUpload } from '../http/upload-spool.js';
 import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
 
@@ -151,7 +153,8 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
     async (request) => {
       const body = request.body as NodeJS.ReadableStream | undefined;
       if (!body || typeof body.pipe !== 'function') throw invalid('file', 'Send the CSV file as the body, with Content-Type: text/csv');
-      return importParticipants(ctx, requireActor(request), request.query.id, csvRows(body));
+      const actor = requireActor(request);
+      return withSpooledUpload(body, recordSizeGuard(MAX_RECORD_BYTES), (file) => importParticipants(ctx, actor, request.query.id, csvRows(file)));
     },
   );
 };
