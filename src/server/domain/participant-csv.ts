@@ -113,7 +113,7 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 const MAX_COLUMNS = 100;
 
 /** How often an import lets other work run: the parser hands over a chunk's rows at once, and SQLite's statements do not wait. */
-const YIELD_EVERY_MS = 10;
+const YIELD_EVERY_MS = 5;
 
 /**
  * Records of a CSV stream with a header line, with their line numbers. `onBytes` hears how far into the
