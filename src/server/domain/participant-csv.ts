@@ -127,8 +127,8 @@ export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: n
   };
   const guard = recordSizeGuard(MAX_RECORD_BYTES);
   const parser = parse({ columns, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true });
-  // The guard's failure (or the input's) reaches the parser, and so the loop below. Not pipeline(): on a
-  // failure it destroys the input, an HTTP request's socket with it, and the answer saying why is lost.
+  // The guard's failure (or the input's) reaches the parser, and so the loop below. Not pipeline(): the
+  // input is the caller's to close (a request's body must outlive a refusal, to carry the answer).
   input.on('error', (err: Error) => parser.destroy(err));
   guard.on('error', (err) => parser.destroy(err));
   input.pipe(guard).pipe(parser);
@@ -140,14 +140,9 @@ export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: n
   } catch (err) {
     // csv-parse's errors (CSV_...) are about the file, not about us.
     if (err instanceof CsvError) throw invalid('file', `The CSV file is malformed: ${err.message}`);
-    // A failure of the columns function arrives wrapped in csv-parse's own error.
-    const cause = (err as { cause?: unknown } | undefined)?.cause;
-    throw cause instanceof AppError ? cause : err;
+    throw err;
   } finally {
-    // What is left of the input is read and dropped: an HTTP connection goes on with the next request
-    // only once this one's body is read (Node drains it by itself only if nobody began reading it).
     input.unpipe(guard);
-    input.resume();
     guard.destroy();
   }
 }

@@ -1,9 +1,10 @@
 /**
  * The string formats and the `x-finite` keyword that request schemas use (src/api/schemas.ts names them),
  * added to Fastify's ajv. One rule per kind of value, checked before any handler runs, so no route sees a
- * value it cannot store, parse or show: a NUL byte (PostgreSQL refuses it), control or
- * bidirectional-override characters (they disguise what an email or name says), unpaired surrogates, a
- * URL `new URL` cannot parse, a date that is no instant (a leap second), an infinite number.
+ * value it cannot store, parse or show: a NUL byte (PostgreSQL refuses it), control, bidirectional-override
+ * or zero-width characters (they disguise what an email or name says), unpaired surrogates, a URL
+ * `new URL` cannot parse, a date that is no instant (a leap second), an infinite number. `checker` applies
+ * the same rules to values that arrive outside a request's schema (the rows of a CSV import).
  */
 import { Ajv as AjvClass, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
