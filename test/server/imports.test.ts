@@ -189,6 +189,15 @@ eachDatabase('exports and imports', (service) => {
     assert.deepEqual(await emailsOf(s, id), ['customer@example.com', 'slow.0@example.com', 'slow.1@example.com', 'visitor@example.com']);
   });
 
+  it('two imports of one file at once: one creates every row, the other skips them all', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const file = ['email,firstName', ...Array.from({ length: 300 }, (_, i) => `twice.${i}@example.com,Twice`), ''].join('\n');
+    const results = await Promise.all([s.admin.importParticipants(id, file), s.admin.importParticipants(id, file)]);
+    assert.deepEqual(results.sort((a, b) => b.created - a.created), [{ created: 300, skipped: 0 }, { created: 0, skipped: 300 }]);
+    assert.equal((await s.admin.getCampaignAnalytics(id)).funnel.signups, 300);
+  });
+
   it('refkit participant import prints each refused row and imports nothing', async () => {
     const s = service();
     const id = await s.campaign();
