@@ -1,6 +1,7 @@
 # Refkit service image (production: no demo, no seeding).
 #   docker build -t refkit .
 #   docker run -p 8787:8787 -e DATABASE_URL=postgres://... -e REFKIT_SECRET_KEY=... refkit
+#   docker run --rm -it -e DATABASE_URL=postgres://... refkit refkit user create --email you@example.com
 # docker-compose.yml runs it with PostgreSQL and Redis.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -15,13 +16,15 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=8787 HOST=0.0.0.0 DATABASE_URL=sqlite:/data/refkit.db
+# REFKIT_CLI: the banner's hints say `refkit ...`, the command on PATH here (npx is for a clone).
+ENV NODE_ENV=production PORT=8787 HOST=0.0.0.0 DATABASE_URL=sqlite:/data/refkit.db REFKIT_CLI=refkit
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
-RUN mkdir /data && chown node:node /data
+# `refkit` on PATH: the CLI in the container acts on its DATABASE_URL (Node follows the link to /app/bin).
+RUN ln -s /app/bin/refkit.js /usr/local/bin/refkit && mkdir /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 8787

@@ -82,6 +82,7 @@ export const ErrorCode = Type.Union(
     'invalid_credentials',
     'csrf_failed',
     'owner_exists',
+    'owner_not_found',
     'not_held',
     'payload_too_large',
     'unsupported_media_type',

@@ -11,10 +11,10 @@ import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-li
 import { registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
-import { loggerOptions } from './http/logging.js';
+import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
-import { extendAjv } from './http/validation.js';
+import { extendAjv, FORMATS } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
@@ -43,13 +43,15 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
 }
 
 export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
+  const readable = logger === undefined && config.demo === true;
   const app = Fastify({
-    logger: logger === false ? false : loggerOptions(config.logLevel, typeof logger === 'object' ? logger : {}),
+    ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
     bodyLimit: BODY_LIMIT,
     trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
     schemaController: { compilersFactory: sharedCompilers },
+    serializerOpts: { ajv: { formats: FORMATS } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const cookieName = sessionCookie(config.publicUrl);

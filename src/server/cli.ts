@@ -12,19 +12,21 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { RowProblem, ShareMessages } from '../api/schemas.js';
+import type { CampaignSettings, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
-import { AppError, RowsRefused } from './domain/errors.js';
-import { createOwner } from './domain/owners.js';
 import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
+import { jsonOption, local, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
+import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
+
+export type { CliIo } from './cli-run.js';
 
 function int(value: string): number {
   const n = Number(value);
@@ -32,18 +34,6 @@ function int(value: string): number {
   return n;
 }
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** Where a command line reads its settings and writes its output: the process's, or a test's. */
-export interface CliIo {
-  env: NodeJS.ProcessEnv;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** One command line being run: its io, and the exit code a refused command sets. */
-interface Run extends CliIo {
-  exitCode: number;
-}
 
 /** Calls one admin route in process, acting for the default account; the status and the parsed answer. */
 async function callAdmin(
@@ -74,17 +64,18 @@ async function callAdmin(
 
 type ErrorAnswer = { error: { code: string; message: string; field?: string } };
 const describeError = ({ error }: ErrorAnswer) => `${error.message} (${error.code}${error.field ? `, ${error.field}` : ''})`;
-/** The refused rows of an import, one a line: `line 3, email: email must be an email address`. */
-const rowReport = (rows: RowProblem[]) => rows.map((r) => `  line ${r.line}${r.field ? `, ${r.field}` : ''}: ${r.message}\n`).join('');
 
-/** Calls one admin route in process and prints its answer; a failure prints the error and exits 1. */
-async function admin(run: Run, method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean): Promise<void> {
+/**
+ * Calls one admin route in process and prints its answer (`empty` when it is an empty list); a failure
+ * prints the error and exits 1.
+ */
+async function admin(run: Run, method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean, empty?: string): Promise<void> {
   const { status, answer } = await callAdmin(run, method, route, body);
   if (status >= 400) {
     run.stderr.write(json ? `${JSON.stringify(answer)}\n` : `error: ${describeError(answer as ErrorAnswer)}\n`);
     run.exitCode = 1;
   } else {
-    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
+    printAnswer(run, answer, json, empty);
   }
 }
 
@@ -94,14 +85,6 @@ async function adminValue<T>(run: Run, method: 'GET' | 'POST', route: string, bo
   if (status >= 400) throw new ConfigError(describeError(answer as ErrorAnswer));
   return answer as T;
 }
-
-/** `key: value` lines, one blank line between list items: for people; --json is for scripts. */
-function human(value: unknown): string {
-  const items = Array.isArray(value) ? value : [value];
-  return items.map((item) => Object.entries(item as object).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`).join('')).join('\n');
-}
-
-const jsonOption = new Option('--json', 'print the answer as JSON');
 
 /** The campaign fields both `campaign create` and `campaign update` take, named as in the API. */
 function campaignFields(cmd: Command): Command {
@@ -179,30 +162,18 @@ const campaignBody = (o: CampaignOptions) => ({
 });
 
 /**
- * Runs `task` against the database of DATABASE_URL; a refusal prints its message (and an import's
- * refused rows) and exits 1.
+ * The origins a campaign allows now (its hostURL's alone while allowedOrigins is unset), with `added`
+ * after them: what --add-allowed-origin sets, so that adding an origin never drops the landing page's.
+ * An unknown campaign gives `added` alone, and the update then answers campaign_not_found.
  */
-async function withDatabase(run: Run, json: boolean, task: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>): Promise<void> {
-  const runtime = await openRuntime(loadConfig(run.env));
-  try {
-    await task(runtime);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    const rows = err instanceof RowsRefused ? err.rows : undefined;
-    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }), ...(rows && { rows }) } };
-    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${describeError(body)}\n${rows ? rowReport(rows) : ''}`);
-    run.exitCode = 1;
-  } finally {
-    await runtime.close();
-  }
-}
-
-/** Runs a domain call against the database of DATABASE_URL and prints its answer. */
-function local(run: Run, fn: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<unknown>, json: boolean): Promise<void> {
-  return withDatabase(run, json, async (runtime) => {
-    const answer = await fn(runtime);
-    run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer));
-  });
+async function originsWith(run: Run, campaignId: string, added: string[]): Promise<string[]> {
+  const campaigns = await adminValue<CampaignSettings[]>(run, 'GET', 'listCampaigns', {});
+  const c = campaigns.find((x) => x.campaignId === campaignId);
+  const current = c ? (c.allowedOrigins ?? (c.hostURL ? [new URL(c.hostURL).origin] : [])) : [];
+  // Compared as the service stores them (https://Shop.example:443 is https://shop.example).
+  const origin = (o: string) => (URL.canParse(o) ? new URL(o).origin : o);
+  const origins = new Map([...current, ...added].map((o) => [origin(o), o]));
+  return [...origins.values()];
 }
 
 /**
@@ -241,7 +212,12 @@ function createProgram(run: Run): Command {
     .requiredOption('--id <campaignId>')
     .option('--name <text>', 'campaignName')
     .option('--host-url <url>', 'hostURL')
-    .action((o: CampaignOptions & { id: string }) => admin(run, 'POST', 'updateCampaign', { id: o.id, ...campaignBody(o) }, !!o.json));
+    .option('--add-allowed-origin <origin>', 'add to allowedOrigins, keeping the origins it allows now (repeat for several)', collect)
+    .action(async (o: CampaignOptions & { id: string; addAllowedOrigin?: string[] }) => {
+      if (o.addAllowedOrigin && o.allowedOrigin) throw new ConfigError('--allowed-origin replaces the list and --add-allowed-origin adds to it: give one of them');
+      const allowedOrigins = o.addAllowedOrigin ? await originsWith(run, o.id, o.addAllowedOrigin) : o.allowedOrigin;
+      await admin(run, 'POST', 'updateCampaign', { id: o.id, ...campaignBody(o), allowedOrigins }, !!o.json);
+    });
   campaign
     .command('status')
     .description('pause, resume or end a campaign')
@@ -259,19 +235,8 @@ function createProgram(run: Run): Command {
     .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin(run, 'POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
 
   const user = program.command('user').description('dashboard owners (sign in at /admin/)');
-  user
-    .command('create')
-    .description('create an owner of the default account')
-    .requiredOption('--email <email>')
-    .requiredOption('--password <password>', 'at least 10 characters')
-    .addOption(jsonOption)
-    .action((o: { email: string; password: string; json?: boolean }) =>
-      local(run, async ({ ctx }) => {
-        const owner = await createOwner(ctx, o.email, o.password);
-        return { id: owner.id, email: owner.email };
-      }, !!o.json),
-    );
-  addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json));
+  userCommands(user, run);
+  addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json), (o) => newPassword(run, o));
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant
@@ -359,7 +324,7 @@ function createProgram(run: Run): Command {
     .command('list')
     .description('list secret keys (never the keys themselves)')
     .addOption(jsonOption)
-    .action((o: { json?: boolean }) => admin(run, 'GET', 'listApiKeys', {}, !!o.json));
+    .action((o: { json?: boolean }) => admin(run, 'GET', 'listApiKeys', {}, !!o.json, 'No keys yet.'));
 
   const webhook = program.command('webhook').description('webhook endpoints and deliveries of the default account');
   webhook
@@ -373,7 +338,7 @@ function createProgram(run: Run): Command {
     .command('list')
     .description('list endpoints (never their secrets)')
     .addOption(jsonOption)
-    .action((o: { json?: boolean }) => admin(run, 'GET', 'listWebhookEndpoints', {}, !!o.json));
+    .action((o: { json?: boolean }) => admin(run, 'GET', 'listWebhookEndpoints', {}, !!o.json, 'No webhook endpoints yet.'));
   webhook
     .command('remove')
     .description('remove an endpoint by its id (whe_...)')
@@ -389,7 +354,14 @@ function createProgram(run: Run): Command {
     .option('--limit <n>', 'at most this many (1-100)', int)
     .addOption(jsonOption)
     .action((o: { status?: string; endpoint?: string; eventType?: string; limit?: number; json?: boolean }) =>
-      admin(run, 'GET', 'listWebhookDeliveries', { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit }, !!o.json),
+      admin(
+        run,
+        'GET',
+        'listWebhookDeliveries',
+        { status: o.status, endpointId: o.endpoint, eventType: o.eventType, limit: o.limit },
+        !!o.json,
+        o.status || o.endpoint || o.eventType ? 'No deliveries match.' : 'No deliveries yet.',
+      ),
     );
   webhook
     .command('listen')
@@ -445,7 +417,7 @@ export async function runCli(args: string[], io: CliIo): Promise<{ code: number;
 
 /** `refkit` as a process: its arguments, environment and output. */
 export function main(): void {
-  void runCli(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr }).then(({ code, fatal }) => {
+  void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(({ code, fatal }) => {
     if (fatal) process.exit(code);
     process.exitCode = code;
   });

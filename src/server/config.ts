@@ -25,6 +25,8 @@ export interface Config {
   demo: boolean;
   /** The address the service is reached at, for printed URLs and the demo campaign's hostURL; https makes the session cookie Secure and __Host- named. */
   publicUrl: string;
+  /** How the banner's hints call the CLI: REFKIT_CLI, `npx refkit` by default (the Docker image: `refkit`). */
+  cliCommand: string;
   /**
    * Which proxies' X-Forwarded-For (and -Host, -Proto) to believe: false (none), a hop count (that many
    * proxies in front), or their addresses/CIDRs. Never "everyone": a client could then pick its own IP.
@@ -159,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     },
     workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
     publicUrl,
+    cliCommand: env.REFKIT_CLI || 'npx refkit',
     trustProxy: trustProxy(env.TRUST_PROXY),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,

@@ -4,20 +4,28 @@
  * left signed in somewhere).
  */
 import { Option, type Command } from 'commander';
+import { passwordOptions, type PasswordOptions } from './cli-users.js';
 import type { Ctx } from './domain/context.js';
 import { resetOwner, signOutOwner } from './domain/owners.js';
 
 /** Runs a domain call against the service's database and prints its answer (cli.ts's `local`). */
 export type RunLocal = (fn: (ctx: Ctx) => Promise<unknown>, json: boolean) => Promise<void>;
 
-export function addOwnerAccountCommands(user: Command, local: RunLocal): void {
-  user
-    .command('reset-password')
-    .description("set a new password for an owner, forget their email's failed sign-ins, and end every session of theirs")
-    .requiredOption('--email <email>')
-    .requiredOption('--password <password>', 'the new password, at least 10 characters')
+/** The new password, asked for or read as `user create` does (cli-users.ts, newPassword). */
+export type AskPassword = (o: PasswordOptions) => Promise<string>;
+
+export function addOwnerAccountCommands(user: Command, local: RunLocal, askPassword: AskPassword): void {
+  passwordOptions(
+    user
+      .command('reset-password')
+      .description("set a new password for an owner (asked for, hidden), forget their email's failed sign-ins, and end every session of theirs")
+      .requiredOption('--email <email>'),
+  )
     .addOption(new Option('--json', 'print the answer as JSON'))
-    .action((o: { email: string; password: string; json?: boolean }) => local((ctx) => resetOwner(ctx, o.email, o.password), !!o.json));
+    .action(async (o: PasswordOptions & { email: string; json?: boolean }) => {
+      const password = await askPassword(o);
+      await local((ctx) => resetOwner(ctx, o.email, password), !!o.json);
+    });
   user
     .command('sign-out')
     .description('sign an owner out everywhere: every session of theirs ends')

@@ -1,5 +1,6 @@
 /** Opening the store for a process: connect, migrate, and the domain context over it. */
 import type { Config } from './config.js';
+import { databaseOpenError } from './database-url.js';
 import type { Ctx } from './domain/context.js';
 import { smtpMailer } from './mail/smtp.js';
 import { Caches, watchChanges } from './store/caches.js';
@@ -18,7 +19,7 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<
     await migrate(db, dialect);
   } catch (err) {
     await close();
-    throw err;
+    throw databaseOpenError(err, config.databaseUrl);
   }
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom ?? 'Refkit <no-reply@localhost>') : undefined;
   const caches = new Caches();

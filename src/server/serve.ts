@@ -11,7 +11,8 @@ import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
 import { loadDisposableDomains } from './domain/fraud.js';
 import { hasOwners } from './domain/owners.js';
-import { DEMO_CAMPAIGN_ID, seedIfEmpty } from './seed.js';
+import { printBanner } from './banner.js';
+import { seedIfEmpty } from './seed.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
@@ -88,29 +89,4 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await dispatcher.stop();
     await runtime.close();
   });
-}
-
-function printBanner(config: Config, port: number, newKey: string | undefined, workers: number, owners: boolean): void {
-  const base = config.port === 0 ? config.publicUrl.replace(/:\d+$/, `:${port}`) : config.publicUrl;
-  const key = config.secretKeyHash
-    ? 'the value of REFKIT_SECRET_KEY'
-    : (newKey ?? 'shown at first start only; make another with: npx refkit key create --name dev');
-  const lines = [
-    '',
-    `Refkit is listening on ${base}${workers > 1 ? ` (${workers} workers)` : ''}`,
-    `  API:           ${base}/api/v1`,
-    `  API docs:      ${base}/api/docs`,
-    `  Dashboard:     ${base}/admin/`,
-    ...(owners ? [] : ["  No owner yet:  create one to sign in with: npx refkit user create --email you@example.com --password 'a long passphrase'"]),
-    `  Widget:        ${base}/widget/referral-widget.js`,
-  ];
-  if (config.demo) {
-    lines.push(`  Demo page:     ${base}/demo/`, `  Demo campaign: ${DEMO_CAMPAIGN_ID}`, `  Secret key:    ${key}`);
-  } else if (!config.secretKeyHash) {
-    // Production seeds nothing: the operator's first key comes from the environment or the CLI.
-    lines.push('  Secret key:    none yet: set REFKIT_SECRET_KEY, or run: npx refkit key create --name ops');
-  } else {
-    lines.push(`  Secret key:    ${key}`);
-  }
-  process.stdout.write([...lines, ''].join('\n') + '\n');
 }

@@ -136,7 +136,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart share-link - One share button (`data-target` is email, whatsapp, x, facebook or linkedin).
  * @csspart qr-box - The figure around the QR code.
  * @csspart qr - The QR code.
- * @csspart stats - The balances.
+ * @csspart stats - What the participant earned, and what is left of it to use.
  * @csspart progress - Progress toward the next reward.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
@@ -196,6 +196,7 @@ export class ReferralWidget extends LitElement {
     referrals: { state: true },
     moreReferrals: { state: true },
     copied: { state: true },
+    shared: { state: true },
     shareViewLib: { state: true },
   };
 
@@ -255,6 +256,8 @@ export class ReferralWidget extends LitElement {
   moreReferrals = false;
   /** The copy button says "Copied!" for a moment. */
   copied = false;
+  /** The link was copied or shared on this page (the share view's first step). */
+  shared = false;
   /** The share view's module, once loaded. */
   shareViewLib: ShareViewModule | undefined;
   /** The language being loaded: the load waits for it, so that its sentences are in that language. */
@@ -340,6 +343,7 @@ export class ReferralWidget extends LitElement {
     this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
     this.referrals = undefined;
+    this.shared = false;
     // Another campaign's texts must not stand in for this one's while it loads or if it fails.
     if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
     this.returning = false;
@@ -629,6 +633,7 @@ export class ReferralWidget extends LitElement {
     if (token) this.client.revokeToken(this.campaignId, token).catch(() => {});
     storage.forgetParticipant(this.campaignId);
     this.participant = undefined;
+    this.shared = false;
     this.returning = false;
     this.limited = false;
     this.notice = '';

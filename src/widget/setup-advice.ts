@@ -14,7 +14,7 @@ export function setupAdvice(code: string, campaignId: string, origin: string): s
     case 'forbidden_origin':
       return (
         `${TAG}: this page's origin ${origin} is not in the allowedOrigins of campaign "${campaignId}". ` +
-        `Add it: npx refkit campaign update --id ${campaignId} --allowed-origin ${origin} (repeat --allowed-origin for each origin).`
+        `Add it (the origins allowed now are kept): npx refkit campaign update --id ${campaignId} --add-allowed-origin ${origin}`
       );
   }
   return undefined;

@@ -30,9 +30,13 @@ export interface ShareViewOptions {
   qrSvg: string;
   /** The link was just copied: the copy button says so. */
   copied: boolean;
+  /** The visitor copied or shared the link on this page: the first step toward a reward is done. */
+  shared: boolean;
   copyLabel: string;
   shareLabel: string;
   onCopy: () => void;
+  /** A share link (email, X, WhatsApp...) was followed. */
+  onShared: () => void;
   /** Present only where the browser has native share. */
   onShare: (() => void) | undefined;
   /** Show referrals, balances and progress (false when the service shared only the link). */
@@ -48,6 +52,7 @@ export interface ShareHost {
   settings: WidgetSettings | undefined;
   qr: string;
   copied: boolean;
+  shared: boolean;
   copyLabel: string;
   shareLabel: string;
   limited: boolean;
@@ -87,9 +92,11 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       messages: host.settings?.shareMessages ?? {},
       qrSvg: host.qr,
       copied: host.copied,
+      shared: host.shared,
       copyLabel: host.copyLabel,
       shareLabel: host.shareLabel,
       onCopy: () => void copyLink(host),
+      onShared: () => (host.shared = true),
       onShare: 'share' in navigator ? () => void nativeShare(host) : undefined,
       // Balances are private: shown only to a browser that proved it is this participant.
       stats: !host.limited,
@@ -109,6 +116,7 @@ async function copyLink(host: ShareHost): Promise<void> {
   try {
     await navigator.clipboard.writeText(link);
     host.copied = true;
+    host.shared = true;
     host.status = msg('Link copied.');
     clearTimeout(copiedTimers.get(host));
     copiedTimers.set(host, setTimeout(() => (host.copied = false), COPIED_MS));
@@ -126,6 +134,7 @@ async function nativeShare(host: ShareHost): Promise<void> {
   const { native } = shareTexts(link, host.settings?.shareMessages ?? {}, host.refereeReward());
   try {
     await navigator.share({ text: native, ...(host.campaign?.rewardHeader && { title: host.campaign.rewardHeader }) });
+    host.shared = true;
   } catch {
     // The visitor closed the share sheet: nothing to report.
   }
@@ -195,7 +204,7 @@ export function shareView(o: ShareViewOptions) {
             ${shareTargets(link, texts).map(
               (t) =>
                 html`<li>
-                  <a part="share-link" data-target=${t.id} href=${t.href} target="_blank" rel="noopener noreferrer">${icons[t.id]}<span>${t.label}</span></a>
+                  <a part="share-link" data-target=${t.id} href=${t.href} target="_blank" rel="noopener noreferrer" @click=${o.onShared}>${icons[t.id]}<span>${t.label}</span></a>
                 </li>`,
             )}
           </ul>
@@ -203,7 +212,7 @@ export function shareView(o: ShareViewOptions) {
             <div part="qr" role="img" aria-label=${msg('QR code of your referral link')}>${o.qrSvg ? unsafeSVG(o.qrSvg) : nothing}</div>
             <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
           </figure>`}
-    ${o.stats ? html`${stats(c, p, amount, o.locale)} ${ended ? nothing : progress(c, o.referrals, amount)} ${referralList(o)}` : nothing}
+    ${o.stats ? html`${stats(c, p, amount, o.locale)} ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${referralList(o)}` : nothing}
   `;
 }
 
@@ -218,35 +227,43 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
       ${c?.rewardHeader ? html`<strong dir="auto">${c.rewardHeader}</strong>` : nothing}
       <ul>
         ${mine ? html`<li data-offer="referrer">${msg(str`You get ${mine} for each friend who qualifies.`)}</li>` : nothing}
-        ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they join.`)}</li>` : nothing}
+        ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they qualify (for example, with a purchase).`)}</li>` : nothing}
       </ul>
     </div>
   </div>`;
 }
 
+/**
+ * What the participant earned (for good: redeeming does not lower it) and what is left of it to use.
+ * A referred participant who has not earned their welcome reward yet reads what it is and how to get
+ * it, rather than a zero.
+ */
 function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
-  // Only a referred participant has a welcome reward to show.
-  const welcome = p.referredByCode !== undefined || (p.refereeReward ?? 0) > 0;
+  const welcomeEarned = p.refereeReward ?? p.refereeRewardBalance ?? 0;
+  const welcomeOffer = p.referredByCode !== undefined && c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
+  const row = (label: string, stat: string, value: string) => html`<div><dt>${label}</dt><dd data-stat=${stat}>${value}</dd></div>`;
   return html`<dl part="stats">
-    <div><dt>${msg('Friends joined')}</dt><dd data-stat="referrals">${new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0)}</dd></div>
-    <div>
-      <dt>${msg('Earned for referrals')}</dt>
-      <dd data-stat="referral-balance">${amount(p.referralRewardBalance ?? 0)}</dd>
-    </div>
-    ${welcome
-      ? html`<div><dt>${msg('Your welcome reward')}</dt><dd data-stat="referee-balance">${amount(p.refereeRewardBalance ?? 0)}</dd></div>`
-      : nothing}
+    ${row(msg('Friends joined'), 'referrals', new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0))}
+    ${row(msg('Earned for referrals'), 'referral-earned', amount(p.referralReward ?? p.referralRewardBalance ?? 0))}
+    ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}
+    ${welcomeEarned > 0
+      ? html`${row(msg('Your welcome reward'), 'referee-earned', amount(welcomeEarned))}
+        ${row(msg('Welcome reward left'), 'referee-balance', amount(p.refereeRewardBalance ?? 0))}`
+      : welcomeOffer
+        ? row(msg('Your welcome reward'), 'referee-pending', msg(str`${welcomeOffer} when you qualify (for example, with a purchase)`))
+        : nothing}
   </dl>`;
 }
 
 /**
  * Where the participant stands on the way to their next reward: share, a friend signs up, the friend
- * qualifies. A friend who joined and has not qualified yet puts them on the last step.
+ * qualifies. Sharing is done once they copied or shared the link here, or a friend came through it; a
+ * friend who joined and has not qualified yet puts them on the last step.
  */
-function progress(c: Campaign | undefined, referrals: MyReferral[] | undefined, amount: (v: number) => string) {
+function progress(c: Campaign | undefined, referrals: MyReferral[] | undefined, amount: (v: number) => string, shared: boolean) {
   if (!c?.referrerRewardValue) return nothing;
   const waiting = referrals?.filter((r) => r.status !== 'qualified').length ?? 0;
-  const current = waiting > 0 ? 2 : 1;
+  const current = waiting > 0 ? 2 : shared || (referrals?.length ?? 0) > 0 ? 1 : 0;
   const steps = [msg('Share your link'), msg('A friend signs up'), msg(str`They qualify: you get ${amount(c.referrerRewardValue)}`)];
   return html`<section part="progress" aria-labelledby="progress-title">
     <h3 id="progress-title">${msg('Your next reward')}</h3>

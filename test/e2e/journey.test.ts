@@ -138,7 +138,7 @@ describe('the journey, in Chromium', () => {
     await pageA.reload();
     await widgetA.locator('[part=referrals] li').first().waitFor();
     assert.equal(await widgetA.locator('[data-stat=referrals]').innerText(), '1');
-    assert.equal(await widgetA.locator('[data-stat=referral-balance]').innerText(), '€10');
+    assert.equal(await widgetA.locator('[data-stat=referral-earned]').innerText(), '€10');
     assert.match((await widgetA.locator('[part=referrals] li').innerText()).replace(/\s+/g, ' '), /^Ben Reward earned /);
     assert.equal(await widgetA.getByText('Spring (internal)').count(), 0, 'the internal name is never shown');
     assert.deepEqual(await axeViolations(pageA), [], 'share view with a referral');
@@ -147,7 +147,7 @@ describe('the journey, in Chromium', () => {
     await service.admin.setCampaignStatus(campaignId, 'Pause');
     await pageA.reload();
     await widgetA.locator('[data-campaign-state=paused]').waitFor();
-    assert.equal(await widgetA.locator('[data-stat=referral-balance]').innerText(), '€10');
+    assert.equal(await widgetA.locator('[data-stat=referral-earned]').innerText(), '€10');
     assert.deepEqual(await axeViolations(pageA), [], 'paused participant');
     await a.close();
 

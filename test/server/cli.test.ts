@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { cli } from './helpers/cli.js';
+import { atTerminal, cliCommand } from './helpers/process.js';
+import { setupAdvice } from '../../src/widget/setup-advice.js';
 
-const [sqlite] = await databaseKinds();
+const kinds = await databaseKinds();
+const [sqlite] = kinds;
 
 describe('refkit CLI', () => {
   let db: TestDatabase;
@@ -112,5 +115,170 @@ describe('refkit CLI', () => {
     } finally {
       await rt.close();
     }
+  });
+});
+
+describe('refkit CLI on a database with nothing in it', () => {
+  it('list commands say there is nothing yet, and --json prints []', async () => {
+    const db = await sqlite!.createEmpty();
+    const env = { DATABASE_URL: db.url };
+    try {
+      const said = async (args: string[]) => {
+        const r = await cli(args, env);
+        assert.equal(r.code, 0, r.stderr);
+        return r.stdout;
+      };
+      assert.equal(await said(['key', 'list']), 'No keys yet.\n');
+      assert.equal(await said(['webhook', 'list']), 'No webhook endpoints yet.\n');
+      assert.equal(await said(['webhook', 'deliveries']), 'No deliveries yet.\n');
+      assert.equal(await said(['webhook', 'deliveries', '--status', 'failed']), 'No deliveries match.\n');
+      assert.equal(await said(['user', 'list']), 'No owners yet.\n');
+      assert.deepEqual(JSON.parse(await said(['user', 'list', '--json'])), []);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+for (const kind of kinds) {
+  describe(`refkit user [${kind.name}]`, { skip: kind.skip }, () => {
+    let db: TestDatabase;
+    let env: Record<string, string>;
+    before(async () => {
+      db = await kind.create();
+      env = { DATABASE_URL: db.url };
+    });
+    after(() => db.drop());
+
+    it('create --password-stdin, list, remove (which ends their sessions); an unknown owner is owner_not_found', async () => {
+      const { openRuntime } = await import('../../src/server/runtime.js');
+      const { checkCredentials } = await import('../../src/server/domain/owners.js');
+      const { openSession, findSession } = await import('../../src/server/domain/sessions.js');
+      const made = await cli(['user', 'create', '--email', 'Ops@Example.com', '--password-stdin', '--json'], env, 'a long passphrase\nignored second line\n');
+      assert.equal(made.code, 0, made.stderr);
+      assert.equal(JSON.parse(made.stdout).email, 'ops@example.com');
+      // The email as an argument works too.
+      assert.equal((await cli(['user', 'create', 'two@example.com', '--password-stdin'], env, 'another long one')).code, 0);
+      const twoEmails = await cli(['user', 'create', 'x@example.com', '--email', 'y@example.com', '--password-stdin'], env, 'another long one');
+      assert.equal(twoEmails.code, 1);
+      assert.match(twoEmails.stderr, /two emails given/);
+      const noEmail = await cli(['user', 'create', '--password-stdin'], env, 'another long one');
+      assert.equal(noEmail.code, 1);
+      assert.match(noEmail.stderr, /give the owner's email/);
+      const listed = await cli(['user', 'list'], env);
+      assert.match(listed.stdout, /^email: ops@example.com$/m);
+      assert.match(listed.stdout, /^email: two@example.com$/m);
+      assert.doesNotMatch(listed.stdout, /password|scrypt/);
+
+      const rt = await openRuntime({ databaseUrl: db.url });
+      try {
+        const owner = await checkCredentials(rt.ctx, 'ops@example.com', 'a long passphrase', '127.0.0.1');
+        const { token } = await openSession(rt.ctx, owner);
+        assert.ok(await findSession(rt.ctx, token));
+        const removed = await cli(['user', 'remove', '--email', 'OPS@example.com'], env);
+        assert.equal(removed.code, 0, removed.stderr);
+        assert.equal(removed.stdout, 'email: ops@example.com\n');
+        assert.equal(await findSession(rt.ctx, token), undefined);
+      } finally {
+        await rt.close();
+      }
+      const left = JSON.parse((await cli(['user', 'list', '--json'], env)).stdout) as { email: string }[];
+      assert.deepEqual(left.map((o) => o.email), ['two@example.com']);
+      const again = await cli(['user', 'remove', '--email', 'ops@example.com'], env);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /No owner has this email \(owner_not_found, email\)/);
+    });
+
+    it('create without a terminal and without --password-stdin asks for the pipe, and creates nothing; --password still works, warned', async () => {
+      const r = await cli(['user', 'create', '--email', 'nopass@example.com'], env);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /--password-stdin/);
+      const both = await cli(['user', 'create', '--email', 'nopass@example.com', '--password', 'a long passphrase', '--password-stdin'], env, 'a long passphrase');
+      assert.equal(both.code, 1);
+      assert.match(both.stderr, /give one of them/);
+      const listed = JSON.parse((await cli(['user', 'list', '--json'], env)).stdout) as { email: string }[];
+      assert.ok(!listed.some((o) => o.email === 'nopass@example.com'));
+      const argv = await cli(['user', 'create', '--email', 'argv@example.com', '--password', 'a long passphrase'], env);
+      assert.equal(argv.code, 0, argv.stderr);
+      assert.match(argv.stderr, /^warning: a password given with --password stays in the shell history/);
+    });
+
+    it('create at a terminal asks for the password twice without showing it; two different ones create nothing', async () => {
+      const password = 'typed at the terminal';
+      const asked = [
+        { prompt: /Password \(at least 10 characters\): /, text: password },
+        { prompt: /The same password again: /, text: password },
+      ];
+      const ok = await atTerminal(cliCommand(['user', 'create', '--email', 'tty@example.com']), env, asked);
+      assert.equal(ok.code, 0, ok.output);
+      assert.match(ok.output, /email: tty@example\.com/);
+      assert.ok(!ok.output.includes(password), ok.output);
+      const { openRuntime } = await import('../../src/server/runtime.js');
+      const { checkCredentials } = await import('../../src/server/domain/owners.js');
+      const rt = await openRuntime({ databaseUrl: db.url });
+      try {
+        assert.equal((await checkCredentials(rt.ctx, 'tty@example.com', password, '127.0.0.1')).email, 'tty@example.com');
+      } finally {
+        await rt.close();
+      }
+      const differ = await atTerminal(cliCommand(['user', 'create', '--email', 'typo@example.com']), env, [asked[0]!, { ...asked[1]!, text: 'something else' }]);
+      assert.equal(differ.code, 1);
+      assert.match(differ.output, /the two passwords differ; nothing was changed/);
+      assert.doesNotMatch((await cli(['user', 'list'], env)).stdout, /typo@example\.com/);
+    });
+  });
+}
+
+describe("campaign update --add-allowed-origin (the widget's console advice)", () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  before(async () => {
+    db = await sqlite!.create();
+    env = { DATABASE_URL: db.url };
+  });
+  after(() => db.drop());
+
+  /** The command the widget prints for a refused origin, run as printed (less `npx refkit`). */
+  const runAdvice = async (campaignId: string, origin: string) => {
+    const advice = setupAdvice('forbidden_origin', campaignId, origin)!;
+    const command = /: npx refkit (.+)$/.exec(advice)![1]!;
+    const r = await cli(command.split(' '), env);
+    assert.equal(r.code, 0, r.stderr);
+  };
+  const origins = async (campaignId: string) => {
+    const { openRuntime } = await import('../../src/server/runtime.js');
+    const { allowedOrigins, lookupCampaign } = await import('../../src/server/domain/campaigns.js');
+    const rt = await openRuntime({ databaseUrl: db.url });
+    try {
+      return allowedOrigins((await lookupCampaign(rt.ctx, campaignId))!);
+    } finally {
+      await rt.close();
+    }
+  };
+
+  it("keeps the landing page's origin when the campaign had no list, and the list when it had one", async () => {
+    const made = await cli(['campaign', 'create', '--name', 'O', '--host-url', 'https://shop.example/join', '--json'], env);
+    const id = (JSON.parse(made.stdout) as { campaignId: string }).campaignId;
+    assert.deepEqual(await origins(id), ['https://shop.example']);
+    await runAdvice(id, 'https://www.shop.example');
+    assert.deepEqual(await origins(id), ['https://shop.example', 'https://www.shop.example']);
+    await runAdvice(id, 'http://localhost:5173');
+    await runAdvice(id, 'http://localhost:5173');
+    assert.deepEqual(await origins(id), ['https://shop.example', 'https://www.shop.example', 'http://localhost:5173']);
+  });
+
+  it('refuses with --allowed-origin, and a bad origin or an unknown campaign changes nothing', async () => {
+    const made = await cli(['campaign', 'create', '--name', 'P', '--host-url', 'https://p.example', '--allowed-origin', 'https://a.example', '--json'], env);
+    const id = (JSON.parse(made.stdout) as { campaignId: string }).campaignId;
+    const both = await cli(['campaign', 'update', '--id', id, '--allowed-origin', 'https://b.example', '--add-allowed-origin', 'https://c.example'], env);
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /give one of them/);
+    const bad = await cli(['campaign', 'update', '--id', id, '--add-allowed-origin', 'https://c.example/path'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /invalid_request/);
+    assert.deepEqual(await origins(id), ['https://a.example']);
+    const unknown = await cli(['campaign', 'update', '--id', 'cmp_nope', '--add-allowed-origin', 'https://c.example'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /campaign_not_found/);
   });
 });

@@ -89,7 +89,7 @@ eachDatabase('owner account', (service) => {
     assert.match(unknown.stderr, /owner_not_found/);
     assert.equal((await owner.client.getSession()).email, OWNER.email, 'refused resets change nothing');
 
-    const reset = await cli(['user', 'reset-password', '--email', 'Owner@Example.com', '--password', NEW_PASSWORD, '--json'], env);
+    const reset = await cli(['user', 'reset-password', '--email', 'Owner@Example.com', '--password-stdin', '--json'], env, `${NEW_PASSWORD}\n`);
     assert.equal(reset.code, 0, reset.stderr);
     assert.deepEqual(JSON.parse(reset.stdout), { email: OWNER.email, sessionsEnded: 1 });
     await rejects(() => owner.client.getSession(), 401, 'unauthorized');

@@ -152,13 +152,13 @@ it('refkit user create makes an owner who can sign in; duplicates and short pass
   const db = await sqlite!.create();
   const env = { DATABASE_URL: db.url };
   try {
-    const made = await cli(['user', 'create', '--email', 'Boss@Example.com', '--password', OWNER.password, '--json'], env);
+    const made = await cli(['user', 'create', '--email', 'Boss@Example.com', '--password-stdin', '--json'], env, `${OWNER.password}\n`);
     assert.equal(made.code, 0, made.stderr);
     assert.equal((JSON.parse(made.stdout) as { email: string }).email, 'boss@example.com');
-    const again = await cli(['user', 'create', '--email', 'boss@example.com', '--password', OWNER.password], env);
+    const again = await cli(['user', 'create', '--email', 'boss@example.com', '--password-stdin'], env, OWNER.password);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /owner_exists/);
-    const short = await cli(['user', 'create', '--email', 'b@example.com', '--password', 'short'], env);
+    const short = await cli(['user', 'create', '--email', 'b@example.com', '--password-stdin'], env, 'short\n');
     assert.equal(short.code, 1);
     assert.match(short.stderr, /at least 10 characters \(invalid_request, password\)/);
     const s = await startService(sqlite!, { database: db });

@@ -35,7 +35,7 @@ for (const kind of kinds) {
       const db = await database();
       const p = await startProcess({ DATABASE_URL: db.url, NODE_ENV: 'production' });
       cleanup.push(() => p.stop('SIGKILL'));
-      assert.match(p.output(), /Secret key:\s+none yet: set REFKIT_SECRET_KEY, or run: npx refkit key create --name ops/);
+      assert.match(p.output(), /Secret key:\s+none yet: set REFKIT_SECRET_KEY, or run: DATABASE_URL=\S+ npx refkit key create --name ops/);
       assert.doesNotMatch(p.output(), /Demo/);
       assert.equal((await fetch(`${p.url}/demo/`)).status, 404);
       assert.equal((await fetch(`${p.url}/api/v1/getCampaign?id=demo`)).status, 404);

@@ -30,6 +30,21 @@ eachDatabase('qualifyParticipant', (service) => {
     assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
   });
 
+  it('while paused: 409 campaign_paused that says the qualification was not recorded and to send it again; sent again after the resume, it credits', async () => {
+    const s = service();
+    const id = await referral(s);
+    await s.admin.setCampaignStatus(id, 'Pause');
+    const err = await rejects(() => s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '20.00' }), 409, 'campaign_paused');
+    assert.match(err.message, /not recorded/);
+    assert.match(err.message, /again once the campaign is resumed/);
+    const row = await s.ctx.store.findParticipantByEmail(id, 'ben@example.com');
+    assert.equal(row!.payment_count, 0);
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, false);
+    await s.admin.setCampaignStatus(id, 'Active');
+    assert.equal((await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '20.00' })).refereeReward, 5);
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
+  });
+
   it('20 parallel calls credit exactly once', async () => {
     const s = service();
     const id = await referral(s);

@@ -224,7 +224,7 @@ describe('<referral-widget> signing up', () => {
     expect(text(el, '[part=header]')).to.equal('Share your link');
     expect(text(el, '[part=description]')).to.equal('Send it to a friend.');
     // The offer stays in view, in the campaign's currency.
-    expect(text(el, '[part=offer]')).to.equal('Give $5, get $10 You get $10 for each friend who qualifies. Your friends get $5 when they join.');
+    expect(text(el, '[part=offer]')).to.equal('Give $5, get $10 You get $10 for each friend who qualifies. Your friends get $5 when they qualify (for example, with a purchase).');
     expect(q<HTMLTextAreaElement>(el, '[part~=link]')!.value).to.equal(LINK);
     expect(q(el, '[part=returning]')).to.equal(null);
     await waitUntil(() => q(el, '[part=qr] svg'), 'QR code drawn');
@@ -243,11 +243,11 @@ describe('<referral-widget> signing up', () => {
     expect(new URL(targets[3]!.href).searchParams.get('u')).to.equal(LINK);
 
     expect(text(el, '[data-stat=referrals]')).to.equal('2');
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('$20');
-    expect(text(el, '[data-stat=referee-balance]')).to.equal('$5');
-    // A new participant has referred no one yet: the list says so, and the next step is a friend signing up.
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
+    expect(text(el, '[data-stat=referee-earned]')).to.equal('$5');
+    // A new participant has referred no one yet: the list says so, and the next step is sharing the link.
     expect(text(el, '[part=referrals-empty]')).to.contain('No one yet');
-    expect(text(el, '[part=progress] [data-step=current]')).to.equal('2 A friend signs up (next step)');
+    expect(text(el, '[part=progress] [data-step=current]')).to.equal('1 Share your link (next step)');
     expect(localStorage.getItem('refkit:cmp_1:email')).to.equal('f@example.com');
   });
 

@@ -8,7 +8,7 @@ import type { MyReferrals } from '../../src/api/client.js';
 import { setLocale } from '../../src/widget/i18n.js';
 import { rememberParticipant, storedParticipant, storedToken } from '../../src/widget/storage.js';
 import { apiError, campaign, fakeService, json, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, text } from './helpers.js';
+import { mount, q, settled, stubNavigator, text } from './helpers.js';
 
 let service: FakeService;
 const LINK = 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23';
@@ -62,7 +62,7 @@ describe('<referral-widget> the participant\'s own standing', () => {
     const rows = [...el.shadowRoot!.querySelectorAll('[part=referrals] li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
     expect(rows).to.deep.equal(['Ben Reward earned Mar 2, 2026', 'c***@example.org Signed up Mar 5, 2026', 'Dee Being reviewed Mar 6, 2026']);
     expect(text(el, '[data-stat=referrals]')).to.equal('3');
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('$20');
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
     // A friend joined and has not qualified: the next step is their qualifying.
     expect(text(el, '[part=progress] [data-step=current]')).to.equal('3 They qualify: you get $10 (next step)');
     expect(text(el, '[part=status]')).to.equal('Welcome back.');
@@ -123,7 +123,7 @@ describe('<referral-widget> the participant\'s own standing', () => {
     expect(text(el, '[part=campaign-state]')).to.contain('paused');
     expect(q<HTMLTextAreaElement>(el, '[part~=link]')!.value).to.equal(LINK);
     expect(el.shadowRoot!.querySelectorAll('[part=referrals] li')).to.have.length(3);
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('$20');
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
     expect(text(el, '[part=status]')).to.equal('This referral program is paused.');
     expect(el.shadowRoot!.textContent).to.not.contain('Acme launch');
   });
@@ -174,14 +174,14 @@ describe('<referral-widget> share messages and currencies', () => {
     service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, rewardCurrency: 'EUR' });
     let el = await mount('lang="de"');
     await settled(el, 'signed-up');
-    await waitUntil(() => text(el, '[data-stat=referral-balance]') === '20 €', 'German euros');
-    expect(text(el, '[part=offer] [data-offer=referee]')).to.equal('Ihre Freunde erhalten 5 €, wenn sie mitmachen.');
+    await waitUntil(() => text(el, '[data-stat=referral-earned]') === '20 €', 'German euros');
+    expect(text(el, '[part=offer] [data-offer=referee]')).to.equal('Ihre Freunde erhalten 5 €, sobald sie die Bedingungen erfüllen (zum Beispiel mit einem Kauf).');
 
     await setLocale('en');
     service.routes['/api/v1/getWidgetSettings'] = () => json({ campaignId: 'cmp_1', rewardUnit: 'points', shareMessages: {} });
     el = await mount();
     await settled(el, 'signed-up');
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('20 points');
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('20 points');
   });
 
   it('an older service without widget settings: the reward type is the unit', async () => {
@@ -193,13 +193,132 @@ describe('<referral-widget> share messages and currencies', () => {
   });
 });
 
+describe('<referral-widget> what was earned, what is left, and how to earn', () => {
+  it('after a redemption, "Earned for referrals" still reads what was earned, and what is left reads beside it', async () => {
+    rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
+    const redeemed = mine();
+    redeemed.participant = { ...redeemed.participant, referralReward: 20, referralRewardRedeemed: 20, referralRewardBalance: 0, refereeReward: 5, refereeRewardRedeemed: 2, refereeRewardBalance: 3 };
+    service.routes['/api/v1/getMyReferrals'] = () => json(redeemed);
+    const rows = (el: HTMLElement) => [...el.shadowRoot!.querySelectorAll('[part=stats] > div')].map((d) => `${d.querySelector('dt')!.textContent} ${d.querySelector('dd')!.textContent}`);
+    const el = await mount();
+    await settled(el, 'signed-up');
+    expect(rows(el)).to.deep.equal(['Friends joined 3', 'Earned for referrals $20', 'Referral rewards left $0', 'Your welcome reward $5', 'Welcome reward left $3']);
+    for (const [lang, earned, left] of [
+      ['de', 'Verdient durch Empfehlungen', 'Verbleibende Empfehlungsprämien'],
+      ['fr', 'Gagné par parrainage', 'Récompenses de parrainage restantes'],
+      ['es', '', 'Recompensas por referidos restantes'],
+      ['ar', '', 'مكافآت الإحالة المتبقية'],
+    ] as const) {
+      const other = await mount(`lang="${lang}"`);
+      await settled(other, 'signed-up');
+      await waitUntil(() => rows(other)[2]?.startsWith(left), `${lang} texts`);
+      if (earned) expect(rows(other)[1]).to.contain(earned);
+      expect(rows(other)[1]).to.not.contain('Earned for referrals');
+    }
+  });
+
+  it('nothing redeemed: what is left is what was earned', async () => {
+    returning();
+    const el = await mount();
+    await settled(el, 'signed-up');
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
+    expect(text(el, '[data-stat=referral-balance]')).to.equal('$20');
+  });
+
+  it('a referred friend who has not qualified yet reads their welcome reward and how to get it, not a zero', async () => {
+    service.routes['/api/v1/addParticipant'] = (_url, body) =>
+      json(participant((body as { email: string }).email, { referredByCode: 'ANNCODE1', totalReferrals: 0, referralReward: 0, referralRewardBalance: 0, refereeReward: 0, refereeRewardBalance: 0 }));
+    const el = await mount('email="ben@example.com"');
+    await settled(el, 'signed-up');
+    expect(text(el, '[data-stat=referee-pending]')).to.equal('$5 when you qualify (for example, with a purchase)');
+    expect(q(el, '[data-stat=referee-earned]')).to.equal(null);
+    expect(text(el, '[part=stats]')).to.not.match(/welcome reward\s*\$0/);
+    const german = await mount('email="ben@example.com" lang="de"');
+    await settled(german, 'signed-up');
+    await waitUntil(() => text(german, '[data-stat=referee-pending]') === '5 $, sobald Sie die Bedingungen erfüllen (zum Beispiel mit einem Kauf)', 'German');
+  });
+
+  it('the offer says friends get their reward when they qualify, not when they join', async () => {
+    returning();
+    const el = await mount();
+    await settled(el, 'signed-up');
+    expect(text(el, '[part=offer] [data-offer=referee]')).to.equal('Your friends get $5 when they qualify (for example, with a purchase).');
+    expect(el.shadowRoot!.textContent).to.not.contain('when they join');
+  });
+});
+
+describe('<referral-widget> the steps toward a reward', () => {
+  const newParticipant = async () => {
+    service.routes['/api/v1/getMyReferrals'] = () => json({ ...mine(), referrals: [] });
+    rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
+    const el = await mount();
+    await settled(el, 'signed-up');
+    return el;
+  };
+  const current = (el: HTMLElement & { shadowRoot: ShadowRoot | null }) => el.shadowRoot!.querySelector('[part=progress] [data-step=current]')?.textContent?.replace(/\s+/g, ' ').trim();
+
+  it('"Share your link" is the next step until the link is copied', async () => {
+    const el = await newParticipant();
+    expect(current(el)).to.equal('1 Share your link (next step)');
+    expect(el.shadowRoot!.querySelectorAll('[part=progress] [data-step=done]')).to.have.length(0);
+    const undo = stubNavigator('clipboard', { writeText: async () => {} });
+    try {
+      q<HTMLButtonElement>(el, '[part~=copy]')!.click();
+      await waitUntil(() => current(el) === '2 A friend signs up (next step)', 'the share step ticked');
+    } finally {
+      undo();
+    }
+  });
+
+  it('a copy the clipboard refused does not tick it; following a share link does', async () => {
+    const el = await newParticipant();
+    const undo = stubNavigator('clipboard', { writeText: async () => Promise.reject(new Error('denied')) });
+    try {
+      q<HTMLButtonElement>(el, '[part~=copy]')!.click();
+      await waitUntil(() => text(el, '[part=status]').includes('Ctrl+C'), 'selected instead');
+      expect(current(el)).to.equal('1 Share your link (next step)');
+    } finally {
+      undo();
+    }
+    const link = q<HTMLAnchorElement>(el, '[data-target=email]')!;
+    // Only the click: the mail app it would open is not part of the test.
+    link.addEventListener('click', (e) => e.preventDefault());
+    link.click();
+    await waitUntil(() => current(el) === '2 A friend signs up (next step)', 'the share step ticked');
+  });
+
+  it('a native share ticks it; one the visitor closed does not', async () => {
+    let answer: () => Promise<void> = async () => Promise.reject(new DOMException('closed', 'AbortError'));
+    const undo = stubNavigator('share', (() => answer()) as unknown);
+    try {
+      const el = await newParticipant();
+      q<HTMLButtonElement>(el, '[part~=native-share]')!.click();
+      await new Promise((r) => setTimeout(r));
+      await el.updateComplete;
+      expect(current(el)).to.equal('1 Share your link (next step)');
+      answer = async () => {};
+      q<HTMLButtonElement>(el, '[part~=native-share]')!.click();
+      await waitUntil(() => current(el) === '2 A friend signs up (next step)', 'the share step ticked');
+    } finally {
+      undo();
+    }
+  });
+
+  it('friends who came through the link mean it was shared', async () => {
+    returning();
+    const el = await mount();
+    await settled(el, 'signed-up');
+    expect(el.shadowRoot!.querySelectorAll('[part=progress] [data-step=done]')).to.have.length(2);
+  });
+});
+
 describe('<referral-widget> languages', () => {
   it("speaks the element's lang, with dates and numbers of that locale", async () => {
     returning();
     const el = await mount('lang="fr"');
     await settled(el, 'signed-up');
     await waitUntil(() => text(el, '[part=referrals] h3') === 'Amis que vous avez invités', 'French texts');
-    expect(text(el, '[data-stat=referral-balance]')).to.equal('20 $US');
+    expect(text(el, '[data-stat=referral-earned]')).to.equal('20 $US');
     expect(text(el, '[part=referrals] time')).to.equal('2 mars 2026');
     expect(q(el, '[part=card]')!.getAttribute('lang')).to.equal('fr');
   });
@@ -264,13 +383,13 @@ describe('<referral-widget> setup mistakes', () => {
     await waitUntil(() => /no campaign has the id "cmp_1" \(the campaign-id attribute\)/.test(warnings.join('\n')), 'console warning');
   });
 
-  it("a page origin the campaign does not allow: visitors read so, the console says how to allow it", async () => {
+  it("a page origin the campaign does not allow: visitors read so, the console says how to add it to the origins allowed", async () => {
     service.routes['/api/v1/getCampaign'] = () => apiError(403, 'forbidden_origin');
     const el = await mount();
     await settled(el, 'not-allowed');
     expect(text(el, '[part=status]')).to.equal('This site is not allowed to use this referral program.');
     expect(q(el, '[part~=retry]') === null, 'no retry').to.equal(true);
-    await waitUntil(() => warnings.join('\n').includes(`--allowed-origin ${location.origin}`), 'console warning');
+    await waitUntil(() => warnings.join('\n').includes(`--add-allowed-origin ${location.origin}`), 'console warning');
   });
 });
 

@@ -13,10 +13,10 @@ export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
   return c.status;
 }
 
-/** Throws 409 unless the campaign takes signups and qualifications now. */
-export function assertOpen(c: CampaignRow, now: number): void {
+/** Throws 409 unless the campaign takes signups and qualifications now; `paused` says what a pause means for the call. */
+export function assertOpen(c: CampaignRow, now: number, paused = 'The campaign is paused'): void {
   const status = effectiveStatus(c, now);
-  if (status === 'Pause') throw new AppError(409, 'campaign_paused', 'The campaign is paused');
+  if (status === 'Pause') throw new AppError(409, 'campaign_paused', paused);
   if (status === 'End') throw new AppError(409, 'campaign_ended', 'The campaign has ended');
 }
 

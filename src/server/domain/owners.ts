@@ -29,6 +29,22 @@ export async function createOwner(ctx: Ctx, rawEmail: string, password: string, 
   return { id, email, accountId: actor.accountId };
 }
 
+const ownerNotFound = () => new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
+
+/** The owners of the account, oldest first, as the CLI lists them. */
+export async function listOwners(ctx: Ctx, actor: Actor = DEFAULT_ACCOUNT): Promise<{ id: number; email: string; createdOn: string }[]> {
+  const rows = await ctx.store.owners.listUsers(actor.accountId);
+  return rows.map((r) => ({ id: r.id, email: r.email, createdOn: new Date(r.created_on).toISOString() }));
+}
+
+/** Removes an owner and signs them out everywhere (their sessions go with them); 404 when there is no such owner. */
+export async function removeOwner(ctx: Ctx, rawEmail: string, actor: Actor = DEFAULT_ACCOUNT): Promise<{ email: string }> {
+  const email = normalizeEmail(rawEmail);
+  const removed = await ctx.store.transaction((tx) => tx.owners.deleteUser(actor.accountId, email));
+  if (!removed) throw ownerNotFound();
+  return { email };
+}
+
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'The email or the password is wrong');
 
 /**
@@ -97,6 +113,6 @@ export async function signOutOwner(ctx: Ctx, rawEmail: string): Promise<{ email:
 
 async function findOwner(ctx: Ctx, email: string) {
   const user = await ctx.store.owners.findUserByEmail(email);
-  if (!user) throw new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
+  if (!user) throw ownerNotFound();
   return user;
 }

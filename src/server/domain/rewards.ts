@@ -25,7 +25,13 @@ function cents(amount: string): number {
 
 export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyParticipantBody): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
-  assertOpen(campaign, ctx.now());
+  // A pause is temporary and nothing of the call is kept: the backend must send it again after the
+  // resume, or the purchase is never credited. The message says so; the code stays the interface's.
+  assertOpen(
+    campaign,
+    ctx.now(),
+    'The campaign is paused: this qualification was not recorded. Send it again once the campaign is resumed (keep it in a retry queue until then)',
+  );
   if (participant.referred_by_id === null) {
     throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
   }

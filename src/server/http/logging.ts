@@ -3,7 +3,7 @@
  * token pasted into a URL), so the request URL is logged with email addresses and secret-looking
  * parameters replaced, and error messages and stacks have emails replaced too.
  */
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 
 const EMAIL = /[^\s/?&=:;,<>"'@]+@[^\s/?&=:;,<>"'@]+\.[^\s/?&=:;,<>"'@]+/g;
@@ -47,4 +47,27 @@ const serializers = {
 /** Fastify's logger options: the level (and e.g. a stream) as given, always with the redacting serializers. */
 export function loggerOptions(level: string, extra: Record<string, unknown> = {}): FastifyServerOptions['logger'] {
   return { level, ...extra, serializers };
+}
+
+/** The request lines of demo mode: one per request, once it is answered; none as it comes in. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // The URL redacted as in the JSON log's serializer.
+    const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`;
+    if (error) reply.log.error({ err: error }, line);
+    else reply.log.info(line);
+  }
+}
+
+/**
+ * Demo mode (`npm start`) logs like a dev server, for a person at a terminal: one readable line per
+ * request (method, URL, status, time) instead of two JSON records, and readable lines for the rest.
+ * Production keeps pino's JSON, one record per line, for log collectors.
+ */
+export async function demoLogging(level: string): Promise<Pick<FastifyServerOptions, 'logger' | 'logController'>> {
+  const { default: pretty } = await import('pino-pretty');
+  const stream = pretty({ singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,reqId', sync: true });
+  return { logger: loggerOptions(level, { stream }), logController: new OneLinePerRequest() };
 }

@@ -36,6 +36,13 @@ export function isHttpUrl(s: string): boolean {
 /** `scheme://host[:port]` and nothing more. */
 const isHttpOrigin = (s: string) => /^https?:\/\/[^/?#@]+$/i.test(s) && isHttpUrl(s);
 
+/**
+ * Refkit's own string formats. Response schemas name them too, and fast-json-stringify compiles some
+ * of those (unions) with an ajv of its own, which warns of each format it does not know: it gets
+ * these as well (app.ts, serializerOpts).
+ */
+export const FORMATS: Record<string, Validate> = { line: isLine, text: isText, 'http-url': isHttpUrl, 'http-origin': isHttpOrigin };
+
 /** What each format promises, for error messages: `email must be ...`. */
 export const FORMAT_RULES: Record<string, string> = {
   line: 'must be one line of text, without control, bidirectional-override or zero-width characters',
@@ -95,10 +102,7 @@ export function extendAjv(ajv: Ajv): void {
     errors: false,
     validate: (on: boolean, data: unknown) => !on || typeof data !== 'number' || Number.isFinite(data),
   });
-  ajv.addFormat('line', { type: 'string', validate: isLine });
-  ajv.addFormat('text', { type: 'string', validate: isText });
-  ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
-  ajv.addFormat('http-origin', { type: 'string', validate: isHttpOrigin });
+  for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate });
   // ajv-formats' date-time accepts leap seconds (23:59:60), which Date cannot represent: a date-time
   // here must also be an instant JavaScript can hold.
   const dateTime = (ajv.formats['date-time'] as { validate: Validate }).validate;

@@ -18,6 +18,19 @@ export class OwnerStore {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   }
 
+  /** The owners of an account, oldest first. */
+  listUsers(accountId: number): Promise<Pick<UserRow, 'id' | 'email' | 'created_on'>[]> {
+    return this.db.selectFrom('users').select(['id', 'email', 'created_on']).where('account_id', '=', accountId).orderBy('id').execute();
+  }
+
+  /** Deletes an owner of the account and their sessions (run it in a transaction); false when there is none. */
+  async deleteUser(accountId: number, email: string): Promise<boolean> {
+    const user = this.db.selectFrom('users').select('id').where('account_id', '=', accountId).where('email', '=', email);
+    await this.db.deleteFrom('sessions').where('user_id', 'in', user).execute();
+    const r = await this.db.deleteFrom('users').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
   findUserById(id: number): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -3,7 +3,7 @@
  * the environment given and its output captured, as a child process would see them but without starting
  * one. Tests where the process itself matters (signals, several processes at once) use ./process.ts.
  */
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { runCli } from '../../../src/server/cli.js';
 
 export interface CliResult {
@@ -13,7 +13,8 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** `stdin`: what the command reads from its standard input (not a terminal), e.g. for --password-stdin. */
+export async function cli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliResult> {
   const out = { stdout: '', stderr: '' };
   const capture = (stream: keyof typeof out) =>
     new Writable({
@@ -22,6 +23,6 @@ export async function cli(args: string[], env: Record<string, string>): Promise<
         done();
       },
     });
-  const { code } = await runCli(args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdout: capture('stdout'), stderr: capture('stderr') });
+  const { code } = await runCli(args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdin: Readable.from([stdin]), stdout: capture('stdout'), stderr: capture('stderr') });
   return { code, ...out };
 }

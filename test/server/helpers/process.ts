@@ -73,3 +73,43 @@ export function cli(args: string[], env: Record<string, string>, options: ChildO
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
+
+/** A word for `sh -c`: in single quotes. */
+const shellWord = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs a command line at a terminal: a pseudo-terminal made by util-linux `script`, as a person at a
+ * shell runs it. Each answer is typed once its prompt has appeared in the output (after the previous
+ * answer's), so that it is typed where the program reads it and not echoed by the terminal first.
+ * Resolves with the exit code and all the terminal showed.
+ */
+export function atTerminal(command: string[], env: Record<string, string>, answers: { prompt: RegExp; text: string }[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn('script', ['-qec', command.map(shellWord).join(' '), '/dev/null'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let answered = 0;
+  let from = 0;
+  const onData = (c: Buffer) => {
+    output += c.toString();
+    const next = answers[answered];
+    if (!next) return;
+    const seen = next.prompt.exec(output.slice(from));
+    if (!seen) return;
+    from += seen.index + seen[0].length;
+    answered++;
+    child.stdin!.write(`${next.text}\r`);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      child.stdin!.end();
+      resolve({ code, output });
+    }),
+  );
+}
+
+/** The built CLI's command line, for atTerminal. */
+export const cliCommand = (args: string[]) => [process.execPath, CLI, ...args];
