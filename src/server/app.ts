@@ -8,7 +8,7 @@ import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
 import hostCheck from './http/host.js';
 import { demoLogging, loggerOptions } from './http/logging.js';
@@ -52,6 +52,11 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
     schemaController: { compilersFactory: sharedCompilers },
     serializerOpts: { ajv: { formats: FORMATS } },
+    // Requests refused before any route runs are answered in the envelope too (./http/error-handler.ts); a
+    // missing Host is refused by ./http/host.ts, where Node would answer with a bare 400.
+    frameworkErrors,
+    clientErrorHandler,
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const cookieName = sessionCookie(config.publicUrl);

@@ -4,7 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { it } from 'node:test';
+import { MAX_RECORD_BYTES } from '../../src/server/domain/participant-csv.js';
+import { LINE_RULE } from '../../src/server/domain/text-rules.js';
+import { rejects } from './helpers/assert.js';
 import { dumpDatabase } from './helpers/dump.js';
 import { eachDatabaseShared } from './helpers/suite.js';
 
@@ -49,6 +53,8 @@ eachDatabaseShared('hostile input', (service, kind) => {
       { what: 'pageSize=1e400', path: `/api/v1/getAllParticipants?id=${id}&pageSize=1e400`, key: true, field: 'pageSize' },
       { what: 'page=-Infinity', path: `/api/v1/getReferrals?id=${id}&email=ann%40example.com&page=-Infinity`, key: true, field: 'page' },
       { what: 'limit=Infinity', path: '/api/v1/admin/listWebhookDeliveries?limit=Infinity', key: true, field: 'limit' },
+      { what: 'searchParticipants pageSize=Infinity', path: `/api/v1/admin/searchParticipants?id=${id}&pageSize=Infinity`, key: true, field: 'pageSize' },
+      { what: 'searchParticipants pageSize=1e400', path: `/api/v1/admin/searchParticipants?id=${id}&pageSize=1e400`, key: true, field: 'pageSize' },
       { what: 'hostURL with a space', method: 'POST', path: '/api/v1/admin/createCampaign', body: { campaignName: 'X', hostURL: 'https://a b.example/' }, key: true, field: 'hostURL' },
       { what: 'hostURL with %zz in the host', method: 'POST', path: '/api/v1/admin/createCampaign', body: { campaignName: 'X', hostURL: 'https://exa%zzmple.com/' }, key: true, field: 'hostURL' },
       { what: 'hostURL with port 99999', method: 'POST', path: '/api/v1/admin/updateCampaign', body: { id, hostURL: 'https://shop.example:99999/' }, key: true, field: 'hostURL' },
@@ -109,5 +115,58 @@ eachDatabaseShared('hostile input', (service, kind) => {
     const { error } = (await res.json()) as { error: { field: string; message: string } };
     assert.equal(error.field, 'campaignName');
     assert.match(error.message, /one line of text/);
+  });
+
+  it('CSV import: a NUL, control or bidi character in a row refuses that row (reported with line and field), and so the whole file', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const file = ['email,firstName,lastName', 'nul@example.com\u0000,A,B', 'ok@example.com,Ann,Lee', 'bell@example.com,Be\u0007n,X', 'rlo@example.com,Zed,\u202eeviL', 'ctl@example.com,"Two\u0085lines",Y'].join('\n');
+    const refused = await rejects(() => s.admin.importParticipants(id, file), 400, 'invalid_request', 'file');
+    assert.deepEqual(refused.rows?.map((e) => [e.line, e.field, e.message]), [
+      [2, 'email', `email ${LINE_RULE}`],
+      [4, 'firstName', `firstName ${LINE_RULE}`],
+      [5, 'lastName', `lastName ${LINE_RULE}`],
+      [6, 'firstName', `firstName ${LINE_RULE}`],
+    ]);
+    assert.deepEqual((await s.admin.searchParticipants({ id })).participants, []);
+  });
+
+  it('CSV import: a record past the size limit (a field without end) is 413 naming the file, and nothing is imported', async () => {
+    const s = service();
+    const id = await s.campaign();
+    for (const file of [`email,firstName\nlong@example.com,${'x'.repeat(MAX_RECORD_BYTES + 1)}\n`, `email,firstName\nopen@example.com,"${'y'.repeat(MAX_RECORD_BYTES * 2)}`]) {
+      const before = await dumpDatabase(s.ctx.store.db, kind.name);
+      const res = await fetch(`${s.url}/api/v1/admin/importParticipants?id=${id}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.secretKey}`, 'content-type': 'text/csv' },
+        body: file,
+      });
+      const body = (await res.json()) as { error: { code: string; field?: string; message: string } };
+      assert.equal(res.status, 413, JSON.stringify(body));
+      assert.deepEqual([body.error.code, body.error.field], ['payload_too_large', 'file']);
+      assert.match(body.error.message, /^Record 2 of the file is longer than/);
+      assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before);
+    }
+  });
+
+  it('CSV import: a Content-Length past the import limit is 413 before anything is read', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const { hostname, port, host } = new URL(s.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname);
+      // A guard, not a measure: a service that waits for the body fails here instead of hanging the file.
+      socket.setTimeout(5000, () => socket.end());
+      let data = '';
+      socket.on('data', (c: Buffer) => (data += c.toString()));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+      socket.write(
+        `POST /api/v1/admin/importParticipants?id=${id} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.secretKey}\r\n` +
+          `Content-Type: text/csv\r\nConnection: close\r\nContent-Length: ${2 ** 40}\r\n\r\nemail\n`,
+      );
+    });
+    assert.match(answer, /^HTTP\/1\.1 413 /);
+    assert.match(answer, /"code":"payload_too_large"/);
   });
 });

@@ -1,5 +1,7 @@
 /** Every failure leaves in the error envelope of docs/api.md: `{"error":{"code","message","field?"}}`. */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError, RowsRefused } from '../domain/errors.js';
 import { explain } from './validation.js';
@@ -42,7 +44,45 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.status(500).send(envelope('internal', 'Something went wrong on our side; it has been logged'));
   });
 
+  // An Expect header other than 100-continue: Node answers 417 itself, with no body, unless it is heard here.
+  app.server.on('checkExpectation', (_request: unknown, response: ServerResponse) => {
+    const body = JSON.stringify(envelope('invalid_request', 'The only Expect this service knows is 100-continue'));
+    response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.end(body);
+  });
+
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send(envelope('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
+}
+
+/**
+ * Fastify's router errors, given to its `frameworkErrors` option: a path that is no valid percent-encoding
+ * (`/api/docs/%zz`), a route parameter too long. Fastify answers them in a shape of its own otherwise.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.status(400).send(envelope('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoding' : err.message));
+}
+
+/** The answers to requests Node's HTTP parser refuses, which never reach Fastify (see clientErrorHandler). */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'The request took too long to arrive' },
+};
+const MALFORMED = { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP' };
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a Content-Length that is no number,
+ * two of them, a header with a NUL, headers past the size limit) is answered on the socket, in the
+ * envelope, and the connection closed; Fastify's default answers in a shape of its own.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has no one to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, reason, message } = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify(envelope('invalid_request', message));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

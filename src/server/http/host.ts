@@ -18,7 +18,10 @@ const VALID_HOSTS_KEPT = 100;
 async function hostCheck(app: FastifyInstance) {
   const valid = new Set<string>();
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.headers.host === undefined && request.headers['x-forwarded-host'] === undefined) return done();
+    if (request.headers.host === undefined && request.headers['x-forwarded-host'] === undefined) {
+      // HTTP/1.1 requires a Host; refused here (Node's own check is off, ../app.ts) so the answer is in the envelope.
+      return done(request.raw.httpVersion === '1.0' ? undefined : new AppError(400, 'invalid_request', 'The Host header is required', 'host'));
+    }
     const host = request.host;
     if (valid.has(host)) return done();
     if (!isValidHost(host)) return done(new AppError(400, 'invalid_request', 'The Host header is not a valid host[:port]', 'host'));

@@ -10,21 +10,10 @@ import { Ajv as AjvClass, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyServerOptions } from 'fastify';
+import { isLine, isText, LINE_RULE } from '../domain/text-rules.js';
 
 type Ajv = Parameters<NonNullable<NonNullable<FastifyServerOptions['ajv']>['onCreate']>>[0];
 type Validate = (s: string) => boolean;
-
-/**
- * Controls (C0, DEL, C1), unpaired surrogates, bidi controls (LRM, RLO, isolates...), line/paragraph
- * separators, and the invisible zero-width space, word joiner and BOM, which only hide what a value
- * says. The zero-width joiner and non-joiner stay: emoji sequences and several scripts need them.
- */
-const FORBIDDEN_IN_LINE = /[\p{Cc}\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}\u200B\u2060\uFEFF]/u;
-/** The same, except tab and line breaks, which a multi-line text may hold. */
-const FORBIDDEN_IN_TEXT = /[\p{Cs}\p{Bidi_Control}\p{Zl}\p{Zp}\u200B\u2060\uFEFF]|(?![\t\n\r])\p{Cc}/u;
-
-const isLine = (s: string) => !FORBIDDEN_IN_LINE.test(s);
-const isText = (s: string) => !FORBIDDEN_IN_TEXT.test(s);
 
 /** An absolute http(s) URL that the WHATWG parser (what `new URL` and fetch use) accepts, sent encoded. */
 export function isHttpUrl(s: string): boolean {
@@ -45,7 +34,7 @@ export const FORMATS: Record<string, Validate> = { line: isLine, text: isText, '
 
 /** What each format promises, for error messages: `email must be ...`. */
 export const FORMAT_RULES: Record<string, string> = {
-  line: 'must be one line of text, without control, bidirectional-override or zero-width characters',
+  line: LINE_RULE,
   text: 'must be text without control characters (other than tabs and line breaks), bidirectional overrides or zero-width spaces',
   'http-url': 'must be an absolute http or https URL (percent-encoded, with a valid host and port)',
   'http-origin': 'must be an origin: http(s)://host[:port], without a path',

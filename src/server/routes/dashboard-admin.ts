@@ -27,6 +27,7 @@ import { MAX_RECORD_BYTES, csvRows, exportParticipants, importParticipants } fro
 import { withSpooledUpload } from '../http/upload-spool.js';
 import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
+import { acceptCsvBodies } from '../http/csv-body.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
@@ -37,7 +38,7 @@ const IMPORT_BODY_LIMIT = 1024 * 1024 * 1024;
 
 export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   // The raw stream goes to the CSV parser; this parser is registered in this plugin's scope only.
-  app.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
+  acceptCsvBodies(app, IMPORT_BODY_LIMIT);
 
   app.get(
     '/api/v1/admin/listCampaigns',

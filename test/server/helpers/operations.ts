@@ -121,12 +121,16 @@ export async function send(
   raw?: ReadonlySet<unknown>,
 ): Promise<Sent> {
   const isGet = op.in === 'query';
-  const url = `${baseUrl}${op.path}${isGet && typeof fields === 'object' ? queryString(fields, raw) : ''}`;
-  const res = await fetch(url, {
-    method: op.method,
+  const path = `${op.path}${isGet && typeof fields === 'object' ? queryString(fields, raw) : ''}`;
+  return sendRaw(baseUrl, op.method, path, {
     headers: isGet ? headers : { 'content-type': 'application/json', ...headers },
     ...(!isGet && { body: typeof fields === 'string' ? fields : JSON.stringify(fields) }),
   });
+}
+
+/** Sends a request as given: any method, path and query text, headers and body. */
+export async function sendRaw(baseUrl: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {}): Promise<Sent> {
+  const res = await fetch(`${baseUrl}${path}`, { method, headers: init.headers ?? {}, ...(init.body !== undefined && { body: init.body }) });
   const text = await res.text();
   let body: unknown;
   try {
