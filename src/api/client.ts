@@ -12,12 +12,14 @@ import type {
   CampaignSettings,
   CampaignStatus,
   CreateCampaignBody,
+  ImportRefusal,
   ImportResult,
   OwnerSession,
   SessionsEnded,
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  RowProblem,
   SearchParticipantsQuery,
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
@@ -44,6 +46,7 @@ export type {
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  RowProblem,
   SearchParticipantsQuery,
   UpdateCampaignBody,
 };
@@ -58,6 +61,8 @@ export class ApiError extends Error {
     message: string,
     readonly field?: string,
     readonly retryAfter?: number,
+    /** An import's refused rows (the first 100), when the service named them. */
+    readonly rows?: RowProblem[],
   ) {
     super(message);
   }
@@ -202,7 +207,7 @@ export class BrowserClient {
       parsed = undefined;
     }
     if (!res.ok) {
-      const error = (parsed as Partial<ApiErrorBody> | undefined)?.error;
+      const error = (parsed as Partial<ApiErrorBody | ImportRefusal> | undefined)?.error;
       const retryAfter = Number(res.headers.get('retry-after')) || undefined;
       throw new ApiError(
         res.status,
@@ -210,6 +215,7 @@ export class BrowserClient {
         error?.message ?? `The service answered ${res.status}`,
         error?.field,
         retryAfter,
+        error && 'rows' in error ? error.rows : undefined,
       );
     }
     return { body: parsed as T, headers: res.headers };

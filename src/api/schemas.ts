@@ -489,10 +489,36 @@ export const CampaignAnalytics = Type.Object({
 });
 export type CampaignAnalytics = Static<typeof CampaignAnalytics>;
 
+/**
+ * A row of an import file: addParticipant's fields (less the campaign, which the query names), checked by
+ * the same rules, and the referral code and sign-up date an export carries. Other columns (an export's
+ * counters) are ignored.
+ */
+export const ImportRow = Type.Composite([
+  Type.Omit(AddParticipantBody, ['id']),
+  Type.Object({
+    referralCode: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{4,64}$', description: '4 to 64 letters and digits' })),
+    createdOn: Type.Optional(DateTime),
+  }),
+]);
+export type ImportRow = Static<typeof ImportRow>;
+
+/** Imports are all or nothing: a file with a refused row imports none. */
 export const ImportResult = Type.Object({
   created: Type.Integer(),
   skipped: Type.Integer({ description: 'Rows whose email was already a participant' }),
-  failed: Type.Integer(),
-  errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), { description: 'The first 100 rows refused, and why' }),
 });
 export type ImportResult = Static<typeof ImportResult>;
+
+/** A refused row of an import file: its line, the column at fault and why. */
+export const RowProblem = Type.Object({ line: Type.Integer(), field: Type.Optional(Type.String()), message: Type.String() });
+export type RowProblem = Static<typeof RowProblem>;
+
+/** The 400 of an import with refused rows: the error envelope, with the first 100 of them. */
+export const ImportRefusal = Type.Object({
+  error: Type.Composite([
+    ApiErrorBody.properties.error,
+    Type.Object({ rows: Type.Optional(Type.Array(RowProblem, { description: 'The first 100 rows refused, in file order' })) }),
+  ]),
+});
+export type ImportRefusal = Static<typeof ImportRefusal>;

@@ -1,7 +1,8 @@
 /** What every `refkit` command shares: where it reads and writes, how it prints answers, and local calls. */
 import { Option } from 'commander';
 import { loadConfig } from './config.js';
-import { AppError } from './domain/errors.js';
+import type { RowProblem } from '../api/schemas.js';
+import { AppError, RowsRefused } from './domain/errors.js';
 import { openRuntime, type Runtime } from './runtime.js';
 
 /** Where a command line reads its settings and input and writes its output: the process's, or a test's. */
@@ -35,17 +36,29 @@ export function printAnswer(run: Run, answer: unknown, json: boolean, empty?: st
   run.stdout.write(json ? `${JSON.stringify(answer, null, 2)}\n` : human(answer, empty));
 }
 
-/** Runs a domain call against the database of DATABASE_URL; a refusal prints its message and exits 1. */
-export async function local(run: Run, fn: (runtime: Runtime) => Promise<unknown>, json: boolean, empty?: string): Promise<void> {
+/** The refused rows of an import, one a line: `  line 3, email: email must be an email address`. */
+const rowReport = (rows: RowProblem[]) => rows.map((r) => `  line ${r.line}${r.field ? `, ${r.field}` : ''}: ${r.message}\n`).join('');
+
+/**
+ * Runs `task` against the database of DATABASE_URL; a refusal prints its message (and an import's
+ * refused rows) and exits 1.
+ */
+export async function withDatabase(run: Run, json: boolean, task: (runtime: Runtime) => Promise<void>): Promise<void> {
   const runtime = await openRuntime(loadConfig(run.env));
   try {
-    printAnswer(run, await fn(runtime), json, empty);
+    await task(runtime);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }) } };
-    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n`);
+    const rows = err instanceof RowsRefused ? err.rows : undefined;
+    const body = { error: { code: err.code, message: err.message, ...(err.field && { field: err.field }), ...(rows && { rows }) } };
+    run.stderr.write(json ? `${JSON.stringify(body)}\n` : `error: ${err.message} (${err.code}${err.field ? `, ${err.field}` : ''})\n${rows ? rowReport(rows) : ''}`);
     run.exitCode = 1;
   } finally {
     await runtime.close();
   }
+}
+
+/** Runs a domain call against the database of DATABASE_URL and prints its answer; a refusal prints its message and exits 1. */
+export function local(run: Run, fn: (runtime: Runtime) => Promise<unknown>, json: boolean, empty?: string): Promise<void> {
+  return withDatabase(run, json, async (runtime) => printAnswer(run, await fn(runtime), json, empty));
 }

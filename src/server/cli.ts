@@ -7,7 +7,8 @@
  * command), so the CLI and the HTTP API share validation, rules and answers by construction.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, openSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, realpathSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -15,10 +16,10 @@ import type { CampaignSettings, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
-import { csvRows, importParticipants } from './domain/participant-csv.js';
+import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
-import { jsonOption, local, printAnswer, type CliIo, type Run } from './cli-run.js';
+import { jsonOption, local, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
@@ -266,6 +267,18 @@ function createProgram(run: Run): Command {
           bar.stop();
         }
       }, !!o.json),
+    );
+  participant
+    .command('export')
+    .description('write every participant of a campaign as CSV, oldest first (text a spreadsheet would run as a formula starts with a quote)')
+    .requiredOption('--campaign <campaignId>')
+    .option('--output <file>', 'write to this file instead of standard output')
+    .action((o: { campaign: string; output?: string }) =>
+      withDatabase(run, false, async ({ ctx }) => {
+        const { csv } = await exportParticipants(ctx, DEFAULT_ACCOUNT, o.campaign);
+        if (o.output) await pipeline(csv, createWriteStream(o.output));
+        else await pipeline(csv, run.stdout, { end: false });
+      }),
     );
   participant
     .command('redeem')

@@ -4,8 +4,8 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import type { CampaignSettings, ParticipantSummary, SearchParticipantsQuery } from '../../api/client.js';
-import { api } from '../api.js';
+import type { CampaignSettings, ParticipantSummary, RowProblem, SearchParticipantsQuery } from '../../api/client.js';
+import { ApiError, api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, date, n, reward } from '../format.js';
 import { Page } from '../page.js';
@@ -34,6 +34,8 @@ export class Participants extends Page {
       .pager { display: flex; justify-content: space-between; align-items: center; margin-top: 12px; gap: 8px; }
       .who a { display: block; }
       input[type='file'] { display: none; }
+      .row-report { margin-bottom: 16px; }
+      .row-report caption { text-align: start; font-weight: 600; padding-bottom: 4px; }
     `,
   ];
 
@@ -47,6 +49,8 @@ export class Participants extends Page {
   @state() private cursors: (string | undefined)[] = [];
   @state() private next: string | undefined;
   @state() private loading = true;
+  /** The rows the last import refused (it imported nothing then), shown until the next import. */
+  @state() private refused: RowProblem[] = [];
   #debounce: ReturnType<typeof setTimeout> | undefined;
 
   protected override willUpdate(changed: Map<string, unknown>): void {
@@ -113,15 +117,38 @@ export class Participants extends Page {
     input.value = '';
     if (!file) return;
     this.notice = `Importing ${file.name}…`;
-    const r = await this.attempt(() => api().importParticipants(this.campaignId, file));
+    this.refused = [];
+    const r = await this.attempt(() =>
+      api()
+        .importParticipants(this.campaignId, file)
+        .catch((err: unknown) => {
+          if (err instanceof ApiError && err.rows) this.refused = err.rows;
+          throw err;
+        }),
+    );
     if (!r) {
       this.notice = '';
       return;
     }
-    const problems = r.errors.slice(0, 3).map((x) => `line ${x.line}: ${x.message}`).join('; ');
-    this.notice = `Imported ${count(r.created, 'participant', 'participants')}; ${n(r.skipped)} already there; ${n(r.failed)} refused${problems ? ` (${problems})` : ''}.`;
+    this.notice = `Imported ${count(r.created, 'participant', 'participants')}; ${n(r.skipped)} already there.`;
     this.#queueChanged();
     this.#reload();
+  }
+
+  /** Each refused row of the last import: its line in the file, the column and why. */
+  #rowReport() {
+    if (this.refused.length === 0) return nothing;
+    return html`<div class="table-wrap">
+      <table class="row-report">
+        <caption>Rows refused by the import</caption>
+        <thead>
+          <tr><th class="num">Line</th><th>Column</th><th>Problem</th></tr>
+        </thead>
+        <tbody>
+          ${this.refused.map((r) => html`<tr><td class="num">${r.line}</td><td class="mono">${r.field ?? '—'}</td><td>${r.message}</td></tr>`)}
+        </tbody>
+      </table>
+    </div>`;
   }
 
   #row(p: ParticipantSummary) {
@@ -158,10 +185,10 @@ export class Participants extends Page {
         <div class="actions">
           <label class="button" for="import-file">Import CSV</label>
           <input id="import-file" type="file" accept=".csv,text/csv" @change=${this.#import} />
-          <a class="button" href=${api().exportParticipantsUrl(this.campaignId)} download>Export CSV</a>
+          <a class="button" href=${api().exportParticipantsUrl(this.campaignId)} download title="Text a spreadsheet would run as a formula starts with a quote">Export CSV</a>
         </div>
       </div>
-      ${this.messages()}
+      ${this.messages()} ${this.#rowReport()}
       <div class="toolbar">
         <div class="field search">
           <label for="q">Search</label>

@@ -3,7 +3,9 @@ import { invalid } from './errors.js';
 
 // Deliberately simple (one @, a dot in the domain, no spaces): RFC 5322 accepts addresses no mail
 // provider hands out, and a stricter pattern rejects real ones. Confirmation belongs to the product.
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+// No controls or invisible format characters (zero-width joiners, soft hyphens, bidi marks) either:
+// they make one address look like another.
+const EMAIL = /^[^\s@\p{Cc}\p{Cf}]+@[^\s@.\p{Cc}\p{Cf}]+(\.[^\s@.\p{Cc}\p{Cf}]+)+$/u;
 
 /** Trims and lower-cases; throws 400 invalid_request naming `field` when it is not an address. */
 export function normalizeEmail(raw: string, field = 'email'): string {

@@ -1,37 +1,33 @@
 /**
  * Participants as CSV: an export streamed in keyset batches, and an import that reads a stream of rows
- * and writes them in batches, one transaction each, so a million rows never sit in memory at once.
+ * and writes them as they come, in one transaction, so a million rows never sit in memory at once and a
+ * refused row leaves the campaign as it was.
  *
  * Imported participants are the product's own records (like sign-ups with a secret key): not scored for
  * fraud, and no webhook events (a migration of a whole program must not flood receivers).
  */
-import { pipeline } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import type { ImportResult } from '../../api/schemas.js';
+import { ImportRow, type ImportResult, type RowProblem } from '../../api/schemas.js';
+import { checker } from '../http/validation.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import { dayOf } from '../store/stats-store.js';
 import { ownCampaign } from './campaigns.js';
-import { newReferralCode } from './referral-codes.js';
+import { CODE_ATTEMPTS, newReferralCode } from './referral-codes.js';
 import type { Actor, Ctx } from './context.js';
+import { fromSpreadsheetSafe, spreadsheetSafe } from './csv-cells.js';
+import { recordSizeGuard } from './csv-guard.js';
 import { emailKey, normalizeEmail } from './email.js';
-import { AppError, invalid } from './errors.js';
+import { AppError, RowsRefused, invalid } from './errors.js';
 import { normalizeCode } from './participants.js';
-import { isLine, LINE_RULE } from './text-rules.js';
 import { iso } from './time.js';
 import { units } from './directory.js';
 
 const EXPORT_BATCH = 1000;
+/** Progress is reported every this many rows. */
 export const IMPORT_BATCH = 500;
 const MAX_REPORTED_ERRORS = 100;
-/**
- * The longest line (a record) the parser will hold: far above any real participant's row, and far below
- * the longest string JavaScript can make (about 512 MB), which a field without an end would otherwise
- * reach before failing as no CSV error at all.
- */
-export const MAX_RECORD_BYTES = 64 * 1024;
-/** The columns an import reads; each holds one line of text, like the same fields in a request. */
-const IMPORT_COLUMNS = ['email', 'firstName', 'lastName', 'referralCode', 'referredByCode', 'referredByEmail', 'createdOn'] as const;
 
 export const EXPORT_COLUMNS = [
   'email',
@@ -77,10 +73,13 @@ function exportRecord(p: ParticipantRow): (string | number)[] {
   ];
 }
 
-/** Every participant of the campaign as CSV (header first, oldest first), read from the database a batch at a time. */
+/**
+ * Every participant of the campaign as CSV (header first, oldest first), read from the database a batch
+ * at a time. Text that a spreadsheet would run as a formula is quoted (./csv-cells.ts).
+ */
 export async function exportParticipants(ctx: Ctx, actor: Actor, campaignId: string): Promise<{ campaign: CampaignRow; csv: NodeJS.ReadableStream }> {
   const campaign = await ownCampaign(ctx, actor, campaignId);
-  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS] });
+  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { string: spreadsheetSafe } });
   void (async () => {
     let after: { createdOn: number; id: number } | undefined;
     for (;;) {
@@ -98,133 +97,178 @@ export async function exportParticipants(ctx: Ctx, actor: Actor, campaignId: str
   return { campaign, csv };
 }
 
-/** A row of an import file: the export's column names; only email is required. */
-export interface ImportRow {
-  line: number;
-  record: Record<string, string | undefined>;
-}
-
 export interface ImportProgress {
   rows: number;
 }
 
-class RowError extends Error {}
+/** A record of an import file with the line it ends on; the export's column names; only email is required. */
+export interface CsvRecord {
+  line: number;
+  record: Record<string, string | undefined>;
+}
+
+/** The longest record (a row, quoted line breaks included) an import accepts: a row of every column at its longest is under 2 KiB. */
+export const MAX_RECORD_BYTES = 64 * 1024;
+/** The most columns an import file's header may have (the export has 18). */
+const MAX_COLUMNS = 100;
+
+/** How often an import lets other work run: the parser hands over a chunk's rows at once, and SQLite's statements do not wait. */
+const YIELD_EVERY_MS = 5;
 
 /**
- * Rows of a CSV stream with a header line, with their line numbers. `onBytes` hears how far into the
- * input the parser is (for a progress bar).
+ * Records of a CSV stream with a header line, with their line numbers. `onBytes` hears how far into the
+ * input the parser is (for a progress bar). A record longer than MAX_RECORD_BYTES fails with 413 before
+ * it is parsed; a malformed file with 400.
  */
-export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: number) => void): AsyncIterable<ImportRow> {
-  const parser = parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES });
-  // pipeline, not pipe: an input that fails (a body over its limit, a client gone) fails the parser too,
-  // which would otherwise wait for the rest of the input for ever.
-  pipeline(input, parser, () => {});
+export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: number) => void): AsyncIterable<CsvRecord> {
+  const columns = (header: string[]) => {
+    if (header.length > MAX_COLUMNS) throw new AppError(413, 'payload_too_large', `The header has ${header.length} columns; an import file has at most ${MAX_COLUMNS}`, 'file');
+    return header;
+  };
+  const guard = recordSizeGuard(MAX_RECORD_BYTES);
+  const parser = parse({ columns, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true });
+  // The guard's failure (or the input's) reaches the parser, and so the loop below. Not pipeline(): the
+  // input is the caller's to close (a request's body must outlive a refusal, to carry the answer).
+  input.on('error', (err: Error) => parser.destroy(err));
+  guard.on('error', (err) => parser.destroy(err));
+  input.pipe(guard).pipe(parser);
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
       onBytes?.(info.bytes);
       yield { line: info.lines, record };
     }
   } catch (err) {
-    // csv-parse's errors (CSV_...) are about the file, not about us: the caller hears 400, rows before it stay.
+    // csv-parse's errors (CSV_...) are about the file, not about us.
     if (err instanceof CsvError) throw invalid('file', `The CSV file is malformed: ${err.message}`);
     throw err;
+  } finally {
+    input.unpipe(guard);
+    guard.destroy();
   }
 }
 
-/** Imports rows into the campaign; rows whose email is already there are skipped, bad rows are reported. */
+const checkRow = checker(ImportRow);
+
+/** A record's non-empty cells, the quote an export put in front of formula-like text taken off. */
+function rowOf(record: CsvRecord['record']): Record<string, string> {
+  const row: Record<string, string> = {};
+  for (const [column, value] of Object.entries(record)) if (value) row[column] = fromSpreadsheetSafe(value);
+  return row;
+}
+
+/** Sign-ups per day, added to the daily counters once at the end. */
+type PerDay = Map<number, { signups: number; referred: number }>;
+
+/**
+ * Imports the rows into the campaign, all or nothing: in one transaction, each row checked by
+ * addParticipant's rules. Rows whose email is already there are skipped. If any row is refused, nothing
+ * is imported and the answer (RowsRefused, 400) names every refused row's line, field and reason (the
+ * first 100 of them); a malformed or oversized file also changes nothing.
+ */
 export async function importParticipants(
   ctx: Ctx,
   actor: Actor,
   campaignId: string,
-  rows: AsyncIterable<ImportRow>,
+  records: AsyncIterable<CsvRecord>,
   onProgress?: (p: ImportProgress) => void,
 ): Promise<ImportResult> {
   const campaign = await ownCampaign(ctx, actor, campaignId);
-  const result: ImportResult = { created: 0, skipped: 0, failed: 0, errors: [] };
-  let batch: ImportRow[] = [];
-  let done = 0;
-  const flush = async () => {
-    await ctx.store.transaction((tx) => importBatch(ctx, tx, campaign, batch, result));
-    done += batch.length;
-    batch = [];
-    onProgress?.({ rows: done });
-  };
-  for await (const row of rows) {
-    batch.push(row);
-    if (batch.length >= IMPORT_BATCH) await flush();
-  }
-  if (batch.length > 0) await flush();
-  return result;
-}
-
-async function importBatch(ctx: Ctx, tx: Store, campaign: CampaignRow, rows: ImportRow[], result: ImportResult): Promise<void> {
-  // Sign-ups per day of this batch, added to the daily counters once at the end.
-  const perDay = new Map<number, { signups: number; referred: number }>();
-  for (const { line, record } of rows) {
-    try {
-      const created = await importRow(ctx, tx, campaign, record);
-      if (!created) {
-        result.skipped++;
-        continue;
+  return ctx.store.transaction(async (tx) => {
+    const result: ImportResult = { created: 0, skipped: 0 };
+    const problems: RowProblem[] = [];
+    let refused = 0;
+    let rows = 0;
+    const perDay: PerDay = new Map();
+    let lastYield = performance.now();
+    for await (const { line, record } of records) {
+      rows++;
+      try {
+        const created = await importRow(ctx, tx, campaign, rowOf(record));
+        if (!created) result.skipped++;
+        else {
+          result.created++;
+          const day = perDay.get(dayOf(created.created_on)) ?? { signups: 0, referred: 0 };
+          day.signups++;
+          if (created.referred_by_id !== null) day.referred++;
+          perDay.set(dayOf(created.created_on), day);
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        refused++;
+        if (problems.length < MAX_REPORTED_ERRORS) problems.push({ line, ...(err.field && { field: err.field }), message: err.message });
       }
-      result.created++;
-      const day = perDay.get(dayOf(created.created_on)) ?? { signups: 0, referred: 0 };
-      day.signups++;
-      if (created.referred_by_id !== null) day.referred++;
-      perDay.set(dayOf(created.created_on), day);
-    } catch (err) {
-      if (!(err instanceof RowError || err instanceof AppError)) throw err;
-      result.failed++;
-      if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, message: err.message });
+      if (rows % IMPORT_BATCH === 0) onProgress?.({ rows });
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await setImmediate();
+        lastYield = performance.now();
+      }
     }
-  }
-  for (const [day, n] of perDay) await tx.stats.addSignups(campaign.id, day, n.signups, n.referred);
+    onProgress?.({ rows });
+    if (refused > 0) {
+      throw new RowsRefused(
+        `${refused} of ${rows} rows cannot be imported, so none was: correct ${refused === 1 ? 'it' : 'them'} and import the file again`,
+        problems,
+      );
+    }
+    for (const [day, n] of perDay) await tx.stats.addSignups(campaign.id, day, n.signups, n.referred);
+    return result;
+  });
 }
 
 type Created = Pick<ParticipantRow, 'created_on' | 'referred_by_id'>;
 
-/** Inserts one row; what the counters need of it, or undefined when the email is already in the campaign. */
-async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, record: ImportRow['record']): Promise<Created | undefined> {
-  for (const column of IMPORT_COLUMNS) {
-    const value = record[column];
-    if (value !== undefined && !isLine(value)) throw new RowError(`${column} ${LINE_RULE}`);
+/** Checks and inserts one row; what the counters need of it, or undefined when the email is already in the campaign. */
+async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, row: Record<string, string>): Promise<Created | undefined> {
+  const problem = checkRow(row);
+  if (problem) throw invalid(problem.field ?? 'file', problem.message);
+  const input = row as ImportRow;
+  const email = normalizeEmail(input.email);
+  const referredByEmail = input.referredByEmail === undefined ? undefined : normalizeEmail(input.referredByEmail, 'referredByEmail');
+  const code = input.referralCode === undefined ? undefined : normalizeCode(input.referralCode);
+  if (referredByEmail === email) throw invalid('referredByEmail', 'A participant cannot refer themselves');
+  if (code !== undefined && input.referredByCode !== undefined && normalizeCode(input.referredByCode) === code) {
+    throw invalid('referredByCode', 'A participant cannot refer themselves');
   }
-  const email = normalizeEmail(record.email ?? '');
   if (await tx.findParticipantByEmail(campaign.id, email)) return undefined;
-  const referrer = await importReferrer(tx, campaign.id, record);
-  const createdOn = record.createdOn ? Date.parse(record.createdOn) : ctx.now();
-  if (Number.isNaN(createdOn)) throw new RowError(`createdOn "${record.createdOn}" is not a date`);
-  const givenCode = record.referralCode ? normalizeCode(record.referralCode) : undefined;
-  if (givenCode !== undefined && !/^[0-9A-Z]{4,64}$/.test(givenCode)) throw new RowError(`referralCode "${record.referralCode}" is not 4 to 64 letters and digits`);
-  const inserted = await tx.insertParticipant({
-    campaign_id: campaign.id,
-    email,
-    email_key: emailKey(email),
-    first_name: record.firstName?.trim().slice(0, 100) || null,
-    last_name: record.lastName?.trim().slice(0, 100) || null,
-    code: givenCode ?? newReferralCode(),
-    referred_by_id: referrer?.id ?? null,
-    referred_by_code: referrer?.code ?? null,
-    created_on: createdOn,
-    updated_on: ctx.now(),
-    signup_source: 'import',
-    signup_ip: null,
-  });
-  // The email was checked above in this transaction, so a conflict is the code (a fresh one: about 1 in 10^11).
-  if (inserted === undefined) throw new RowError(`referralCode ${givenCode ?? ''} belongs to another participant`);
+  const referrer = await importReferrer(tx, campaign.id, input.referredByCode, referredByEmail);
+  const createdOn = input.createdOn === undefined ? ctx.now() : Date.parse(input.createdOn);
+  // A code from the file is kept, or the row refused; a fresh one is drawn again when taken (in a large
+  // campaign, about once in 650,000 rows per million participants).
+  for (let attempt = 1; ; attempt++) {
+    const inserted = await tx.insertParticipant({
+      campaign_id: campaign.id,
+      email,
+      email_key: emailKey(email),
+      first_name: input.firstName?.trim() || null,
+      last_name: input.lastName?.trim() || null,
+      code: code ?? newReferralCode(),
+      referred_by_id: referrer?.id ?? null,
+      referred_by_code: referrer?.code ?? null,
+      created_on: createdOn,
+      updated_on: ctx.now(),
+      signup_source: 'import',
+      signup_ip: null,
+    });
+    if (inserted) break;
+    // The same email, from a sign-up or an import that committed since the check above (PostgreSQL's
+    // insert waited for it): skipped, as it would have been after it. Otherwise the code was taken.
+    if (await tx.findParticipantByEmail(campaign.id, email)) return undefined;
+    if (code !== undefined) throw invalid('referralCode', `referralCode ${code} belongs to another participant`);
+    if (attempt === CODE_ATTEMPTS) throw new Error('Could not allocate a unique referral code');
+  }
   if (referrer) await tx.incrementReferrals(referrer.id, ctx.now());
   return { created_on: createdOn, referred_by_id: referrer?.id ?? null };
 }
 
-async function importReferrer(tx: Store, campaignId: string, record: ImportRow['record']): Promise<ParticipantRow | undefined> {
-  if (record.referredByCode) {
-    const r = await tx.findParticipantByCode(campaignId, normalizeCode(record.referredByCode));
-    if (!r) throw new RowError(`no participant has the referral code ${record.referredByCode} (referrers must come first in the file)`);
+async function importReferrer(tx: Store, campaignId: string, byCode: string | undefined, byEmail: string | undefined): Promise<ParticipantRow | undefined> {
+  if (byCode !== undefined) {
+    const r = await tx.findParticipantByCode(campaignId, normalizeCode(byCode));
+    if (!r) throw invalid('referredByCode', `No participant has the referral code ${byCode} (referrers must come first in the file)`);
     return r;
   }
-  if (record.referredByEmail) {
-    const r = await tx.findParticipantByEmail(campaignId, normalizeEmail(record.referredByEmail, 'referredByEmail'));
-    if (!r) throw new RowError(`no participant has the email ${record.referredByEmail} (referrers must come first in the file)`);
+  if (byEmail !== undefined) {
+    const r = await tx.findParticipantByEmail(campaignId, byEmail);
+    if (!r) throw invalid('referredByEmail', `No participant has the email ${byEmail} (referrers must come first in the file)`);
     return r;
   }
   return undefined;

@@ -10,3 +10,9 @@ export function newReferralCode(): string {
   for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
   return code;
 }
+
+/**
+ * How many fresh codes a new participant tries: 30^8 is about 6.6 * 10^11 codes, so a campaign of a
+ * million participants has a fresh code taken about once in 650,000 tries, and five in a row never.
+ */
+export const CODE_ATTEMPTS = 5;

@@ -17,7 +17,7 @@ import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
 import type { CodeOwner } from '../store/caches.js';
 import type { CampaignRow, NewSignup, ParticipantRow, Store } from '../store/store.js';
 import { assertOpen, findCampaign, ownCampaign } from './campaigns.js';
-import { newReferralCode } from './referral-codes.js';
+import { CODE_ATTEMPTS, newReferralCode } from './referral-codes.js';
 import type { Actor, Ctx } from './context.js';
 import { normalizeEmail, emailKey } from './email.js';
 import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type LinkDelivery } from './email-links.js';
@@ -66,9 +66,6 @@ export interface SignupResult {
   /** An email link sent (or held back by the resend throttle) by this call. */
   emailLink?: LinkDelivery;
 }
-
-/** Tries enough fresh codes that a collision (about 1 in 10^11 per pair) can never surface as an error. */
-const CODE_ATTEMPTS = 5;
 
 export function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
   // A sign-up the limits admit reads its facts: on assumed ones it could hold a place and then find it

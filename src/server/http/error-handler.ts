@@ -3,31 +3,11 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
-import { AppError } from '../domain/errors.js';
-import { FORMAT_RULES, KEYWORD_RULES } from './validation.js';
+import { AppError, RowsRefused } from '../domain/errors.js';
+import { explain } from './validation.js';
 
 function envelope(code: string, message: string, field?: string): ApiErrorBody {
   return { error: field ? { code, message, field } : { code, message } };
-}
-
-/** The field a JSON-schema failure is about: `/email` -> `email`, a missing property -> its name. */
-function fieldOf(err: FastifyError): string | undefined {
-  const v = err.validation?.[0];
-  if (!v) return undefined;
-  const missing = (v.params as { missingProperty?: string }).missingProperty;
-  const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  return missing ? (path ? `${path}.${missing}` : missing) : path || undefined;
-}
-
-function describe(err: FastifyError, field: string | undefined): string {
-  const v = err.validation?.[0];
-  if (!v) return err.message;
-  if (v.keyword === 'required') return `${field} is required`;
-  if (v.keyword === 'additionalProperties') {
-    return `Unknown field ${(v.params as { additionalProperty?: string }).additionalProperty}`;
-  }
-  const rule = v.keyword === 'format' ? FORMAT_RULES[(v.params as { format: string }).format] : KEYWORD_RULES[v.keyword];
-  return `${field ?? err.validationContext ?? 'request'} ${rule ?? v.message ?? 'is invalid'}`;
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -35,11 +15,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof AppError) {
       if (err.status >= 500 && err.cause !== undefined) request.log.error({ err: err.cause }, err.message);
       if (err.headers) reply.headers(err.headers);
-      return reply.status(err.status).send(envelope(err.code, err.message, err.field));
+      const body = envelope(err.code, err.message, err.field);
+      return reply.status(err.status).send(err instanceof RowsRefused ? { error: { ...body.error, rows: err.rows } } : body);
     }
     if (err.validation) {
-      const field = fieldOf(err);
-      return reply.status(400).send(envelope('invalid_request', describe(err, field), field));
+      const first = err.validation[0];
+      const { field, message } = first ? explain(first, err.validationContext) : { field: undefined, message: err.message };
+      return reply.status(400).send(envelope('invalid_request', message, field));
     }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':

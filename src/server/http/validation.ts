@@ -1,10 +1,14 @@
 /**
  * The string formats and the `x-finite` keyword that request schemas use (src/api/schemas.ts names them),
  * added to Fastify's ajv. One rule per kind of value, checked before any handler runs, so no route sees a
- * value it cannot store, parse or show: a NUL byte (PostgreSQL refuses it), control or
- * bidirectional-override characters (they disguise what an email or name says), unpaired surrogates, a
- * URL `new URL` cannot parse, a date that is no instant (a leap second), an infinite number.
+ * value it cannot store, parse or show: a NUL byte (PostgreSQL refuses it), control, bidirectional-override
+ * or zero-width characters (they disguise what an email or name says), unpaired surrogates, a URL
+ * `new URL` cannot parse, a date that is no instant (a leap second), an infinite number. `checker` applies
+ * the same rules to values that arrive outside a request's schema (the rows of a CSV import).
  */
+import { Ajv as AjvClass, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyServerOptions } from 'fastify';
 import { isLine, isText, LINE_RULE } from '../domain/text-rules.js';
 
@@ -31,7 +35,7 @@ export const FORMATS: Record<string, Validate> = { line: isLine, text: isText, '
 /** What each format promises, for error messages: `email must be ...`. */
 export const FORMAT_RULES: Record<string, string> = {
   line: LINE_RULE,
-  text: 'must be text without control characters (other than tabs and line breaks) or bidirectional overrides',
+  text: 'must be text without control characters (other than tabs and line breaks), bidirectional overrides or zero-width spaces',
   'http-url': 'must be an absolute http or https URL (percent-encoded, with a valid host and port)',
   'http-origin': 'must be an origin: http(s)://host[:port], without a path',
   'date-time': 'must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T12:00:00Z',
@@ -39,6 +43,43 @@ export const FORMAT_RULES: Record<string, string> = {
 
 /** What a failed keyword means, for error messages. */
 export const KEYWORD_RULES: Record<string, string> = { 'x-finite': 'must be a finite number' };
+
+/** A value's first failure against its schema: the field (`email`, `shareMessages.x`) and a sentence saying why. */
+export interface Problem {
+  field?: string;
+  message: string;
+}
+
+/** Says what a JSON-schema failure means, in the words of the error envelope. */
+export function explain(v: Pick<ErrorObject, 'keyword' | 'instancePath' | 'params' | 'message'>, context = 'request'): Problem {
+  const missing = (v.params as { missingProperty?: string }).missingProperty;
+  const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const field = missing ? (path ? `${path}.${missing}` : missing) : path || undefined;
+  let message: string;
+  if (v.keyword === 'required') message = `${field} is required`;
+  else if (v.keyword === 'additionalProperties') message = `Unknown field ${(v.params as { additionalProperty?: string }).additionalProperty}`;
+  else {
+    const rule = v.keyword === 'format' ? FORMAT_RULES[(v.params as { format: string }).format] : KEYWORD_RULES[v.keyword];
+    message = `${field ?? context} ${rule ?? v.message ?? 'is invalid'}`;
+  }
+  return field ? { field, message } : { message };
+}
+
+let standalone: AjvClass | undefined;
+
+/**
+ * A check of values against a request schema outside a request (the rows of an import), by an Ajv with
+ * the very formats and keywords the routes' validators have: the value's first problem, or undefined.
+ */
+export function checker(schema: TSchema): (value: unknown) => Problem | undefined {
+  if (!standalone) {
+    standalone = new AjvClass({ allErrors: false, strict: false });
+    addFormats.default(standalone);
+    extendAjv(standalone as unknown as Ajv);
+  }
+  const validate = standalone.compile(schema);
+  return (value) => (validate(value) ? undefined : explain(validate.errors![0]!));
+}
 
 /** Adds Refkit's formats and keywords to an ajv that already has ajv-formats (Fastify's `ajv.onCreate`). */
 export function extendAjv(ajv: Ajv): void {

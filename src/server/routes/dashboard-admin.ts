@@ -10,6 +10,7 @@ import {
   CampaignAnalytics,
   CampaignQuery,
   CampaignSettings,
+  ImportRefusal,
   ImportResult,
   ParticipantDetail,
   ParticipantQuery,
@@ -21,7 +22,9 @@ import { campaignAnalytics } from '../domain/analytics.js';
 import type { Ctx } from '../domain/context.js';
 import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
 import { invalid } from '../domain/errors.js';
-import { csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
+import { recordSizeGuard } from '../domain/csv-guard.js';
+import { MAX_RECORD_BYTES, csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
+import { withSpooledUpload } from '../http/upload-spool.js';
 import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
 import { acceptCsvBodies } from '../http/csv-body.js';
@@ -141,15 +144,18 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         ...common,
         summary: 'Import participants from CSV (Content-Type: text/csv)',
         description:
-          'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. Existing emails are skipped. Imported participants are not scored and send no webhooks.',
+          'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. ' +
+          "Each row is checked by addParticipant's rules. All or nothing: if any row is refused, nothing is imported and the 400 lists the refused rows (line, field, reason). " +
+          'Existing emails are skipped. A row may be at most 64 KiB (413). Imported participants are not scored and send no webhooks.',
         querystring: CampaignQuery,
-        response: { 200: ImportResult, ...errors },
+        response: { 200: ImportResult, ...errors, 400: ImportRefusal, 413: ApiErrorBody },
       },
     },
     async (request) => {
       const body = request.body as NodeJS.ReadableStream | undefined;
       if (!body || typeof body.pipe !== 'function') throw invalid('file', 'Send the CSV file as the body, with Content-Type: text/csv');
-      return importParticipants(ctx, requireActor(request), request.query.id, csvRows(body));
+      const actor = requireActor(request);
+      return withSpooledUpload(body, recordSizeGuard(MAX_RECORD_BYTES), (file) => importParticipants(ctx, actor, request.query.id, csvRows(file)));
     },
   );
 };
