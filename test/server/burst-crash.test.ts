@@ -27,7 +27,7 @@ for (const kind of kinds) {
     it('every answered sign-up is on disk with its event and its referral counted', async () => {
       const db: TestDatabase = await kind.create();
       cleanup.push(() => db.drop());
-      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', WEBHOOK_ALLOW_PRIVATE: 'true' });
       cleanup.push(() => p.stop('SIGKILL'));
       const admin = new RefkitClient({ baseUrl: p.url, secretKey: KEY });
       const id = (await admin.createCampaign({ campaignName: 'Burst', hostURL: 'https://burst.example' })).campaignId!;
