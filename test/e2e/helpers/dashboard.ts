@@ -4,6 +4,7 @@
  * participant held for review, webhook deliveries to a receiver that fails some of them; and a Chromium
  * page signed in to /admin/.
  */
+import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createOwner } from '../../../src/server/domain/owners.js';
