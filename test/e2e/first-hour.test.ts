@@ -20,7 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent } from '../../src/api/schemas.js';
 import { cli, startProcess, type ServiceProcess } from '../server/helpers/process.js';
 import { startReceiver, waitFor, type Receiver } from '../server/helpers/receiver.js';
-import { launch } from './helpers/dashboard.js';
+import { confirm, launch } from './helpers/dashboard.js';
 
 const OWNER = { email: 'owner@shop.example', password: 'correct horse battery staple' };
 
@@ -100,7 +100,7 @@ describe('the first hour', () => {
     await page.getByLabel('Campaign name').fill('Friends of the Shop');
     await page.getByLabel('Landing page URL').fill(`${shop.url}/`);
     await page.getByLabel('Referrer reward').fill('20');
-    await page.getByLabel('Friend reward').fill('10');
+    await page.getByLabel('Referee reward').fill('10');
     await page.getByLabel('Currency').fill('EUR');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Embed on your site' }).waitFor();
@@ -150,12 +150,12 @@ describe('the first hour', () => {
     assert.ok(answer.heldReason, 'the reason it was held');
 
     // The Review queue shows its count; the owner approves Ben, which credits the referral.
-    await page.goto(`/admin/#/campaigns/${campaignId}`);
-    const review = page.getByRole('link', { name: /Review/ });
-    await review.getByText('1', { exact: true }).waitFor();
-    await review.click();
-    await page.getByRole('button', { name: /Approve/ }).first().click();
-    await page.getByText(/Approved/).waitFor();
+    await page.goto(`/admin/#/campaigns/${encodeURIComponent(campaignId)}`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Participants (1 sign-up held for review)' }).click();
+    await page.getByRole('button', { name: 'Review queue 1' }).click();
+    await page.getByRole('row', { name: /ben@example\.com/ }).getByRole('button', { name: 'Approve' }).click();
+    await confirm(page, 'Approve');
+    await page.getByText('ben@example.com approved.').waitFor();
 
     // Ann comes back: one referral and her €20.
     await annPage.reload();
@@ -171,14 +171,16 @@ describe('the first hour', () => {
       ['referee_added ben@example.com', 'referrer_added ann@example.com', 'reward_unlocked ann@example.com', 'reward_unlocked ben@example.com'],
     );
 
-    // The export: both people, Ann's reward among her columns.
-    await page.goto(`/admin/#/campaigns/${campaignId}/participants`);
+    // The export: both people, Ben referred by Ann, and Ann's referral and reward.
+    await page.goto(`/admin/#/campaigns/${encodeURIComponent(campaignId)}/participants`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     const file = join(folder, 'export.csv');
     await download.saveAs(file);
     const rows = parse(readFileSync(file, 'utf8'), { columns: true }) as Record<string, string>[];
     assert.deepEqual(rows.map((r) => r.email).sort(), ['ann@example.com', 'ben@example.com']);
-    assert.equal(rows.find((r) => r.email === 'ann@example.com')!.referralRewardBalance, '20');
+    const annRow = rows.find((r) => r.email === 'ann@example.com')!;
+    assert.deepEqual([annRow.totalReferrals, annRow.referralReward], ['1', '20']);
+    assert.equal(rows.find((r) => r.email === 'ben@example.com')!.referredByCode, annRow.referralCode);
     await desk.close();
   });
 });
