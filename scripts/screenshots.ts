@@ -23,7 +23,7 @@ const OUT = 'docs';
 
 const dir = mkdtempSync(join(tmpdir(), 'refkit-shots-'));
 const runtime = await openRuntime({ databaseUrl: `sqlite:${join(dir, 'refkit.db')}` });
-const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: undefined, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: false }, logger: false });
+const app = await buildApp({ ctx: runtime.ctx, config: { secretKeyHash: undefined, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: false, demo: true }, logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 await seedIfEmpty(runtime.ctx, url);
