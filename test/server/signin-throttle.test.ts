@@ -5,19 +5,29 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createOwner, resetOwner } from '../../src/server/domain/owners.js';
 import { delayAfter, FREE_TRIES, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/server/domain/signin-throttle.js';
 import { databaseKinds } from './helpers/databases.js';
 import { OWNER } from './helpers/owner.js';
 import { startService, type TestService } from './helpers/service.js';
 
-/** A sign-in as if from `client`, behind the one proxy the services trust (the test, on loopback). */
-const signIn = (s: TestService, client: string, body: { email: string; password: string }) =>
+/**
+ * A sign-in as if from `client`, behind the one proxy the services trust (the test, on loopback), from a
+ * browser with these cookies (`name=value; ...`) if given.
+ */
+const signIn = (s: TestService, client: string, body: { email: string; password: string }, cookies?: string) =>
   fetch(`${s.url}/api/v1/auth/signIn`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': client, ...(cookies !== undefined && { cookie: cookies }) },
     body: JSON.stringify(body),
   });
+
+/** The trusted-device cookie an answer sets, as `name=value`. */
+function deviceCookie(res: Response): string {
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('refkit_device='));
+  assert.ok(set, `a device cookie among ${JSON.stringify(res.headers.getSetCookie())}`);
+  return set.split(';')[0]!;
+}
 
 const statuses = async (calls: Promise<Response>[]) => {
   const counts: Record<number, number> = {};
@@ -49,6 +59,36 @@ for (const kind of await databaseKinds()) {
     const other = signIn(s, '198.51.100.7', SECOND);
     assert.deepEqual(await statuses(burst), { 401: FREE_TRIES, 429: 300 - FREE_TRIES });
     assert.equal((await other).status, 200);
+  });
+
+  test('a browser the owner signed in from signs in while strangers at the same address hammer their email and others', async (s, clock) => {
+    // Every caller is one address, as behind a proxy the service is not told to trust.
+    const proxy = '203.0.113.80';
+    const first = await signIn(s, proxy, OWNER);
+    assert.equal(first.status, 200);
+    const device = deviceCookie(first);
+    const burst = [
+      ...Array.from({ length: 200 }, (_, i) => signIn(s, proxy, { email: OWNER.email, password: `wrong ${i}` })),
+      ...Array.from({ length: 100 }, (_, i) => signIn(s, proxy, { email: `guess${i}@example.com`, password: `wrong ${i}` })),
+    ];
+    const counts = await statuses(burst);
+    assert.equal(counts[200], undefined);
+    assert.ok(counts[429]! > 250, JSON.stringify(counts));
+    assert.equal((await signIn(s, proxy, OWNER)).status, 429, 'a browser the owner never used meets the throttle');
+    const again = await signIn(s, proxy, OWNER, device);
+    assert.equal(again.status, 200, 'the trusted browser is let in');
+    // The trusted browser has its own few tries and growing waits: wrong passwords from it count on it alone.
+    for (let i = 0; i < FREE_TRIES; i++) assert.equal((await signIn(s, proxy, { ...OWNER, password: `mine ${i}` }, device)).status, 401);
+    assert.equal((await signIn(s, proxy, OWNER, device)).status, 429);
+    clock.now += delayAfter(FREE_TRIES);
+    assert.equal((await signIn(s, proxy, OWNER, device)).status, 200);
+    // A forged token, or another owner's, is no trusted device: the throttle of the address applies.
+    const [name, value] = device.split('=') as [string, string];
+    assert.equal((await signIn(s, proxy, OWNER, `${name}=${value.slice(0, -2)}xx`)).status, 429);
+    assert.equal((await signIn(s, proxy, SECOND, device)).status, 429);
+    // A new password (here the CLI's reset) ends the trust of every browser.
+    await resetOwner(s.ctx, OWNER.email, 'a brand new passphrase');
+    assert.equal((await signIn(s, proxy, { ...OWNER, password: 'a brand new passphrase' }, device)).status, 429);
   });
 
   test('300 wrong passwords at once over many emails from one client: no more checks than its limit', async (s) => {

@@ -4,6 +4,7 @@ import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { forgetFailures, reserveSignIn } from './signin-throttle.js';
+import { newDeviceToken, trustedDevice } from './trusted-devices.js';
 
 /** The one rule on a new password: its length (a passphrase of common words is fine). */
 function assertPasswordLength(field: string, password: string): void {
@@ -48,18 +49,22 @@ export async function removeOwner(ctx: Ctx, rawEmail: string, actor: Actor = DEF
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'The email or the password is wrong');
 
 /**
- * The owner these credentials belong to; 401 when wrong, 429 while throttled. `client` is who is trying
- * (../http/rate-limit.ts clientKey): the attempt is reserved before the password is checked.
+ * The owner these credentials belong to, and the device token their browser keeps from now on
+ * (./trusted-devices.ts); 401 when wrong, 429 while throttled. `client` is who is trying
+ * (../http/rate-limit.ts clientKey) and `device` the token the browser brought: the attempt is reserved
+ * before the password is checked, on the device alone when it is one this owner trusted.
  */
-export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, client: string): Promise<Owner> {
+export async function checkCredentials(ctx: Ctx, rawEmail: string, password: string, client: string, device?: string): Promise<Owner & { device: string }> {
   const email = rawEmail.trim().toLowerCase();
-  const attempt = await reserveSignIn(ctx, email, client);
+  const now = ctx.now();
   const user = await ctx.store.owners.findUserByEmail(email);
+  const trusted = user && trustedDevice(user, device, now);
+  const attempt = await reserveSignIn(ctx, email, client, trusted);
   // An unknown email costs the same scrypt as a known one, so the answer's timing tells nothing.
   const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash(ctx.passwordCost)));
   if (!user || !ok) throw invalidCredentials();
   await attempt.succeeded();
-  return { id: user.id, email: user.email, accountId: user.account_id };
+  return { id: user.id, email: user.email, accountId: user.account_id, device: trusted ? device! : newDeviceToken(user, now) };
 }
 
 export const hasOwners = async (ctx: Ctx) => (await ctx.store.owners.countUsers()) > 0;
@@ -79,17 +84,26 @@ export const endSessions = (ctx: Ctx, ownerId: number, keep?: string) => ctx.sto
  * against the same throttle, so a borrowed session cannot guess it), and every other session of theirs
  * ends; this one goes on. How many other sessions ended.
  */
-export async function changePassword(ctx: Ctx, session: OwnerSessionRef, currentPassword: string, newPassword: string, ip: string): Promise<number> {
+export async function changePassword(
+  ctx: Ctx,
+  session: OwnerSessionRef,
+  currentPassword: string,
+  newPassword: string,
+  client: string,
+  device?: string,
+): Promise<{ sessionsEnded: number; device: string }> {
   assertPasswordLength('newPassword', newPassword);
   try {
-    await checkCredentials(ctx, session.email, currentPassword, ip);
+    await checkCredentials(ctx, session.email, currentPassword, client, device);
   } catch (err) {
     // Not 401: the session is fine, and a 401 would tell the dashboard it was signed out.
     if (err instanceof AppError && err.code === 'invalid_credentials') throw new AppError(403, 'wrong_password', 'The current password is wrong', 'currentPassword');
     throw err;
   }
-  await ctx.store.owners.setPasswordHash(session.ownerId, await hashPassword(newPassword, ctx.passwordCost));
-  return endSessions(ctx, session.ownerId, session.id);
+  const passwordHash = await hashPassword(newPassword, ctx.passwordCost);
+  await ctx.store.owners.setPasswordHash(session.ownerId, passwordHash);
+  // The new password ends every device token made with the old one; this browser gets one anew.
+  return { sessionsEnded: await endSessions(ctx, session.ownerId, session.id), device: newDeviceToken({ id: session.ownerId, password_hash: passwordHash }, ctx.now()) };
 }
 
 /**

@@ -65,10 +65,20 @@ export interface SignInAttempt {
  * Reserves a sign-in attempt of `client` on `email`, or throws 429 rate_limited with Retry-After. The
  * reservation is the failure: it stays unless `succeeded()` is called.
  */
-export async function reserveSignIn(ctx: Ctx, email: string, client: string): Promise<SignInAttempt> {
+export async function reserveSignIn(ctx: Ctx, email: string, client: string, device?: string): Promise<SignInAttempt> {
   const { owners } = ctx.store;
   const now = ctx.now();
   const since = now - THROTTLE_WINDOW_MS;
+  if (device !== undefined) {
+    // A browser the owner trusted (./trusted-devices.ts): its own few tries and growing waits, and nothing
+    // anyone else did counts against it.
+    const key = `device:${device}`;
+    if ((await owners.reserveAttempt(key, since, now, UNCAPPED, delaySql)) === undefined) {
+      const at = (await owners.retryAt(key, THROTTLE_WINDOW_MS, UNCAPPED)) ?? now;
+      throw throttled(Math.max(1, Math.ceil((at - now) / 1000)));
+    }
+    return { succeeded: () => owners.clearFailures(key) };
+  }
   const ip = `ip:${client}`;
   // A space cannot be in an address, so no two pairs share a key.
   const pair = `${PAIR}${client} ${email}`;

@@ -9,15 +9,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface SessionCookie {
   name: string;
+  /** The trusted-device cookie's name (../domain/trusted-devices.ts), prefixed like the session's. */
+  deviceName: string;
   /** Secure whatever the request's protocol looks like from here. */
   alwaysSecure: boolean;
 }
 
 export const SESSION_COOKIE = 'refkit_session';
+export const DEVICE_COOKIE = 'refkit_device';
 
 export function sessionCookie(publicUrl: string | undefined): SessionCookie {
   const https = publicUrl !== undefined && new URL(publicUrl).protocol === 'https:';
-  return https ? { name: `__Host-${SESSION_COOKIE}`, alwaysSecure: true } : { name: SESSION_COOKIE, alwaysSecure: false };
+  const prefix = https ? '__Host-' : '';
+  return { name: `${prefix}${SESSION_COOKIE}`, deviceName: `${prefix}${DEVICE_COOKIE}`, alwaysSecure: https };
 }
 
 declare module 'fastify' {
@@ -30,20 +34,30 @@ declare module 'fastify' {
  * The session cookie's value, if the request has one. Parsed here, when a route can use it, rather than
  * for every request by @fastify/cookie's hook (registered without it: ../app.ts).
  */
-export function sessionToken(request: FastifyRequest): string | undefined {
+export const sessionToken = (request: FastifyRequest) => cookie(request, request.server.sessionCookie.name);
+
+/** The trusted-device token the browser brought, if any. */
+export const deviceToken = (request: FastifyRequest) => cookie(request, request.server.sessionCookie.deviceName);
+
+function cookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
-  return header === undefined ? undefined : request.server.parseCookie(header)[request.server.sessionCookie.name];
+  return header === undefined ? undefined : request.server.parseCookie(header)[name];
 }
 
-function sendSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string, lifetime: { maxAge: number; expires?: Date }): void {
-  const { name, alwaysSecure } = request.server.sessionCookie;
+function sendCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, lifetime: { maxAge: number; expires?: Date }): void {
+  const { alwaysSecure } = request.server.sessionCookie;
   // Strict: the cookie never rides on a request another site starts, which is the first line against CSRF.
   const options = { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: alwaysSecure || request.protocol === 'https' };
   reply.header('set-cookie', request.server.serializeCookie(name, value, { ...options, ...lifetime }));
 }
 
 export const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, token: string, lifetimeMs: number) =>
-  sendSessionCookie(request, reply, token, { maxAge: lifetimeMs / 1000 });
+  sendCookie(request, reply, request.server.sessionCookie.name, token, { maxAge: lifetimeMs / 1000 });
 
 /** Clears the cookie: an empty value that expired in 1970. */
-export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) => sendSessionCookie(request, reply, '', { expires: new Date(0), maxAge: 0 });
+export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) =>
+  sendCookie(request, reply, request.server.sessionCookie.name, '', { expires: new Date(0), maxAge: 0 });
+
+/** Keeps the trusted-device token in the browser (it outlives sign-out: it is what lets the owner back in). */
+export const setDeviceCookie = (request: FastifyRequest, reply: FastifyReply, token: string, lifetimeMs: number) =>
+  sendCookie(request, reply, request.server.sessionCookie.deviceName, token, { maxAge: lifetimeMs / 1000 });

@@ -9,7 +9,8 @@ import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { changePassword, checkCredentials, endSessions } from '../domain/owners.js';
 import { closeSession, openSession, SESSION_TTL_MS } from '../domain/sessions.js';
-import { clearSessionCookie, setSessionCookie, sessionToken } from '../http/session-cookie.js';
+import { DEVICE_TTL_MS } from '../domain/trusted-devices.js';
+import { clearSessionCookie, deviceToken, setDeviceCookie, setSessionCookie, sessionToken } from '../http/session-cookie.js';
 import { clientKey } from '../http/rate-limit.js';
 
 const tags = ['auth'];
@@ -29,15 +30,18 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
         tags,
         summary: 'Sign an owner in to the dashboard',
         description:
-          'Sets an httpOnly, SameSite=Strict session cookie. Failed attempts are throttled (429 rate_limited with Retry-After): per client and email with growing delays, per client, and per email for clients that have failed on it.',
+          'Sets an httpOnly, SameSite=Strict session cookie, and a trusted-device cookie that lets this browser sign in again whatever others tried. ' +
+          'Failed attempts are throttled (429 rate_limited with Retry-After): from a trusted browser on that browser alone, with growing delays; ' +
+          'otherwise per client and email with growing delays, per client, and per email for clients that have failed on it.',
         body: SignInBody,
         response: { 200: OwnerSession, ...errors },
       },
     },
     async (request, reply) => {
-      const owner = await checkCredentials(ctx, request.body.email, request.body.password, clientKey(request.ip));
+      const owner = await checkCredentials(ctx, request.body.email, request.body.password, clientKey(request.ip), deviceToken(request));
       const { token, view } = await openSession(ctx, owner);
       setSessionCookie(request, reply, token, SESSION_TTL_MS);
+      setDeviceCookie(request, reply, owner.device, DEVICE_TTL_MS);
       return view;
     },
   );
@@ -80,10 +84,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
         response: { 200: SessionsEnded, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id, ownerId, view } = requireSession(request);
-      const ended = await changePassword(ctx, { id, ownerId, email: view.email }, request.body.currentPassword, request.body.newPassword, request.ip);
-      return { ok: true as const, sessionsEnded: ended };
+      const { currentPassword, newPassword } = request.body;
+      const changed = await changePassword(ctx, { id, ownerId, email: view.email }, currentPassword, newPassword, clientKey(request.ip), deviceToken(request));
+      setDeviceCookie(request, reply, changed.device, DEVICE_TTL_MS);
+      return { ok: true as const, sessionsEnded: changed.sessionsEnded };
     },
   );
 
