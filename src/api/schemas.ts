@@ -94,6 +94,8 @@ export const ErrorCode = Type.Union(
     'link_not_found',
     'invalid_transition',
     'insufficient_balance',
+    'idempotency_conflict',
+    'idempotency_in_progress',
     'invalid_credentials',
     'csrf_failed',
     'owner_exists',

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
 import type { Ctx } from './domain/context.js';
 import access from './http/access.js';
+import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
@@ -89,6 +90,8 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  // After access (its preHandler names the account a key belongs to), before the routes it documents.
+  await app.register(idempotency, { ctx });
   await app.register(referralApiRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

@@ -29,7 +29,7 @@ import { requireActor } from '../http/access.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
-const config = { access: 'secret' as const };
+const config = { access: 'secret' as const, idempotent: true };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.post(

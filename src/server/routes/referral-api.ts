@@ -53,7 +53,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/addParticipant',
     {
-      config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
+      config: { access: 'public', idempotent: true, campaignOf: (r) => (r.body as { id?: string }).id },
       preHandler: app.publicRateLimit,
       schema: {
         tags,
@@ -161,7 +161,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/qualifyParticipant',
     {
-      config: { access: 'secret' },
+      config: { access: 'secret', idempotent: true },
       schema: {
         tags,
         security: bearer,

@@ -17,7 +17,7 @@ import { requireActor } from '../http/access.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
 const common = { tags: ['webhooks'], security: [{ bearerAuth: [] }] };
-const config = { access: 'secret' as const };
+const config = { access: 'secret' as const, idempotent: true };
 
 export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: boolean }> = async (app, { ctx, allowPrivate }) => {
   app.post(

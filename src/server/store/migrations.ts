@@ -394,6 +394,25 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('campaigns').addColumn('widget_style', 'text').execute();
       },
     },
+    '0013_idempotency_keys': {
+      async up(db: Kysely<any>) {
+        // Claimed by an insert that does nothing on a taken key: the primary key makes one of several
+        // parallel duplicates the one that runs (./idempotency-store.ts).
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('headers', 'text')
+          .addColumn('body', 'text')
+          .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
+          .execute();
+        // The purge of expired keys deletes by age.
+        await db.schema.createIndex('idempotency_keys_created_on').on('idempotency_keys').column('created_on').execute();
+      },
+    },
   };
 }
 

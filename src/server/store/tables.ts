@@ -236,6 +236,24 @@ export interface CampaignDailyStatsTable {
   referred_revenue_cents: Generated<number>;
 }
 
+/**
+ * A client's Idempotency-Key, per account: what the first request with it asked (its fingerprint) and,
+ * once answered, the answer replayed to its retries (../http/idempotency.ts). Purged after 24 hours.
+ */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  /** SHA-256 (hex) of the method, route, query and canonical body. */
+  fingerprint: string;
+  /** When the key was claimed (or last taken over): its 24 hours, and an unanswered claim's age, count from here. */
+  created_on: number;
+  /** The answer's status; null while the first request is still running. */
+  status: number | null;
+  /** JSON object of the answer's headers worth replaying (content-type, refkit-*). */
+  headers: string | null;
+  body: string | null;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -257,4 +275,5 @@ export interface Database {
   campaign_daily_stats: CampaignDailyStatsTable;
   campaign_counters: CampaignCountersTable;
   cache_epoch: CacheEpochTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,0 +1,183 @@
+/**
+ * The Idempotency-Key header, on routes whose config says `idempotent: true` (one line opts a POST in).
+ *
+ * A call with a key (secret key or owner session; keyless browser calls ignore the header) claims it for
+ * its account with one insert that does nothing on a taken key, runs, and stores its status, replayable
+ * headers and body before the answer leaves (the onSend hook awaits the write). A later call with the same
+ * key gets that answer again with `Idempotent-Replayed: true` and does nothing; one with another method,
+ * route, query or body gets 409 idempotency_conflict; one while the first is still running gets 409
+ * idempotency_in_progress with Retry-After, as Stripe answers (waiting would hold a connection per
+ * duplicate). 4xx answers are stored and replayed; a 5xx releases the key so a retry runs again. Keys
+ * last 24 hours from their claim; expired ones are taken over when reused and purged by whichever keyed
+ * call comes first after PURGE_EVERY_MS. A claim left unanswered for ABANDONED_AFTER_MS (its process
+ * died mid-request) may be taken over by a retry: docs/architecture.md says what that window means.
+ * Calls without the header do no work here beyond reading it.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import stringify from 'safe-stable-stringify';
+import type { Ctx } from '../domain/context.js';
+import { AppError } from '../domain/errors.js';
+import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
+import { DAY_MS } from '../store/migrations.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** How long a key's answer is kept and replayed. */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+/** An unanswered claim this old belongs to a request that will never answer (its process is gone). */
+const ABANDONED_AFTER_MS = 5 * 60_000;
+const PURGE_EVERY_MS = 10 * 60_000;
+/** Printable ASCII, 1 to 255 characters, as Stripe takes them. */
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Honours the Idempotency-Key header on POST (./idempotency.ts); GETs change nothing to repeat. */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    /** The key this request claimed, to be answered or released when its answer is sent. */
+    idempotencyClaim: Claim | undefined;
+  }
+}
+
+interface Claim {
+  accountId: number;
+  key: string;
+  claimedOn: number;
+}
+
+const badKey = () =>
+  new AppError(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters', 'Idempotency-Key');
+const conflict = () =>
+  new AppError(
+    409,
+    'idempotency_conflict',
+    'This Idempotency-Key was used with another request; use a new key for a different request',
+    'Idempotency-Key',
+  );
+const inProgress = () =>
+  new AppError(
+    409,
+    'idempotency_in_progress',
+    'A request with this Idempotency-Key is still running; retry after the time in Retry-After to get its answer',
+    'Idempotency-Key',
+    { 'retry-after': '1' },
+  );
+
+/** The answer headers a replay repeats: its type and Refkit's outcome headers (e.g. Refkit-Signup). */
+const replayable = (name: string) => name === 'content-type' || name.startsWith('refkit-');
+
+/** What makes two requests the same request: method, route, query and body, with keys in a fixed order. */
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.routeOptions.url}\n${stringify(request.query ?? null)}\n${stringify(request.body ?? null)}`)
+    .digest('hex');
+}
+
+const isPost = (method: RouteOptions['method']) => (Array.isArray(method) ? method.includes('POST') : method === 'POST');
+
+/** The header in the OpenAPI document of an idempotent route, beside the route's own headers. */
+function documentHeader(route: RouteOptions): void {
+  if (!route.config?.idempotent || !isPost(route.method)) return;
+  const schema = route.schema ?? {};
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  route.schema = {
+    ...schema,
+    headers: {
+      ...headers,
+      properties: {
+        ...headers.properties,
+        [IDEMPOTENCY_HEADER]: {
+          type: 'string',
+          description:
+            'With a secret key or session: a unique key (1-255 printable ASCII) per operation. A retry with the same key and body within 24 h ' +
+            'gets the first answer again (header Idempotent-Replayed: true) and changes nothing; another body: 409 idempotency_conflict; ' +
+            'while the first still runs: 409 idempotency_in_progress. Keyless calls ignore it.',
+        },
+      },
+    },
+  };
+}
+
+async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
+  const store = new IdempotencyStore(ctx.store.db);
+  let nextPurge = 0;
+  app.decorateRequest('idempotencyClaim', undefined);
+  app.addHook('onRoute', documentHeader);
+
+  const replay = (reply: FastifyReply, row: IdempotencyRow) =>
+    reply
+      .status(row.status!)
+      .headers(JSON.parse(row.headers ?? '{}') as Record<string, string>)
+      .header(REPLAYED_HEADER, 'true')
+      .send(row.body);
+
+  /** Claims the key, or answers: true when the handler is to run. */
+  const begin = async (request: FastifyRequest, reply: FastifyReply, key: string, accountId: number): Promise<boolean> => {
+    if (!VALID_KEY.test(key)) throw badKey();
+    const now = ctx.now();
+    if (now >= nextPurge) {
+      nextPurge = now + PURGE_EVERY_MS;
+      await store.purge(now - IDEMPOTENCY_WINDOW_MS);
+    }
+    const print = fingerprint(request);
+    let claimed = await store.claim(accountId, key, print, now);
+    if (!claimed) {
+      const row = await store.find(accountId, key);
+      // Gone between the two statements (purged, or released by a failed first request): one more claim.
+      if (!row) claimed = await store.claim(accountId, key, print, now);
+      else if (now - row.created_on >= IDEMPOTENCY_WINDOW_MS) claimed = await store.takeOver(accountId, key, row.created_on, print, now);
+      else if (row.fingerprint !== print) throw conflict();
+      else if (row.status !== null) {
+        replay(reply, row);
+        return false;
+      } else if (now - row.created_on >= ABANDONED_AFTER_MS) claimed = await store.takeOver(accountId, key, row.created_on, print, now);
+      // Another duplicate won the race for the row as it was read.
+      if (!claimed) throw inProgress();
+    }
+    request.idempotencyClaim = { accountId, key, claimedOn: now };
+    return true;
+  };
+
+  // Callback-style, returning at once on routes that do not opt in and on calls without the header: an
+  // async hook costs every request a promise and a turn of the microtask queue. After access's
+  // preHandler, so the actor is known, and after validation, so the body is the parsed one.
+  app.addHook('preHandler', (request, reply, done) => {
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    if (key === undefined || !request.routeOptions.config.idempotent || request.method !== 'POST' || !request.actor) return done();
+    // Node joins repeated headers it does not know into one string; an array is refused as no valid key.
+    begin(request, reply, typeof key === 'string' ? key : '', request.actor.accountId).then((run) => {
+      // A replayed answer has been sent: the handler must not run.
+      if (run) done();
+    }, done);
+  });
+
+  /** Stores the answer (or releases the key after a failure on our side) before it is sent. */
+  const settle = async (claim: Claim, reply: FastifyReply, payload: unknown) => {
+    const status = reply.statusCode;
+    if (status >= 500 || typeof payload !== 'string') return store.release(claim.accountId, claim.key, claim.claimedOn);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (replayable(name) && value !== undefined) headers[name] = String(value);
+    return store.answer(claim.accountId, claim.key, claim.claimedOn, { status, headers, body: payload });
+  };
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return done(null, payload);
+    request.idempotencyClaim = undefined;
+    settle(claim, reply, payload).then(
+      () => done(null, payload),
+      // The operation's effects stand and its answer still goes out; a retry after ABANDONED_AFTER_MS
+      // would run again, as after a crash at this point.
+      (err: unknown) => {
+        request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
+        done(null, payload);
+      },
+    );
+  });
+}
+
+export default fp(idempotency, { name: 'refkit-idempotency', dependencies: ['refkit-access'] });
