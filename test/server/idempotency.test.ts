@@ -5,10 +5,10 @@
  * the OpenAPI document honours them.
  */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { it, mock } from 'node:test';
 import { createApiKey } from '../../src/server/domain/keys.js';
 import { createOwner } from '../../src/server/domain/owners.js';
-import { IDEMPOTENCY_WINDOW_MS } from '../../src/server/http/idempotency.js';
+import { ABANDONED_AFTER_MS, IDEMPOTENCY_WINDOW_MS } from '../../src/server/http/idempotency.js';
 import { listOperations, validFields, type Operation } from './helpers/operations.js';
 import { OWNER, signIn } from './helpers/owner.js';
 import type { TestService } from './helpers/service.js';
@@ -187,18 +187,43 @@ eachDatabase('Idempotency-Key', (service) => {
     assert.equal(retried.text, keyed.text);
   });
 
+  it('createApiKey ignores the header: its answer, the only copy of the new key, is never stored', async () => {
+    const s = service();
+    const first = await post(s, '/api/v1/admin/createApiKey', { name: 'ci' }, 'new-key');
+    const second = await post(s, '/api/v1/admin/createApiKey', { name: 'ci' }, 'new-key');
+    assert.equal(second.replayed, null);
+    assert.notEqual(first.body.key, second.body.key);
+    assert.deepEqual(await storedKeys(s), []);
+  });
+
+  it('a 5xx answer releases the key: the retry runs', async () => {
+    const s = service();
+    const id = await referral(s);
+    const body = { id, email: 'ben@example.com', amountPaid: '7.00' };
+    mock.method(s.ctx.store, 'transaction', () => Promise.reject(new Error('the database went away')), { times: 1 });
+    const failed = await post(s, QUALIFY, body, 'flaky');
+    assert.equal(failed.status, 500, failed.text);
+    assert.deepEqual(await storedKeys(s), []);
+    const retried = await post(s, QUALIFY, body, 'flaky');
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.replayed, null);
+    assert.deepEqual(await payments(s, id), { count: 1, cents: 700 });
+  });
+
   it('every admin POST of the OpenAPI document documents and honours the header: a retry is replayed', async () => {
     const s = service();
     const id = await referral(s);
     const ops = (await listOperations(s.url)).filter((op) => op.method === 'POST' && op.path.startsWith('/api/v1/admin/'));
     const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as { paths: Record<string, { post: { parameters?: { in: string; name: string }[] } }> };
     // Not keyed, and why: a retried import already changes nothing (existing emails are skipped, all or
-    // nothing), and its body is a stream the handler reads once.
-    const exempt = new Set(['/api/v1/admin/importParticipants']);
+    // nothing), and its body is a stream the handler reads once; createApiKey's answer holds the new key,
+    // which a stored answer would keep in the clear.
+    const exempt = new Set(['/api/v1/admin/importParticipants', '/api/v1/admin/createApiKey']);
     assert.ok(ops.length >= 12, `admin POST operations: ${ops.length}`);
-    for (const op of ops.filter((o) => !exempt.has(o.path))) {
-      const documented = doc.paths[op.path]!.post.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key');
-      assert.ok(documented, `${op.path} documents Idempotency-Key`);
+    for (const op of ops) {
+      const documented = (doc.paths[op.path]!.post.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key');
+      assert.equal(documented, !exempt.has(op.path), `${op.path} documents Idempotency-Key unless exempt`);
+      if (exempt.has(op.path)) continue;
       const fields = fieldsFor(op, id);
       const key = `loop ${op.path}`;
       const first = await post(s, op.path, fields, key);
@@ -240,6 +265,25 @@ eachDatabase(
       clock += IDEMPOTENCY_WINDOW_MS;
       await post(s, QUALIFY, body, 'next');
       assert.deepEqual(await storedKeys(s), ['next']);
+    });
+
+    it('a claim left unanswered (its process died mid-request) answers 409 idempotency_in_progress, and after 5 minutes a retry runs', async () => {
+      const s = service();
+      clock = Date.now();
+      const id = await referral(s);
+      const body = { id, email: 'ben@example.com', amountPaid: '5.00' };
+      // What a request leaves when its process dies before answering: the claim, and no answer.
+      await post(s, QUALIFY, body, 'orphan');
+      await s.ctx.store.db.updateTable('idempotency_keys').set({ status: null, headers: null, body: null }).execute();
+      const busy = await post(s, QUALIFY, body, 'orphan');
+      assert.equal(busy.status, 409, busy.text);
+      assert.equal(busy.body.error!.code, 'idempotency_in_progress');
+      clock += ABANDONED_AFTER_MS;
+      const taken = await post(s, QUALIFY, body, 'orphan');
+      assert.equal(taken.status, 200, taken.text);
+      assert.equal(taken.replayed, null);
+      assert.equal((await post(s, QUALIFY, body, 'orphan')).replayed, 'true');
+      assert.deepEqual(await payments(s, id), { count: 2, cents: 1000 });
     });
   },
   { now: () => clock },

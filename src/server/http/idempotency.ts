@@ -27,7 +27,7 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 /** How long a key's answer is kept and replayed. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** An unanswered claim this old belongs to a request that will never answer (its process is gone). */
-const ABANDONED_AFTER_MS = 5 * 60_000;
+export const ABANDONED_AFTER_MS = 5 * 60_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 /** Printable ASCII, 1 to 255 characters, as Stripe takes them. */
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;

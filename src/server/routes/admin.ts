@@ -86,7 +86,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
   app.post(
     '/api/v1/admin/createApiKey',
     {
-      config,
+      // Not idempotent: its answer is the only copy of the new key (the service keeps a hash), and a
+      // stored answer to replay would keep the key in the clear for a day. A retry makes a second key,
+      // which listApiKeys shows and revokeApiKey removes.
+      config: { access: 'secret' as const },
       schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
     },
     async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name),
