@@ -151,6 +151,23 @@ eachDatabase('Idempotency-Key', (service) => {
     assert.equal(fresh.body.refereeRewardRedeemed, 5);
   });
 
+  it('a refusal that asks to be sent again later (409 campaign_paused) is not replayed: the same key runs once the campaign is resumed', async () => {
+    const s = service();
+    const id = await referral(s);
+    const body = { id, email: 'ben@example.com', amountPaid: '9.00' };
+    await s.admin.setCampaignStatus(id, 'Pause');
+    const paused = await post(s, QUALIFY, body, 'queued');
+    assert.equal(paused.status, 409);
+    assert.equal(paused.body.error!.code, 'campaign_paused');
+    assert.equal((await post(s, QUALIFY, body, 'queued')).body.error!.code, 'campaign_paused');
+    await s.admin.setCampaignStatus(id, 'Active');
+    const resumed = await post(s, QUALIFY, body, 'queued');
+    assert.equal(resumed.status, 200, resumed.text);
+    assert.equal(resumed.replayed, null);
+    assert.equal(resumed.body.refereeReward, 5);
+    assert.deepEqual(await payments(s, id), { count: 1, cents: 900 });
+  });
+
   it('a bad key (256 characters, a control character, non-ASCII, empty) is 400 invalid_request on Idempotency-Key and changes nothing; 255 printable characters are a key', async () => {
     const s = service();
     const id = await referral(s);

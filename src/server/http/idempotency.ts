@@ -7,7 +7,8 @@
  * key gets that answer again with `Idempotent-Replayed: true` and does nothing; one with another method,
  * route, query or body gets 409 idempotency_conflict; one while the first is still running gets 409
  * idempotency_in_progress with Retry-After, as Stripe answers (waiting would hold a connection per
- * duplicate). 4xx answers are stored and replayed; a 5xx releases the key so a retry runs again. Keys
+ * duplicate). 4xx answers are stored and replayed; a 5xx, or a refusal that asks to be sent again later
+ * (campaign_paused), releases the key so a retry runs. Keys
  * last 24 hours from their claim; expired ones are taken over when reused and purged by whichever keyed
  * call comes first after PURGE_EVERY_MS. A claim left unanswered for ABANDONED_AFTER_MS (its process
  * died mid-request) may be taken over by a retry: docs/architecture.md says what that window means.
@@ -17,6 +18,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import stringify from 'safe-stable-stringify';
+import type { ApiErrorBody, ErrorCode } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
@@ -66,6 +68,15 @@ const inProgress = () =>
     'Idempotency-Key',
     { 'retry-after': '1' },
   );
+
+/**
+ * Refusals that say nothing was done and to send the call again later: replaying them for a day would
+ * refuse the retry they ask for, so they release the key as a 5xx does. (Keyed calls are never rate
+ * limited, so no 429 reaches here.)
+ */
+const RETRY_LATER: ReadonlySet<string> = new Set<ErrorCode>(['campaign_paused']);
+const asksForRetry = (status: number, payload: string) =>
+  status >= 500 || (status === 409 && RETRY_LATER.has((JSON.parse(payload) as ApiErrorBody).error.code));
 
 /** The answer headers a replay repeats: its type and Refkit's outcome headers (e.g. Refkit-Signup). */
 const replayable = (name: string) => name === 'content-type' || name.startsWith('refkit-');
@@ -158,7 +169,7 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
   /** Stores the answer (or releases the key after a failure on our side) before it is sent. */
   const settle = async (claim: Claim, reply: FastifyReply, payload: unknown) => {
     const status = reply.statusCode;
-    if (status >= 500 || typeof payload !== 'string') return store.release(claim.accountId, claim.key, claim.claimedOn);
+    if (typeof payload !== 'string' || asksForRetry(status, payload)) return store.release(claim.accountId, claim.key, claim.claimedOn);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (replayable(name) && value !== undefined) headers[name] = String(value);
     return store.answer(claim.accountId, claim.key, claim.claimedOn, { status, headers, body: payload });
