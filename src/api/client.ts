@@ -28,6 +28,7 @@ import type {
   Participant,
   QualifyParticipantBody,
   RedeemRewardBody,
+  RewardEntry,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
@@ -309,6 +310,12 @@ export class RefkitClient extends BrowserClient {
   }
   redeemReward(body: RedeemRewardBody): Promise<Participant> {
     return this.postJson('/api/v1/admin/redeemReward', body);
+  }
+  async listRewardEntries(id: string, email: string, paging: Paging = {}): Promise<RewardEntry[]> {
+    return (await this.listRewardEntriesPage(id, email, paging)).items;
+  }
+  listRewardEntriesPage(id: string, email: string, paging: Paging = {}): Promise<Page<RewardEntry>> {
+    return this.getPage('/api/v1/admin/listRewardEntries', { id, email, ...paging });
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

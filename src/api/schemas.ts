@@ -173,6 +173,7 @@ export const PagingQuery = Type.Object({
 export type PagingQuery = Static<typeof PagingQuery>;
 export const AllParticipantsQuery = Type.Composite([CampaignQuery, PagingQuery]);
 export const ReferralsQuery = Type.Composite([ParticipantQuery, PagingQuery]);
+export const RewardEntriesQuery = ReferralsQuery;
 
 export const QualifyParticipantBody = Type.Object({
   id: Id,
@@ -258,6 +259,22 @@ export const RedeemRewardBody = Type.Object({
   amount: Int(1, 1_000_000_000),
 });
 export type RedeemRewardBody = Static<typeof RedeemRewardBody>;
+
+export const REWARD_ENTRY_KINDS = ['referral', 'referee', 'commission', 'milestone', 'reversal', 'redemption'] as const;
+export const REWARD_ENTRY_STATUSES = ['pending', 'available', 'cancelled'] as const;
+export const RewardEntry = Type.Object({
+  id: Type.Integer(),
+  kind: Type.Union(REWARD_ENTRY_KINDS.map((k) => Type.Literal(k))),
+  rewardKind: Type.Union([Type.Literal('referral'), Type.Literal('referee')], { description: 'The balance it counts in' }),
+  amount: Type.Integer({ description: 'In reward units; credits are positive, reversals and redemptions negative' }),
+  status: Type.Union(REWARD_ENTRY_STATUSES.map((s) => Type.Literal(s))),
+  availableOn: DateTime,
+  label: Type.String(),
+  refereeEmail: Type.Optional(Type.String({ description: 'The referee whose referral earned it' })),
+  paymentId: Type.Optional(Type.Integer({ description: 'The payment that earned it' })),
+  createdOn: DateTime,
+});
+export type RewardEntry = Static<typeof RewardEntry>;
 export const CreateApiKeyBody = Type.Object({ name: Line({ minLength: 1, maxLength: 100 }) });
 export const RevokeApiKeyBody = Type.Object({ id: Id });
 

@@ -8,13 +8,16 @@ export interface PageRequest {
   size: number;
 }
 
-export interface PageResult {
-  rows: ParticipantRow[];
+/** A row a list is keyed on: (created_on, id). */
+type Keyed = Pick<ParticipantRow, 'created_on' | 'id'>;
+
+export interface PageResult<R extends Keyed = ParticipantRow> {
+  rows: R[];
   /** The cursor of the next page, when there is one. */
   next?: string;
 }
 
-export function encodeCursor(row: Pick<ParticipantRow, 'created_on' | 'id'>): string {
+export function encodeCursor(row: Keyed): string {
   return Buffer.from(JSON.stringify([row.created_on, row.id])).toString('base64url');
 }
 
@@ -53,7 +56,7 @@ export function pageRequest(q: PagingQuery): PageRequest {
 }
 
 /** Fetches one row more than the page holds, to know whether a next page exists without counting. */
-export async function fetchPage(req: PageRequest, fetch: (start: ListStart, limit: number) => Promise<ParticipantRow[]>): Promise<PageResult> {
+export async function fetchPage<R extends Keyed>(req: PageRequest, fetch: (start: ListStart, limit: number) => Promise<R[]>): Promise<PageResult<R>> {
   const rows = await fetch(req.start, req.size + 1);
   if (rows.length <= req.size) return { rows };
   const page = rows.slice(0, req.size);

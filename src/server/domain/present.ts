@@ -1,5 +1,6 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
-import type { Campaign, CampaignSettings, Participant } from '../../api/schemas.js';
+import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../api/schemas.js';
+import type { ListedRewardEntry } from '../store/reward-entry-store.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
 import type { PageResult } from './paging.js';
@@ -101,5 +102,20 @@ export function presentCampaign(c: CampaignRow, participants: number, now: numbe
     refereeRewardValue: c.referee_reward_value,
     rewardType: c.reward_type,
     participants,
+  };
+}
+
+export function presentRewardEntry(e: ListedRewardEntry): RewardEntry {
+  return {
+    id: e.id,
+    kind: e.kind,
+    rewardKind: e.reward_kind,
+    amount: e.amount,
+    status: e.status,
+    availableOn: iso(e.available_on),
+    label: e.label,
+    ...(e.referee_email !== null && { refereeEmail: e.referee_email }),
+    ...(e.payment_id !== null && { paymentId: e.payment_id }),
+    createdOn: iso(e.created_on),
   };
 }

@@ -6,13 +6,15 @@
  * of those comes last (qualify, approving the referee, approving the referrer) credits it. The claim is
  * one conditional statement (Store.claimRefereeCredit), so however calls interleave, exactly one
  * credits; each crediting transaction first locks the referrer's row and then the referee's, so a
- * concurrent approval and qualification cannot each miss the other's uncommitted half.
+ * concurrent approval and qualification cannot each miss the other's uncommitted half. Every credit and
+ * redemption appends its ledger entries (./ledger.ts) in the transaction that moves the counters.
  */
 import type { QualifyParticipantBody, RedeemRewardBody } from '../../api/schemas.js';
 import type { CampaignRow, RewardKind, Store } from '../store/store.js';
 import { assertOpen } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
+import { referralCredit, redemption } from './ledger.js';
 import { getParticipant } from './participants.js';
 import type { ParticipantView } from './present.js';
 import { emit } from './webhook-events.js';
@@ -53,8 +55,10 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
  * queued a webhook delivery (so the dispatcher is woken only when it has something to send).
  */
 async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, referrerId: number, now: number): Promise<boolean> {
-  if (!(await tx.claimRefereeCredit(refereeId, campaign.referee_reward_value, now))) return false;
-  await tx.addReferralReward(referrerId, campaign.referrer_reward_value, now);
+  const credit = referralCredit(campaign, refereeId, referrerId, now);
+  if (!(await tx.claimRefereeCredit(refereeId, credit.referee.amount, now))) return false;
+  await tx.addReferralReward(referrerId, credit.referrer.amount, now);
+  await tx.rewardEntries.append([credit.referee, credit.referrer]);
   // The event goes out for each side even when its reward value is 0: the unlock itself is news.
   const referee = await emit(tx, 'reward_unlocked', refereeId, campaign, now);
   const referrer = await emit(tx, 'reward_unlocked', referrerId, campaign, now);
@@ -85,7 +89,13 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
 export async function redeemReward(ctx: Ctx, actor: Actor, input: RedeemRewardBody): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
   const kind: RewardKind = input.kind;
-  if (!(await ctx.store.redeem(participant.id, kind, input.amount, ctx.now()))) {
+  const redeemed = await ctx.store.transaction(async (tx) => {
+    const now = ctx.now();
+    if (!(await tx.redeem(participant.id, kind, input.amount, now))) return false;
+    await tx.rewardEntries.append([redemption(participant.id, kind, input.amount, now)]);
+    return true;
+  });
+  if (!redeemed) {
     throw new AppError(409, 'insufficient_balance', `The ${kind} reward balance is less than ${input.amount}`, 'amount');
   }
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };

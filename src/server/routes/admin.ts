@@ -13,6 +13,8 @@ import {
   ParticipantQuery,
   RedeemRewardBody,
   RevokeApiKeyBody,
+  RewardEntriesQuery,
+  RewardEntry,
   RevokedTokens,
   SigningSecret,
   SetCampaignStatusBody,
@@ -21,11 +23,13 @@ import {
 import * as campaigns from '../domain/campaigns.js';
 import type { Ctx } from '../domain/context.js';
 import * as keys from '../domain/keys.js';
+import * as ledger from '../domain/ledger.js';
 import * as proof from '../domain/proof.js';
 import * as rewards from '../domain/rewards.js';
 import { campaignView } from '../domain/campaign-views.js';
-import { presentView } from '../domain/present.js';
+import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
+import { linkNext } from '../http/link-next.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
@@ -81,6 +85,29 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request) => presentView(await rewards.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
+  );
+
+  app.get(
+    '/api/v1/admin/listRewardEntries',
+    {
+      config: { access: 'secret' as const },
+      schema: {
+        ...common,
+        summary: "List a participant's reward ledger",
+        description:
+          'Every credit, reversal and redemption, newest first (createdOn, then id). The reward fields of the participant are its ' +
+          'sums: what was earned is the available entries but redemptions, what was redeemed the available redemptions (negative amounts). ' +
+          'Paged as getAllParticipants.',
+        querystring: RewardEntriesQuery,
+        response: { 200: Type.Array(RewardEntry), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { id, email, ...paging } = request.query;
+      const page = await ledger.listRewardEntries(ctx, requireActor(request), id, email, paging);
+      linkNext(request, reply, page.next);
+      return page.rows.map(presentRewardEntry);
+    },
   );
 
   app.post(

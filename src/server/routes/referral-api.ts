@@ -2,7 +2,6 @@
  * The seven operations of the Referral Program Service Interface, at exactly its paths. Handlers only
  * translate HTTP to domain calls and domain results to wire shapes; rules live in ../domain.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
@@ -28,20 +27,13 @@ import { presentPage, presentView } from '../domain/present.js';
 import * as rewards from '../domain/rewards.js';
 import * as signups from '../domain/signups.js';
 import { requireActor } from '../http/access.js';
+import { linkNext } from '../http/link-next.js';
 import { presentSignup, proofOf, visitorOf } from '../http/signup-answer.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody };
 const bearer = [{ bearerAuth: [] }];
 const tags = ['interface'];
 
-/** Puts the next page's address in a `Link` header (the body stays a bare array, as the interface says). */
-function linkNext(request: FastifyRequest, reply: FastifyReply, next: string | undefined): void {
-  if (!next) return;
-  const url = new URL(request.url, `${request.protocol}://${request.host}`);
-  url.searchParams.delete('page');
-  url.searchParams.set('cursor', next);
-  reply.header('link', `<${url.href}>; rel="next"`);
-}
 
 
 export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {

@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
+import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
 import { ASSUMPTION_FAILED } from './signup-reads.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
@@ -411,6 +412,44 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         // The purge of expired keys deletes by age.
         await db.schema.createIndex('idempotency_keys_created_on').on('idempotency_keys').column('created_on').execute();
+      },
+    },
+    '0014_reward_entries': {
+      async up(db: Kysely<any>) {
+        // The reward ledger (./reward-entry-store.ts): one append-only row per credit, reversal or
+        // redemption. The participant's reward counters stay as the sums of its available entries.
+        await db.schema
+          .createTable('reward_entries')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('reward_kind', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('available_on', 'bigint', (c) => c.notNull())
+          .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('referee_id', 'bigint', (c) => c.references('participants.id'))
+          .addColumn('payment_id', 'bigint')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('reward_entries_kind', sql`kind in ('referral', 'referee', 'commission', 'milestone', 'reversal', 'redemption')`)
+          .addCheckConstraint('reward_entries_reward_kind', sql`reward_kind in ('referral', 'referee')`)
+          .addCheckConstraint('reward_entries_status', sql`status in ('pending', 'available', 'cancelled')`)
+          .execute();
+        // A participant's entries, newest first, a page at a time.
+        await db.schema.createIndex('reward_entries_participant_order').on('reward_entries').columns(['participant_id', 'created_on', 'id']).execute();
+        // What was earned and redeemed before the ledger, carried over as one entry each, so every
+        // balance is the same after the migration as before it.
+        const label = sql.lit(CARRIED_OVER_LABEL);
+        for (const kind of ['referral', 'referee'] as const) {
+          await sql`insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
+            select id, ${sql.lit(kind)}, ${sql.lit(kind)}, ${sql.ref(`${kind}_reward`)}, 'available', updated_on, ${label}, updated_on
+            from participants where ${sql.ref(`${kind}_reward`)} <> 0 order by id`.execute(db);
+        }
+        for (const kind of ['referral', 'referee'] as const) {
+          await sql`insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
+            select id, 'redemption', ${sql.lit(kind)}, -${sql.ref(`${kind}_reward_redeemed`)}, 'available', updated_on, ${label}, updated_on
+            from participants where ${sql.ref(`${kind}_reward_redeemed`)} <> 0 order by id`.execute(db);
+        }
       },
     },
   };

@@ -25,8 +25,10 @@ import {
   type SignupQuestion,
 } from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
+import { RewardEntryStore } from './reward-entry-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
+import type { ListStart } from './list-start.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
 export type CampaignRow = Selectable<CampaignsTable>;
@@ -320,8 +322,7 @@ const pages = {
 };
 const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
 
-/** Where a list starts: an offset (page numbers) or after a (createdOn, id) key (cursors). */
-export type ListStart = { offset: number } | { after: { createdOn: number; id: number } };
+export type { ListStart };
 export type ParticipantFilter = { campaignId: string; referredById?: number };
 
 export class Store {
@@ -335,6 +336,8 @@ export class Store {
   readonly stats: StatsStore;
   /** The owner's participant table: search, orders, review state. */
   readonly directory: DirectoryStore;
+  /** The reward ledger, over the same connection (and so the same transaction) as this store. */
+  readonly rewardEntries: RewardEntryStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -357,6 +360,7 @@ export class Store {
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
+    this.rewardEntries = new RewardEntryStore(db);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */

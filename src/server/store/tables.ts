@@ -4,6 +4,7 @@
  * per-dialect conversions.
  */
 import type { Generated } from 'kysely';
+import type { REWARD_ENTRY_KINDS, REWARD_ENTRY_STATUSES } from '../../api/schemas.js';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -254,6 +255,25 @@ export interface IdempotencyKeysTable {
   body: string | null;
 }
 
+/** One entry of a participant's reward ledger (./reward-entry-store.ts). Never updated but for its status. */
+export interface RewardEntriesTable {
+  id: Generated<number>;
+  participant_id: number;
+  kind: (typeof REWARD_ENTRY_KINDS)[number];
+  /** The balance it counts in: the participant's as a referrer (`referral`) or as a referee. */
+  reward_kind: 'referral' | 'referee';
+  /** In the campaign's reward units, signed: credits add, reversals and redemptions take away. */
+  amount: number;
+  status: (typeof REWARD_ENTRY_STATUSES)[number];
+  available_on: number;
+  label: string;
+  /** The referee whose referral earned it. */
+  referee_id: number | null;
+  /** The payment that earned it (commissions; nothing records payments one by one yet). */
+  payment_id: number | null;
+  created_on: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -276,4 +296,5 @@ export interface Database {
   campaign_counters: CampaignCountersTable;
   cache_epoch: CacheEpochTable;
   idempotency_keys: IdempotencyKeysTable;
+  reward_entries: RewardEntriesTable;
 }
