@@ -10,7 +10,9 @@ import { connect } from '../../src/server/store/connect.js';
 import { visitorKey } from '../../src/server/domain/impressions.js';
 import { networkOf } from '../../src/server/domain/network.js';
 import { hashSecret } from '../../src/server/domain/secrets.js';
+import { ledgerTotals } from '../../src/server/domain/ledger.js';
 import { DAY_MS, migrate } from '../../src/server/store/migrations.js';
+import { CARRIED_OVER_LABEL } from '../../src/server/store/reward-entry-store.js';
 import { Store } from '../../src/server/store/store.js';
 import { databaseKinds } from './helpers/databases.js';
 
@@ -65,6 +67,45 @@ for (const kind of kinds) {
         store.addImpression({ participantId: id, visitor: visitorKey(visitor), day });
         await store.flushImpressions();
         assert.equal((await store.findParticipant(id))!.impression_count, 1);
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
+
+    it('0014 carries every earned and redeemed reward into the ledger: balances unchanged, entries summing to them', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0013_idempotency_keys');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        // As the counters stood before the ledger: earned and redeemed, of either kind, or nothing.
+        const counters = [
+          { referral_reward: 0, referral_reward_redeemed: 0, referee_reward: 0, referee_reward_redeemed: 0 },
+          { referral_reward: 30, referral_reward_redeemed: 0, referee_reward: 0, referee_reward_redeemed: 0 },
+          { referral_reward: 40, referral_reward_redeemed: 25, referee_reward: 5, referee_reward_redeemed: 5 },
+          { referral_reward: 0, referral_reward_redeemed: 0, referee_reward: 5, referee_reward_redeemed: 2 },
+          { referral_reward: 9_007_199_254, referral_reward_redeemed: 1, referee_reward: 0, referee_reward_redeemed: 0 },
+        ];
+        for (const [i, rewards] of counters.entries()) {
+          await c.db
+            .insertInto('participants')
+            .values({ campaign_id: 'c1', email: `p${i}@example.com`, email_key: `p${i}@example.com`, code: `CODE${i}234`, created_on: now, updated_on: now + i, signup_source: 'api', ...rewards })
+            .execute();
+        }
+        await migrate(c.db, c.dialect);
+        const people = await c.db.selectFrom('participants').selectAll().orderBy('id').execute();
+        const entries = await c.db.selectFrom('reward_entries').selectAll().execute();
+        for (const [i, p] of people.entries()) {
+          const { referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed } = p;
+          assert.deepEqual({ referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed }, counters[i], 'the counters are unchanged');
+          const own = entries.filter((e) => e.participant_id === p.id);
+          assert.deepEqual(ledgerTotals(own), counters[i], `p${i}: the entries sum to the counters`);
+          for (const e of own) assert.deepEqual([e.status, e.label, e.created_on], ['available', CARRIED_OVER_LABEL, p.updated_on]);
+        }
+        // One entry per non-zero counter: nothing for the participant with none.
+        assert.equal(entries.length, 1 + 4 + 2 + 2);
       } finally {
         await c.close();
         await db.drop();
