@@ -2,7 +2,7 @@
  * The one migration set, for both databases. Migrations are code (not files found at run time) so the
  * compiled service and the tests run the same list in the same order. Append; never edit a shipped one.
  */
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
 import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
@@ -439,17 +439,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('reward_entries_participant_order').on('reward_entries').columns(['participant_id', 'created_on', 'id']).execute();
         // What was earned and redeemed before the ledger, carried over as one entry each, so every
         // balance is the same after the migration as before it.
-        const label = sql.lit(CARRIED_OVER_LABEL);
-        for (const kind of ['referral', 'referee'] as const) {
-          await sql`insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
-            select id, ${sql.lit(kind)}, ${sql.lit(kind)}, ${sql.ref(`${kind}_reward`)}, 'available', updated_on, ${label}, updated_on
-            from participants where ${sql.ref(`${kind}_reward`)} <> 0 order by id`.execute(db);
-        }
-        for (const kind of ['referral', 'referee'] as const) {
-          await sql`insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
-            select id, 'redemption', ${sql.lit(kind)}, -${sql.ref(`${kind}_reward_redeemed`)}, 'available', updated_on, ${label}, updated_on
-            from participants where ${sql.ref(`${kind}_reward_redeemed`)} <> 0 order by id`.execute(db);
-        }
+        const carry = (kind: string, rewardKind: string, amount: RawBuilder<number>) =>
+          sql`insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
+            select id, ${sql.lit(kind)}, ${sql.lit(rewardKind)}, ${amount}, 'available', updated_on, ${sql.lit(CARRIED_OVER_LABEL)}, updated_on
+            from participants where ${amount} <> 0 order by id`.execute(db);
+        for (const kind of ['referral', 'referee']) await carry(kind, kind, sql`${sql.ref(`${kind}_reward`)}`);
+        for (const kind of ['referral', 'referee']) await carry('redemption', kind, sql`-${sql.ref(`${kind}_reward_redeemed`)}`);
       },
     },
   };
