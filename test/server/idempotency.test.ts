@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import pg from 'pg';
 import { createApiKey } from '../../src/server/domain/keys.js';
 import { createOwner } from '../../src/server/domain/owners.js';
 import { ABANDONED_AFTER_MS, IDEMPOTENCY_WINDOW_MS } from '../../src/server/http/idempotency.js';
 import { listOperations, validFields, type Operation } from './helpers/operations.js';
 import { OWNER, signIn } from './helpers/owner.js';
 import { databaseKinds } from './helpers/databases.js';
+import { statementsSent } from './helpers/pg-statements.js';
 import { startService, type TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 
@@ -317,28 +317,15 @@ describe('Idempotency-Key costs nothing without the header [postgres]', { skip: 
   });
   afterEach(() => s.close());
 
-  /** The statements `call` sends (the cache watcher's poll, on its own timer, left out). */
-  async function statements(call: () => Promise<unknown>): Promise<string[]> {
-    const query = mock.method(pg.Client.prototype, 'query');
-    try {
-      await call();
-    } finally {
-      mock.restoreAll();
-    }
-    return query.mock.calls
-      .map((c) => (typeof c.arguments[0] === 'string' ? c.arguments[0] : (c.arguments[0] as { text: string }).text))
-      .filter((text) => !/^select "n" from "cache_epoch"/.test(text));
-  }
-
   it('a sign-up and a payment without the header send no statement of it; with it, the claim and the answer are the only two more', async () => {
     const id = await referral(s);
     // The first keyed call of the process also purges expired keys: out of the way before counting.
     await post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '1.00' }, 'first');
-    const signup = await statements(() => s.admin.addParticipant({ id, email: 'cy@example.com' }));
+    const signup = await statementsSent(() => s.admin.addParticipant({ id, email: 'cy@example.com' }));
     assert.deepEqual(signup.filter((t) => t.includes('idempotency_keys')), []);
-    const plain = await statements(() => post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '2.00' }));
+    const plain = await statementsSent(() => post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '2.00' }));
     assert.deepEqual(plain.filter((t) => t.includes('idempotency_keys')), []);
-    const keyed = await statements(() => post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '2.00' }, 'second'));
+    const keyed = await statementsSent(() => post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '2.00' }, 'second'));
     const extra = keyed.filter((t) => t.includes('idempotency_keys'));
     assert.equal(extra.length, 2, extra.join('\n'));
     assert.match(extra[0]!, /^insert into "idempotency_keys"/);

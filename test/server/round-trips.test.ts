@@ -6,7 +6,8 @@
  * deliveries, the token) checks them. Any other is two: it reads in one statement (is the email taken,
  * the referrer, fraud scoring's counts) and writes in one; and an assumption found untrue costs the failed
  * write, then those two, deciding exactly as if it had read from the start. Concurrent sign-ups and
- * qualifications of one referrer all succeed.
+ * qualifications of one referrer all succeed. The reward ledger adds no round trip: a redemption is one
+ * statement with its entry, and a credit's entries are inserted by the statement that credits the referrer.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
@@ -15,6 +16,7 @@ import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { CACHE_CHECK_MS } from '../../src/server/store/caches.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
+import { statementsSent } from './helpers/pg-statements.js';
 import { startService, type TestService } from './helpers/service.js';
 
 const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;
@@ -141,6 +143,27 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     const after = await s.admin.getParticipant(id, 'ann@example.com');
     assert.equal(after.totalReferrals, 40);
     assert.equal((await s.admin.getCampaign(id)).participants, 41);
+  });
+
+  it("a redemption is one statement with its ledger entry, and a credit's entries go with the referrer's update", async () => {
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    const qualify = await statementsSent(() => s.admin.qualifyParticipant({ id, email: 'ben@example.com' }));
+    const ledgerWrites = qualify.filter((t) => /reward_entries/.test(t));
+    assert.equal(ledgerWrites.length, 1, qualify.join('\n'));
+    assert.match(ledgerWrites[0]!, /^with "credited" as \(update "participants" set "referral_reward" = .* insert into "reward_entries"/);
+
+    const redeem = await statementsSent(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 4 }));
+    const writes = redeem.filter((t) => !/^select/.test(t));
+    assert.equal(writes.length, 1, redeem.join('\n'));
+    assert.match(writes[0]!, /^with "redeemed" as \(update "participants" .* insert into "reward_entries"/);
+    assert.equal((await s.admin.listRewardEntries(id, 'ann@example.com'))[0]!.amount, -4);
+    // Refused: the one statement changes nothing, and writes no entry.
+    const refused = await statementsSent(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 7 }).catch(() => undefined));
+    assert.equal(refused.filter((t) => !/^select/.test(t)).length, 1, refused.join('\n'));
+    assert.equal((await s.admin.listRewardEntries(id, 'ann@example.com')).length, 2);
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance, 6);
   });
 
   it("qualifying a chain's members at once (each the referrer of the next) all succeed, without deadlocks", async () => {

@@ -7,7 +7,7 @@
  * one conditional statement (Store.claimRefereeCredit), so however calls interleave, exactly one
  * credits; each crediting transaction first locks the referrer's row and then the referee's, so a
  * concurrent approval and qualification cannot each miss the other's uncommitted half. Every credit and
- * redemption appends its ledger entries (./ledger.ts) in the transaction that moves the counters.
+ * redemption appends its ledger entries (./ledger.ts) with the counters it moves (../store/reward-entry-store.ts).
  */
 import type { QualifyParticipantBody, RedeemRewardBody } from '../../api/schemas.js';
 import type { CampaignRow, RewardKind, Store } from '../store/store.js';
@@ -57,8 +57,7 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
 async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, referrerId: number, now: number): Promise<boolean> {
   const credit = referralCredit(campaign, refereeId, referrerId, now);
   if (!(await tx.claimRefereeCredit(refereeId, credit.referee.amount, now))) return false;
-  await tx.addReferralReward(referrerId, credit.referrer.amount, now);
-  await tx.rewardEntries.append([credit.referee, credit.referrer]);
+  await tx.rewardEntries.creditReferrer(referrerId, credit.referrer.amount, now, [credit.referee, credit.referrer]);
   // The event goes out for each side even when its reward value is 0: the unlock itself is news.
   const referee = await emit(tx, 'reward_unlocked', refereeId, campaign, now);
   const referrer = await emit(tx, 'reward_unlocked', referrerId, campaign, now);
@@ -89,12 +88,7 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
 export async function redeemReward(ctx: Ctx, actor: Actor, input: RedeemRewardBody): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
   const kind: RewardKind = input.kind;
-  const redeemed = await ctx.store.transaction(async (tx) => {
-    const now = ctx.now();
-    if (!(await tx.redeem(participant.id, kind, input.amount, now))) return false;
-    await tx.rewardEntries.append([redemption(participant.id, kind, input.amount, now)]);
-    return true;
-  });
+  const redeemed = await ctx.store.rewardEntries.redeem(redemption(participant.id, kind, input.amount, ctx.now()));
   if (!redeemed) {
     throw new AppError(409, 'insufficient_balance', `The ${kind} reward balance is less than ${input.amount}`, 'amount');
   }

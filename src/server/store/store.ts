@@ -360,7 +360,7 @@ export class Store {
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
-    this.rewardEntries = new RewardEntryStore(db);
+    this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
@@ -712,29 +712,8 @@ export class Store {
       .where('fraud_score', 'in', ['low', 'medium']);
   }
 
-  async addReferralReward(referrerId: number, amount: number, now: number): Promise<void> {
-    await this.db
-      .updateTable('participants')
-      .set((eb) => ({ referral_reward: eb('referral_reward', '+', amount), updated_on: now }))
-      .where('id', '=', referrerId)
-      .execute();
-  }
-
   async approve(id: number, now: number): Promise<void> {
     await this.db.updateTable('participants').set({ approval: 1, updated_on: now }).where('id', '=', id).execute();
-  }
-
-  /** Redeems from a balance only if the balance covers it; false (and nothing changed) otherwise. */
-  async redeem(id: number, kind: RewardKind, amount: number, now: number): Promise<boolean> {
-    const earned = kind === 'referral' ? 'referral_reward' : 'referee_reward';
-    const redeemed = kind === 'referral' ? 'referral_reward_redeemed' : 'referee_reward_redeemed';
-    const r = await this.db
-      .updateTable('participants')
-      .set((eb) => ({ [redeemed]: eb(redeemed, '+', amount), updated_on: now }))
-      .where('id', '=', id)
-      .where((eb) => eb(eb(earned, '-', eb.ref(redeemed)), '>=', amount))
-      .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
   }
 
   /**
