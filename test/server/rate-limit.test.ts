@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../src/server/http/rate-limit.js';
 import { REDIS_URL, redisProblem } from '../requirements.js';
 import { rejects } from './helpers/assert.js';
+import { statuses } from './helpers/bursts.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 
@@ -183,16 +184,6 @@ describe('rate limits', () => {
     await rejects(() => browser.getCampaign(id), 429, 'rate_limited');
   });
 });
-
-/** Statuses of responses, counted: { 200: n, 429: m }. */
-async function statuses(calls: Promise<Response>[]): Promise<Record<number, number>> {
-  const counts: Record<number, number> = {};
-  for (const res of await Promise.all(calls)) {
-    counts[res.status] = (counts[res.status] ?? 0) + 1;
-    await res.body?.cancel();
-  }
-  return counts;
-}
 
 // Parallel bursts against each limit, on both databases (what a burst may create is rows), in memory and in Redis.
 for (const kind of kinds) {

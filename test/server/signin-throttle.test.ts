@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { createOwner, resetOwner } from '../../src/server/domain/owners.js';
 import { delayAfter, FREE_TRIES, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/server/domain/signin-throttle.js';
+import { statuses } from './helpers/bursts.js';
 import { databaseKinds } from './helpers/databases.js';
 import { OWNER } from './helpers/owner.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -28,15 +29,6 @@ function deviceCookie(res: Response): string {
   assert.ok(set, `a device cookie among ${JSON.stringify(res.headers.getSetCookie())}`);
   return set.split(';')[0]!;
 }
-
-const statuses = async (calls: Promise<Response>[]) => {
-  const counts: Record<number, number> = {};
-  for (const res of await Promise.all(calls)) {
-    counts[res.status] = (counts[res.status] ?? 0) + 1;
-    await res.body?.cancel();
-  }
-  return counts;
-};
 
 const SECOND = { email: 'second@example.com', password: 'another good password' };
 

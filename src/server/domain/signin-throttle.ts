@@ -69,25 +69,23 @@ export async function reserveSignIn(ctx: Ctx, email: string, client: string, dev
   const { owners } = ctx.store;
   const now = ctx.now();
   const since = now - THROTTLE_WINDOW_MS;
+  /** The 429 for a key that is held back, once the attempts reserved on `release` are given back. */
+  const refuse = async (key: string, max: number, release: string[]) => {
+    for (const k of release) await owners.releaseAttempt(k);
+    const at = (await owners.retryAt(key, THROTTLE_WINDOW_MS, max)) ?? now;
+    return throttled(Math.max(1, Math.ceil((at - now) / 1000)));
+  };
   if (device !== undefined) {
     // A browser the owner trusted (./trusted-devices.ts): its own few tries and growing waits, and nothing
     // anyone else did counts against it.
     const key = `device:${device}`;
-    if ((await owners.reserveAttempt(key, since, now, UNCAPPED, delaySql)) === undefined) {
-      const at = (await owners.retryAt(key, THROTTLE_WINDOW_MS, UNCAPPED)) ?? now;
-      throw throttled(Math.max(1, Math.ceil((at - now) / 1000)));
-    }
+    if ((await owners.reserveAttempt(key, since, now, UNCAPPED, delaySql)) === undefined) throw await refuse(key, UNCAPPED, []);
     return { succeeded: () => owners.clearFailures(key) };
   }
   const ip = `ip:${client}`;
   // A space cannot be in an address, so no two pairs share a key.
   const pair = `${PAIR}${client} ${email}`;
   const byEmail = emailKey(email);
-  const refuse = async (key: string, max: number, release: string[]) => {
-    for (const k of release) await owners.releaseAttempt(k);
-    const at = (await owners.retryAt(key, THROTTLE_WINDOW_MS, max)) ?? now;
-    return throttled(Math.max(1, Math.ceil((at - now) / 1000)));
-  };
 
   if ((await owners.reserveAttempt(ip, since, now, MAX_FAILURES_PER_IP, noDelay)) === undefined) throw await refuse(ip, MAX_FAILURES_PER_IP, []);
   const tries = await owners.reserveAttempt(pair, since, now, UNCAPPED, delaySql);
