@@ -64,8 +64,8 @@ for (const kind of await databaseKinds()) {
       ...Array.from({ length: 100 }, (_, i) => signIn(s, proxy, { email: `guess${i}@example.com`, password: `wrong ${i}` })),
     ];
     const counts = await statuses(burst);
-    assert.equal(counts[200], undefined);
-    assert.ok(counts[429]! > 250, JSON.stringify(counts));
+    // As in any serial order of these calls: the address's failures fill exactly to its limit.
+    assert.deepEqual(counts, { 401: MAX_FAILURES_PER_IP, 429: burst.length - MAX_FAILURES_PER_IP });
     assert.equal((await signIn(s, proxy, OWNER)).status, 429, 'a browser the owner never used meets the throttle');
     const again = await signIn(s, proxy, OWNER, device);
     assert.equal(again.status, 200, 'the trusted browser is let in');

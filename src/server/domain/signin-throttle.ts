@@ -14,6 +14,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Ctx } from './context.js';
 import { AppError } from './errors.js';
+import type { OwnerStore } from '../store/owner-store.js';
 
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /** Failed tries of one client on one email before its next tries are spaced out. */
@@ -66,12 +67,10 @@ export interface SignInAttempt {
  * reservation is the failure: it stays unless `succeeded()` is called.
  */
 export async function reserveSignIn(ctx: Ctx, email: string, client: string, device?: string): Promise<SignInAttempt> {
-  const { owners } = ctx.store;
   const now = ctx.now();
   const since = now - THROTTLE_WINDOW_MS;
-  /** The 429 for a key that is held back, once the attempts reserved on `release` are given back. */
-  const refuse = async (key: string, max: number, release: string[]) => {
-    for (const k of release) await owners.releaseAttempt(k);
+  /** The 429 for a key that is held back. */
+  const refuse = async (owners: OwnerStore, key: string, max: number) => {
     const at = (await owners.retryAt(key, THROTTLE_WINDOW_MS, max)) ?? now;
     return throttled(Math.max(1, Math.ceil((at - now) / 1000)));
   };
@@ -79,7 +78,8 @@ export async function reserveSignIn(ctx: Ctx, email: string, client: string, dev
     // A browser the owner trusted (./trusted-devices.ts): its own few tries and growing waits, and nothing
     // anyone else did counts against it.
     const key = `device:${device}`;
-    if ((await owners.reserveAttempt(key, since, now, UNCAPPED, delaySql)) === undefined) throw await refuse(key, UNCAPPED, []);
+    const { owners } = ctx.store;
+    if ((await owners.reserveAttempt(key, since, now, UNCAPPED, delaySql)) === undefined) throw await refuse(owners, key, UNCAPPED);
     return { succeeded: () => owners.clearFailures(key) };
   }
   const ip = `ip:${client}`;
@@ -87,13 +87,20 @@ export async function reserveSignIn(ctx: Ctx, email: string, client: string, dev
   const pair = `${PAIR}${client} ${email}`;
   const byEmail = emailKey(email);
 
-  if ((await owners.reserveAttempt(ip, since, now, MAX_FAILURES_PER_IP, noDelay)) === undefined) throw await refuse(ip, MAX_FAILURES_PER_IP, []);
-  const tries = await owners.reserveAttempt(pair, since, now, UNCAPPED, delaySql);
-  if (tries === undefined) throw await refuse(pair, UNCAPPED, [ip]);
-  // Counted for every client, but a client with no failures on this email is never held back by it.
-  const emailMax = tries === 1 ? UNCAPPED : MAX_FAILURES_PER_EMAIL;
-  if ((await owners.reserveAttempt(byEmail, since, now, emailMax, noDelay)) === undefined) throw await refuse(byEmail, MAX_FAILURES_PER_EMAIL, [ip, pair]);
+  // The three reservations are one transaction: a refusal by a later count rolls back the earlier ones
+  // rather than giving them back afterwards, so a parallel burst never sees a count briefly full with
+  // attempts that are then returned (it would refuse more than the same calls made one after another, and
+  // leave the count short of its limit). The rows are always taken in this order, so no two wait on each other.
+  await ctx.store.transaction(async ({ owners }) => {
+    if ((await owners.reserveAttempt(ip, since, now, MAX_FAILURES_PER_IP, noDelay)) === undefined) throw await refuse(owners, ip, MAX_FAILURES_PER_IP);
+    const tries = await owners.reserveAttempt(pair, since, now, UNCAPPED, delaySql);
+    if (tries === undefined) throw await refuse(owners, pair, UNCAPPED);
+    // Counted for every client, but a client with no failures on this email is never held back by it.
+    const emailMax = tries === 1 ? UNCAPPED : MAX_FAILURES_PER_EMAIL;
+    if ((await owners.reserveAttempt(byEmail, since, now, emailMax, noDelay)) === undefined) throw await refuse(owners, byEmail, MAX_FAILURES_PER_EMAIL);
+  });
 
+  const { owners } = ctx.store;
   return {
     async succeeded() {
       // The email's and the client's other failures stay: one success must not reset a sweep.

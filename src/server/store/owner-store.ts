@@ -110,7 +110,7 @@ export class OwnerStore {
     return r.failures >= max ? Math.max(Number(r.window_start) + windowMs, Number(r.next_on)) : Number(r.next_on);
   }
 
-  /** Gives back an attempt reserved by reserveAttempt (its password was right, or another limit refused it). */
+  /** Gives back an attempt reserved by reserveAttempt (its password was right). */
   async releaseAttempt(key: string): Promise<void> {
     await this.db.updateTable('signin_failures').set((eb) => ({ failures: eb('failures', '-', 1) })).where('key', '=', key).where('failures', '>', 0).execute();
   }
