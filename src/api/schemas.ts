@@ -94,6 +94,7 @@ export const ErrorCode = Type.Union(
     'link_not_found',
     'invalid_transition',
     'insufficient_balance',
+    'refund_exceeds_payments',
     'idempotency_conflict',
     'idempotency_in_progress',
     'invalid_credentials',
@@ -223,6 +224,57 @@ export const WidgetStyle = Type.Object(
 );
 export type WidgetStyle = Static<typeof WidgetStyle>;
 
+/** A bonus a referrer earns once, when their credited referrals reach `referrals`. */
+export const Milestone = Type.Object(
+  {
+    referrals: Int(1, 1_000_000),
+    reward: RewardValue,
+    label: Line({ minLength: 1, maxLength: 80, description: 'What the participant sees, e.g. "Free month"' }),
+  },
+  { additionalProperties: false },
+);
+export type Milestone = Static<typeof Milestone>;
+export const MAX_MILESTONES = 20;
+export const MAX_HOLD_DAYS = 365;
+
+/**
+ * The campaign's reward rules beyond the fixed rewards (src/server/domain/reward-rules.ts applies them).
+ * In updateCampaign each one given replaces the stored one; `maxReferralReward: null` removes the ceiling.
+ */
+export const RewardRulesFields = {
+  referrerRewardPercent: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 100,
+      multipleOf: 0.01,
+      'x-finite': true,
+      description: "The referrer also earns this share of each of their referee's payments (amountPaid), in reward units, rounded down with the remainder carried to the next payment",
+    }),
+  ),
+  commissionPayments: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1000, 'x-finite': true, description: "0: every payment earns the commission; n: the referee's first n payments" }),
+  ),
+  milestones: Type.Optional(
+    Type.Array(Milestone, { maxItems: MAX_MILESTONES, description: 'Bonuses once per referrer; referrals counts are distinct' }),
+  ),
+  maxReferralReward: Type.Optional(
+    Type.Union([RewardValue, Type.Null()], { description: 'A ceiling on what one referrer can earn in the campaign; what exceeds it is recorded as capped' }),
+  ),
+  holdDays: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_HOLD_DAYS, 'x-finite': true, description: 'New credits stay pending this many days, then become available' }),
+  ),
+};
+
+/** The rules as a campaign's settings show them: every one present. */
+export const RewardRules = Type.Object({
+  referrerRewardPercent: Type.Number(),
+  commissionPayments: Type.Integer(),
+  milestones: Type.Array(Milestone),
+  maxReferralReward: Type.Union([Type.Integer(), Type.Null()]),
+  holdDays: Type.Integer(),
+});
+export type RewardRules = Static<typeof RewardRules>;
+
 export const CampaignFields = {
   campaignName: Line({ minLength: 1, maxLength: 200 }),
   hostURL: Url,
@@ -243,6 +295,7 @@ export const CampaignFields = {
   ),
   shareMessages: Type.Optional(ShareMessages),
   widgetStyle: Type.Optional(WidgetStyle),
+  ...RewardRulesFields,
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -260,6 +313,33 @@ export const RedeemRewardBody = Type.Object({
 });
 export type RedeemRewardBody = Static<typeof RedeemRewardBody>;
 
+const Money = (description: string) => Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,2})?$', description });
+export const RefundPaymentBody = Type.Object(
+  {
+    id: Id,
+    email: Email,
+    amount: Money('What the refund took back, numeric text with at most two decimals; more than zero'),
+    paymentId: Type.Optional(Type.Integer({ minimum: 1, 'x-finite': true, description: 'The payment refunded; without it the latest payments are refunded first' })),
+  },
+  { additionalProperties: false },
+);
+export type RefundPaymentBody = Static<typeof RefundPaymentBody>;
+
+/** A reward balance of the program: what its participants are owed (`pending`, `available`), redeemed, and owe back (`owed`). */
+export const LiabilityAmounts = Type.Object({
+  pending: Type.Integer({ description: 'Credits waiting out their hold' }),
+  available: Type.Integer({ description: 'Earned and not redeemed: the balances' }),
+  redeemed: Type.Integer(),
+  owed: Type.Integer({ description: 'Reversals that found no balance to take back, to be netted from later credits' }),
+});
+export type LiabilityAmounts = Static<typeof LiabilityAmounts>;
+export const RewardLiability = Type.Object({
+  referral: LiabilityAmounts,
+  referee: LiabilityAmounts,
+  total: LiabilityAmounts,
+});
+export type RewardLiability = Static<typeof RewardLiability>;
+
 export const REWARD_ENTRY_KINDS = ['referral', 'referee', 'commission', 'milestone', 'reversal', 'redemption'] as const;
 export const REWARD_ENTRY_STATUSES = ['pending', 'available', 'cancelled'] as const;
 export const RewardEntry = Type.Object({
@@ -272,6 +352,7 @@ export const RewardEntry = Type.Object({
   label: Type.String(),
   refereeEmail: Type.Optional(Type.String({ description: 'The referee whose referral earned it' })),
   paymentId: Type.Optional(Type.Integer({ description: 'The payment that earned it' })),
+  capped: Type.Optional(Type.Integer({ description: 'What the campaign’s maxReferralReward kept back from this credit; present only when more than 0' })),
   createdOn: DateTime,
 });
 export type RewardEntry = Static<typeof RewardEntry>;
@@ -303,7 +384,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -443,6 +524,7 @@ export const CampaignSettings = Type.Composite([
     widgetStyle: WidgetStyle,
     reviewQueue: Type.Integer({ description: 'Participants held for review and not rejected: the review queue' }),
   }),
+  RewardRules,
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;
 
@@ -486,8 +568,16 @@ export const ParticipantSearchPage = Type.Object({
 });
 export type ParticipantSearchPage = Static<typeof ParticipantSearchPage>;
 
+/** Per reward kind (the participant's balance as a referrer, and as a referee). */
+export const PerRewardKind = Type.Object({ referral: Type.Integer(), referee: Type.Integer() });
+export type PerRewardKind = Static<typeof PerRewardKind>;
+
 export const ParticipantDetail = Type.Object({
   participant: ParticipantSummary,
+  rewards: Type.Object({
+    pending: PerRewardKind,
+    owed: PerRewardKind,
+  }, { description: 'Beyond the balances: credits waiting out their hold, and reversals still to be netted from later credits' }),
   referrer: Type.Union([ParticipantSummary, Type.Null()]),
   signupSource: Type.Union([Type.Literal('api'), Type.Literal('browser'), Type.Literal('import')]),
   signals: Type.Array(Type.String(), { description: 'Why fraud scoring rated this sign-up as it did, in words' }),

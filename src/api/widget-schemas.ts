@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Participant, ShareMessages } from './schemas.js';
+import { Milestone, Participant, PerRewardKind, RewardRules, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -23,6 +23,7 @@ export const WidgetSettings = Type.Object({
       { description: "The campaign's widgetStyle as the CSS values the widget sets (beneath the page's own custom properties), the widget's defaults where it sets none" },
     ),
   ),
+  rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 
@@ -35,8 +36,11 @@ export const MyReferralsBody = Type.Object(
 );
 export type MyReferralsBody = Static<typeof MyReferralsBody>;
 
-export const ReferralStatus = Type.Union([Type.Literal('joined'), Type.Literal('qualified'), Type.Literal('in_review')], {
-  description: '`joined`: signed up; `qualified`: completed the qualifying event (the reward is earned); `in_review`: held for an admin',
+export const REFERRAL_STATUSES = ['joined', 'in_review', 'pending', 'qualified', 'refunded'] as const;
+export const ReferralStatus = Type.Union(REFERRAL_STATUSES.map((s) => Type.Literal(s)), {
+  description:
+    '`joined`: signed up, waiting for their first payment; `in_review`: held for an admin; `pending`: qualified, the reward ' +
+    'waits out the hold until availableOn; `qualified`: the reward is earned; `refunded`: their qualifying payment was refunded',
 });
 export type ReferralStatus = Static<typeof ReferralStatus>;
 
@@ -44,14 +48,37 @@ export const MyReferral = Type.Object({
   name: Type.String({ description: 'The first name, else the email masked (a***@example.com)' }),
   status: ReferralStatus,
   joinedOn: Type.String({ format: 'date-time' }),
+  availableOn: Type.Optional(Type.String({ format: 'date-time', description: 'status pending: when the reward becomes available' })),
 });
 export type MyReferral = Static<typeof MyReferral>;
 
 export const MAX_MY_REFERRALS = 100;
+export const MAX_MY_PENDING = 20;
+
+export const PendingReward = Type.Object({
+  rewardKind: Type.Union([Type.Literal('referral'), Type.Literal('referee')]),
+  amount: Type.Integer(),
+  availableOn: Type.String({ format: 'date-time' }),
+  label: Type.String(),
+});
+export type PendingReward = Static<typeof PendingReward>;
+
+/** The participant's rewards beyond the balances: what waits out the hold, what is owed back, milestones. */
+export const MyRewards = Type.Object({
+  pending: Type.Array(PendingReward, { description: `The first ${MAX_MY_PENDING} pending credits, soonest available first` }),
+  owed: PerRewardKind,
+  milestones: Type.Object({
+    qualifiedReferrals: Type.Integer({ description: 'Credited referrals: what milestones count' }),
+    reached: Type.Array(Milestone),
+    next: Type.Union([Milestone, Type.Null()], { description: 'The next milestone not reached, or null' }),
+  }),
+});
+export type MyRewards = Static<typeof MyRewards>;
 
 export const MyReferrals = Type.Object({
   participant: Participant,
   referrals: Type.Array(MyReferral, { description: `The first ${MAX_MY_REFERRALS}, oldest first` }),
   more: Type.Boolean({ description: 'true when there are more referrals than listed' }),
+  rewards: Type.Optional(MyRewards),
 });
 export type MyReferrals = Static<typeof MyReferrals>;

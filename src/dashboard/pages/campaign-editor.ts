@@ -5,7 +5,7 @@
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody, WidgetSettings } from '../../api/client.js';
-import type { ShareMessages, WidgetStyle } from '../../api/schemas.js';
+import type { RewardRulesFields, ShareMessages, WidgetStyle } from '../../api/schemas.js';
 import { isMoney } from '../../api/reward-kind.js';
 import { ACCENT_PATTERN, DEFAULT_WIDGET_STYLE, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, widgetLook, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
@@ -45,7 +45,8 @@ function earlierTheme(id: string): Partial<Theme> {
   }
 }
 
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle'>> & {
+// The reward rules are not edited here yet.
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | keyof typeof RewardRulesFields>> & {
   end: string;
   allowedOrigins: string;
   shareMessages: Required<ShareMessages>;
