@@ -28,7 +28,9 @@ import type {
   Participant,
   QualifyParticipantBody,
   RedeemRewardBody,
+  RefundPaymentBody,
   RewardEntry,
+  RewardLiability,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
@@ -50,6 +52,9 @@ export type {
   RowProblem,
   SearchParticipantsQuery,
   UpdateCampaignBody,
+  RefundPaymentBody,
+  RewardLiability,
+  RewardEntry,
 };
 export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
 
@@ -316,6 +321,16 @@ export class RefkitClient extends BrowserClient {
   }
   listRewardEntriesPage(id: string, email: string, paging: Paging = {}): Promise<Page<RewardEntry>> {
     return this.getPage('/api/v1/admin/listRewardEntries', { id, email, ...paging });
+  }
+  /** Records a refund of a referee's payment; the reward engine takes back what it earned. */
+  refundPayment(body: RefundPaymentBody, idempotencyKey?: string): Promise<KeyedParticipant> {
+    return this.send<KeyedParticipant>('POST', '/api/v1/admin/refundPayment', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);
+  }
+  getRewardLiability(id: string): Promise<RewardLiability> {
+    return this.getJson('/api/v1/admin/getRewardLiability', { id });
+  }
+  exportRewardEntriesUrl(id: string): string {
+    return `${this.baseUrl}/api/v1/admin/exportRewardEntries?id=${encodeURIComponent(id)}`;
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });
