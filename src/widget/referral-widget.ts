@@ -17,7 +17,6 @@ import {
   BrowserClient,
   type AddParticipantBody,
   type Campaign,
-  type MyReferral,
   type MyReferrals,
   type Participant,
   type SignupAnswer,
@@ -52,6 +51,9 @@ export type WidgetState =
 
 /** The URL parameter of the links the service emails (confirmation, sign-in). */
 const LINK_PARAM = 'refkit_verify';
+
+/** What getMyReferrals says beyond the participant: known for a participant just created too (no one yet). */
+export type OwnStanding = Omit<MyReferrals, 'participant'>;
 
 export interface FieldError {
   field: string;
@@ -193,8 +195,7 @@ export class ReferralWidget extends LitElement {
     status: { state: true },
     qr: { state: true },
     settings: { state: true },
-    referrals: { state: true },
-    moreReferrals: { state: true },
+    own: { state: true },
     copied: { state: true },
     shared: { state: true },
     shareViewLib: { state: true },
@@ -251,9 +252,8 @@ export class ReferralWidget extends LitElement {
   qr = '';
   /** The reward's currency or unit and the share messages (getWidgetSettings); undefined when unavailable. */
   settings: WidgetSettings | undefined;
-  /** Who the participant referred, when known (getMyReferrals). */
-  referrals: MyReferral[] | undefined;
-  moreReferrals = false;
+  /** Who the participant referred and their rewards beyond the balances, when known (getMyReferrals). */
+  own: OwnStanding | undefined;
   /** The copy button says "Copied!" for a moment. */
   copied = false;
   /** The link was copied or shared on this page (the share view's first step). */
@@ -342,7 +342,7 @@ export class ReferralWidget extends LitElement {
     this.#retry = () => this.#load();
     this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
-    this.referrals = undefined;
+    this.own = undefined;
     this.shared = false;
     // Another campaign's texts must not stand in for this one's while it loads or if it fails.
     if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
@@ -445,8 +445,7 @@ export class ReferralWidget extends LitElement {
     this.shareViewLib = await loadShareView();
     if (superseded()) return;
     this.participant = mine.participant;
-    this.referrals = mine.referrals;
-    this.moreReferrals = mine.more;
+    this.own = mine;
     this.returning = true;
     this.limited = false;
     const c = this.campaign;
@@ -492,8 +491,7 @@ export class ReferralWidget extends LitElement {
     this.participant = answer.participant;
     this.returning = returning;
     this.limited = answer.participant.totalReferrals === undefined;
-    this.referrals = answer.outcome === 'created' ? [] : undefined;
-    this.moreReferrals = false;
+    this.own = answer.outcome === 'created' ? { referrals: [], more: false } : undefined;
   }
 
   #remember(answer: SignupAnswer): void {
