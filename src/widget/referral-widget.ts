@@ -117,7 +117,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart description - Campaign description texts.
  * @csspart invited - Says the visitor arrived with an invitation, and their reward.
  * @csspart invalid-code - The notice that the invitation link is not valid (also a `notice`).
- * @csspart offer - The reward offer in the share view.
+ * @csspart offer - The reward offer in the share view; each line has `data-offer`: referrer, referee, commission, milestone, hold or cap.
  * @csspart form - The sign-up form.
  * @csspart field - Each form field (also `email-field`, `firstName-field` or `lastName-field`).
  * @csspart label - Field labels.
@@ -140,11 +140,16 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart qr - The QR code.
  * @csspart stats - What the participant earned, and what is left of it to use.
  * @csspart progress - Progress toward the next reward.
+ * @csspart pending - Rewards on hold (each `li` has `data-pending` referral or referee): amount, date available, what for.
+ * @csspart pending-label - What a pending reward is for.
+ * @csspart owed - The note that a refund left an amount to be taken from the next rewards.
+ * @csspart milestones - Milestone bonuses: progress toward the next, and the reached ones ticked (`data-milestone=reached`).
+ * @csspart milestone-progress - The progress bar (a native `progress`) toward the next milestone.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
  * @csspart referrals-empty - Said when no friend has joined yet.
  * @csspart referral-name - A friend's first name or masked email.
- * @csspart referral-status - A friend's status (`data-status` is the status).
+ * @csspart referral-status - Why a friend is where they are, in words (`data-status` is joined, in_review, pending, qualified or refunded).
  * @csspart referrals-more - Said when the list shows only the latest friends.
  * @csspart campaign-state - The notice of a paused or ended campaign in the share view.
  * @csspart status - The polite live region.
