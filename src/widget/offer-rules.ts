@@ -6,21 +6,21 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import type { RewardRules } from '../api/schemas.js';
-import { formatCount } from './amounts.js';
 
-export function offerRuleLines(rules: RewardRules | undefined, amount: (v: number) => string, locale: string) {
+/** `count` writes a number as the locale does ("2,5" in German). */
+export function offerRuleLines(rules: RewardRules | undefined, amount: (v: number) => string, count: (n: number) => string) {
   if (!rules) return nothing;
-  const percent = formatCount(rules.referrerRewardPercent, locale);
+  const percent = count(rules.referrerRewardPercent);
   const n = rules.commissionPayments;
   return html`${rules.referrerRewardPercent > 0
       ? html`<li data-offer="commission">
-          ${n > 0 ? msg(str`Plus ${percent}% of each friend's first ${formatCount(n, locale)} payments.`) : msg(str`Plus ${percent}% of what each friend pays.`)}
+          ${n > 0 ? msg(str`Plus ${percent}% of each friend's first ${count(n)} payments.`) : msg(str`Plus ${percent}% of what each friend pays.`)}
         </li>`
       : nothing}
     ${rules.milestones.map(
-      (m) => html`<li data-offer="milestone">${msg(str`${amount(m.reward)} bonus when ${formatCount(m.referrals, locale)} friends qualify: ${m.label}.`)}</li>`,
+      (m) => html`<li data-offer="milestone">${msg(str`${amount(m.reward)} bonus when ${count(m.referrals)} friends qualify: ${m.label}.`)}</li>`,
     )}
-    ${rules.holdDays > 0 ? html`<li data-offer="hold">${msg(str`Rewards are confirmed ${formatCount(rules.holdDays, locale)} days after a friend qualifies.`)}</li>` : nothing}
+    ${rules.holdDays > 0 ? html`<li data-offer="hold">${msg(str`Rewards are confirmed ${count(rules.holdDays)} days after a friend qualifies.`)}</li>` : nothing}
     ${rules.maxReferralReward !== null ? html`<li data-offer="cap">${msg(str`Up to ${amount(rules.maxReferralReward)} in all.`)}</li>` : nothing}`;
 }
 

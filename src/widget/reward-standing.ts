@@ -6,7 +6,6 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import type { MyRewards } from '../api/widget-schemas.js';
-import { formatCount } from './amounts.js';
 import { icons } from './icons.js';
 
 /** A date as the locale writes it, e.g. "Jan 12, 2027", "12 janv. 2027", in a <time>. */
@@ -41,11 +40,10 @@ export function owedNote(rewards: MyRewards | undefined, amount: (v: number) => 
  * The milestone bonuses reached (ticked) and the count toward the next one. `closed`: the campaign
  * ended, so no friend counts any more: only what was reached is shown.
  */
-export function milestoneProgress(rewards: MyRewards | undefined, amount: (v: number) => string, locale: string, closed: boolean) {
+export function milestoneProgress(rewards: MyRewards | undefined, amount: (v: number) => string, count: (n: number) => string, closed: boolean) {
   const m = rewards?.milestones;
   const next = closed ? null : (m?.next ?? null);
   if (!m || (!m.reached.length && !next)) return nothing;
-  const count = (n: number) => formatCount(n, locale);
   return html`<section part="milestones" aria-labelledby="milestones-title">
     <h3 id="milestones-title">${msg('Bonuses')}</h3>
     ${next

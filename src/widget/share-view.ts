@@ -33,6 +33,8 @@ export interface ShareViewOptions {
   /** A reward value in the campaign's currency or unit, as the locale writes it. */
   amount: (value: number) => string;
   locale: string;
+  /** A number as the locale writes it. */
+  count: (n: number) => string;
   messages: ShareMessages;
   /** SVG markup that qrcode made from the share link (never campaign text); '' until it is drawn. */
   qrSvg: string;
@@ -98,6 +100,7 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       rules: host.settings?.rules,
       amount: (value) => host.amount(value),
       locale: host.locale(),
+      count: (n) => new Intl.NumberFormat(host.locale()).format(n),
       messages: host.settings?.shareMessages ?? {},
       qrSvg: host.qr,
       copied: host.copied,
@@ -206,7 +209,7 @@ export function shareView(o: ShareViewOptions) {
       ? // Nothing left to share for: what the participant earned, and with whom.
         html`<h2 part="header" tabindex="-1">${msg('Your rewards')}</h2>`
       : html`<h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
-          ${offer(c, amount, o.rules, o.locale)}
+          ${offer(c, amount, o.rules, o.count)}
           ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}`}
     <div part="link-box">
       <label part="label" for="share-link">${msg('Your referral link')}</label>
@@ -235,14 +238,14 @@ export function shareView(o: ShareViewOptions) {
             <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
           </figure>`}
     ${o.stats
-      ? html`${stats(c, p, amount, o.locale)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
-        ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.locale, ended)} ${referralList(o)}`
+      ? html`${stats(c, p, amount, o.count)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
+        ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.count, ended)} ${referralList(o)}`
       : nothing}
   `;
 }
 
 /** The offer stays in view after sign-up: what the participant earns and what a friend gets. */
-function offer(c: Campaign | undefined, amount: (v: number) => string, rules: RewardRules | undefined, locale: string) {
+function offer(c: Campaign | undefined, amount: (v: number) => string, rules: RewardRules | undefined, count: (n: number) => string) {
   const mine = c?.referrerRewardValue ? amount(c.referrerRewardValue) : '';
   const theirs = c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   if (!mine && !theirs && !c?.rewardHeader && !hasOfferRuleLines(rules)) return nothing;
@@ -253,7 +256,7 @@ function offer(c: Campaign | undefined, amount: (v: number) => string, rules: Re
       <ul>
         ${mine ? html`<li data-offer="referrer">${msg(str`You get ${mine} for each friend who qualifies.`)}</li>` : nothing}
         ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they qualify (for example, with a purchase).`)}</li>` : nothing}
-        ${offerRuleLines(rules, amount, locale)}
+        ${offerRuleLines(rules, amount, count)}
       </ul>
     </div>
   </div>`;
@@ -264,12 +267,12 @@ function offer(c: Campaign | undefined, amount: (v: number) => string, rules: Re
  * A referred participant who has not earned their welcome reward yet reads what it is and how to get
  * it, rather than a zero.
  */
-function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
+function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, count: (n: number) => string) {
   const welcomeEarned = p.refereeReward ?? p.refereeRewardBalance ?? 0;
   const welcomeOffer = p.referredByCode !== undefined && c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   const row = (label: string, stat: string, value: string) => html`<div><dt>${label}</dt><dd data-stat=${stat}>${value}</dd></div>`;
   return html`<dl part="stats">
-    ${row(msg('Friends joined'), 'referrals', new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0))}
+    ${row(msg('Friends joined'), 'referrals', count(p.totalReferrals ?? 0))}
     ${row(msg('Earned for referrals'), 'referral-earned', amount(p.referralReward ?? p.referralRewardBalance ?? 0))}
     ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}
     ${welcomeEarned > 0
