@@ -5,6 +5,8 @@ import { css } from 'lit';
  * the sign-up form's first load does not carry them. Same custom properties as ./styles.ts.
  */
 export const shareStyles = css`
+  h3 { margin: 0 0 0.5rem; font-size: 0.9375rem; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
   [part='not-me'] {
     background: none;
