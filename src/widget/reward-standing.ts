@@ -56,7 +56,7 @@ export function milestoneProgress(rewards: MyRewards | undefined, amount: (v: nu
       ? html`<ul>
           ${m.reached.map(
             (r) => html`<li data-milestone="reached">
-              ${icons.check}<span><span dir="auto">${r.label}</span> (+${amount(r.reward)})<span class="visually-hidden"> ${msg('(reached)')}</span></span>
+              ${icons.check}<span><bdi>${r.label}</bdi> (+${amount(r.reward)})<span class="visually-hidden"> ${msg('(reached)')}</span></span>
             </li>`,
           )}
         </ul>`
