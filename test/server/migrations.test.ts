@@ -111,5 +111,46 @@ for (const kind of kinds) {
         await db.drop();
       }
     });
+
+    it('0015 adds the reward rules with every balance unchanged, counts each referrer\'s credited referrals, and leaves campaigns without rules', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0014_reward_entries');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        const person = (i: number, extra: Record<string, unknown>) =>
+          c.db
+            .insertInto('participants')
+            .values({ campaign_id: 'c1', email: `p${i}@example.com`, email_key: `p${i}@example.com`, code: `CODE${i}234`, created_on: now, updated_on: now, signup_source: 'api', ...extra })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+        // A referrer with three referees: two credited, one qualified but held (not credited).
+        const ann = await person(0, { referral_reward: 20, referral_reward_redeemed: 5, total_completed_referred: 3 });
+        await person(1, { referred_by_id: ann.id, reward_event_completed: 1, reward_credited: 1, referee_reward: 5 });
+        await person(2, { referred_by_id: ann.id, reward_event_completed: 1, reward_credited: 1, referee_reward: 5, referee_reward_redeemed: 5 });
+        await person(3, { referred_by_id: ann.id, reward_event_completed: 1, reward_credited: 0, approval: 0 });
+        const before = await c.db.selectFrom('participants').select(['id', 'referral_reward', 'referral_reward_redeemed', 'referee_reward', 'referee_reward_redeemed']).orderBy('id').execute();
+        await migrate(c.db, c.dialect);
+        const after = await c.db.selectFrom('participants').selectAll().orderBy('id').execute();
+        assert.deepEqual(
+          after.map(({ id, referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed }) => ({ id, referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed })),
+          before,
+        );
+        assert.deepEqual(after.map((p) => [p.credited_referrals, p.milestones_reached, p.referral_reward_owed, p.referee_reward_owed, p.commission_remainder, p.refunded]), [
+          [2, 0, 0, 0, 0, 0],
+          [0, 0, 0, 0, 0, 0],
+          [0, 0, 0, 0, 0, 0],
+          [0, 0, 0, 0, 0, 0],
+        ]);
+        const campaign = await c.db.selectFrom('campaigns').selectAll().executeTakeFirstOrThrow();
+        assert.deepEqual([campaign.referrer_reward_bp, campaign.commission_payments, campaign.milestones, campaign.max_referral_reward, campaign.hold_days], [0, 0, null, null, 0]);
+        assert.deepEqual(await c.db.selectFrom('payments').selectAll().execute(), []);
+        assert.ok((await c.db.selectFrom('reward_entries').select('capped').execute()).every((e) => e.capped === 0));
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
   });
 }
