@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { CampaignSettings, ShareMessages } from '../api/schemas.js';
+import type { CampaignSettings, Milestone, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
@@ -107,7 +107,26 @@ function campaignFields(cmd: Command): Command {
     .addOption(
       new Option('--require-email-confirmation <on>', 'requireEmailConfirmation: double opt-in for browser sign-ups (needs SMTP_URL)').choices(['true', 'false']),
     )
+    .option('--referrer-reward-percent <n>', "referrerRewardPercent: the referrer's share of each referee payment (0-100, two decimals)", decimal)
+    .option('--commission-payments <n>', "commissionPayments: 0 = every payment, n = the referee's first n", int)
+    .option('--milestone <referrals:reward:label>', 'milestones: a bonus once at that many credited referrals (repeat for several; replaces the list)', collectMilestone)
+    .option('--no-milestones', 'milestones: remove them all')
+    .option('--max-referral-reward <n|none>', 'maxReferralReward: the most one referrer can earn; none removes the ceiling', intOrNone)
+    .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
     .addOption(jsonOption);
+}
+
+function decimal(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('Not a number.');
+  return n;
+}
+const intOrNone = (value: string): number | null => (value === 'none' ? null : int(value));
+/** `3:50:Free month` -> { referrals: 3, reward: 50, label: 'Free month' } (the label may hold colons). */
+function collectMilestone(value: string, previous: Milestone[] = []): Milestone[] {
+  const [referrals = '', reward = '', ...label] = value.split(':');
+  if (label.length === 0) throw new InvalidArgumentError('Expected referrals:reward:label, e.g. 3:50:Free month.');
+  return [...previous, { referrals: int(referrals), reward: int(reward), label: label.join(':') }];
 }
 
 interface CampaignOptions {
@@ -129,6 +148,13 @@ interface CampaignOptions {
   end?: string;
   allowedOrigin?: string[];
   requireEmailConfirmation?: 'true' | 'false';
+  referrerRewardPercent?: number;
+  commissionPayments?: number;
+  /** The --milestone flags given; false with --no-milestones; true (commander's default) with neither. */
+  milestone?: Milestone[];
+  milestones?: boolean;
+  maxReferralReward?: number | null;
+  holdDays?: number;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -159,6 +185,11 @@ const campaignBody = (o: CampaignOptions) => ({
   end: o.end,
   allowedOrigins: o.allowedOrigin,
   requireEmailConfirmation: o.requireEmailConfirmation === undefined ? undefined : o.requireEmailConfirmation === 'true',
+  referrerRewardPercent: o.referrerRewardPercent,
+  commissionPayments: o.commissionPayments,
+  milestones: o.milestones === false ? [] : o.milestone,
+  maxReferralReward: o.maxReferralReward,
+  holdDays: o.holdDays,
 });
 
 /**
@@ -227,6 +258,18 @@ function createProgram(run: Run): Command {
     .action((o: { id: string; status: string; json?: boolean }) => admin(run, 'POST', 'setCampaignStatus', { id: o.id, status: o.status }, !!o.json));
 
   campaign
+    .command('list')
+    .description('list the campaigns with their settings and reward rules')
+    .addOption(jsonOption)
+    .action((o: { json?: boolean }) => admin(run, 'GET', 'listCampaigns', {}, !!o.json, 'no campaigns'));
+  campaign
+    .command('liability')
+    .description("what the program owes: pending, available, redeemed and owed rewards")
+    .requiredOption('--id <campaignId>')
+    .addOption(jsonOption)
+    .action((o: { id: string; json?: boolean }) => admin(run, 'GET', 'getRewardLiability', { id: o.id }, !!o.json));
+
+  campaign
     .command('secret')
     .description("print the campaign's email-signing secret (your backend signs visitors' emails with it)")
     .requiredOption('--id <campaignId>')
@@ -291,6 +334,24 @@ function createProgram(run: Run): Command {
     .action((o: { id: string; email: string; kind: string; amount: number; json?: boolean }) =>
       admin(run, 'POST', 'redeemReward', { id: o.id, email: o.email, kind: o.kind, amount: o.amount }, !!o.json),
     );
+  participant
+    .command('refund')
+    .description("record a refund of a referee's payment: the commission it earned is reversed, a referral inside its hold undone")
+    .requiredOption('--id <campaignId>')
+    .requiredOption('--email <email>', "the referee's email")
+    .requiredOption('--amount <amount>', 'what was refunded, e.g. 12.50')
+    .option('--payment-id <n>', 'the payment refunded (default: the latest payments first)', int)
+    .addOption(jsonOption)
+    .action((o: { id: string; email: string; amount: string; paymentId?: number; json?: boolean }) =>
+      admin(run, 'POST', 'refundPayment', { id: o.id, email: o.email, amount: o.amount, paymentId: o.paymentId }, !!o.json),
+    );
+  participant
+    .command('ledger')
+    .description("list a participant's reward ledger, newest first")
+    .requiredOption('--id <campaignId>')
+    .requiredOption('--email <email>')
+    .addOption(jsonOption)
+    .action((o: { id: string; email: string; json?: boolean }) => admin(run, 'GET', 'listRewardEntries', { id: o.id, email: o.email, pageSize: 100 }, !!o.json, 'no entries'));
   participant
     .command('approve')
     .description('approve a participant held back by fraud scoring, crediting what they earned')

@@ -4,6 +4,10 @@ import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { cli } from './helpers/cli.js';
 import { atTerminal, cliCommand } from './helpers/process.js';
 import { setupAdvice } from '../../src/widget/setup-advice.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
+import { qualifyParticipant } from '../../src/server/domain/rewards.js';
+import { addParticipant } from '../../src/server/domain/signups.js';
+import { openRuntime } from '../../src/server/runtime.js';
 
 const kinds = await databaseKinds();
 const [sqlite] = kinds;
@@ -45,6 +49,45 @@ describe('refkit CLI', () => {
     const badNumber = await cli(['campaign', 'create', '--name', 'X', '--host-url', 'https://x.example', '--referrer-reward', 'ten'], env);
     assert.notEqual(badNumber.code, 0);
     assert.match(badNumber.stderr, /Not an integer/);
+  });
+
+  it('reward rules by flag (and --no-milestones, --max-referral-reward none); participant refund and ledger; campaign liability', async () => {
+    const c = await json([
+      'campaign', 'create', '--name', 'R', '--host-url', 'https://r.example', '--referrer-reward', '10', '--referee-reward', '0',
+      '--referrer-reward-percent', '12.5', '--commission-payments', '2', '--milestone', '2:50:Free month: two', '--milestone', '1:5:Start',
+      '--max-referral-reward', '300', '--hold-days', '0',
+    ]);
+    const id = c.campaignId!;
+    const rules = async () => {
+      const r = await cli(['campaign', 'list', '--json'], env);
+      const found = (JSON.parse(r.stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!;
+      return [found.referrerRewardPercent, found.commissionPayments, found.milestones, found.maxReferralReward, found.holdDays];
+    };
+    assert.deepEqual(await rules(), [12.5, 2, [{ referrals: 1, reward: 5, label: 'Start' }, { referrals: 2, reward: 50, label: 'Free month: two' }], 300, 0]);
+    await json(['campaign', 'update', '--id', id, '--no-milestones', '--max-referral-reward', 'none', '--hold-days', '3']);
+    assert.deepEqual(await rules(), [12.5, 2, [], null, 3]);
+    const badMilestone = await cli(['campaign', 'update', '--id', id, '--milestone', '3:50'], env);
+    assert.notEqual(badMilestone.code, 0);
+    assert.match(badMilestone.stderr, /referrals:reward:label/);
+    await json(['campaign', 'update', '--id', id, '--hold-days', '0']);
+    // The referral and its payment come from the product's backend (the API), here the same operations in process.
+    const runtime = await openRuntime({ databaseUrl: db.url });
+    try {
+      const how = { source: 'api' as const, ip: null, actor: DEFAULT_ACCOUNT };
+      const ann = await addParticipant(runtime.ctx, { id, email: 'ann@example.com' }, how);
+      await addParticipant(runtime.ctx, { id, email: 'ben@example.com', referredByCode: ann.participant!.code }, how);
+      await qualifyParticipant(runtime.ctx, DEFAULT_ACCOUNT, { id, email: 'ben@example.com', amountPaid: '80.00' });
+    } finally {
+      await runtime.close();
+    }
+    const refunded = await cli(['participant', 'refund', '--id', id, '--email', 'ben@example.com', '--amount', '40.00'], env);
+    assert.equal(refunded.code, 0, refunded.stderr);
+    const ledger = (await json(['participant', 'ledger', '--id', id, '--email', 'ann@example.com'])) as unknown as { kind: string; amount: number }[];
+    assert.deepEqual(ledger.map((e) => [e.kind, e.amount]), [['reversal', -5], ['commission', 10], ['referral', 10]]);
+    assert.deepEqual((await json(['campaign', 'liability', '--id', id])).referral, { pending: 0, available: 15, redeemed: 0, owed: 0 });
+    const over = await cli(['participant', 'refund', '--id', id, '--email', 'ben@example.com', '--amount', '41.00'], env);
+    assert.equal(over.code, 1);
+    assert.match(over.stderr, /refund_exceeds_payments/);
   });
 
   it('campaign secret (and --rotate), participant sign-out, --require-email-confirmation needs SMTP_URL', async () => {
