@@ -28,7 +28,9 @@ import type {
   Participant,
   QualifyParticipantBody,
   RedeemRewardBody,
+  RefundPaymentBody,
   RewardEntry,
+  RewardLiability,
   UpdateCampaignBody,
   WebhookDelivery,
   WebhookEndpoint,
@@ -47,6 +49,8 @@ export type {
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
+  RewardEntry,
+  RewardLiability,
   RowProblem,
   SearchParticipantsQuery,
   UpdateCampaignBody,
@@ -316,6 +320,18 @@ export class RefkitClient extends BrowserClient {
   }
   listRewardEntriesPage(id: string, email: string, paging: Paging = {}): Promise<Page<RewardEntry>> {
     return this.getPage('/api/v1/admin/listRewardEntries', { id, email, ...paging });
+  }
+  /** What the campaign's participants are owed (pending, available), redeemed and owe back, per reward kind and in all. */
+  getRewardLiability(id: string): Promise<RewardLiability> {
+    return this.getJson('/api/v1/admin/getRewardLiability', { id });
+  }
+  /** The address of a campaign's ledger as CSV, one row per entry (a download link, like exportParticipantsUrl). */
+  exportRewardEntriesUrl(id: string): string {
+    return `${this.baseUrl}/api/v1/admin/exportRewardEntries?id=${encodeURIComponent(id)}`;
+  }
+  /** Records a refund of the participant's payments: the rewards they earned are reversed in proportion. */
+  refundPayment(body: RefundPaymentBody): Promise<Participant> {
+    return this.postJson('/api/v1/admin/refundPayment', body);
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });
