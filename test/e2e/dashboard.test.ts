@@ -129,7 +129,7 @@ describe('dashboard', () => {
       await page.getByLabel('Payments that earn it').fill('3');
       await preview.getByText(/10% of each friend.s first 3 payments/).waitFor();
       await page.getByRole('button', { name: 'Add milestone' }).click();
-      await page.getByLabel('Qualified referrals (milestone 1)').fill('3');
+      await page.getByLabel('Referrals (milestone 1)').fill('3');
       await page.getByLabel('Bonus (milestone 1)').fill('50');
       await page.getByLabel('Label (milestone 1)').fill('Free month');
       await preview.getByText(/\$50 bonus when 3 friends qualify: Free month/).waitFor();
@@ -148,7 +148,7 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
       const values = () =>
         Promise.all(
-          ['Commission (%)', 'Payments that earn it', 'Qualified referrals (milestone 1)', 'Bonus (milestone 1)', 'Label (milestone 1)', 'Most a referrer can earn (optional)', 'Hold (days)'].map((l) =>
+          ['Commission (%)', 'Payments that earn it', 'Referrals (milestone 1)', 'Bonus (milestone 1)', 'Label (milestone 1)', 'Most a referrer can earn (optional)', 'Hold (days)'].map((l) =>
             page.getByLabel(l, { exact: true }).inputValue(),
           ),
         );
@@ -156,7 +156,7 @@ describe('dashboard', () => {
 
       // A second milestone at the same count: the service refuses it, and says so beside the milestones.
       await page.getByRole('button', { name: 'Add milestone' }).click();
-      await page.getByLabel('Qualified referrals (milestone 2)').fill('3');
+      await page.getByLabel('Referrals (milestone 2)').fill('3');
       await page.getByLabel('Bonus (milestone 2)').fill('80');
       await page.getByLabel('Label (milestone 2)').fill('Free year');
       await page.getByRole('button', { name: 'Save changes' }).click();
@@ -166,7 +166,7 @@ describe('dashboard', () => {
       // The input at fault (or, for a rule across the list, its first input) has the focus.
       assert.equal(await page.locator('rk-campaign-editor fieldset.milestones input:focus').count(), 1);
       assert.deepEqual((await stored()).milestones, [{ referrals: 3, reward: 50, label: 'Free month' }]);
-      await page.getByLabel('Qualified referrals (milestone 2)').fill('10');
+      await page.getByLabel('Referrals (milestone 2)').fill('10');
       assert.equal(await problem.count(), 0);
 
       // Changed again and cleared: 12.5% of every payment, one milestone less, no ceiling, no hold.
@@ -200,7 +200,7 @@ describe('dashboard', () => {
       await page.getByLabel('Commission (%)').fill('7.25');
       await page.getByLabel('Hold (days)').fill('14');
       await page.getByRole('button', { name: 'Add milestone' }).click();
-      await page.getByLabel('Qualified referrals (milestone 1)').fill('5');
+      await page.getByLabel('Referrals (milestone 1)').fill('5');
       await page.getByLabel('Bonus (milestone 1)').fill('25');
       await page.getByLabel('Label (milestone 1)').fill('Tote bag');
       await page.getByRole('button', { name: 'Create campaign' }).click();

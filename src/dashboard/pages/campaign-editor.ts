@@ -63,7 +63,7 @@ type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'require
  */
 const inputId = (field: string) => `f-${field.replace(/^allowedOrigins\.\d+$/, 'allowedOrigins').replaceAll('.', '-')}`;
 const MILESTONE_FIELDS: [keyof MilestoneDraft, string, string][] = [
-  ['referrals', 'Qualified referrals', 'number'],
+  ['referrals', 'Referrals', 'number'],
   ['reward', 'Bonus', 'number'],
   ['label', 'Label', 'text'],
 ];
@@ -148,6 +148,7 @@ export class CampaignEditor extends Page {
       .look { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 12px; }
       fieldset.milestones { margin-bottom: 16px; }
       fieldset.milestones legend { font-weight: 500; font-size: 13px; margin-bottom: 4px; }
+      fieldset.milestones > .hint { color: var(--muted); font-size: 12px; margin-bottom: 8px; }
       .milestone { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) minmax(0, 2fr) auto; gap: 0 12px; align-items: end; }
       .milestone .field { margin-bottom: 8px; }
       .milestone button { margin-bottom: 8px; }

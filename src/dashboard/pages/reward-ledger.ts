@@ -2,7 +2,7 @@
  * A participant's reward ledger: every credit, reversal and redemption of their balances, newest first,
  * paged with the list's cursor. On a phone each entry is a card of labelled lines (table.records).
  */
-import { html, nothing } from 'lit';
+import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { CampaignSettings, RewardEntry } from '../../api/client.js';
 import { api } from '../api.js';
@@ -32,6 +32,15 @@ const STATUS_BADGES: Record<RewardEntry['status'], string> = { pending: 'warn', 
  */
 @customElement('rk-reward-ledger')
 export class RewardLedger extends Page {
+  static override styles = [
+    ...Page.styles,
+    css`
+      td.kind { white-space: nowrap; }
+      td.kind .muted { display: block; font-size: 12px; }
+      td.referee a { word-break: break-all; }
+      @media (max-width: 640px) { td.kind .muted { display: inline; } }
+    `,
+  ];
   @property() campaignId = '';
   @property() email = '';
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
@@ -61,12 +70,12 @@ export class RewardLedger extends Page {
     const c = this.campaign;
     return html`<tr>
       <td data-label="Date" class="when">${date(e.createdOn)}</td>
-      <td data-label="Kind">${KINDS[e.kind]}<span class="muted">${e.rewardKind === 'referee' ? ' · referee balance' : ''}</span></td>
+      <td data-label="Kind" class="kind">${KINDS[e.kind]}${e.rewardKind === 'referee' && e.kind !== 'referee' ? html` <span class="muted">referee balance</span>` : nothing}</td>
       <td data-label="Label">${e.label || '—'}</td>
       <td data-label="Amount" class="num">${reward(e.amount, c)}</td>
       <td data-label="Status"><span class="badge ${STATUS_BADGES[e.status]}">${e.status}</span></td>
       <td data-label="Available on" class="when">${date(e.availableOn)}</td>
-      <td data-label="Referee">${e.refereeEmail ? html`<a href=${href.participant(this.campaignId, e.refereeEmail)}>${e.refereeEmail}</a>` : '—'}</td>
+      <td data-label="Referee" class="referee">${e.refereeEmail ? html`<a href=${href.participant(this.campaignId, e.refereeEmail)}>${e.refereeEmail}</a>` : '—'}</td>
       <td data-label="Capped" class="num">${e.capped ? reward(e.capped, c) : '—'}</td>
     </tr>`;
   }

@@ -32,7 +32,8 @@ export class RewardLiability extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      tbody th { background: none; color: var(--text); font-size: 14px; font-weight: 500; white-space: normal; }
+      tbody th { background: none; color: var(--text); font-size: 14px; font-weight: 500; white-space: normal; padding: 12px 16px; vertical-align: middle; }
+      tr:last-child th { border-bottom: 0; }
       tr.total th, tr.total td { font-weight: 650; }
       @media (max-width: 640px) { table.records tbody th { display: block; border: 0; padding: 4px 16px; } }
     `,
