@@ -123,6 +123,10 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
       const preview = page.locator('rk-widget-preview');
       const stored = async () => (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      // The offer, and its lines for the rules, show in the share view: sign up in the preview (nobody is).
+      await preview.getByLabel('Email address').fill('someone@example.com');
+      await preview.getByRole('button', { name: 'Get my referral link' }).click();
+      await preview.getByText('You get $10 for each friend who qualifies.').waitFor();
 
       await page.getByLabel('Commission (%)').fill('10');
       await preview.getByText(/Plus 10% of what each friend pays/).waitFor();
