@@ -157,7 +157,8 @@ export class CampaignEditor extends Page {
         .look { grid-template-columns: 1fr; }
         /* A milestone is a small card of its own on a phone: count and bonus side by side, the label below. */
         .milestone { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px 0; margin-bottom: 8px; }
-        .milestone .field:nth-child(3), .milestone button { grid-column: 1 / -1; justify-self: start; }
+        .milestone .field:nth-child(3) { grid-column: 1 / -1; }
+        .milestone button { grid-column: 1 / -1; justify-self: start; }
       }
     `,
   ];
