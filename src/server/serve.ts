@@ -13,6 +13,7 @@ import { loadDisposableDomains } from './domain/fraud.js';
 import { hasOwners } from './domain/owners.js';
 import { printBanner } from './banner.js';
 import { seedIfEmpty } from './seed.js';
+import { RewardReleaser } from './domain/reward-release.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
@@ -72,6 +73,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   loadDisposableDomains();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
+  // Credits held by a campaign's holdDays become available on their own, once across all processes.
+  const releaser = new RewardReleaser(runtime.ctx, undefined, app.log.child({ component: 'rewards' }));
+  releaser.start();
 
   if (role.banner) {
     const address = app.server.address();
@@ -87,6 +91,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await app.close();
     await handlersDone();
     await dispatcher.stop();
+    await releaser.stop();
     await runtime.close();
   });
 }

@@ -152,7 +152,8 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     const qualify = await statementsSent(() => s.admin.qualifyParticipant({ id, email: 'ben@example.com' }));
     const ledgerWrites = qualify.filter((t) => /reward_entries/.test(t));
     assert.equal(ledgerWrites.length, 1, qualify.join('\n'));
-    assert.match(ledgerWrites[0]!, /^with "credited" as \(update "participants" set "referral_reward" = .* insert into "reward_entries"/);
+    // The entries, and both sides' counters, as CTEs of one statement.
+    assert.match(ledgerWrites[0]!, /^with s0 as \(insert into "reward_entries" .*\), s1 as \(update "participants" set "referral_reward" = .*\), s2 as \(update "participants" set /);
 
     const redeem = await statementsSent(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 4 }));
     const writes = redeem.filter((t) => !/^select/.test(t));

@@ -21,6 +21,7 @@ eachDatabase('widget settings', (service) => {
       rewardCurrency: 'EUR',
       shareMessages: { x: 'Try it {link}', email: 'Hi! {link}' },
       look: { accent: '#4f46e5', radius: '12px', font: WIDGET_FONTS.system },
+      rules: { referrerRewardPercent: 0, commissionPayments: 0, milestones: [], maxReferralReward: null, holdDays: 0 },
     });
     // Channels given replace theirs, '' clears one, the rest stay.
     await s.admin.updateCampaign({ id, shareMessages: { x: '', whatsapp: 'Psst {link}', emailSubject: 'A gift' } });

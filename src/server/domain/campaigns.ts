@@ -4,6 +4,7 @@ import type { CampaignRow } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './ids.js';
+import { rulesColumns } from './reward-rules.js';
 import { newSecret } from './secrets.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
@@ -95,7 +96,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
-  return row;
+  return Object.assign(row, rulesColumns(input));
 }
 
 /** Double opt-in sends email: refuse to turn it on where none can be sent, rather than fail every sign-up. */

@@ -116,6 +116,7 @@ export async function participantDetail(ctx: Ctx, actor: Actor, campaignId: stri
   const referrer = p.referred_by_id !== null ? await ctx.store.findParticipant(p.referred_by_id) : undefined;
   return {
     participant: presentSummary(p, campaign, await ctx.store.directory.isRejected(p.id)),
+    rewards: { pending: (await ctx.store.rewardEntries.sums(p.id)).pending, owed: { referral: p.referral_reward_owed, referee: p.referee_reward_owed } },
     referrer: referrer ? presentSummary(referrer, campaign, await ctx.store.directory.isRejected(referrer.id)) : null,
     signupSource: p.signup_source,
     signals: await signals(ctx, p, referrer),

@@ -1,12 +1,12 @@
 /**
- * The reward ledger's rules: what entry each credit and redemption writes, and how the participant's
- * reward fields follow from the entries. The participant row keeps those fields as counters (the
- * interface reads them on every call); every write that moves a counter appends its entry in the same
- * transaction (./rewards.ts), so the counters are always ledgerTotals of the entries.
+ * The reward ledger's rules: how the participant's reward fields follow from the entries, and the entry
+ * of a redemption. The participant row keeps those fields as counters (the interface reads them on every
+ * call); every write that moves a counter appends its entries in the same transaction
+ * (./reward-credits.ts for credits and reversals), so the counters are always ledgerTotals of the entries.
  */
 import type { PagingQuery } from '../../api/schemas.js';
 import type { ListedRewardEntry, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
-import type { CampaignRow, RewardKind } from '../store/store.js';
+import type { RewardKind } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { fetchPage, pageRequest, type PageResult } from './paging.js';
 import { getParticipant } from './participants.js';
@@ -34,26 +34,6 @@ export function ledgerTotals(entries: readonly Pick<RewardEntryRow, 'kind' | 're
   return totals;
 }
 
-/** The two entries of a credited referral: the referee's own reward, and its referrer's. */
-export function referralCredit(campaign: CampaignRow, refereeId: number, referrerId: number, now: number): { referee: NewRewardEntry; referrer: NewRewardEntry } {
-  const entry = (participant_id: number, kind: RewardKind, amount: number, label: string): NewRewardEntry => ({
-    participant_id,
-    kind,
-    reward_kind: kind,
-    amount,
-    status: 'available',
-    available_on: now,
-    label,
-    referee_id: refereeId,
-    payment_id: null,
-    created_on: now,
-  });
-  return {
-    referee: entry(refereeId, 'referee', campaign.referee_reward_value, 'Reward for joining through a referral'),
-    referrer: entry(referrerId, 'referral', campaign.referrer_reward_value, 'Reward for a qualified referral'),
-  };
-}
-
 /** The entry of a redemption from one balance: a negative amount, available at once. */
 export function redemption(participantId: number, kind: RewardKind, amount: number, now: number): NewRewardEntry {
   return {
@@ -66,6 +46,7 @@ export function redemption(participantId: number, kind: RewardKind, amount: numb
     label: `Redeemed from the ${kind} reward`,
     referee_id: null,
     payment_id: null,
+    capped: 0,
     created_on: now,
   };
 }

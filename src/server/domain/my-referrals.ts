@@ -4,15 +4,23 @@
  * fraudScore, and who they referred, each shown by first name or masked email with a status. Only with
  * proof (./proof.ts): the browser's participant token, or the host's email signature for `email`.
  */
-import { MAX_MY_REFERRALS, type MyReferral, type MyReferrals } from '../../api/widget-schemas.js';
-import type { ParticipantRow } from '../store/store.js';
+import { MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type MyReferrals, type MyRewards, type ReferralStatus } from '../../api/widget-schemas.js';
+import type { RewardEntryRow } from '../store/reward-entry-store.js';
+import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, participantNotFound } from './errors.js';
 import { presentParticipant } from './present.js';
+import { rulesOf } from './reward-rules.js';
 import { assertSignature, tokenParticipant, type Proof } from './proof.js';
 import { iso } from './time.js';
+
+/**
+ * Pending credits read for the answer: enough to show the first MAX_MY_PENDING and to date the held
+ * referrals listed (a referral's credit is one of the participant's pending entries).
+ */
+const MAX_MY_PENDING_READ = MAX_MY_REFERRALS + MAX_MY_PENDING;
 
 const proofRequired = () =>
   new AppError(
@@ -27,12 +35,37 @@ export function maskEmail(email: string): string {
   return `${email.slice(0, 1)}***${email.slice(at)}`;
 }
 
-export function describeReferral(p: ParticipantRow): MyReferral {
+/** Where a referral stands; `heldUntil`: when the referrer's reward for it becomes available, if it is held. */
+function referralStatus(p: ParticipantRow, heldUntil: number | undefined): ReferralStatus {
+  if (p.approval === 0) return 'in_review';
+  if (p.reward_event_completed === 0) return p.refunded === 1 ? 'refunded' : 'joined';
+  // Qualified but not credited: waiting for their referrer's review.
+  if (p.reward_credited === 0) return 'in_review';
+  return heldUntil === undefined ? 'qualified' : 'pending';
+}
+
+export function describeReferral(p: ParticipantRow, heldUntil?: number): MyReferral {
   const first = p.first_name?.trim().split(/\s+/)[0];
+  const status = referralStatus(p, heldUntil);
   return {
     name: first || maskEmail(p.email),
-    status: p.approval === 0 ? 'in_review' : p.reward_event_completed === 1 ? 'qualified' : 'joined',
+    status,
     joinedOn: iso(p.created_on),
+    ...(status === 'pending' && { availableOn: iso(heldUntil!) }),
+  };
+}
+
+/** The participant's pending credits, what they owe back, and their milestones. */
+function myRewards(p: ParticipantRow, campaign: CampaignRow, pending: RewardEntryRow[]): MyRewards {
+  const { milestones } = rulesOf(campaign);
+  return {
+    pending: pending.slice(0, MAX_MY_PENDING).map((e) => ({ rewardKind: e.reward_kind, amount: e.amount, availableOn: iso(e.available_on), label: e.label })),
+    owed: { referral: p.referral_reward_owed, referee: p.referee_reward_owed },
+    milestones: {
+      qualifiedReferrals: p.credited_referrals,
+      reached: milestones.filter((m) => m.referrals <= p.milestones_reached),
+      next: milestones.find((m) => m.referrals > p.milestones_reached) ?? null,
+    },
   };
 }
 
@@ -55,9 +88,14 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
   }
   if (!participant) throw proofRequired();
   const rows = await ctx.store.listParticipants({ campaignId: campaign.id, referredById: participant.id }, { offset: 0 }, MAX_MY_REFERRALS + 1);
+  // Pending credits, soonest first: the participant's own, and when each referral's reward to them is due.
+  const pending = await ctx.store.rewardEntries.pending(participant.id, MAX_MY_PENDING_READ);
+  const heldUntil = new Map<number, number>();
+  for (const e of pending) if (e.kind === 'referral' && e.referee_id !== null && !heldUntil.has(e.referee_id)) heldUntil.set(e.referee_id, e.available_on);
   return {
     participant: presentParticipant(participant, campaign, 'self'),
-    referrals: rows.slice(0, MAX_MY_REFERRALS).map(describeReferral),
+    referrals: rows.slice(0, MAX_MY_REFERRALS).map((r) => describeReferral(r, heldUntil.get(r.id))),
     more: rows.length > MAX_MY_REFERRALS,
+    rewards: myRewards(participant, campaign, pending),
   };
 }

@@ -4,6 +4,7 @@ import type { ListedRewardEntry } from '../store/reward-entry-store.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
 import type { PageResult } from './paging.js';
+import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
 import { readWidgetStyle } from './widget-style.js';
@@ -80,6 +81,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     requireEmailConfirmation: c.require_email_confirmation === 1,
     shareMessages: readShareMessages(c),
     widgetStyle: readWidgetStyle(c),
+    ...presentRules(c),
   };
 }
 
@@ -116,6 +118,7 @@ export function presentRewardEntry(e: ListedRewardEntry): RewardEntry {
     label: e.label,
     ...(e.referee_email !== null && { refereeEmail: e.referee_email }),
     ...(e.payment_id !== null && { paymentId: e.payment_id }),
+    ...(e.capped > 0 && { capped: e.capped }),
     createdOn: iso(e.created_on),
   };
 }

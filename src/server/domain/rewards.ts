@@ -6,24 +6,23 @@
  * of those comes last (qualify, approving the referee, approving the referrer) credits it. The claim is
  * one conditional statement (Store.claimRefereeCredit), so however calls interleave, exactly one
  * credits; each crediting transaction first locks the referrer's row and then the referee's, so a
- * concurrent approval and qualification cannot each miss the other's uncommitted half. Every credit and
- * redemption appends its ledger entries (./ledger.ts) with the counters it moves (../store/reward-entry-store.ts).
+ * concurrent approval and qualification cannot each miss the other's uncommitted half. What a credited
+ * referral brings (both fixed rewards, the milestones it reaches, the commission on the referee's
+ * payments) is written through a RewardBatch (./reward-credits.ts), which applies the campaign's rules.
  */
 import type { QualifyParticipantBody, RedeemRewardBody } from '../../api/schemas.js';
-import type { CampaignRow, RewardKind, Store } from '../store/store.js';
+import type { PaymentRow } from '../store/payment-store.js';
+import type { RewardKind } from '../store/store.js';
 import { assertOpen } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
-import { referralCredit, redemption } from './ledger.js';
+import { redemption } from './ledger.js';
+import { toCents } from './money.js';
+import { RewardBatch } from './reward-credits.js';
+import { commission, commissionApplies } from './reward-rules.js';
 import { getParticipant } from './participants.js';
 import type { ParticipantView } from './present.js';
-import { emit } from './webhook-events.js';
 
-/** Turns "12.34" into 1234 cents; the schema has already checked the shape. */
-function cents(amount: string): number {
-  const [whole = '0', fraction = ''] = amount.split('.');
-  return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-}
 
 export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyParticipantBody): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
@@ -38,30 +37,54 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
     throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
   }
   const referrerId = participant.referred_by_id;
+  const refereeId = participant.id;
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
-    await tx.lockParticipants([referrerId, participant.id]);
-    if (input.amountPaid !== undefined) await tx.recordPayment(participant.id, referrerId, cents(input.amountPaid), now);
-    if (!(await tx.completeRewardEvent(participant.id, now))) return false;
-    await tx.incrementCompletedReferred(referrerId, now);
-    return creditIfDue(tx, campaign, participant.id, referrerId, now);
+    const states = await tx.lockParticipants([referrerId, refereeId]);
+    const batch = new RewardBatch(tx, campaign, now, states);
+    const completed = await tx.completeRewardEvent(refereeId, now);
+    if (completed) await tx.incrementCompletedReferred(referrerId, now);
+    if (input.amountPaid !== undefined) {
+      const cents = toCents(input.amountPaid);
+      // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
+      const decided = batch.rules.bp === 0;
+      const payment = await tx.payments.record(refereeId, cents, completed, decided, now);
+      await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
+      await tx.payments.addRevenue(referrerId, cents, now);
+      if (!decided && states.get(refereeId)!.reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
+    }
+    if (completed) await creditIfDue(batch, refereeId, referrerId);
+    return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
-/**
- * Credits both sides of one referral if it is due (see the rule above). True when this call credited and
- * queued a webhook delivery (so the dispatcher is woken only when it has something to send).
- */
-async function creditIfDue(tx: Store, campaign: CampaignRow, refereeId: number, referrerId: number, now: number): Promise<boolean> {
-  const credit = referralCredit(campaign, refereeId, referrerId, now);
-  if (!(await tx.claimRefereeCredit(refereeId, credit.referee.amount, now))) return false;
-  await tx.rewardEntries.creditReferrer(referrerId, credit.referrer.amount, now, [credit.referee, credit.referrer]);
-  // The event goes out for each side even when its reward value is 0: the unlock itself is news.
-  const referee = await emit(tx, 'reward_unlocked', refereeId, campaign, now);
-  const referrer = await emit(tx, 'reward_unlocked', referrerId, campaign, now);
-  return referee || referrer;
+/** Credits both sides of one referral if it is due (see the rule above), with what it brings with it. */
+async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number): Promise<void> {
+  const tx = batch.tx;
+  if (!(await tx.claimRefereeCredit(refereeId, batch.now))) return;
+  const { campaign } = batch;
+  await batch.credit(refereeId, { kind: 'referee', rewardKind: 'referee', amount: campaign.referee_reward_value, label: 'Reward for joining through a referral', refereeId });
+  await batch.credit(referrerId, { kind: 'referral', rewardKind: 'referral', amount: campaign.referrer_reward_value, label: 'Reward for a qualified referral', refereeId });
+  await batch.countReferral(referrerId, refereeId);
+  // Payments made while the referral waited (for review) earn their commission now, in order.
+  if (batch.rules.bp > 0) for (const p of await tx.payments.undecided(refereeId)) await creditCommission(batch, referrerId, refereeId, p);
+}
+
+/** The referrer's commission on one payment of their referee (./reward-rules.ts says how much). */
+async function creditCommission(batch: RewardBatch, referrerId: number, refereeId: number, payment: Pick<PaymentRow, 'id' | 'seq' | 'amount_cents'>): Promise<void> {
+  let units = 0;
+  if (commissionApplies(batch.rules, payment.seq)) {
+    const referrer = await batch.state(referrerId);
+    const due = commission(payment.amount_cents, batch.rules.bp, referrer.commission_remainder);
+    batch.carry(referrerId, due.carry);
+    const percent = batch.rules.bp / 100;
+    if (due.units > 0) {
+      units = await batch.credit(referrerId, { kind: 'commission', rewardKind: 'referral', amount: due.units, label: `Commission: ${percent}% of payment ${payment.seq}`, refereeId, paymentId: payment.id });
+    }
+  }
+  await batch.tx.payments.decide(payment.id, units);
 }
 
 /**
@@ -73,13 +96,12 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
   const referrerId = participant.referred_by_id;
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
-    await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
+    const states = await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
+    const batch = new RewardBatch(tx, campaign, now, states);
     await tx.approve(participant.id, now);
-    let any = referrerId !== null && (await creditIfDue(tx, campaign, participant.id, referrerId, now));
-    for (const refereeId of await tx.dueReferees(participant.id)) {
-      if (await creditIfDue(tx, campaign, refereeId, participant.id, now)) any = true;
-    }
-    return any;
+    if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId);
+    for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id);
+    return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };

@@ -1,7 +1,7 @@
 /**
  * What the widget needs of a campaign beyond the interface's exact Campaign shape: how to write its
  * amounts (a currency, or the reward type's unit when the reward is not money), the messages the
- * friend receives on each channel, and the look the owner chose for it. Public, like the campaign's
+ * friend receives on each channel, the look the owner chose for it, and the reward rules its offer states. Public, like the campaign's
  * texts: nothing here is private.
  */
 import { isMoney } from '../../api/reward-kind.js';
@@ -10,6 +10,7 @@ import type { WidgetSettings } from '../../api/widget-schemas.js';
 import type { CampaignRow } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
+import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { readWidgetStyle } from './widget-style.js';
 
@@ -20,6 +21,7 @@ export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
     ...(money ? { rewardCurrency: c.reward_currency } : { rewardUnit: c.reward_type }),
     shareMessages: readShareMessages(c),
     look: widgetLook(readWidgetStyle(c)),
+    rules: presentRules(c),
   };
 }
 

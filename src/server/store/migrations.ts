@@ -447,6 +447,60 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         for (const kind of ['referral', 'referee']) await carry('redemption', kind, sql`-${sql.ref(`${kind}_reward_redeemed`)}`);
       },
     },
+    '0015_reward_rules': {
+      async up(db: Kysely<any>) {
+        // The campaign's reward rules (../domain/reward-rules.ts). The percent is kept in basis points, so
+        // that commissions are integer arithmetic; milestones are JSON, null when there are none.
+        const campaigns: [string, 'integer' | 'bigint' | 'text', unknown][] = [
+          ['referrer_reward_bp', 'integer', 0],
+          ['commission_payments', 'integer', 0],
+          ['milestones', 'text', null],
+          ['max_referral_reward', 'bigint', null],
+          ['hold_days', 'integer', 0],
+        ];
+        // What the engine keeps per participant: the fraction of a unit of commission carried to the next
+        // payment (millionths), what reversals could not take back (owed, per balance), the referrals
+        // credited (what milestones count), the highest milestone credited, and whether a refund undid
+        // their qualification.
+        const participants: [string, 'integer' | 'bigint', number][] = [
+          ['commission_remainder', 'bigint', 0],
+          ['referral_reward_owed', 'bigint', 0],
+          ['referee_reward_owed', 'bigint', 0],
+          ['credited_referrals', 'integer', 0],
+          ['milestones_reached', 'integer', 0],
+          ['refunded', 'integer', 0],
+        ];
+        for (const [table, cols] of [['campaigns', campaigns], ['participants', participants]] as const) {
+          for (const [name, type, dflt] of cols) {
+            await db.schema.alterTable(table).addColumn(name, type, (c) => (dflt === null ? c : c.notNull().defaultTo(dflt))).execute();
+          }
+        }
+        await sql`update participants set credited_referrals = (
+          select count(*) from participants referee where referee.referred_by_id = participants.id and referee.reward_credited = 1
+        ) where total_completed_referred > 0`.execute(db);
+        await db.schema.alterTable('reward_entries').addColumn('capped', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        // The hold's scheduler finds what is due without reading what is not pending.
+        await db.schema.createIndex('reward_entries_due').on('reward_entries').columns(['available_on', 'id']).where(sql<boolean>`status = 'pending'`).execute();
+        // Each payment of a referee (../store/payment-store.ts): refunds take back from it, and the
+        // commission it earned its referrer is reversed in proportion.
+        await db.schema
+          .createTable('payments')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('amount_cents', 'bigint', (c) => c.notNull())
+          .addColumn('refunded_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('qualifying', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('commission_credited', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('commission', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('commission_reversed', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('paid_on', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('payments_refund', sql`refunded_cents >= 0 and refunded_cents <= amount_cents`)
+          .execute();
+        await db.schema.createIndex('payments_participant').on('payments').columns(['participant_id', 'id']).execute();
+        await db.schema.createIndex('reward_entries_payment').on('reward_entries').columns(['payment_id']).where(sql<boolean>`payment_id is not null`).execute();
+      },
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable }
 import { bound } from './bound-limit.js';
 import type { Dialect } from './connect.js';
 import type { ListStart } from './list-start.js';
-import { prepare } from './prepared.js';
+import { prepare, preparedWrite, builtWrite, runAsOne, type Write } from './prepared.js';
 import type { Database, RewardEntriesTable } from './tables.js';
 
 export type RewardEntryRow = Selectable<RewardEntriesTable>;
@@ -45,6 +45,49 @@ const pages = {
   ),
 };
 
+/**
+ * What one credit, reversal or release changes on a participant's row: amounts added to the reward
+ * counters (signed), and the commission's carried fraction and highest milestone when they change.
+ */
+export interface CounterMove {
+  participantId: number;
+  referralReward?: number;
+  refereeReward?: number;
+  referralOwed?: number;
+  refereeOwed?: number;
+  creditedReferrals?: number;
+  /** The commission's carried millionths, set (not added). */
+  commissionRemainder?: number;
+  /** The highest milestone credited, raised to this if lower. */
+  milestonesReached?: number;
+}
+
+/** Every CounterMove is this one statement, compiled once. */
+const moveCounters = prepare(
+  (db, id: number, referral: number, referee: number, referralOwed: number, refereeOwed: number, credited: number, remainder: number | null, milestones: number, now: number) =>
+    db
+      .updateTable('participants')
+      .set((eb) => ({
+        referral_reward: eb('referral_reward', '+', referral),
+        referee_reward: eb('referee_reward', '+', referee),
+        referral_reward_owed: eb('referral_reward_owed', '+', referralOwed),
+        referee_reward_owed: eb('referee_reward_owed', '+', refereeOwed),
+        credited_referrals: eb('credited_referrals', '+', credited),
+        // Typed: PostgreSQL cannot tell a bare parameter's type inside coalesce or a comparison.
+        commission_remainder: sql<number>`coalesce(cast(${remainder} as bigint), commission_remainder)`,
+        milestones_reached: sql<number>`case when cast(${milestones} as integer) > milestones_reached then cast(${milestones} as integer) else milestones_reached end`,
+        updated_on: now,
+      }))
+      .where('id', '=', id),
+);
+
+/** Sums of a participant's entries by balance (reward kind) and status, for pending amounts and the ceiling. */
+export interface EntrySums {
+  pending: { referral: number; referee: number };
+  /** What the participant earned as a referrer, pending or available: every credit but cancelled ones, with reversals. */
+  referralEarned: number;
+}
+
 export class RewardEntryStore {
   /** `inTransaction`: this store runs on a caller's transaction (its writes then commit with the caller's). */
   constructor(
@@ -52,25 +95,6 @@ export class RewardEntryStore {
     private readonly dialect: Dialect,
     private readonly inTransaction: boolean,
   ) {}
-
-  /**
-   * Adds a referral's reward to its referrer's counter and appends the referral's entries (the referee's
-   * and the referrer's). On PostgreSQL one statement, the update a CTE of the insert: crediting costs the
-   * round trips it cost before the ledger. Called in the transaction that claimed the credit.
-   */
-  async creditReferrer(referrerId: number, amount: number, now: number, entries: NewRewardEntry[]): Promise<void> {
-    const update = (db: QueryCreator<Database>) =>
-      db
-        .updateTable('participants')
-        .set((eb) => ({ referral_reward: eb('referral_reward', '+', amount), updated_on: now }))
-        .where('id', '=', referrerId);
-    if (this.dialect === 'postgres') {
-      await this.db.with('credited', (db) => update(db).returning('id')).insertInto('reward_entries').values(entries).execute();
-      return;
-    }
-    await update(this.db).execute();
-    await this.db.insertInto('reward_entries').values(entries).execute();
-  }
 
   /**
    * Redeems `entry` (a redemption: a negative amount) from its participant's balance only if the balance
@@ -105,6 +129,159 @@ export class RewardEntryStore {
       return true;
     };
     return this.inTransaction ? run(this.db) : this.db.transaction().execute(run);
+  }
+
+  /**
+   * Moves participants' counters and appends entries, in the caller's transaction. On PostgreSQL one
+   * statement (each write a CTE): a credit costs no more round trips than before the engine had rules.
+   */
+  async write(moves: readonly CounterMove[], entries: readonly NewRewardEntry[], now: number): Promise<void> {
+    const writes: Write[] = moves.map((m) =>
+      preparedWrite(
+        moveCounters,
+        this.db,
+        m.participantId,
+        m.referralReward ?? 0,
+        m.refereeReward ?? 0,
+        m.referralOwed ?? 0,
+        m.refereeOwed ?? 0,
+        m.creditedReferrals ?? 0,
+        m.commissionRemainder ?? null,
+        m.milestonesReached ?? 0,
+        now,
+      ),
+    );
+    // First when fused: the statement answers the rows of its first write, which must return some.
+    if (entries.length > 0) writes.unshift(builtWrite(this.db.insertInto('reward_entries').values([...entries]).returning('id')));
+    if (this.dialect === 'postgres' && entries.length > 0 && writes.length > 1) {
+      await runAsOne(this.db, writes);
+      return;
+    }
+    for (const w of writes) await w.run();
+  }
+
+  /** Inserts entries and answers their ids, in order. */
+  async insert(entries: readonly NewRewardEntry[]): Promise<number[]> {
+    if (entries.length === 0) return [];
+    const rows = await this.db.insertInto('reward_entries').values([...entries]).returning('id').execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Pending and earned sums of one participant (./../domain/reward-credits.ts reads them under the row's lock). */
+  async sums(participantId: number): Promise<EntrySums> {
+    const rows = await this.db
+      .selectFrom('reward_entries')
+      .select(['reward_kind', 'status', (eb) => eb.fn.sum<number | string>('amount').as('total')])
+      .where('participant_id', '=', participantId)
+      .where('kind', '<>', 'redemption')
+      .where('status', '<>', 'cancelled')
+      .groupBy(['reward_kind', 'status'])
+      .execute();
+    const sums: EntrySums = { pending: { referral: 0, referee: 0 }, referralEarned: 0 };
+    for (const r of rows) {
+      const total = Number(r.total);
+      if (r.status === 'pending') sums.pending[r.reward_kind] += total;
+      if (r.reward_kind === 'referral') sums.referralEarned += total;
+    }
+    return sums;
+  }
+
+  /** A participant's pending credits, soonest available first. */
+  pending(participantId: number, limit: number): Promise<RewardEntryRow[]> {
+    return this.db
+      .selectFrom('reward_entries')
+      .selectAll()
+      .where('participant_id', '=', participantId)
+      .where('status', '=', 'pending')
+      .orderBy('available_on')
+      .orderBy('id')
+      .limit(bound(limit))
+      .execute();
+  }
+
+  /** The current (not cancelled) entry of `kind` a payment earned, if any. */
+  ofPayment(paymentId: number, kind: RewardEntryRow['kind']): Promise<RewardEntryRow | undefined> {
+    return this.db
+      .selectFrom('reward_entries')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .where('kind', '=', kind)
+      .where('status', '<>', 'cancelled')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+  }
+
+  /** The pending entries a referral's credit wrote (both sides' fixed rewards, and milestones it reached). */
+  pendingOfReferral(refereeId: number): Promise<RewardEntryRow[]> {
+    return this.db.selectFrom('reward_entries').selectAll().where('referee_id', '=', refereeId).where('status', '=', 'pending').where('payment_id', 'is', null).execute();
+  }
+
+  /** Cancels pending entries; answers those this call cancelled (another may have released one first). */
+  async cancel(ids: readonly number[]): Promise<RewardEntryRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.updateTable('reward_entries').set({ status: 'cancelled' }).where('id', 'in', [...ids]).where('status', '=', 'pending').returningAll().execute();
+  }
+
+  /** Participants with credits due (pending, available_on passed), at most `limit`, the longest due first. */
+  async dueParticipants(now: number, limit: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('reward_entries')
+      .select('participant_id')
+      .where('status', '=', 'pending')
+      .where('available_on', '<=', now)
+      .orderBy('available_on')
+      .limit(bound(limit * 4))
+      .execute();
+    return [...new Set(rows.map((r) => Number(r.participant_id)))].slice(0, limit);
+  }
+
+  /** Marks a participant's due credits available; answers those this call released. */
+  release(participantId: number, now: number): Promise<RewardEntryRow[]> {
+    return this.db
+      .updateTable('reward_entries')
+      .set({ status: 'available' })
+      .where('participant_id', '=', participantId)
+      .where('status', '=', 'pending')
+      .where('available_on', '<=', now)
+      .returningAll()
+      .execute();
+  }
+
+  /** A campaign's entries summed by balance, kind and status: the program's liability (../domain/liability.ts). */
+  campaignSums(campaignId: string): Promise<{ reward_kind: 'referral' | 'referee'; kind: RewardEntryRow['kind']; status: RewardEntryRow['status']; total: number | string }[]> {
+    return this.db
+      .selectFrom('reward_entries as e')
+      .innerJoin('participants as p', 'p.id', 'e.participant_id')
+      .select(['e.reward_kind', 'e.kind', 'e.status', (eb) => eb.fn.sum<number | string>('e.amount').as('total')])
+      .where('p.campaign_id', '=', campaignId)
+      .groupBy(['e.reward_kind', 'e.kind', 'e.status'])
+      .execute();
+  }
+
+  /** What a campaign's participants owe back, per balance. */
+  async campaignOwed(campaignId: string): Promise<{ referral: number; referee: number }> {
+    const r = await this.db
+      .selectFrom('participants')
+      .select((eb) => [eb.fn.sum<number | string>('referral_reward_owed').as('referral'), eb.fn.sum<number | string>('referee_reward_owed').as('referee')])
+      .where('campaign_id', '=', campaignId)
+      .where((eb) => eb.or([eb('referral_reward_owed', '>', 0), eb('referee_reward_owed', '>', 0)]))
+      .executeTakeFirst();
+    return { referral: Number(r?.referral ?? 0), referee: Number(r?.referee ?? 0) };
+  }
+
+  /** A campaign's entries in id order after `afterId`, with the participant's and the referee's emails (the CSV export). */
+  campaignPage(campaignId: string, afterId: number, limit: number): Promise<(RewardEntryRow & { email: string; referee_email: string | null })[]> {
+    return this.db
+      .selectFrom('reward_entries as e')
+      .innerJoin('participants as p', 'p.id', 'e.participant_id')
+      .leftJoin('participants as referee', 'referee.id', 'e.referee_id')
+      .selectAll('e')
+      .select(['p.email as email', 'referee.email as referee_email'])
+      .where('p.campaign_id', '=', campaignId)
+      .where('e.id', '>', afterId)
+      .orderBy('e.id')
+      .limit(bound(limit))
+      .execute();
   }
 
   /** A participant's entries, newest first. */

@@ -26,6 +26,7 @@ import {
 } from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
+import { PaymentStore } from './payment-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
@@ -119,6 +120,12 @@ const NEW_PARTICIPANT_DEFAULTS = {
   payment_count: 0,
   revenue_generated_cents: 0,
   impression_count: 0,
+  commission_remainder: 0,
+  referral_reward_owed: 0,
+  referee_reward_owed: 0,
+  credited_referrals: 0,
+  milestones_reached: 0,
+  refunded: 0,
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
 /**
@@ -204,28 +211,34 @@ const signupWrites = {
     db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }),
   ),
 };
+/** What the reward engine reads of a participant it is about to credit or reverse (RewardState). */
+const REWARD_STATE = [
+  'id',
+  'campaign_id',
+  'reward_credited',
+  'referral_reward',
+  'referral_reward_redeemed',
+  'referee_reward',
+  'referee_reward_redeemed',
+  'referral_reward_owed',
+  'referee_reward_owed',
+  'credited_referrals',
+  'milestones_reached',
+  'commission_remainder',
+] as const satisfies readonly (keyof ParticipantRow)[];
+export type RewardState = Pick<ParticipantRow, (typeof REWARD_STATE)[number]>;
+
 // The writes of qualifying (and of every repeated qualify with amountPaid), compiled once: built by
 // Kysely on every call, they were 7.5% of a qualify load's main thread, and their garbage most of its 9%
 // of collection.
 const qualifyWrites = {
-  lock: prepare((db, id: number) => db.selectFrom('participants').select('id').where('id', '=', id).forNoKeyUpdate()),
-  payment: prepare((db, payerId: number, cents: number, now: number) =>
-    db
-      .updateTable('participants')
-      .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '+', cents), payment_count: eb('payment_count', '+', 1), updated_on: now }))
-      .where('id', '=', payerId),
-  ),
-  revenue: prepare((db, referrerId: number, cents: number, now: number) =>
-    db
-      .updateTable('participants')
-      .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
-      .where('id', '=', referrerId),
-  ),
+  lock: prepare((db, id: number) => db.selectFrom('participants').select(REWARD_STATE).where('id', '=', id).forNoKeyUpdate()),
+  state: prepare((db, id: number) => db.selectFrom('participants').select(REWARD_STATE).where('id', '=', id)),
   /** Returns the row's id only when this call completed the event. */
   complete: prepare((db, id: number, now: number) =>
     db
       .updateTable('participants')
-      .set({ reward_event_completed: 1, reward_event_completed_on: now, updated_on: now })
+      .set({ reward_event_completed: 1, reward_event_completed_on: now, refunded: 0, updated_on: now })
       .where('id', '=', id)
       .where('reward_event_completed', '=', 0)
       .returning('id'),
@@ -338,6 +351,8 @@ export class Store {
   readonly directory: DirectoryStore;
   /** The reward ledger, over the same connection (and so the same transaction) as this store. */
   readonly rewardEntries: RewardEntryStore;
+  /** Referees' payments, for commissions and refunds. */
+  readonly payments: PaymentStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -361,6 +376,7 @@ export class Store {
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
+    this.payments = new PaymentStore(db, dialect);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
@@ -622,24 +638,14 @@ export class Store {
     await qualifyWrites.completedReferred(this.db, referrerId, now);
   }
 
-  /** Adds a payment to the payer and the revenue it brought to the payer's referrer. */
-  async recordPayment(payerId: number, referrerId: number | null, cents: number, now: number): Promise<void> {
-    await qualifyWrites.payment(this.db, payerId, cents, now);
-    if (referrerId !== null) {
-      await this.stats.addForParticipant(payerId, 'referred_revenue_cents', cents, now);
-      await qualifyWrites.revenue(this.db, referrerId, cents, now);
-    }
-  }
-
   /**
    * Claims the credit of a referee whose event is complete, who is approved and whose referrer is
-   * approved, crediting the referee's own reward in the same statement; true only for the one call that
-   * claimed it. The rule itself (when a referral is credited) lives in domain/rewards.ts.
+   * approved; true only for the one call that claimed it (which then writes the credit). The rule itself (when a referral is credited) lives in domain/rewards.ts.
    */
-  async claimRefereeCredit(id: number, refereeReward: number, now: number): Promise<boolean> {
+  async claimRefereeCredit(id: number, now: number): Promise<boolean> {
     const r = await this.db
       .updateTable('participants')
-      .set((eb) => ({ reward_credited: 1, referee_reward: eb('referee_reward', '+', refereeReward), updated_on: now }))
+      .set({ reward_credited: 1, updated_on: now })
       .where('id', '=', id)
       .where('reward_event_completed', '=', 1)
       .where('approval', '=', 1)
@@ -659,16 +665,20 @@ export class Store {
 
   /**
    * Locks participants' rows until the transaction ends (PostgreSQL; SQLite's write transaction already
-   * excludes every other writer). Crediting locks referrer before referee, so concurrent approvals and
+   * excludes every other writer), and answers what the reward engine needs of them. Crediting locks referrer before referee, so concurrent approvals and
    * qualifications of one referral serialise instead of each missing the other's uncommitted half.
    *
    * FOR NO KEY UPDATE, not FOR UPDATE: a transaction that updates a participant's row twice makes
    * PostgreSQL check that row's referrer (the foreign key) again, with FOR KEY SHARE, which FOR UPDATE
    * blocks. Qualifying a chain's members at once (each the referrer of the next) then deadlocked.
    */
-  async lockParticipants(ids: number[]): Promise<void> {
-    if (this.dialect !== 'postgres') return;
-    for (const id of ids) await qualifyWrites.lock(this.db, id);
+  async lockParticipants(ids: number[]): Promise<Map<number, RewardState>> {
+    const states = new Map<number, RewardState>();
+    for (const id of ids) {
+      const [row] = this.dialect === 'postgres' ? await qualifyWrites.lock(this.db, id) : await qualifyWrites.state(this.db, id);
+      if (row) states.set(id, row);
+    }
+    return states;
   }
 
   /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */

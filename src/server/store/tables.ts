@@ -37,6 +37,14 @@ export interface CampaignsTable {
   share_messages: string | null;
   /** JSON of the widget's look (WidgetStyle in src/api/schemas.ts); null when none is set. */
   widget_style: string | null;
+  /** The reward rules (../domain/reward-rules.ts): the commission in basis points of each payment, ... */
+  referrer_reward_bp: Generated<number>;
+  /** 0: every payment earns the commission; n: the referee's first n. */
+  commission_payments: Generated<number>;
+  /** JSON array of Milestone sorted by referrals, or null when there are none. */
+  milestones: string | null;
+  max_referral_reward: number | null;
+  hold_days: Generated<number>;
   created_on: number;
   updated_on: number;
 }
@@ -86,6 +94,35 @@ export interface ParticipantsTable {
   payment_count: Generated<number>;
   revenue_generated_cents: Generated<number>;
   impression_count: Generated<number>;
+  /** Millionths of a unit of commission not yet credited, carried to the next payment (0 to 999,999). */
+  commission_remainder: Generated<number>;
+  /** What reversals could not take back from the balance, netted from the next credits. */
+  referral_reward_owed: Generated<number>;
+  referee_reward_owed: Generated<number>;
+  /** Referrals of theirs whose rewards were credited: what milestones count. */
+  credited_referrals: Generated<number>;
+  /** The referrals count of the highest milestone credited to them (each is credited once). */
+  milestones_reached: Generated<number>;
+  /** 1 when a refund of their qualifying payment undid their qualification. */
+  refunded: Generated<number>;
+}
+
+/** A referee's payment: what refunds take back from, and the commission it earned its referrer. */
+export interface PaymentsTable {
+  id: Generated<number>;
+  participant_id: number;
+  /** 1 for the payer's first payment, and so on: commissionPayments counts these. */
+  seq: number;
+  amount_cents: number;
+  refunded_cents: Generated<number>;
+  /** 1 for the payment recorded by the call that qualified the payer. */
+  qualifying: Generated<number>;
+  /** 1 once its commission was decided (credited, or none was due). */
+  commission_credited: Generated<number>;
+  /** The commission it earned, in reward units, and how much of it refunds took back. */
+  commission: Generated<number>;
+  commission_reversed: Generated<number>;
+  paid_on: number;
 }
 
 export interface ApiKeysTable {
@@ -269,8 +306,10 @@ export interface RewardEntriesTable {
   label: string;
   /** The referee whose referral earned it. */
   referee_id: number | null;
-  /** The payment that earned it (commissions; nothing records payments one by one yet). */
+  /** The payment that earned it (commissions) or whose refund reversed it. */
   payment_id: number | null;
+  /** What the campaign's ceiling (maxReferralReward) kept back from this credit. */
+  capped: Generated<number>;
   created_on: number;
 }
 
@@ -297,4 +336,5 @@ export interface Database {
   cache_epoch: CacheEpochTable;
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;
+  payments: PaymentsTable;
 }

@@ -14,6 +14,7 @@ import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
 import type { TrustProxy } from '../../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/rate-limit.js';
+import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 
 export interface TestService {
@@ -58,6 +59,8 @@ export interface ServiceOptions {
   logTo?: NodeJS.WritableStream;
   /** The scrypt cost of owners' passwords (default TEST_PASSWORD_COST; PASSWORD_COST is the service's). */
   passwordCost?: ScryptCost;
+  /** Run the hold's releaser, every this many ms (off unless given: tests call releaseDueRewards). */
+  releaseEveryMs?: number;
 }
 
 /**
@@ -88,12 +91,15 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
   dispatcher?.start();
+  const releaser = options.releaseEveryMs !== undefined ? new RewardReleaser(runtime.ctx, options.releaseEveryMs) : undefined;
+  releaser?.start();
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const { key: secretKey } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'test');
   const admin = new RefkitClient({ baseUrl: url, secretKey });
   const stop = async () => {
     await app.close();
     await dispatcher?.stop();
+    await releaser?.stop();
     await runtime.close();
   };
   return {

@@ -1,0 +1,217 @@
+/**
+ * Writing rewards. Every credit, reversal, cancellation and release of one transaction goes through a
+ * RewardBatch, the one place where the campaign's rules meet the ledger:
+ *
+ * - a referrer's credit is cut to what fits under the campaign's ceiling (maxReferralReward), the rest
+ *   recorded on the entry as capped;
+ * - with a hold (holdDays), a credit is written `pending` and counts for nothing until it is released
+ *   (./reward-release.ts); without one it is `available` at once;
+ * - a credit that becomes available first pays back what the participant owes (an earlier reversal that
+ *   found no balance to take back), as a reversal entry of its own;
+ * - a reversal takes back from the balance at most what is there, never leaving it below zero, and the
+ *   rest becomes owed.
+ *
+ * The batch reads each participant's state once (locked, on PostgreSQL), keeps it current as it goes,
+ * and writes every counter move and entry together at commit (../store/reward-entry-store.ts write);
+ * events go out for what became available (reward_unlocked), reached (milestone_reached) or was taken
+ * back (reward_reversed), once per participant and type.
+ */
+import type { WebhookEventType } from '../../api/schemas.js';
+import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
+import type { CampaignRow, RewardKind, RewardState, Store } from '../store/store.js';
+import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
+import { emit } from './webhook-events.js';
+
+export interface Credit {
+  kind: 'referral' | 'referee' | 'commission' | 'milestone';
+  rewardKind: RewardKind;
+  amount: number;
+  label: string;
+  refereeId?: number | null;
+  paymentId?: number | null;
+}
+
+const OWED = { referral: 'referral_reward_owed', referee: 'referee_reward_owed' } as const;
+const EARNED = { referral: 'referral_reward', referee: 'referee_reward' } as const;
+const REDEEMED = { referral: 'referral_reward_redeemed', referee: 'referee_reward_redeemed' } as const;
+const MOVE_OWED = { referral: 'referralOwed', referee: 'refereeOwed' } as const;
+const MOVE_EARNED = { referral: 'referralReward', referee: 'refereeReward' } as const;
+
+export const NETTED_LABEL = 'Netted against an earlier refund';
+
+export class RewardBatch {
+  readonly rules: Rules;
+  readonly #moves = new Map<number, CounterMove>();
+  readonly #entries: NewRewardEntry[] = [];
+  readonly #events = new Map<string, [WebhookEventType, number]>();
+  /** What each referrer has earned so far (for the ceiling), read when first needed. */
+  readonly #earned = new Map<number, number>();
+
+  constructor(
+    readonly tx: Store,
+    readonly campaign: CampaignRow,
+    readonly now: number,
+    private readonly states: Map<number, RewardState>,
+  ) {
+    this.rules = rulesOf(campaign);
+  }
+
+  /** A participant's state: read (and locked) with the transaction's others, or now if it was not. */
+  async state(id: number): Promise<RewardState> {
+    let s = this.states.get(id);
+    if (!s) {
+      s = (await this.tx.lockParticipants([id])).get(id);
+      if (!s) throw new Error(`RewardBatch: participant ${id} is gone`);
+      this.states.set(id, s);
+    }
+    return s;
+  }
+
+  #move(id: number): CounterMove {
+    let m = this.#moves.get(id);
+    if (!m) this.#moves.set(id, (m = { participantId: id }));
+    return m;
+  }
+
+  event(type: WebhookEventType, participantId: number): void {
+    this.#events.set(`${type} ${participantId}`, [type, participantId]);
+  }
+
+  /** Credits a participant under the campaign's rules (ceiling, hold); answers the amount credited. */
+  async credit(participantId: number, c: Credit): Promise<number> {
+    await this.state(participantId);
+    let { amount } = c;
+    let capped = 0;
+    if (c.rewardKind === 'referral' && this.rules.maxReferralReward !== null) {
+      const earned = this.#earned.get(participantId) ?? (await this.tx.rewardEntries.sums(participantId)).referralEarned;
+      ({ amount, capped } = underCeiling(this.rules, earned, amount));
+      this.#earned.set(participantId, earned + amount);
+    }
+    const held = this.rules.holdDays > 0;
+    this.#entries.push({
+      participant_id: participantId,
+      kind: c.kind,
+      reward_kind: c.rewardKind,
+      amount,
+      status: held ? 'pending' : 'available',
+      available_on: held ? availableOn(this.rules, this.now) : this.now,
+      label: capped > 0 ? `${c.label} (${capped} over the campaign's ceiling of ${this.rules.maxReferralReward})` : c.label,
+      referee_id: c.refereeId ?? null,
+      payment_id: c.paymentId ?? null,
+      capped,
+      created_on: this.now,
+    });
+    if (c.kind === 'milestone') this.event('milestone_reached', participantId);
+    if (!held) this.#available(participantId, c.rewardKind, amount);
+    return amount;
+  }
+
+  /**
+   * Writes an entry as given, with no rule applied: a pending credit re-made for what a partial refund
+   * left of it (its hold and ceiling were applied when it was first made).
+   */
+  append(entry: NewRewardEntry): void {
+    this.#entries.push(entry);
+  }
+
+  /** Counts credited entries that were released from their hold (already marked available). */
+  async released(entries: readonly RewardEntryRow[]): Promise<void> {
+    for (const e of entries) {
+      await this.state(e.participant_id);
+      this.#available(e.participant_id, e.reward_kind, e.amount);
+    }
+  }
+
+  /** A credit became available: what the participant owes is netted from it first; the rest is theirs. */
+  #available(participantId: number, kind: RewardKind, amount: number): void {
+    const s = this.states.get(participantId)!;
+    const move = this.#move(participantId);
+    const net = Math.min(s[OWED[kind]], Math.max(0, amount));
+    if (net > 0) {
+      this.#entries.push(this.#reversalEntry(participantId, kind, net, NETTED_LABEL, null, null));
+      s[OWED[kind]] -= net;
+      move[MOVE_OWED[kind]] = (move[MOVE_OWED[kind]] ?? 0) - net;
+    }
+    s[EARNED[kind]] += amount - net;
+    move[MOVE_EARNED[kind]] = (move[MOVE_EARNED[kind]] ?? 0) + amount - net;
+    this.event('reward_unlocked', participantId);
+  }
+
+  /**
+   * Takes `amount` back from a participant's available balance: at most the balance (it never goes
+   * below zero), the rest owed and netted from their next credits.
+   */
+  async reverse(participantId: number, kind: RewardKind, amount: number, label: string, refereeId: number | null, paymentId: number | null): Promise<void> {
+    const s = await this.state(participantId);
+    const balance = Math.max(0, s[EARNED[kind]] - s[REDEEMED[kind]]);
+    const take = Math.min(amount, balance);
+    const owe = amount - take;
+    const move = this.#move(participantId);
+    this.#entries.push(this.#reversalEntry(participantId, kind, take, owe > 0 ? `${label}: ${take} taken back, ${owe} owed` : label, refereeId, paymentId));
+    s[EARNED[kind]] -= take;
+    move[MOVE_EARNED[kind]] = (move[MOVE_EARNED[kind]] ?? 0) - take;
+    s[OWED[kind]] += owe;
+    move[MOVE_OWED[kind]] = (move[MOVE_OWED[kind]] ?? 0) + owe;
+    if (this.rules.maxReferralReward !== null && kind === 'referral' && this.#earned.has(participantId)) {
+      this.#earned.set(participantId, this.#earned.get(participantId)! - take);
+    }
+    this.event('reward_reversed', participantId);
+  }
+
+  #reversalEntry(participantId: number, kind: RewardKind, amount: number, label: string, refereeId: number | null, paymentId: number | null): NewRewardEntry {
+    return {
+      participant_id: participantId,
+      kind: 'reversal',
+      reward_kind: kind,
+      amount: -amount,
+      status: 'available',
+      available_on: this.now,
+      label,
+      referee_id: refereeId,
+      payment_id: paymentId,
+      capped: 0,
+      created_on: this.now,
+    };
+  }
+
+  /** Cancels pending credits (they never counted); answers the ones cancelled. */
+  async cancel(entries: readonly RewardEntryRow[]): Promise<RewardEntryRow[]> {
+    const cancelled = await this.tx.rewardEntries.cancel(entries.map((e) => e.id));
+    for (const e of cancelled) {
+      this.event('reward_reversed', e.participant_id);
+      if (e.reward_kind === 'referral' && this.#earned.has(e.participant_id)) this.#earned.set(e.participant_id, this.#earned.get(e.participant_id)! - e.amount);
+    }
+    return cancelled;
+  }
+
+  /** Counts a credited referral for its referrer, and credits the milestones it reaches (each once). */
+  async countReferral(referrerId: number, refereeId: number): Promise<void> {
+    const s = await this.state(referrerId);
+    const move = this.#move(referrerId);
+    s.credited_referrals += 1;
+    move.creditedReferrals = (move.creditedReferrals ?? 0) + 1;
+    for (const m of this.rules.milestones) {
+      if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;
+      await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      s.milestones_reached = m.referrals;
+      move.milestonesReached = m.referrals;
+    }
+  }
+
+  /** Sets the commission's carried fraction of a referrer. */
+  carry(referrerId: number, remainder: number): void {
+    this.states.get(referrerId)!.commission_remainder = remainder;
+    this.#move(referrerId).commissionRemainder = remainder;
+  }
+
+  /**
+   * Writes the moves and entries, then the events (their payloads show the participants as the batch
+   * left them). True when an event was queued for delivery.
+   */
+  async commit(): Promise<boolean> {
+    await this.tx.rewardEntries.write([...this.#moves.values()], this.#entries, this.now);
+    let queued = false;
+    for (const [type, id] of this.#events.values()) if (await emit(this.tx, type, id, this.campaign, this.now)) queued = true;
+    return queued;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * SQL of referees' payments: each one recorded with the payer's counters it moves, refunds taken back from
+ * them, and the commission each earned its referrer (../domain/reward-rules.ts decides how much).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from './connect.js';
+import { prepare } from './prepared.js';
+import type { Database, PaymentsTable } from './tables.js';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+
+const writes = {
+  /** The payer's counters; returns the payment's number (1 for their first). */
+  payer: prepare((db, payerId: number, cents: number, now: number) =>
+    db
+      .updateTable('participants')
+      .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '+', cents), payment_count: eb('payment_count', '+', 1), updated_on: now }))
+      .where('id', '=', payerId)
+      .returning('payment_count'),
+  ),
+  insert: prepare((db, payerId: number, seq: number, cents: number, qualifying: number, decided: number, now: number) =>
+    db
+      .insertInto('payments')
+      .values({ participant_id: payerId, seq, amount_cents: cents, qualifying, commission_credited: decided, paid_on: now })
+      .returning(['id', 'seq']),
+  ),
+  /** PostgreSQL: the payer's counters and the payment in one statement, the update a CTE. */
+  payerAndInsert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
+    db
+      .with('payer', (db) =>
+        db
+          .updateTable('participants')
+          .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '+', cents), payment_count: eb('payment_count', '+', 1), updated_on: now }))
+          .where('id', '=', payerId)
+          .returning('payment_count'),
+      )
+      .insertInto('payments')
+      .columns(['participant_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+      .expression((eb) =>
+        eb
+          .selectFrom('payer')
+          .select((eb) => [eb.val(payerId).as('participant_id'), 'payer.payment_count', eb.val(cents).as('amount_cents'), eb.val(qualifying).as('qualifying'), eb.val(decided).as('commission_credited'), eb.val(now).as('paid_on')]),
+      )
+      .returning(['id', 'seq']),
+  ),
+  revenue: prepare((db, referrerId: number, cents: number, now: number) =>
+    db
+      .updateTable('participants')
+      .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+      .where('id', '=', referrerId),
+  ),
+};
+
+export class PaymentStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * Records a payment of `cents` by `payerId` with the payer's counters (amountPaid, paymentCount).
+   * `qualifying`: the call that recorded it qualified the payer. `decided`: no commission is due on it.
+   */
+  async record(payerId: number, cents: number, qualifying: boolean, decided: boolean, now: number): Promise<{ id: number; seq: number }> {
+    const q = qualifying ? 1 : 0;
+    const d = decided ? 1 : 0;
+    if (this.dialect === 'postgres') {
+      const [row] = await writes.payerAndInsert(this.db, payerId, cents, q, d, now);
+      return { id: Number(row!.id), seq: Number(row!.seq) };
+    }
+    const [payer] = await writes.payer(this.db, payerId, cents, now);
+    const [row] = await writes.insert(this.db, payerId, Number(payer!.payment_count), cents, q, d, now);
+    return { id: Number(row!.id), seq: Number(row!.seq) };
+  }
+
+  /** Adds (or, negative, takes back) revenue a referrer's referee brought. */
+  async addRevenue(referrerId: number, cents: number, now: number): Promise<void> {
+    await writes.revenue(this.db, referrerId, cents, now);
+  }
+
+  /** Payments of a payer whose commission is not decided yet (they paid while their referral waited for review). */
+  undecided(payerId: number): Promise<PaymentRow[]> {
+    return this.db.selectFrom('payments').selectAll().where('participant_id', '=', payerId).where('commission_credited', '=', 0).orderBy('id').execute();
+  }
+
+  /** The commission a payment earned is decided: `units` (0 when none was due). */
+  async decide(paymentId: number, units: number): Promise<void> {
+    await this.db.updateTable('payments').set({ commission_credited: 1, commission: units }).where('id', '=', paymentId).execute();
+  }
+
+  /** A payer's payments with something left to refund, newest first; only `paymentId` when given. */
+  refundable(payerId: number, paymentId?: number): Promise<PaymentRow[]> {
+    let q = this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('participant_id', '=', payerId)
+      .whereRef('refunded_cents', '<', 'amount_cents');
+    if (paymentId !== undefined) q = q.where('id', '=', paymentId);
+    return q.orderBy('id', 'desc').execute();
+  }
+
+  async find(payerId: number, paymentId: number): Promise<PaymentRow | undefined> {
+    return this.db.selectFrom('payments').selectAll().where('participant_id', '=', payerId).where('id', '=', paymentId).executeTakeFirst();
+  }
+
+  /** Takes `cents` of a payment back, and the commission it reverses; with the payer's amountPaid. */
+  async refund(payment: PaymentRow, cents: number, commissionReversed: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('payments')
+      .set((eb) => ({ refunded_cents: eb('refunded_cents', '+', cents), commission_reversed: eb('commission_reversed', '+', commissionReversed) }))
+      .where('id', '=', payment.id)
+      .execute();
+    await this.db
+      .updateTable('participants')
+      .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '-', cents), updated_on: now }))
+      .where('id', '=', payment.participant_id)
+      .execute();
+  }
+
+  /**
+   * A full refund of the qualifying payment undid a referral: the referee is no longer qualified nor
+   * credited (and shows as refunded), and the referrer's counts of it go.
+   */
+  async unqualify(refereeId: number, referrerId: number, wasCredited: boolean, now: number): Promise<void> {
+    await this.db
+      .updateTable('participants')
+      .set({ reward_event_completed: 0, reward_event_completed_on: null, reward_credited: 0, refunded: 1, updated_on: now })
+      .where('id', '=', refereeId)
+      .execute();
+    await this.db
+      .updateTable('participants')
+      .set((eb) => ({
+        total_completed_referred: eb('total_completed_referred', '-', 1),
+        credited_referrals: eb('credited_referrals', '-', wasCredited ? 1 : 0),
+        updated_on: now,
+      }))
+      .where('id', '=', referrerId)
+      .execute();
+  }
+
+  /** Lowers a referrer's highest milestone credited (one was cancelled with the referral that reached it). */
+  async lowerMilestones(referrerId: number, reached: number): Promise<void> {
+    await this.db.updateTable('participants').set({ milestones_reached: reached }).where('id', '=', referrerId).execute();
+  }
+}
