@@ -329,8 +329,8 @@ export class RefkitClient extends BrowserClient {
   exportRewardEntriesUrl(id: string): string {
     return `${this.baseUrl}/api/v1/admin/exportRewardEntries?id=${encodeURIComponent(id)}`;
   }
-  /** Records a refund of the participant's payments: the rewards they earned are reversed in proportion. */
-  refundPayment(body: RefundPaymentBody): Promise<Participant> {
+  /** Records a refund of a referee's payments; the service takes back what they earned (see /api/docs). */
+  refundPayment(body: RefundPaymentBody): Promise<KeyedParticipant> {
     return this.postJson('/api/v1/admin/refundPayment', body);
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
