@@ -245,8 +245,11 @@ export class CampaignEditor extends Page {
       shareHeader: d.shareHeader,
       shareDescription: d.shareDescription,
       widgetStyle: { ...this.theme },
-      ...rulesOf(d),
     };
+    const { maxReferralReward, ...rules } = rulesOf(d);
+    Object.assign(body, rules);
+    // No ceiling is sent only to remove a stored one, as the end date is.
+    if (maxReferralReward !== null || this.campaign?.maxReferralReward != null) body.maxReferralReward = maxReferralReward;
     // Every channel is sent: an emptied one ('') is cleared.
     body.shareMessages = { ...d.shareMessages };
     // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.

@@ -122,12 +122,12 @@ export class ParticipantDetailPage extends Page {
         <section class="card" aria-labelledby="bal-h">
           <h2 id="bal-h">Rewards</h2>
           <div class="balances">
-            <div role="group" aria-label="Referral balance">
+            <div>
               <div class="muted">Referral balance</div><div class="value">${reward(p.referralRewardBalance, c)}</div>
               <div class="muted">${reward(p.referralReward, c)} earned · ${reward(p.referralRewardRedeemed, c)} redeemed</div>
               <div class="muted">${reward(d.rewards.pending.referral, c)} pending · ${reward(d.rewards.owed.referral, c)} owed back</div>
             </div>
-            <div role="group" aria-label="Referee balance">
+            <div>
               <div class="muted">Referee balance</div><div class="value">${reward(p.refereeRewardBalance, c)}</div>
               <div class="muted">${reward(p.refereeReward, c)} earned · ${reward(p.refereeRewardRedeemed, c)} redeemed</div>
               <div class="muted">${reward(d.rewards.pending.referee, c)} pending · ${reward(d.rewards.owed.referee, c)} owed back</div>

@@ -14,7 +14,12 @@ export interface LedgerCampaign {
   friends: string[];
 }
 
-/** `friends` referred sign-ups that each pay 100.00; the first one's payment is then refunded. */
+/**
+ * A referrer with `friends` referred sign-ups that each paid 100.00, all but the last while the campaign
+ * had no hold (their rewards are available, the last ones over the ceiling capped); the referrer's
+ * balance redeemed; the first friend's payment refunded (its commission reversed, owed back for want of
+ * a balance); then a hold of 30 days and the last friend's payment (pending).
+ */
 export async function ledgerCampaign(admin: RefkitClient, friends = 11): Promise<LedgerCampaign> {
   const campaign = await admin.createCampaign({
     campaignName: 'Ledger campaign',
@@ -24,19 +29,22 @@ export async function ledgerCampaign(admin: RefkitClient, friends = 11): Promise
     rewardType: 'credit',
     rewardCurrency: 'EUR',
     referrerRewardPercent: 10,
-    holdDays: 30,
-    // 11 referrals earn 11 × (10 + 10): the last ones pass the ceiling and are capped.
-    maxReferralReward: 150,
+    maxReferralReward: 190,
   });
   const campaignId = campaign.campaignId!;
   const referrer = 'lea@example.com';
   const { referralCode } = await admin.addParticipant({ id: campaignId, email: referrer });
   const emails = Array.from({ length: friends }, (_, i) => `payer${i}@example.org`);
-  for (const email of emails) {
+  const pay = async (email: string) => {
     await admin.addParticipant({ id: campaignId, email, referredByCode: referralCode! });
     await admin.qualifyParticipant({ id: campaignId, email, amountPaid: '100.00' });
-  }
+  };
+  for (const email of emails.slice(0, -1)) await pay(email);
+  const { referralRewardBalance } = await admin.getParticipant(campaignId, referrer);
+  await admin.redeemReward({ id: campaignId, email: referrer, kind: 'referral', amount: referralRewardBalance! });
   await admin.refundPayment({ id: campaignId, email: emails[0]!, amount: '100.00' });
+  await admin.updateCampaign({ id: campaignId, holdDays: 30, maxReferralReward: 1000 });
+  await pay(emails.at(-1)!);
   return { campaignId, referrer, refunded: emails[0]!, friends: emails };
 }
 
