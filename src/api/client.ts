@@ -49,11 +49,12 @@ export type {
   ParticipantDetail,
   ParticipantSearchPage,
   ParticipantSummary,
-  RewardEntry,
-  RewardLiability,
   RowProblem,
   SearchParticipantsQuery,
   UpdateCampaignBody,
+  RefundPaymentBody,
+  RewardLiability,
+  RewardEntry,
 };
 export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
 
@@ -321,17 +322,15 @@ export class RefkitClient extends BrowserClient {
   listRewardEntriesPage(id: string, email: string, paging: Paging = {}): Promise<Page<RewardEntry>> {
     return this.getPage('/api/v1/admin/listRewardEntries', { id, email, ...paging });
   }
-  /** What the campaign's participants are owed (pending, available), redeemed and owe back, per reward kind and in all. */
+  /** Records a refund of a referee's payment; the reward engine takes back what it earned. */
+  refundPayment(body: RefundPaymentBody, idempotencyKey?: string): Promise<KeyedParticipant> {
+    return this.send<KeyedParticipant>('POST', '/api/v1/admin/refundPayment', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);
+  }
   getRewardLiability(id: string): Promise<RewardLiability> {
     return this.getJson('/api/v1/admin/getRewardLiability', { id });
   }
-  /** The address of a campaign's ledger as CSV, one row per entry (a download link, like exportParticipantsUrl). */
   exportRewardEntriesUrl(id: string): string {
     return `${this.baseUrl}/api/v1/admin/exportRewardEntries?id=${encodeURIComponent(id)}`;
-  }
-  /** Records a refund of a referee's payments; the service takes back what they earned (see /api/docs). */
-  refundPayment(body: RefundPaymentBody): Promise<KeyedParticipant> {
-    return this.postJson('/api/v1/admin/refundPayment', body);
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

@@ -258,7 +258,7 @@ export const RewardRulesFields = {
     Type.Array(Milestone, { maxItems: MAX_MILESTONES, description: 'Bonuses once per referrer; referrals counts are distinct' }),
   ),
   maxReferralReward: Type.Optional(
-    Type.Union([RewardValue, Type.Null()], { description: 'A ceiling on what one referrer can earn in the campaign; what exceeds it is recorded as capped' }),
+    Type.Union([Type.Null(), RewardValue], { description: 'A ceiling on what one referrer can earn in the campaign; what exceeds it is recorded as capped' }),
   ),
   holdDays: Type.Optional(
     Type.Integer({ minimum: 0, maximum: MAX_HOLD_DAYS, 'x-finite': true, description: 'New credits stay pending this many days, then become available' }),

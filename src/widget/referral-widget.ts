@@ -17,7 +17,6 @@ import {
   BrowserClient,
   type AddParticipantBody,
   type Campaign,
-  type MyReferral,
   type MyReferrals,
   type Participant,
   type SignupAnswer,
@@ -52,6 +51,9 @@ export type WidgetState =
 
 /** The URL parameter of the links the service emails (confirmation, sign-in). */
 const LINK_PARAM = 'refkit_verify';
+
+/** What getMyReferrals says beyond the participant: known for a participant just created too (no one yet). */
+export type OwnStanding = Omit<MyReferrals, 'participant'>;
 
 export interface FieldError {
   field: string;
@@ -115,7 +117,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart description - Campaign description texts.
  * @csspart invited - Says the visitor arrived with an invitation, and their reward.
  * @csspart invalid-code - The notice that the invitation link is not valid (also a `notice`).
- * @csspart offer - The reward offer in the share view.
+ * @csspart offer - The reward offer in the share view; each line has `data-offer`: referrer, referee, commission, milestone, hold or cap.
  * @csspart form - The sign-up form.
  * @csspart field - Each form field (also `email-field`, `firstName-field` or `lastName-field`).
  * @csspart label - Field labels.
@@ -138,11 +140,16 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart qr - The QR code.
  * @csspart stats - What the participant earned, and what is left of it to use.
  * @csspart progress - Progress toward the next reward.
+ * @csspart pending - Rewards on hold (each `li` has `data-pending` referral or referee): amount, date available, what for.
+ * @csspart pending-label - What a pending reward is for.
+ * @csspart owed - The note that a refund left an amount to be taken from the next rewards.
+ * @csspart milestones - Milestone bonuses: progress toward the next, and the reached ones ticked (`data-milestone=reached`).
+ * @csspart milestone-progress - The progress bar (a native `progress`) toward the next milestone.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
  * @csspart referrals-empty - Said when no friend has joined yet.
  * @csspart referral-name - A friend's first name or masked email.
- * @csspart referral-status - A friend's status (`data-status` is the status).
+ * @csspart referral-status - Why a friend is where they are, in words (`data-status` is joined, in_review, pending, qualified or refunded).
  * @csspart referrals-more - Said when the list shows only the latest friends.
  * @csspart campaign-state - The notice of a paused or ended campaign in the share view.
  * @csspart status - The polite live region.
@@ -193,8 +200,7 @@ export class ReferralWidget extends LitElement {
     status: { state: true },
     qr: { state: true },
     settings: { state: true },
-    referrals: { state: true },
-    moreReferrals: { state: true },
+    own: { state: true },
     copied: { state: true },
     shared: { state: true },
     shareViewLib: { state: true },
@@ -251,9 +257,8 @@ export class ReferralWidget extends LitElement {
   qr = '';
   /** The reward's currency or unit and the share messages (getWidgetSettings); undefined when unavailable. */
   settings: WidgetSettings | undefined;
-  /** Who the participant referred, when known (getMyReferrals). */
-  referrals: MyReferral[] | undefined;
-  moreReferrals = false;
+  /** Who the participant referred and their rewards beyond the balances, when known (getMyReferrals). */
+  own: OwnStanding | undefined;
   /** The copy button says "Copied!" for a moment. */
   copied = false;
   /** The link was copied or shared on this page (the share view's first step). */
@@ -342,7 +347,7 @@ export class ReferralWidget extends LitElement {
     this.#retry = () => this.#load();
     this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
-    this.referrals = undefined;
+    this.own = undefined;
     this.shared = false;
     // Another campaign's texts must not stand in for this one's while it loads or if it fails.
     if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
@@ -445,8 +450,7 @@ export class ReferralWidget extends LitElement {
     this.shareViewLib = await loadShareView();
     if (superseded()) return;
     this.participant = mine.participant;
-    this.referrals = mine.referrals;
-    this.moreReferrals = mine.more;
+    this.own = mine;
     this.returning = true;
     this.limited = false;
     const c = this.campaign;
@@ -492,8 +496,7 @@ export class ReferralWidget extends LitElement {
     this.participant = answer.participant;
     this.returning = returning;
     this.limited = answer.participant.totalReferrals === undefined;
-    this.referrals = answer.outcome === 'created' ? [] : undefined;
-    this.moreReferrals = false;
+    this.own = answer.outcome === 'created' ? { referrals: [], more: false } : undefined;
   }
 
   #remember(answer: SignupAnswer): void {

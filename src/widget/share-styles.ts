@@ -5,6 +5,8 @@ import { css } from 'lit';
  * the sign-up form's first load does not carry them. Same custom properties as ./styles.ts.
  */
 export const shareStyles = css`
+  h3 { margin: 0 0 0.5rem; font-size: 0.9375rem; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   [part='returning'] { margin: 1rem 0 0; font-size: 0.875rem; }
   [part='not-me'] {
     background: none;
@@ -98,14 +100,14 @@ export const shareStyles = css`
   [data-step='current'] [part='step-marker'] { border-color: var(--_accent); color: var(--_accent); }
   [part='referrals'] { margin-block-end: 0.5rem; }
   [part='referrals'] ul { margin: 0; padding: 0; list-style: none; border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); }
-  [part='referrals'] li { display: grid; grid-template-columns: 1fr auto; gap: 0.125rem 0.75rem; padding: 0.5rem 0.75rem; }
+  /* Name and date on one line, the friend's status (a sentence, it can be long) under them. */
+  [part='referrals'] li { display: grid; grid-template-columns: 1fr auto; align-items: baseline; gap: 0.25rem 0.75rem; padding: 0.5rem 0.75rem; }
   [part='referrals'] li + li { border-block-start: 1px solid var(--_border); }
   [part='referral-name'] { font-weight: 600; overflow-wrap: anywhere; }
-  [part='referrals'] time { grid-column: 1; font-size: 0.8125rem; color: var(--_muted); }
+  [part='referrals'] li > time { grid-area: 1 / 2; font-size: 0.8125rem; color: var(--_muted); }
   [part='referral-status'] {
-    grid-row: 1 / span 2;
-    grid-column: 2;
-    align-self: center;
+    grid-column: 1 / -1;
+    justify-self: start;
     padding: 0.125rem 0.5rem;
     border-radius: 999px;
     font-size: 0.75rem;
@@ -115,7 +117,27 @@ export const shareStyles = css`
   }
   [part='referral-status'][data-status='qualified'] { background: #d1fae5; color: #065f46; }
   [part='referral-status'][data-status='in_review'] { background: #fef3c7; color: #92400e; }
+  [part='referral-status'][data-status='pending'] { background: #dbeafe; color: #1e40af; }
+  [part='referral-status'][data-status='refunded'] { background: #fee2e2; color: #991b1b; }
   [part='referrals-empty'] { font-size: 0.875rem; }
+  [part='pending'], [part='milestones'] { margin-block-end: 1rem; }
+  [part='pending'] p { margin: 0 0 0.375rem; font-size: 0.8125rem; color: var(--_muted); }
+  [part='pending'] ul, [part='milestones'] ul { margin: 0; padding: 0; list-style: none; font-size: 0.875rem; line-height: 1.4; }
+  [part='pending'] li { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 0.75rem; padding: 0.375rem 0; }
+  [part='pending'] li + li { border-block-start: 1px solid var(--_border); }
+  [part='pending-label'] { color: var(--_muted); }
+  [part='milestones'] label { display: block; font-size: 0.875rem; font-weight: 400; }
+  [part='milestone-progress'] { display: block; width: 100%; height: 0.5rem; margin: 0.375rem 0 0.5rem; accent-color: var(--_accent); }
+  [part='milestones'] li { display: flex; gap: 0.375rem; align-items: center; }
+  [part='milestones'] li svg { flex: none; width: 1rem; height: 1rem; color: #047857; }
+  [part='owed'] {
+    padding: 0.625rem 0.75rem;
+    border-radius: calc(var(--_radius) / 2);
+    border-inline-start: 4px solid #b91c1c;
+    background: #fef2f2;
+    color: #7f1d1d;
+    font-size: 0.875rem;
+  }
   [part='campaign-state'] {
     padding: 0.625rem 0.75rem;
     border-radius: calc(var(--_radius) / 2);

@@ -9,10 +9,14 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import type { Campaign, MyReferral, Participant, ReferralStatus, WidgetSettings } from '../api/client.js';
-import type { ShareMessages } from '../api/schemas.js';
+import type { Campaign, MyReferral, Participant, WidgetSettings } from '../api/client.js';
+import type { RewardRules, ShareMessages } from '../api/schemas.js';
+import type { MyRewards } from '../api/widget-schemas.js';
+import type { OwnStanding } from './referral-widget.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
+import { hasOfferRuleLines, offerRuleLines } from './offer-rules.js';
+import { dateOf, milestoneProgress, owedNote, pendingRewards } from './reward-standing.js';
 import { shareTargets, shareTexts } from './share-links.js';
 
 export interface ShareViewOptions {
@@ -22,9 +26,15 @@ export interface ShareViewOptions {
   referrals: MyReferral[] | undefined;
   /** More referrals exist than listed. */
   moreReferrals: boolean;
+  /** Pending credits, what is owed and milestones; undefined when not known (an older service, a new participant). */
+  rewards: MyRewards | undefined;
+  /** The campaign's reward rules, for the offer; undefined from an older service. */
+  rules: RewardRules | undefined;
   /** A reward value in the campaign's currency or unit, as the locale writes it. */
   amount: (value: number) => string;
   locale: string;
+  /** A number as the locale writes it. */
+  count: (n: number) => string;
   messages: ShareMessages;
   /** SVG markup that qrcode made from the share link (never campaign text); '' until it is drawn. */
   qrSvg: string;
@@ -47,8 +57,7 @@ export interface ShareViewOptions {
 export interface ShareHost {
   campaign: Campaign | undefined;
   participant: Participant | undefined;
-  referrals: MyReferral[] | undefined;
-  moreReferrals: boolean;
+  own: OwnStanding | undefined;
   settings: WidgetSettings | undefined;
   qr: string;
   copied: boolean;
@@ -85,10 +94,13 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
   return html`${shareView({
       campaign: host.campaign,
       participant,
-      referrals: host.referrals,
-      moreReferrals: host.moreReferrals,
+      referrals: host.own?.referrals,
+      moreReferrals: host.own?.more ?? false,
+      rewards: host.own?.rewards,
+      rules: host.settings?.rules,
       amount: (value) => host.amount(value),
       locale: host.locale(),
+      count: (n) => new Intl.NumberFormat(host.locale()).format(n),
       messages: host.settings?.shareMessages ?? {},
       qrSvg: host.qr,
       copied: host.copied,
@@ -157,8 +169,21 @@ export function drawQr(host: ShareHost): void {
 
 const selectAll = (e: FocusEvent) => (e.target as HTMLTextAreaElement).select();
 
-const statusText = (status: ReferralStatus) =>
-  status === 'qualified' ? msg('Reward earned') : status === 'in_review' ? msg('Being reviewed') : msg('Signed up');
+/** Why a friend is where they are, in words. */
+function statusText(r: MyReferral, locale: string) {
+  switch (r.status) {
+    case 'qualified':
+      return msg('Reward earned');
+    case 'in_review':
+      return msg('Being reviewed');
+    case 'pending':
+      return r.availableOn ? msg(html`Reward on hold until ${dateOf(r.availableOn, locale)}`) : msg('Reward on hold');
+    case 'refunded':
+      return msg('Refunded');
+    default:
+      return msg('Waiting for their first payment');
+  }
+}
 
 export function shareView(o: ShareViewOptions) {
   const c = o.campaign;
@@ -184,7 +209,7 @@ export function shareView(o: ShareViewOptions) {
       ? // Nothing left to share for: what the participant earned, and with whom.
         html`<h2 part="header" tabindex="-1">${msg('Your rewards')}</h2>`
       : html`<h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
-          ${offer(c, amount)}
+          ${offer(c, amount, o.rules, o.count)}
           ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}`}
     <div part="link-box">
       <label part="label" for="share-link">${msg('Your referral link')}</label>
@@ -212,15 +237,18 @@ export function shareView(o: ShareViewOptions) {
             <div part="qr" role="img" aria-label=${msg('QR code of your referral link')}>${o.qrSvg ? unsafeSVG(o.qrSvg) : nothing}</div>
             <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
           </figure>`}
-    ${o.stats ? html`${stats(c, p, amount, o.locale)} ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${referralList(o)}` : nothing}
+    ${o.stats
+      ? html`${stats(c, p, amount, o.count)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
+        ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.count, ended)} ${referralList(o)}`
+      : nothing}
   `;
 }
 
 /** The offer stays in view after sign-up: what the participant earns and what a friend gets. */
-function offer(c: Campaign | undefined, amount: (v: number) => string) {
+function offer(c: Campaign | undefined, amount: (v: number) => string, rules: RewardRules | undefined, count: (n: number) => string) {
   const mine = c?.referrerRewardValue ? amount(c.referrerRewardValue) : '';
   const theirs = c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
-  if (!mine && !theirs && !c?.rewardHeader) return nothing;
+  if (!mine && !theirs && !c?.rewardHeader && !hasOfferRuleLines(rules)) return nothing;
   return html`<div part="offer">
     ${icons.gift}
     <div>
@@ -228,6 +256,7 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
       <ul>
         ${mine ? html`<li data-offer="referrer">${msg(str`You get ${mine} for each friend who qualifies.`)}</li>` : nothing}
         ${theirs ? html`<li data-offer="referee">${msg(str`Your friends get ${theirs} when they qualify (for example, with a purchase).`)}</li>` : nothing}
+        ${offerRuleLines(rules, amount, count)}
       </ul>
     </div>
   </div>`;
@@ -238,12 +267,12 @@ function offer(c: Campaign | undefined, amount: (v: number) => string) {
  * A referred participant who has not earned their welcome reward yet reads what it is and how to get
  * it, rather than a zero.
  */
-function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, locale: string) {
+function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, count: (n: number) => string) {
   const welcomeEarned = p.refereeReward ?? p.refereeRewardBalance ?? 0;
   const welcomeOffer = p.referredByCode !== undefined && c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   const row = (label: string, stat: string, value: string) => html`<div><dt>${label}</dt><dd data-stat=${stat}>${value}</dd></div>`;
   return html`<dl part="stats">
-    ${row(msg('Friends joined'), 'referrals', new Intl.NumberFormat(locale).format(p.totalReferrals ?? 0))}
+    ${row(msg('Friends joined'), 'referrals', count(p.totalReferrals ?? 0))}
     ${row(msg('Earned for referrals'), 'referral-earned', amount(p.referralReward ?? p.referralRewardBalance ?? 0))}
     ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}
     ${welcomeEarned > 0
@@ -262,7 +291,8 @@ function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => s
  */
 function progress(c: Campaign | undefined, referrals: MyReferral[] | undefined, amount: (v: number) => string, shared: boolean) {
   if (!c?.referrerRewardValue) return nothing;
-  const waiting = referrals?.filter((r) => r.status !== 'qualified').length ?? 0;
+  // Friends still to qualify; a pending reward's friend has qualified (their reward waits out the hold).
+  const waiting = referrals?.filter((r) => r.status === 'joined' || r.status === 'in_review').length ?? 0;
   const current = waiting > 0 ? 2 : shared || (referrals?.length ?? 0) > 0 ? 1 : 0;
   const steps = [msg('Share your link'), msg('A friend signs up'), msg(str`They qualify: you get ${amount(c.referrerRewardValue)}`)];
   return html`<section part="progress" aria-labelledby="progress-title">
@@ -290,8 +320,8 @@ function referralList(o: ShareViewOptions) {
           ${o.referrals.map(
             (r) => html`<li data-referral-status=${r.status}>
               <span part="referral-name">${r.name}</span>
-              <span part="referral-status" data-status=${r.status}>${statusText(r.status)}</span>
-              <time datetime=${r.joinedOn}>${new Intl.DateTimeFormat(o.locale, { dateStyle: 'medium' }).format(new Date(r.joinedOn))}</time>
+              <span part="referral-status" data-status=${r.status}>${statusText(r, o.locale)}</span>
+              ${dateOf(r.joinedOn, o.locale)}
             </li>`,
           )}
         </ul>`}

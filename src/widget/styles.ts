@@ -37,7 +37,6 @@ export const styles = css`
     box-shadow: 0 1px 3px rgb(0 0 0 / 0.06), 0 8px 24px rgb(0 0 0 / 0.04);
   }
   h2 { margin: 0 0 0.5rem; font-size: 1.25rem; line-height: 1.3; }
-  h3 { margin: 0 0 0.5rem; font-size: 0.9375rem; }
   p { margin: 0 0 1rem; color: var(--_muted); line-height: 1.5; }
   [part='invited'], [part='offer'] {
     background: var(--_tint);
@@ -92,7 +91,6 @@ export const styles = css`
   [part='placeholder'] span:first-child { height: 1.4rem; width: 60%; }
   [part='placeholder'] span:last-child { height: 2.5rem; }
   h2:focus { outline: none; }
-  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @container (max-width: 26rem) {
     [part='card'] { padding: 1.125rem; }
   }

@@ -8,25 +8,11 @@ import { it } from 'node:test';
 import fc from 'fast-check';
 import { RefkitClient } from '../../src/api/client.js';
 import { createApiKey } from '../../src/server/domain/keys.js';
-import { ledgerTotals } from '../../src/server/domain/ledger.js';
 import { rejects } from './helpers/assert.js';
+import { assertCountersAreTheLedger } from './helpers/ledger.js';
 import { ownerSignedIn } from './helpers/owner.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
-
-/** Every participant of the campaign has counters equal to the sums of its entries; how many entries there are in all. */
-async function assertCountersAreTheLedger(s: TestService, campaignId: string): Promise<number> {
-  const { db } = s.ctx.store;
-  const people = await db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).execute();
-  let count = 0;
-  for (const p of people) {
-    const entries = await db.selectFrom('reward_entries').selectAll().where('participant_id', '=', p.id).execute();
-    count += entries.length;
-    const { referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed } = p;
-    assert.deepEqual(ledgerTotals(entries), { referral_reward, referral_reward_redeemed, referee_reward, referee_reward_redeemed }, p.email);
-  }
-  return count;
-}
 
 /** Fetches a list route with the secret key: its status, body and Link header. */
 async function getRaw(s: TestService, path: string, headers: Record<string, string> = { authorization: `Bearer ${s.secretKey}` }) {

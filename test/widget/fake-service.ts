@@ -3,6 +3,8 @@
  * interface's paths, each answered by a handler the test sets; every call is recorded.
  */
 import type { Campaign, Participant, WidgetSettings } from '../../src/api/client.js';
+import type { RewardRules } from '../../src/api/schemas.js';
+import type { MyRewards } from '../../src/api/widget-schemas.js';
 
 export type Handler = (url: URL, body: unknown) => Response | Promise<Response>;
 
@@ -33,6 +35,18 @@ export const campaign: Campaign = {
 };
 
 export const settings: WidgetSettings = { campaignId: 'cmp_1', rewardCurrency: 'USD', shareMessages: {} };
+
+/** A campaign's reward rules with none in effect (what a service with the reward engine answers by default). */
+export const noRules: RewardRules = { referrerRewardPercent: 0, commissionPayments: 0, milestones: [], maxReferralReward: null, holdDays: 0 };
+
+/** Widget settings with reward rules: `rules` replaces the ones given of noRules. */
+export const settingsWithRules = (rules: Partial<RewardRules>): WidgetSettings => ({ ...settings, rules: { ...noRules, ...rules } });
+
+/** getMyReferrals' `rewards` of a participant with nothing pending, owed or reached (and no milestones). */
+export const noRewards: MyRewards = { pending: [], owed: { referral: 0, referee: 0 }, milestones: { qualifiedReferrals: 0, reached: [], next: null } };
+
+/** A participant's `rewards`, each part given replacing noRewards' own. */
+export const myRewards = (extra: Partial<MyRewards>): MyRewards => ({ ...noRewards, ...extra });
 
 export function participant(email: string, extra: Partial<Participant> = {}): Participant {
   return {

@@ -60,7 +60,7 @@ describe('<referral-widget> the participant\'s own standing', () => {
     expect(call.body).to.deep.equal({ id: 'cmp_1' });
     expect(calls('addParticipant')).to.have.length(0);
     const rows = [...el.shadowRoot!.querySelectorAll('[part=referrals] li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
-    expect(rows).to.deep.equal(['Ben Reward earned Mar 2, 2026', 'c***@example.org Signed up Mar 5, 2026', 'Dee Being reviewed Mar 6, 2026']);
+    expect(rows).to.deep.equal(['Ben Reward earned Mar 2, 2026', 'c***@example.org Waiting for their first payment Mar 5, 2026', 'Dee Being reviewed Mar 6, 2026']);
     expect(text(el, '[data-stat=referrals]')).to.equal('3');
     expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
     // A friend joined and has not qualified: the next step is their qualifying.
