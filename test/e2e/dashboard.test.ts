@@ -327,7 +327,7 @@ describe('dashboard', () => {
       await confirm(page, 'Redeem');
       await page.getByRole('alert').getByText(/balance is less than 100000/).waitFor();
       // The referral list links on to a referral, whose detail names the referrer.
-      await page.getByRole('link', { name: 'friend0@example.org' }).click();
+      await page.getByRole('table', { name: /^Referrals/ }).getByRole('link', { name: 'friend0@example.org' }).click();
       await page.getByRole('heading', { name: 'Referred by' }).waitFor();
       await page.locator('rk-participant-detail').getByRole('link', { name: 'ava.0@example.com' }).waitFor();
     }));

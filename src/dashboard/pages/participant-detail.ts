@@ -175,7 +175,7 @@ export class ParticipantDetailPage extends Page {
       <section aria-labelledby="refs-h">
         <h2 id="refs-h">Referrals (${n(p.totalReferrals)})</h2>
         <div class="table-wrap">
-          <table class="records">
+          <table class="records" aria-labelledby="refs-h">
             <thead><tr><th>Email</th><th>Joined</th><th>Qualified</th><th>Fraud score</th></tr></thead>
             <tbody>
               ${this.referrals.length === 0
