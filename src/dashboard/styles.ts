@@ -68,6 +68,8 @@ export const base = css`
   label { display: block; font-weight: 500; font-size: 13px; margin-bottom: 6px; }
   .field { margin-bottom: 16px; }
   .field .hint { color: var(--muted); font-size: 12px; margin-top: 4px; }
+  /* What the service said of this field's value (a 400 naming it). */
+  .field-error { color: var(--danger); font-size: 12px; font-weight: 500; margin-top: 4px; }
   input, select, textarea {
     font: inherit; color: var(--text); width: 100%; padding: 8px 12px; border: 1px solid #d0d5dd; border-radius: 8px;
     background: #fff; box-shadow: 0 1px 2px rgba(16, 24, 40, 0.05);
@@ -76,6 +78,7 @@ export const base = css`
   input[type='color'] { padding: 2px; height: 38px; }
   textarea { min-height: 72px; resize: vertical; }
   input:focus, select:focus, textarea:focus { outline: none; border-color: #a5b4fc; box-shadow: 0 0 0 4px #eef2ff; }
+  [aria-invalid='true'] { border-color: var(--danger); }
   .row { display: grid; gap: 16px; grid-template-columns: 1fr 1fr; }
   @media (max-width: 640px) { .row { grid-template-columns: 1fr; } }
   /** A one-line form: its fields, then its button; stacked on a phone. */

@@ -13,15 +13,19 @@ import { RefkitClient } from '../../src/api/client.js';
 import { createOwner } from '../../src/server/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
+import { reward } from '../../src/dashboard/format.js';
 import { confirm, launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
+import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewards.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;
   let browser: Browser;
   let tmp: string;
+  let ledger: LedgerCampaign;
 
   before(async () => {
     seeded = await seededService(60);
+    ledger = await ledgerCampaign(seeded.service.admin);
     browser = await launch();
     tmp = mkdtempSync(join(tmpdir(), 'refkit-e2e-'));
   });
@@ -112,6 +116,172 @@ describe('dashboard', () => {
       assert.equal((await seeded.service.admin.getCampaign(id)).status, 'End');
     }));
 
+  it('reward rules: each rule is saved (a reload shows it), the preview\'s offer follows them as typed, a value the service refuses is said beside its field', () =>
+    task(async ({ page }) => {
+      const { campaignId: id } = await seeded.service.admin.createCampaign({ campaignName: 'Rules campaign', hostURL: 'https://acme.example/rules', referrerRewardValue: 10, rewardType: 'credit' });
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}`);
+      await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
+      const preview = page.locator('rk-widget-preview');
+      const stored = async () => (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      // The offer, and its lines for the rules, show in the share view: sign up in the preview (nobody is).
+      await preview.getByLabel('Email address').fill('someone@example.com');
+      await preview.getByRole('button', { name: 'Get my referral link' }).click();
+      await preview.getByText('You get $10 for each friend who qualifies.').waitFor();
+
+      await page.getByLabel('Commission (%)').fill('10');
+      await preview.getByText(/Plus 10% of what each friend pays/).waitFor();
+      await page.getByLabel('Payments that earn it').fill('3');
+      await preview.getByText(/10% of each friend.s first 3 payments/).waitFor();
+      await page.getByRole('button', { name: 'Add milestone' }).click();
+      await page.getByLabel('Referrals (milestone 1)').fill('3');
+      await page.getByLabel('Bonus (milestone 1)').fill('50');
+      await page.getByLabel('Label (milestone 1)').fill('Free month');
+      await preview.getByText(/\$50 bonus when 3 friends qualify: Free month/).waitFor();
+      await page.getByLabel('Most a referrer can earn (optional)').fill('200');
+      await preview.getByText(/Up to \$200 in all/).waitFor();
+      await page.getByLabel('Hold (days)').fill('30');
+      await preview.getByText(/confirmed 30 days after a friend qualifies/).waitFor();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      const saved = await stored();
+      assert.deepEqual(
+        [saved.referrerRewardPercent, saved.commissionPayments, saved.milestones, saved.maxReferralReward, saved.holdDays],
+        [10, 3, [{ referrals: 3, reward: 50, label: 'Free month' }], 200, 30],
+      );
+      await page.reload();
+      await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
+      const values = () =>
+        Promise.all(
+          ['Commission (%)', 'Payments that earn it', 'Referrals (milestone 1)', 'Bonus (milestone 1)', 'Label (milestone 1)', 'Most a referrer can earn (optional)', 'Hold (days)'].map((l) =>
+            page.getByLabel(l, { exact: true }).inputValue(),
+          ),
+        );
+      assert.deepEqual(await values(), ['10', '3', '3', '50', 'Free month', '200', '30']);
+
+      // A second milestone at the same count: the service refuses it, and says so beside the milestones.
+      await page.getByRole('button', { name: 'Add milestone' }).click();
+      await page.getByLabel('Referrals (milestone 2)').fill('3');
+      await page.getByLabel('Bonus (milestone 2)').fill('80');
+      await page.getByLabel('Label (milestone 2)').fill('Free year');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const problem = page.locator('rk-campaign-editor fieldset.milestones .field-error');
+      await problem.waitFor();
+      assert.match((await problem.textContent())!, /milestones/);
+      // The input at fault (or, for a rule across the list, its first input) has the focus.
+      assert.equal(await page.locator('rk-campaign-editor fieldset.milestones input:focus').count(), 1);
+      assert.deepEqual((await stored()).milestones, [{ referrals: 3, reward: 50, label: 'Free month' }]);
+      await page.getByLabel('Referrals (milestone 2)').fill('10');
+      assert.equal(await problem.count(), 0);
+
+      // Changed again and cleared: 12.5% of every payment, one milestone less, no ceiling, no hold.
+      await page.getByLabel('Commission (%)').fill('12.5');
+      await page.getByLabel('Payments that earn it').fill('0');
+      await preview.getByText(/Plus 12.5% of what each friend pays/).waitFor();
+      await page.getByRole('button', { name: 'Remove milestone 1' }).click();
+      await preview.getByText(/\$80 bonus when 10 friends qualify: Free year/).waitFor();
+      assert.equal(await preview.getByText(/Free month/).count(), 0);
+      await page.getByLabel('Most a referrer can earn (optional)').fill('');
+      await page.getByLabel('Hold (days)').fill('0');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      const cleared = await stored();
+      assert.deepEqual(
+        [cleared.referrerRewardPercent, cleared.commissionPayments, cleared.milestones, cleared.maxReferralReward, cleared.holdDays],
+        [12.5, 0, [{ referrals: 10, reward: 80, label: 'Free year' }], null, 0],
+      );
+      await page.reload();
+      await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
+      assert.equal(await page.getByLabel('Most a referrer can earn (optional)').inputValue(), '');
+      assert.equal(await page.getByLabel('Label (milestone 1)').inputValue(), 'Free year');
+      assert.equal(await page.getByLabel('Label (milestone 2)').count(), 0);
+    }));
+
+  it('a new campaign is created with its reward rules', () =>
+    task(async ({ page }) => {
+      await page.goto('/admin/#/campaigns/new');
+      await page.getByLabel('Campaign name').fill('Rules from the start');
+      await page.getByLabel('Landing page URL').fill('https://acme.example/start');
+      await page.getByLabel('Commission (%)').fill('7.25');
+      await page.getByLabel('Hold (days)').fill('14');
+      await page.getByRole('button', { name: 'Add milestone' }).click();
+      await page.getByLabel('Referrals (milestone 1)').fill('5');
+      await page.getByLabel('Bonus (milestone 1)').fill('25');
+      await page.getByLabel('Label (milestone 1)').fill('Tote bag');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.getByRole('heading', { name: 'Embed on your site' }).waitFor();
+      const id = decodeURIComponent(/#\/campaigns\/([^/]+)$/.exec(page.url())![1]!);
+      const created = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      assert.deepEqual(
+        [created.referrerRewardPercent, created.commissionPayments, created.milestones, created.maxReferralReward, created.holdDays],
+        [7.25, 0, [{ referrals: 5, reward: 25, label: 'Tote bag' }], null, 14],
+      );
+    }));
+
+  for (const width of [1280, 390]) {
+    it(`reward ledger at ${width} px: every entry of a participant, paged; pending and owed back beside the balances`, () =>
+      task(async ({ page }) => {
+        const { campaignId: id, referrer } = ledger;
+        const campaign = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+        const entries = await allEntries(seeded.service.admin, id, referrer);
+        assert.ok(entries.length > 20, `${entries.length} entries: more than a page`);
+        for (const kind of ['referral', 'commission', 'redemption', 'reversal'] as const) assert.ok(entries.some((e) => e.kind === kind), kind);
+        assert.ok(entries.some((e) => e.capped) && entries.some((e) => e.status === 'pending'), 'capped and pending entries');
+        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(referrer)}`);
+        const table = page.getByRole('table', { name: 'Reward ledger' });
+        const rows = table.locator('tbody tr');
+        await waitFor(async () => (await rows.count()) === 20, 'the first page of the ledger');
+        await page.getByRole('button', { name: 'Show more entries' }).click();
+        await waitFor(async () => (await rows.count()) === entries.length, 'every entry');
+        assert.equal(await page.getByRole('button', { name: 'Show more entries' }).count(), 0);
+        const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+        cells.forEach(([, , label, amount, status, , referee, capped], i) => {
+          const e = entries[i]!;
+          assert.deepEqual([label, amount, status, referee, capped], [e.label || '—', reward(e.amount, campaign), e.status, e.refereeEmail ?? '—', e.capped ? reward(e.capped, campaign) : '—'], `entry ${i}`);
+        });
+        const { rewards } = await seeded.service.admin.getParticipantDetail(id, referrer);
+        assert.ok(rewards.pending.referral > 0);
+        const balances = page.locator('rk-participant-detail .balances');
+        await balances.getByText(`${reward(rewards.pending.referral, campaign)} pending · ${reward(rewards.owed.referral, campaign)} owed back`).waitFor();
+        await balances.getByText(`${reward(rewards.pending.referee, campaign)} pending · ${reward(rewards.owed.referee, campaign)} owed back`).waitFor();
+        assert.equal(await overflowsSideways(page), false);
+        assert.deepEqual(await seriousViolations(page), []);
+      }, width));
+  }
+
+  it('reward liability: pending, available, redeemed and owed back per reward kind and in all; the ledger\'s CSV export', () =>
+    task(async ({ page }) => {
+      const { campaignId: id, referrer, friends, refunded } = ledger;
+      const campaign = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      const liability = await seeded.service.admin.getRewardLiability(id);
+      assert.ok(liability.total.pending > 0);
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/analytics`);
+      const table = page.getByRole('table', { name: 'Reward liability' });
+      await table.waitFor();
+      const cells = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => c.textContent!.trim())));
+      assert.deepEqual(
+        cells,
+        (['referral', 'referee', 'total'] as const).map((k, i) => [
+          ['Referral rewards', 'Referee rewards', 'Total'][i],
+          ...(['pending', 'available', 'redeemed', 'owed'] as const).map((c) => reward(liability[k][c], campaign)),
+        ]),
+      );
+      assert.match(cells[2]![1]!, /^€/);
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export ledger (CSV)' }).click()]);
+      const file = join(tmp, 'ledger.csv');
+      await download.saveAs(file);
+      const text = readFileSync(file, 'utf8');
+      assert.equal(text.split(/\r?\n/, 1)[0], 'createdOn,email,kind,rewardKind,amount,status,availableOn,label,refereeEmail,paymentId,capped');
+      const rows = parse(text, { columns: true }) as Record<string, string>[];
+      const expected = (await Promise.all([referrer, ...friends].map((email) => allEntries(seeded.service.admin, id, email)))).flat();
+      assert.equal(rows.length, expected.length);
+      assert.ok(rows.some((r) => r.email === referrer && r.kind === 'reversal'), 'the refund\'s reversal');
+      assert.ok(rows.some((r) => r.email === referrer && Number(r.capped) > 0), 'a capped credit');
+      assert.ok(rows.some((r) => r.email === refunded && r.kind === 'referee'), 'the referee\'s own reward');
+      const sum = (amounts: number[]) => amounts.reduce((a, b) => a + b, 0);
+      assert.equal(sum(rows.filter((r) => r.email === referrer).map((r) => Number(r.amount))), sum((await allEntries(seeded.service.admin, id, referrer)).map((e) => e.amount)));
+    }));
+
   it('participants: search by email or code, sort, page with keyset cursors, open one, redeem a reward', () =>
     task(async ({ page }) => {
       const id = seeded.campaignId;
@@ -157,7 +327,7 @@ describe('dashboard', () => {
       await confirm(page, 'Redeem');
       await page.getByRole('alert').getByText(/balance is less than 100000/).waitFor();
       // The referral list links on to a referral, whose detail names the referrer.
-      await page.getByRole('link', { name: 'friend0@example.org' }).click();
+      await page.getByRole('table', { name: /^Referrals/ }).getByRole('link', { name: 'friend0@example.org' }).click();
       await page.getByRole('heading', { name: 'Referred by' }).waitFor();
       await page.locator('rk-participant-detail').getByRole('link', { name: 'ava.0@example.com' }).waitFor();
     }));

@@ -1,4 +1,4 @@
-/** Analytics of a campaign: the funnel, sign-ups per day (uPlot), top referrers, referred revenue, viral coefficient. */
+/** Analytics of a campaign: the funnel, sign-ups per day (uPlot), top referrers, referred revenue, viral coefficient, the reward liability. */
 import { css, html, nothing, unsafeCSS } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import uPlot from 'uplot';
@@ -8,6 +8,7 @@ import { api } from '../api.js';
 import { count, money, n, percent } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
+import './reward-liability.js';
 
 const DAY_S = 86_400;
 /**
@@ -137,7 +138,8 @@ export class Analytics extends Page {
         <div class="stat"><div class="label">Referred revenue</div><div class="value">${money(a.referredRevenue, currency)}</div><div class="sub">paid by referred participants</div></div>
         <div class="stat"><div class="label">Viral coefficient</div><div class="value">${a.viralCoefficient.toFixed(2)}</div><div class="sub">referred sign-ups per sign-up</div></div>
       </div>
-      <section class="card" aria-labelledby="daily-h">
+      <rk-reward-liability .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-reward-liability>
+      <section class="card" aria-labelledby="daily-h" style="margin-top:16px">
         <h2 id="daily-h">Sign-ups per day</h2>
         <div class="chart" role="img" aria-label="Chart of sign-ups and referred sign-ups per day, ${count(a.daily.length, 'day', 'days')}"></div>
       </section>

@@ -13,6 +13,7 @@ import { confirmAction } from '../confirm.js';
 import { reward } from '../format.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
+import { EMPTY_MILESTONE, NO_RULES, previewRules, RULE_BOUNDS, rulesDraftOf, rulesOf, type MilestoneDraft, type RulesDraft } from '../reward-rules-draft.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
 
@@ -45,12 +46,27 @@ function earlierTheme(id: string): Partial<Theme> {
   }
 }
 
-// The reward rules are not edited here yet.
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | keyof typeof RewardRulesFields>> & {
-  end: string;
-  allowedOrigins: string;
-  shareMessages: Required<ShareMessages>;
-};
+/** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | keyof typeof RewardRulesFields>> &
+  RulesDraft & {
+    end: string;
+    allowedOrigins: string;
+    shareMessages: Required<ShareMessages>;
+  };
+/** The fields typed in one input each. */
+type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'requireEmailConfirmation'>;
+
+/**
+ * The id of the input a request field is typed in, so that a 400 naming a field is said beside it:
+ * `milestones.1.label` is #f-milestones-1-label, `shareMessages.x` #f-shareMessages-x, `allowedOrigins.2` the
+ * one box of origins, `milestones` (a rule across the list) the list's fieldset.
+ */
+const inputId = (field: string) => `f-${field.replace(/^allowedOrigins\.\d+$/, 'allowedOrigins').replaceAll('.', '-')}`;
+const MILESTONE_FIELDS: [keyof MilestoneDraft, string, string][] = [
+  ['referrals', 'Referrals', 'number'],
+  ['reward', 'Bonus', 'number'],
+  ['label', 'Label', 'text'],
+];
 /** The share-message channels the editor shows: [channel, label, multi-line]. */
 const MESSAGE_FIELDS: [keyof ShareMessages, string, boolean][] = [
   ['emailSubject', 'Email subject', false],
@@ -88,6 +104,7 @@ const EMPTY: Draft = {
   allowedOrigins: '',
   requireEmailConfirmation: false,
   shareMessages: { ...NO_MESSAGES },
+  ...NO_RULES,
 };
 
 /** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
@@ -113,6 +130,7 @@ function draftOf(c: CampaignSettings): Draft {
     allowedOrigins: (c.allowedOrigins ?? []).join('\n'),
     requireEmailConfirmation: c.requireEmailConfirmation,
     shareMessages: { ...NO_MESSAGES, ...c.shareMessages },
+    ...rulesDraftOf(c),
   };
 }
 
@@ -128,8 +146,20 @@ export class CampaignEditor extends Page {
       .status-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; }
       .save-bar { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }
       .look { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 12px; }
+      fieldset.milestones { margin-bottom: 16px; }
+      fieldset.milestones legend { font-weight: 500; font-size: 13px; margin-bottom: 4px; }
+      fieldset.milestones > .hint { color: var(--muted); font-size: 12px; margin-bottom: 8px; }
+      .milestone { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) minmax(0, 2fr) auto; gap: 0 12px; align-items: end; }
+      .milestone .field { margin-bottom: 8px; }
+      .milestone button { margin-bottom: 8px; }
       @media (max-width: 1000px) { .layout { grid-template-columns: 1fr; } .side { position: static; } }
-      @media (max-width: 640px) { .look { grid-template-columns: 1fr; } }
+      @media (max-width: 640px) {
+        .look { grid-template-columns: 1fr; }
+        /* A milestone is a small card of its own on a phone: count and bonus side by side, the label below. */
+        .milestone { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px 0; margin-bottom: 8px; }
+        .milestone .field:nth-child(3) { grid-column: 1 / -1; }
+        .milestone button { grid-column: 1 / -1; justify-self: start; }
+      }
     `,
   ];
 
@@ -157,6 +187,7 @@ export class CampaignEditor extends Page {
   }
 
   #set(field: keyof Draft, value: string | number | boolean) {
+    this.#edited(field);
     const draft = { ...this.draft, [field]: value };
     if (field === 'rewardHeader' || field === 'rewardDescription') this.#following.delete(field);
     if (REWARD_FIELDS.has(field)) {
@@ -164,6 +195,35 @@ export class CampaignEditor extends Page {
       for (const f of this.#following) draft[f] = written[f];
     }
     this.draft = draft;
+  }
+
+  /** The value the service refused is being changed: what it said of it goes. */
+  #edited(field: string) {
+    const at = this.errorField === undefined ? undefined : inputId(this.errorField);
+    if (at !== undefined && (at === inputId(field) || at.startsWith(`${inputId(field)}-`))) {
+      this.errorField = undefined;
+      this.error = '';
+    }
+  }
+
+  #setMilestones(milestones: MilestoneDraft[]) {
+    this.#edited('milestones');
+    this.draft = { ...this.draft, milestones };
+  }
+
+  #editMilestone(i: number, key: keyof MilestoneDraft, value: string) {
+    this.#setMilestones(this.draft.milestones.map((m, j) => (j === i ? { ...m, [key]: value } : m)));
+  }
+
+  /** What the service said of `field`, and the attributes that tie it to the input. */
+  #problem(field: string) {
+    const id = inputId(field);
+    const at = this.errorField !== undefined && inputId(this.errorField) === id;
+    return {
+      invalid: at ? 'true' : nothing,
+      errorId: at ? `${id}-error` : undefined,
+      line: at ? html`<div class="field-error" id="${id}-error">${this.error}</div>` : nothing,
+    };
   }
 
   #setTheme(patch: Partial<Theme>) {
@@ -186,6 +246,10 @@ export class CampaignEditor extends Page {
       shareDescription: d.shareDescription,
       widgetStyle: { ...this.theme },
     };
+    const { maxReferralReward, ...rules } = rulesOf(d);
+    Object.assign(body, rules);
+    // No ceiling is sent only to remove a stored one, as the end date is.
+    if (maxReferralReward !== null || this.campaign?.maxReferralReward != null) body.maxReferralReward = maxReferralReward;
     // Every channel is sent: an emptied one ('') is cleared.
     body.shareMessages = { ...d.shareMessages };
     // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.
@@ -205,13 +269,24 @@ export class CampaignEditor extends Page {
       this.campaignId ? api().updateCampaign({ id: this.campaignId, ...this.#body() }) : api().createCampaign(this.#body()),
     );
     this.busy = false;
-    if (!saved) return;
+    if (!saved) {
+      await this.updateComplete;
+      this.#focusProblem();
+      return;
+    }
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
     if (!this.campaignId) {
       go(href.campaign(saved.campaignId!));
     } else {
       this.notice = 'Changes saved.';
     }
+  }
+
+  /** The input the service refused (or, for a rule across the milestones, their first input) takes the focus. */
+  #focusProblem() {
+    if (this.errorField === undefined) return;
+    const at = this.renderRoot.querySelector<HTMLElement>(`#${inputId(this.errorField)}`);
+    (at instanceof HTMLFieldSetElement ? at.querySelector<HTMLElement>('input, button') : at)?.focus();
   }
 
   async #setStatus(status: CampaignStatus) {
@@ -239,24 +314,37 @@ export class CampaignEditor extends Page {
   }
 
   #message(channel: keyof ShareMessages, label: string, area: boolean) {
-    const id = `f-message-${channel}`;
+    const field = `shareMessages.${channel}`;
+    const id = inputId(field);
     const value = this.draft.shareMessages[channel];
-    const onInput = (e: Event) =>
-      (this.draft = { ...this.draft, shareMessages: { ...this.draft.shareMessages, [channel]: (e.target as HTMLInputElement).value } });
+    const problem = this.#problem(field);
+    const onInput = (e: Event) => {
+      this.#edited(field);
+      this.draft = { ...this.draft, shareMessages: { ...this.draft.shareMessages, [channel]: (e.target as HTMLInputElement).value } };
+    };
     return html`<div class="field">
       <label for=${id}>${label}</label>
-      ${area ? html`<textarea id=${id} .value=${value} @input=${onInput}></textarea>` : html`<input id=${id} .value=${value} @input=${onInput} />`}
+      ${area
+        ? html`<textarea id=${id} .value=${value} @input=${onInput} aria-invalid=${problem.invalid} aria-describedby=${problem.errorId ?? nothing}></textarea>`
+        : html`<input id=${id} .value=${value} @input=${onInput} aria-invalid=${problem.invalid} aria-describedby=${problem.errorId ?? nothing} />`}
+      ${problem.line}
     </div>`;
   }
 
-  #text(field: keyof Draft, label: string, opts: { type?: string; hint?: string; required?: boolean; area?: boolean; pattern?: string } = {}) {
-    const id = `f-${field}`;
+  #text(
+    field: InputField,
+    label: string,
+    opts: { type?: string; hint?: string; required?: boolean; area?: boolean; pattern?: string; max?: number; step?: number; placeholder?: string } = {},
+  ) {
+    const id = inputId(field);
     const value = String(this.draft[field]);
     const onInput = (e: Event) => this.#set(field, (e.target as HTMLInputElement).value);
+    const problem = this.#problem(field);
+    const describedBy = [opts.hint && `${id}-hint`, problem.errorId].filter(Boolean).join(' ') || nothing;
     return html`<div class="field">
       <label for=${id}>${label}</label>
       ${opts.area
-        ? html`<textarea id=${id} .value=${value} @input=${onInput} aria-describedby=${opts.hint ? `${id}-hint` : nothing}></textarea>`
+        ? html`<textarea id=${id} .value=${value} @input=${onInput} aria-invalid=${problem.invalid} aria-describedby=${describedBy}></textarea>`
         : html`<input
             id=${id}
             type=${opts.type ?? 'text'}
@@ -264,11 +352,58 @@ export class CampaignEditor extends Page {
             ?required=${opts.required}
             pattern=${opts.pattern ?? nothing}
             min=${opts.type === 'number' ? '0' : nothing}
+            max=${opts.max ?? nothing}
+            step=${opts.step ?? nothing}
+            placeholder=${opts.placeholder ?? nothing}
             @input=${onInput}
-            aria-describedby=${opts.hint ? `${id}-hint` : nothing}
+            aria-invalid=${problem.invalid}
+            aria-describedby=${describedBy}
           />`}
+      ${problem.line}
       ${opts.hint ? html`<div class="hint" id="${id}-hint">${opts.hint}</div>` : nothing}
     </div>`;
+  }
+
+  /** The milestone bonuses: a row each (count, bonus, label), added and removed; the service keeps the counts distinct. */
+  #milestones() {
+    const rows = this.draft.milestones;
+    const list = this.#problem('milestones');
+    return html`<fieldset class="milestones" id=${inputId('milestones')} aria-describedby=${['f-milestones-hint', list.errorId].filter(Boolean).join(' ')}>
+      <legend>Milestone bonuses</legend>
+      <div class="hint" id="f-milestones-hint">A bonus a referrer earns once, when their qualified referrals reach the count. Each count once.</div>
+      ${rows.map(
+        (m, i) => html`<div class="milestone" role="group" aria-label="Milestone ${i + 1}">
+          ${MILESTONE_FIELDS.map(([key, label, type]) => {
+            const field = `milestones.${i}.${key}`;
+            const id = inputId(field);
+            const problem = this.#problem(field);
+            return html`<div class="field">
+              <label for=${id}>${label}<span class="sr-only"> (milestone ${i + 1})</span></label>
+              <input
+                id=${id}
+                type=${type}
+                .value=${m[key]}
+                required
+                min=${type === 'number' ? (key === 'referrals' ? '1' : '0') : nothing}
+                step=${type === 'number' ? '1' : nothing}
+                maxlength=${key === 'label' ? '80' : nothing}
+                @input=${(e: Event) => this.#editMilestone(i, key, (e.target as HTMLInputElement).value)}
+                aria-invalid=${problem.invalid}
+                aria-describedby=${problem.errorId ?? nothing}
+              />
+              ${problem.line}
+            </div>`;
+          })}
+          <button type="button" class="danger-ghost" @click=${() => this.#setMilestones(rows.filter((_, j) => j !== i))}>
+            Remove<span class="sr-only"> milestone ${i + 1}</span>
+          </button>
+        </div>`,
+      )}
+      ${list.line}
+      <button type="button" ?disabled=${rows.length >= RULE_BOUNDS.milestones} @click=${() => this.#setMilestones([...rows, { ...EMPTY_MILESTONE }])}>
+        Add milestone
+      </button>
+    </fieldset>`;
   }
 
   #statusCard() {
@@ -305,6 +440,7 @@ export class CampaignEditor extends Page {
       ...(isMoney(d.rewardType) ? { rewardCurrency: d.rewardCurrency.trim().toUpperCase() } : { rewardUnit: d.rewardType }),
       shareMessages: d.shareMessages,
       look: widgetLook(t),
+      rules: previewRules(d),
     };
     return html`<div class="page-head">
         <div>
@@ -356,6 +492,34 @@ export class CampaignEditor extends Page {
               <div class="row">
                 ${this.#text('rewardType', 'Reward type', { hint: 'e.g. credit, discount, points' })}
                 ${this.#text('rewardCurrency', 'Currency', { pattern: '[A-Za-z]{3}', hint: 'Three letters, e.g. USD' })}
+              </div>
+            </fieldset>
+            <fieldset>
+              <legend>Reward rules</legend>
+              <div class="row">
+                ${this.#text('referrerRewardPercent', 'Commission (%)', {
+                  type: 'number',
+                  ...RULE_BOUNDS.percent,
+                  hint: 'The referrer also earns this share of what each friend pays, in reward units. 0: no commission.',
+                })}
+                ${this.#text('commissionPayments', 'Payments that earn it', {
+                  type: 'number',
+                  max: RULE_BOUNDS.commissionPayments.max,
+                  hint: "0: every payment; 3: each friend's first 3 payments.",
+                })}
+              </div>
+              ${this.#milestones()}
+              <div class="row">
+                ${this.#text('maxReferralReward', 'Most a referrer can earn (optional)', {
+                  type: 'number',
+                  placeholder: 'No ceiling',
+                  hint: 'In all, in this campaign. Empty: no ceiling. What goes over it is recorded as capped.',
+                })}
+                ${this.#text('holdDays', 'Hold (days)', {
+                  type: 'number',
+                  max: RULE_BOUNDS.holdDays.max,
+                  hint: 'New rewards stay pending this many days (a refund in that time takes them back), then become available. 0: at once.',
+                })}
               </div>
             </fieldset>
             <fieldset>

@@ -1,6 +1,6 @@
-/** One participant: profile, referrer, referrals, balances with redemption, payments, fraud signals and review. */
+/** One participant: profile, referrer, referrals, balances (and what is pending or owed back) with redemption, the reward ledger, payments, fraud signals and review. */
 import { css, html, nothing } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
+import { customElement, property, query, state } from 'lit/decorators.js';
 import type { CampaignSettings, Participant, ParticipantDetail } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
@@ -8,6 +8,8 @@ import { count, date, money, n, reward } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
 import { scoreBadge } from '../status.js';
+import './reward-ledger.js';
+import type { RewardLedger } from './reward-ledger.js';
 
 @customElement('rk-participant-detail')
 export class ParticipantDetailPage extends Page {
@@ -24,6 +26,7 @@ export class ParticipantDetailPage extends Page {
       form.redeem .field { margin: 0; }
       form.redeem .alert { grid-column: 1 / -1; margin: 0; }
       ul.signals { margin: 8px 0 12px; padding-left: 18px; }
+      rk-reward-ledger { margin-top: 24px; }
     `,
   ];
 
@@ -35,6 +38,7 @@ export class ParticipantDetailPage extends Page {
   @state() private moreReferrals: string | undefined;
   /** A refused redemption, said beside the form that made it. */
   @state() private redeemError = '';
+  @query('rk-reward-ledger') private ledger: RewardLedger | undefined;
 
   protected override willUpdate(changed: Map<string, unknown>): void {
     if (changed.has('campaignId') || changed.has('email')) {
@@ -78,7 +82,7 @@ export class ParticipantDetailPage extends Page {
     }
     form.reset();
     this.notice = `Redeemed ${value} from the ${kind} balance.`;
-    await this.#load();
+    await Promise.all([this.#load(), this.ledger?.refresh()]);
   }
 
   async #review(approve: boolean) {
@@ -91,7 +95,7 @@ export class ParticipantDetailPage extends Page {
     this.notice = approve ? 'Approved.' : 'Rejected.';
     // The review queue's count (in the navigation) comes with the campaign list.
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
-    await this.#load();
+    await Promise.all([this.#load(), this.ledger?.refresh()]);
   }
 
   override render() {
@@ -118,8 +122,16 @@ export class ParticipantDetailPage extends Page {
         <section class="card" aria-labelledby="bal-h">
           <h2 id="bal-h">Rewards</h2>
           <div class="balances">
-            <div><div class="muted">Referral balance</div><div class="value">${reward(p.referralRewardBalance, c)}</div><div class="muted">${reward(p.referralReward, c)} earned · ${reward(p.referralRewardRedeemed, c)} redeemed</div></div>
-            <div><div class="muted">Referee balance</div><div class="value">${reward(p.refereeRewardBalance, c)}</div><div class="muted">${reward(p.refereeReward, c)} earned · ${reward(p.refereeRewardRedeemed, c)} redeemed</div></div>
+            <div>
+              <div class="muted">Referral balance</div><div class="value">${reward(p.referralRewardBalance, c)}</div>
+              <div class="muted">${reward(p.referralReward, c)} earned · ${reward(p.referralRewardRedeemed, c)} redeemed</div>
+              <div class="muted">${reward(d.rewards.pending.referral, c)} pending · ${reward(d.rewards.owed.referral, c)} owed back</div>
+            </div>
+            <div>
+              <div class="muted">Referee balance</div><div class="value">${reward(p.refereeRewardBalance, c)}</div>
+              <div class="muted">${reward(p.refereeReward, c)} earned · ${reward(p.refereeRewardRedeemed, c)} redeemed</div>
+              <div class="muted">${reward(d.rewards.pending.referee, c)} pending · ${reward(d.rewards.owed.referee, c)} owed back</div>
+            </div>
           </div>
           <form class="redeem" @submit=${this.#redeem} aria-label="Redeem a reward">
             <div class="field">
@@ -163,7 +175,7 @@ export class ParticipantDetailPage extends Page {
       <section aria-labelledby="refs-h">
         <h2 id="refs-h">Referrals (${n(p.totalReferrals)})</h2>
         <div class="table-wrap">
-          <table class="records">
+          <table class="records" aria-labelledby="refs-h">
             <thead><tr><th>Email</th><th>Joined</th><th>Qualified</th><th>Fraud score</th></tr></thead>
             <tbody>
               ${this.referrals.length === 0
@@ -180,6 +192,7 @@ export class ParticipantDetailPage extends Page {
           </table>
         </div>
         ${this.moreReferrals ? html`<p style="margin-top:12px"><button @click=${() => this.#more()}>Show more referrals</button></p>` : nothing}
-      </section>`;
+      </section>
+      <rk-reward-ledger .campaignId=${this.campaignId} .email=${this.email} .campaign=${c}></rk-reward-ledger>`;
   }
 }
