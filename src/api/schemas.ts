@@ -319,7 +319,7 @@ export const RefundPaymentBody = Type.Object(
     id: Id,
     email: Email,
     amount: Money('What the refund took back, numeric text with at most two decimals; more than zero'),
-    paymentId: Type.Optional(Type.Integer({ minimum: 1, 'x-finite': true, description: 'The payment refunded; without it the latest payments are refunded first' })),
+    paymentId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, 'x-finite': true, description: 'The payment refunded; without it the latest payments are refunded first' })),
   },
   { additionalProperties: false },
 );

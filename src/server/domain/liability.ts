@@ -9,7 +9,7 @@ import type { CampaignRow } from '../store/store.js';
 import { ownCampaign } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { spreadsheetSafe } from './csv-cells.js';
-import { iso } from './time.js';
+import { presentRewardEntry } from './present.js';
 
 const zero = (): LiabilityAmounts => ({ pending: 0, available: 0, redeemed: 0, owed: 0 });
 
@@ -44,19 +44,8 @@ export async function exportRewardEntries(ctx: Ctx, actor: Actor, campaignId: st
     for (;;) {
       const rows = await ctx.store.rewardEntries.campaignPage(campaign.id, after, BATCH);
       for (const e of rows) {
-        const record = {
-          createdOn: iso(e.created_on),
-          email: e.email,
-          kind: e.kind,
-          rewardKind: e.reward_kind,
-          amount: e.amount,
-          status: e.status,
-          availableOn: iso(e.available_on),
-          label: e.label,
-          refereeEmail: e.referee_email ?? '',
-          paymentId: e.payment_id ?? '',
-          capped: e.capped,
-        } satisfies Record<(typeof LEDGER_COLUMNS)[number], unknown>;
+        // The entry as listRewardEntries shows it, with whose it is; capped is 0 rather than left out.
+        const record = { ...presentRewardEntry(e), email: e.email, capped: e.capped };
         if (!csv.write(record)) await new Promise((resolve) => csv.once('drain', resolve));
       }
       if (rows.length < BATCH) break;

@@ -13,8 +13,8 @@
  *
  * The batch reads each participant's state once (locked, on PostgreSQL), keeps it current as it goes,
  * and writes every counter move and entry together at commit (../store/reward-entry-store.ts write);
- * events go out for what became available (reward_unlocked), reached (milestone_reached) or was taken
- * back (reward_reversed), once per participant and type.
+ * events go out for what became available (reward_unlocked, once per side of each referral), reached
+ * (milestone_reached) or was taken back (reward_reversed), once per participant and type.
  */
 import type { WebhookEventType } from '../../api/schemas.js';
 import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
@@ -73,8 +73,13 @@ export class RewardBatch {
     return m;
   }
 
-  event(type: WebhookEventType, participantId: number): void {
-    this.#events.set(`${type} ${participantId}`, [type, participantId]);
+  /**
+   * Queues an event about a participant, once per type, participant and referral (`about`, the referee):
+   * a referral's credits that unlock together (its fixed reward, commissions, the milestone it reached)
+   * are one reward_unlocked for each side, as they were before there were rules.
+   */
+  event(type: WebhookEventType, participantId: number, about: number | null = null): void {
+    this.#events.set(`${type} ${participantId} ${about}`, [type, participantId]);
   }
 
   /** Credits a participant under the campaign's rules (ceiling, hold); answers the amount credited. */
@@ -102,7 +107,7 @@ export class RewardBatch {
       created_on: this.now,
     });
     if (c.kind === 'milestone') this.event('milestone_reached', participantId);
-    if (!held) this.#available(participantId, c.rewardKind, amount);
+    if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null);
     return amount;
   }
 
@@ -118,12 +123,12 @@ export class RewardBatch {
   async released(entries: readonly RewardEntryRow[]): Promise<void> {
     for (const e of entries) {
       await this.state(e.participant_id);
-      this.#available(e.participant_id, e.reward_kind, e.amount);
+      this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id);
     }
   }
 
   /** A credit became available: what the participant owes is netted from it first; the rest is theirs. */
-  #available(participantId: number, kind: RewardKind, amount: number): void {
+  #available(participantId: number, kind: RewardKind, amount: number, refereeId: number | null): void {
     const s = this.states.get(participantId)!;
     const move = this.#move(participantId);
     const net = Math.min(s[OWED[kind]], Math.max(0, amount));
@@ -134,7 +139,7 @@ export class RewardBatch {
     }
     s[EARNED[kind]] += amount - net;
     move[MOVE_EARNED[kind]] = (move[MOVE_EARNED[kind]] ?? 0) + amount - net;
-    this.event('reward_unlocked', participantId);
+    this.event('reward_unlocked', participantId, refereeId);
   }
 
   /**
