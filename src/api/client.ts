@@ -36,6 +36,7 @@ import type {
   WebhookEndpoint,
 } from './schemas.js';
 import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
+import type { StripeEventView } from './billing-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
@@ -57,6 +58,7 @@ export type {
   RewardEntry,
 };
 export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
+export type { StripeEventView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -331,6 +333,12 @@ export class RefkitClient extends BrowserClient {
   }
   exportRewardEntriesUrl(id: string): string {
     return `${this.baseUrl}/api/v1/admin/exportRewardEntries?id=${encodeURIComponent(id)}`;
+  }
+  listStripeEvents(id: string, status?: StripeEventView['status'], limit?: number): Promise<StripeEventView[]> {
+    return this.getJson('/api/v1/admin/listStripeEvents', { id, status, limit });
+  }
+  matchStripeEvent(id: string, eventId: string, email: string): Promise<StripeEventView> {
+    return this.postJson('/api/v1/admin/matchStripeEvent', { id, eventId, email });
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

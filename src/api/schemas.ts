@@ -296,6 +296,12 @@ export const CampaignFields = {
   shareMessages: Type.Optional(ShareMessages),
   widgetStyle: Type.Optional(WidgetStyle),
   ...RewardRulesFields,
+  stripeWebhookSecret: Type.Optional(
+    Type.String({
+      pattern: '^(whsec_[A-Za-z0-9_]{8,200})?$',
+      description: "The signing secret (whsec_...) of the campaign's Stripe webhook endpoint; write-only (settings show stripeWebhookConfigured); '' removes it",
+    }),
+  ),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -525,6 +531,7 @@ export const CampaignSettings = Type.Composite([
     reviewQueue: Type.Integer({ description: 'Participants held for review and not rejected: the review queue' }),
   }),
   RewardRules,
+  Type.Object({ stripeWebhookConfigured: Type.Boolean({ description: 'A Stripe webhook signing secret is set (it is never shown)' }) }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;
 

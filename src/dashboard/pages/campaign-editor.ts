@@ -47,7 +47,7 @@ function earlierTheme(id: string): Partial<Theme> {
 }
 
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | keyof typeof RewardRulesFields>> &
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | keyof typeof RewardRulesFields>> &
   RulesDraft & {
     end: string;
     allowedOrigins: string;

@@ -96,6 +96,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
+  if (input.stripeWebhookSecret !== undefined) row.stripe_webhook_secret = input.stripeWebhookSecret === '' ? null : input.stripeWebhookSecret;
   return Object.assign(row, rulesColumns(input));
 }
 

@@ -82,6 +82,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     shareMessages: readShareMessages(c),
     widgetStyle: readWidgetStyle(c),
     ...presentRules(c),
+    stripeWebhookConfigured: c.stripe_webhook_secret !== null,
   };
 }
 

@@ -501,6 +501,47 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('reward_entries_payment').on('reward_entries').columns(['payment_id']).where(sql<boolean>`payment_id is not null`).execute();
       },
     },
+    '0017_stripe': {
+      async up(db: Kysely<any>) {
+        // The campaign's Stripe webhook signing secret (whsec_...): write-only on the wire.
+        await db.schema.alterTable('campaigns').addColumn('stripe_webhook_secret', 'text').execute();
+        // Every Stripe event a campaign received, by Stripe's id: applied once however often Stripe sends
+        // it, and kept (unmatched ones to be matched by hand) with what applying it needs.
+        await db.schema
+          .createTable('stripe_events')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('action', 'text')
+          .addColumn('amount_cents', 'bigint')
+          .addColumn('currency', 'text')
+          .addColumn('email', 'text')
+          .addColumn('code', 'text')
+          .addColumn('customer', 'text')
+          .addColumn('charge', 'text')
+          .addColumn('payment_intent', 'text')
+          .addColumn('participant_id', 'bigint', (c) => c.references('participants.id'))
+          .addColumn('reason', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('applied_on', 'bigint')
+          .addPrimaryKeyConstraint('stripe_events_pk', ['campaign_id', 'id'])
+          .addCheckConstraint('stripe_events_status', sql`status in ('applied', 'unmatched', 'ignored')`)
+          .execute();
+        await db.schema.createIndex('stripe_events_list').on('stripe_events').columns(['campaign_id', 'status', 'created_on']).execute();
+        // What later events name a participant by: their Stripe customer, and the charges and payment
+        // intents of their payments (a dispute names only its charge), with what was refunded of each
+        // charge so far (Stripe's charge.refunded carries the running total).
+        await db.schema
+          .createTable('stripe_links')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('refunded_cents', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('stripe_links_pk', ['campaign_id', 'key'])
+          .execute();
+      },
+    },
   };
 }
 

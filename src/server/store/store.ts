@@ -27,6 +27,7 @@ import {
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
+import { StripeStore } from './stripe-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
@@ -353,6 +354,8 @@ export class Store {
   readonly rewardEntries: RewardEntryStore;
   /** Referees' payments, for commissions and refunds. */
   readonly payments: PaymentStore;
+  /** Stripe events received, and the Stripe ids that name participants. */
+  readonly stripe: StripeStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -377,10 +380,16 @@ export class Store {
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
+    this.stripe = new StripeStore(db);
   }
 
-  /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
+  /**
+   * Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. A
+   * store already bound to a transaction runs `fn` in that one.
+   */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    // Already in one (an operation run inside another's transaction): it joins it.
+    if (this.#afterCommit) return fn(this);
     const afterCommit: (() => void)[] = [];
     const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions }, afterCommit)));
     for (const f of afterCommit) f();

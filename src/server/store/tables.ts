@@ -45,6 +45,8 @@ export interface CampaignsTable {
   milestones: string | null;
   max_referral_reward: number | null;
   hold_days: Generated<number>;
+  /** The Stripe webhook signing secret (whsec_...) of ../integrations/stripe.ts; null when not set. */
+  stripe_webhook_secret: string | null;
   created_on: number;
   updated_on: number;
 }
@@ -313,6 +315,38 @@ export interface RewardEntriesTable {
   created_on: number;
 }
 
+/** A Stripe event a campaign received (../integrations/stripe.ts), by Stripe's id. */
+export interface StripeEventsTable {
+  campaign_id: string;
+  id: string;
+  type: string;
+  status: 'applied' | 'unmatched' | 'ignored';
+  /** What it does to a participant: a payment or a refund; null for events that do neither. */
+  action: 'payment' | 'refund' | null;
+  amount_cents: number | null;
+  currency: string | null;
+  email: string | null;
+  /** The referral code the event carried (client_reference_id or metadata.refkit_code). */
+  code: string | null;
+  customer: string | null;
+  charge: string | null;
+  payment_intent: string | null;
+  participant_id: number | null;
+  /** Why it was ignored, or is unmatched, in words. */
+  reason: string | null;
+  created_on: number;
+  applied_on: number | null;
+}
+
+/** A Stripe id (customer:, charge:, pi:) that names a participant of a campaign. */
+export interface StripeLinksTable {
+  campaign_id: string;
+  key: string;
+  participant_id: number;
+  /** For a charge: what of it was refunded so far. */
+  refunded_cents: Generated<number>;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -337,4 +371,6 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;
   payments: PaymentsTable;
+  stripe_events: StripeEventsTable;
+  stripe_links: StripeLinksTable;
 }
