@@ -47,7 +47,8 @@ function earlierTheme(id: string): Partial<Theme> {
 }
 
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | keyof typeof RewardRulesFields>> &
+// rewardCodesLowThreshold is not edited here yet (the reward code pools' page will): updates leave it as it is.
+type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>> &
   RulesDraft & {
     end: string;
     allowedOrigins: string;

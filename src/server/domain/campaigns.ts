@@ -96,6 +96,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.allowedOrigins !== undefined) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
+  if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   return Object.assign(row, rulesColumns(input));
 }
 

@@ -81,6 +81,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     requireEmailConfirmation: c.require_email_confirmation === 1,
     shareMessages: readShareMessages(c),
     widgetStyle: readWidgetStyle(c),
+    rewardCodesLowThreshold: c.reward_codes_low_threshold,
     ...presentRules(c),
   };
 }

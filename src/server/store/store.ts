@@ -27,6 +27,7 @@ import {
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
+import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
@@ -353,6 +354,8 @@ export class Store {
   readonly rewardEntries: RewardEntryStore;
   /** Referees' payments, for commissions and refunds. */
   readonly payments: PaymentStore;
+  /** Reward code pools, over the same connection (and so the same transaction) as this store. */
+  readonly rewardCodes: RewardCodeStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -377,6 +380,7 @@ export class Store {
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
+    this.rewardCodes = new RewardCodeStore(db, dialect);
   }
 
   /** Runs `fn` in one transaction with a store bound to it; everything commits together or not at all. */
