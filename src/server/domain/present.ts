@@ -120,6 +120,8 @@ export function presentRewardEntry(e: ListedRewardEntry): RewardEntry {
     ...(e.referee_email !== null && { refereeEmail: e.referee_email }),
     ...(e.payment_id !== null && { paymentId: e.payment_id }),
     ...(e.capped > 0 && { capped: e.capped }),
+    ...(e.code !== null && { code: e.code }),
+    ...(e.code === null && e.code_kind !== null && { codeWaiting: true as const }),
     createdOn: iso(e.created_on),
   };
 }

@@ -36,6 +36,17 @@ export class RewardCodeStore {
     private readonly dialect: Dialect,
   ) {}
 
+  /**
+   * The kinds of pool a campaign has, its row locked until the transaction ends on PostgreSQL (FOR NO KEY
+   * UPDATE: sign-ups' foreign-key checks on it do not wait), so that two refills of one campaign, which
+   * both may add a kind to it, run one after the other.
+   */
+  async lockPoolKinds(campaignId: string): Promise<Set<RewardCodeKind>> {
+    const query = this.db.selectFrom('campaigns').select('reward_code_kinds').where('id', '=', campaignId);
+    const row = await (this.dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+    return new Set(row?.reward_code_kinds ? (row.reward_code_kinds.split(',') as RewardCodeKind[]) : []);
+  }
+
   /** Creates a campaign's pool of `kind` unless it exists. */
   async ensurePool(campaignId: string, kind: RewardCodeKind, now: number): Promise<void> {
     await this.db
@@ -112,24 +123,23 @@ export class RewardCodeStore {
 
   /** A campaign's pools with their counts, in kind order. */
   async pools(campaignId: string): Promise<PoolCounts[]> {
-    const [pools, codes, waiting] = await Promise.all([
-      this.db.selectFrom('reward_code_pools').select('kind').where('campaign_id', '=', campaignId).orderBy('kind').execute(),
-      this.db
-        .selectFrom('reward_codes')
-        .select(['kind', sql<number>`case when used_on is null then 0 else 1 end`.as('used'), (eb) => eb.fn.countAll<number | string>().as('n')])
-        .where('campaign_id', '=', campaignId)
-        .groupBy(['kind', sql`case when used_on is null then 0 else 1 end`])
-        .execute(),
-      this.db
-        .selectFrom('reward_entries as e')
-        .innerJoin('participants as p', 'p.id', 'e.participant_id')
-        .select(['e.code_kind', (eb) => eb.fn.countAll<number | string>().as('n')])
-        .where('e.code_kind', 'is not', null)
-        .where('e.code', 'is', null)
-        .where('p.campaign_id', '=', campaignId)
-        .groupBy('e.code_kind')
-        .execute(),
-    ]);
+    // One after another: on a transaction's connection the statements would queue anyway.
+    const pools = await this.db.selectFrom('reward_code_pools').select('kind').where('campaign_id', '=', campaignId).orderBy('kind').execute();
+    const codes = await this.db
+      .selectFrom('reward_codes')
+      .select(['kind', sql<number>`case when used_on is null then 0 else 1 end`.as('used'), (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('campaign_id', '=', campaignId)
+      .groupBy(['kind', sql`case when used_on is null then 0 else 1 end`])
+      .execute();
+    const waiting = await this.db
+      .selectFrom('reward_entries as e')
+      .innerJoin('participants as p', 'p.id', 'e.participant_id')
+      .select(['e.code_kind', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('e.code_kind', 'is not', null)
+      .where('e.code', 'is', null)
+      .where('p.campaign_id', '=', campaignId)
+      .groupBy('e.code_kind')
+      .execute();
     return pools.map(({ kind }) => ({
       kind,
       available: Number(codes.find((c) => c.kind === kind && Number(c.used) === 0)?.n ?? 0),
