@@ -166,7 +166,8 @@ const MAX_REPORTED_ERRORS = 100;
  */
 export async function codesOfCsv(input: NodeJS.ReadableStream): Promise<string[]> {
   const guard = recordSizeGuard(MAX_CODE_RECORD_BYTES);
-  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true });
+  // Every line ending, even mixed: a list pasted together from several sources is still one code per line.
+  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true, record_delimiter: ['\r\n', '\n', '\r'] });
   input.on('error', (err: Error) => parser.destroy(err));
   guard.on('error', (err) => parser.destroy(err));
   input.pipe(guard).pipe(parser);

@@ -188,15 +188,23 @@ export class RewardCodeStore {
     await this.db.updateTable('reward_code_pools').set({ low: 0 }).where('campaign_id', '=', campaignId).where('kind', '=', kind).where('low', '=', 1).execute();
   }
 
-  /** The codes a participant got, newest first. */
-  ofParticipant(participantId: number, limit: number): Promise<ParticipantCode[]> {
-    return this.db
+  /** The codes a participant got, newest first, and how many of their credits wait for one. */
+  async ofParticipant(participantId: number, limit: number): Promise<{ given: ParticipantCode[]; waiting: number }> {
+    const given = (await this.db
       .selectFrom('reward_entries')
       .select(['code', 'code_kind', 'label', 'created_on'])
       .where('participant_id', '=', participantId)
       .where('code', 'is not', null)
       .orderBy('id', 'desc')
       .limit(bound(limit))
-      .execute() as Promise<ParticipantCode[]>;
+      .execute()) as ParticipantCode[];
+    const waiting = await this.db
+      .selectFrom('reward_entries')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('participant_id', '=', participantId)
+      .where('code_kind', 'is not', null)
+      .where('code', 'is', null)
+      .executeTakeFirstOrThrow();
+    return { given, waiting: Number(waiting.n) };
   }
 }
