@@ -190,7 +190,7 @@ export async function codesOfCsv(input: NodeJS.ReadableStream): Promise<string[]
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         refused++;
-        if (problems.length < MAX_REPORTED_ERRORS) problems.push({ line: info.lines, field: 'code', message: `Line ${info.lines}: ${err.message}` });
+        if (problems.length < MAX_REPORTED_ERRORS) problems.push({ line: info.lines, field: 'code', message: err.message });
       }
     }
   } catch (err) {
