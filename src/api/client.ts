@@ -29,6 +29,10 @@ import type {
   QualifyParticipantBody,
   RedeemRewardBody,
   RefundPaymentBody,
+  AddRewardCodesBody,
+  RewardCodeKind,
+  RewardCodePool,
+  RewardCodesAdded,
   RewardEntry,
   RewardLiability,
   UpdateCampaignBody,
@@ -54,6 +58,10 @@ export type {
   SearchParticipantsQuery,
   UpdateCampaignBody,
   RefundPaymentBody,
+  AddRewardCodesBody,
+  RewardCodeKind,
+  RewardCodePool,
+  RewardCodesAdded,
   RewardLiability,
   RewardEntry,
 };
@@ -327,6 +335,15 @@ export class RefkitClient extends BrowserClient {
   /** Records a refund of a referee's payment; the reward engine takes back what it earned. */
   refundPayment(body: RefundPaymentBody, idempotencyKey?: string): Promise<KeyedParticipant> {
     return this.send<KeyedParticipant>('POST', '/api/v1/admin/refundPayment', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);
+  }
+  addRewardCodes(body: AddRewardCodesBody, idempotencyKey?: string): Promise<RewardCodesAdded> {
+    return this.send<RewardCodesAdded>('POST', '/api/v1/admin/addRewardCodes', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);
+  }
+  importRewardCodes(id: string, kind: RewardCodeKind, csv: Blob | string): Promise<RewardCodesAdded> {
+    return this.send<RewardCodesAdded>('POST', '/api/v1/admin/importRewardCodes', { id, kind }, csv, { contentType: 'text/csv' }).then((r) => r.body);
+  }
+  listRewardCodePools(id: string): Promise<RewardCodePool[]> {
+    return this.getJson('/api/v1/admin/listRewardCodePools', { id });
   }
   getRewardLiability(id: string): Promise<RewardLiability> {
     return this.getJson('/api/v1/admin/getRewardLiability', { id });

@@ -302,6 +302,9 @@ export const CampaignFields = {
       description: "The signing secret (whsec_...) of the campaign's Stripe webhook endpoint; write-only (settings show stripeWebhookConfigured); '' removes it",
     }),
   ),
+  rewardCodesLowThreshold: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000, 'x-finite': true, description: 'reward_codes_low fires when a reward code pool has fewer codes left than this (default 10; 0: never)' }),
+  ),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
@@ -359,9 +362,50 @@ export const RewardEntry = Type.Object({
   refereeEmail: Type.Optional(Type.String({ description: 'The referee whose referral earned it' })),
   paymentId: Type.Optional(Type.Integer({ description: 'The payment that earned it' })),
   capped: Type.Optional(Type.Integer({ description: 'What the campaign’s maxReferralReward kept back from this credit; present only when more than 0' })),
+  code: Type.Optional(Type.String({ description: "The reward code this credit got from the campaign's pool (Reward codes in docs/rewards.md)" })),
+  codeWaiting: Type.Optional(Type.Literal(true, { description: 'The credit takes a reward code and waits for its pool to be refilled' })),
   createdOn: DateTime,
 });
 export type RewardEntry = Static<typeof RewardEntry>;
+
+// ---- reward code pools ---------------------------------------------------------------------------
+
+export const REWARD_CODE_KINDS = ['referral', 'referee', 'milestone'] as const;
+export const RewardCodeKind = Type.Union(REWARD_CODE_KINDS.map((k) => Type.Literal(k)), {
+  description: "Which credits take a code from the pool: `referral` the referrer's fixed referral rewards, `referee` the referee's own reward, `milestone` milestone bonuses",
+});
+export type RewardCodeKind = Static<typeof RewardCodeKind>;
+export const MAX_REWARD_CODE_LENGTH = 100;
+export const MAX_REWARD_CODES_PER_CALL = 10_000;
+export const MAX_REWARD_CODES_PER_FILE = 100_000;
+export const AddRewardCodesBody = Type.Object(
+  {
+    id: Id,
+    kind: RewardCodeKind,
+    codes: Type.Array(Line({ minLength: 1, maxLength: MAX_REWARD_CODE_LENGTH }), {
+      minItems: 1,
+      maxItems: MAX_REWARD_CODES_PER_CALL,
+      description: `Codes to add, each trimmed, at most ${MAX_REWARD_CODE_LENGTH} characters; those already in the pool (or repeated) are skipped`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AddRewardCodesBody = Static<typeof AddRewardCodesBody>;
+export const RewardCodesQuery = Type.Object({ id: Id, kind: RewardCodeKind });
+export const RewardCodePool = Type.Object({
+  kind: RewardCodeKind,
+  available: Type.Integer({ description: 'Codes not yet given' }),
+  used: Type.Integer({ description: 'Codes given to credits' }),
+  waiting: Type.Integer({ description: 'Available credits waiting for a code: the pool ran out; a refill serves them, oldest first' }),
+});
+export type RewardCodePool = Static<typeof RewardCodePool>;
+export const RewardCodesAdded = Type.Object({
+  added: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Codes skipped: repeated in the upload or already in the pool' }),
+  served: Type.Integer({ description: 'Credits that were waiting and got one of the codes added' }),
+  pool: RewardCodePool,
+});
+export type RewardCodesAdded = Static<typeof RewardCodesAdded>;
 export const CreateApiKeyBody = Type.Object({ name: Line({ minLength: 1, maxLength: 100 }) });
 export const RevokeApiKeyBody = Type.Object({ id: Id });
 
@@ -390,7 +434,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -425,8 +469,26 @@ export const WebhookEventData = Type.Object({
   rewardPaid: Type.Number(),
   score: Type.String(),
   impressionCount: Type.Integer(),
+  rewardCode: Type.Optional(
+    Type.String({ description: "reward_unlocked: the reward code the credit got from the campaign's pool (the first, when one unlock got several)" }),
+  ),
+  rewardCodes: Type.Optional(
+    Type.Array(Type.Object({ code: Type.String(), kind: RewardCodeKind, label: Type.String() }), {
+      description: 'reward_unlocked: every reward code this unlock gave, when it gave any',
+    }),
+  ),
 });
 export type WebhookEventData = Static<typeof WebhookEventData>;
+
+/** `data` of reward_codes_low: about a campaign's pool, not a participant. */
+export const RewardCodesLowData = Type.Composite([
+  Type.Object({
+    campaignId: Type.String(),
+    threshold: Type.Integer({ description: "The campaign's rewardCodesLowThreshold" }),
+  }),
+  RewardCodePool,
+]);
+export type RewardCodesLowData = Static<typeof RewardCodesLowData>;
 
 export const WebhookEvent = Type.Object({
   eventType: WebhookEventType,
@@ -435,6 +497,15 @@ export const WebhookEvent = Type.Object({
   updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
 });
 export type WebhookEvent = Static<typeof WebhookEvent>;
+
+/** The body of reward_codes_low, whose data is a campaign's pool rather than a participant. */
+export const RewardCodesLowEvent = Type.Object({
+  eventType: Type.Literal('reward_codes_low'),
+  data: RewardCodesLowData,
+  createdAt: Type.Integer({ description: 'epoch milliseconds' }),
+  updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+});
+export type RewardCodesLowEvent = Static<typeof RewardCodesLowEvent>;
 
 export const CreateWebhookEndpointBody = Type.Object(
   {
@@ -470,7 +541,7 @@ export const WebhookDelivery = Type.Object({
   endpointId: Type.String(),
   eventType: WebhookEventType,
   campaignId: Type.String(),
-  participantEmail: Type.String({ description: 'The participant the event is about' }),
+  participantEmail: Type.Optional(Type.String({ description: 'The participant the event is about (none for reward_codes_low)' })),
   status: DeliveryStatus,
   attemptCount: Type.Integer(),
   nextAttemptOn: Type.Union([DateTime, Type.Null()]),
@@ -529,6 +600,7 @@ export const CampaignSettings = Type.Composite([
     shareMessages: ShareMessages,
     widgetStyle: WidgetStyle,
     reviewQueue: Type.Integer({ description: 'Participants held for review and not rejected: the review queue' }),
+    rewardCodesLowThreshold: Type.Integer({ description: 'reward_codes_low fires when a reward code pool has fewer codes left than this' }),
   }),
   RewardRules,
   Type.Object({ stripeWebhookConfigured: Type.Boolean({ description: 'A Stripe webhook signing secret is set (it is never shown)' }) }),

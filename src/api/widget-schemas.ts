@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Milestone, Participant, PerRewardKind, RewardRules, ShareMessages } from './schemas.js';
+import { Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -54,6 +54,7 @@ export type MyReferral = Static<typeof MyReferral>;
 
 export const MAX_MY_REFERRALS = 100;
 export const MAX_MY_PENDING = 20;
+export const MAX_MY_CODES = 20;
 
 export const PendingReward = Type.Object({
   rewardKind: Type.Union([Type.Literal('referral'), Type.Literal('referee')]),
@@ -63,7 +64,15 @@ export const PendingReward = Type.Object({
 });
 export type PendingReward = Static<typeof PendingReward>;
 
-/** The participant's rewards beyond the balances: what waits out the hold, what is owed back, milestones. */
+/** A reward code the participant got with a credit, from the campaign's pool of its kind. */
+export const MyRewardCode = Type.Object({
+  code: Type.String(),
+  label: Type.String({ description: 'The credit it came with, e.g. "Referral of Bob" or "Milestone: Free month (3 referrals)"' }),
+  kind: RewardCodeKind,
+});
+export type MyRewardCode = Static<typeof MyRewardCode>;
+
+/** The participant's rewards beyond the balances: what waits out the hold, what is owed back, milestones, codes. */
 export const MyRewards = Type.Object({
   pending: Type.Array(PendingReward, { description: `The first ${MAX_MY_PENDING} pending credits, soonest available first` }),
   owed: PerRewardKind,
@@ -72,6 +81,8 @@ export const MyRewards = Type.Object({
     reached: Type.Array(Milestone),
     next: Type.Union([Milestone, Type.Null()], { description: 'The next milestone not reached, or null' }),
   }),
+  codes: Type.Optional(Type.Array(MyRewardCode, { description: `The reward codes the participant got, the newest ${MAX_MY_CODES} first; only in campaigns with reward code pools` })),
+  codesWaiting: Type.Optional(Type.Integer({ description: 'Credits of the participant waiting for a code (their pool ran out); only when more than 0' })),
 });
 export type MyRewards = Static<typeof MyRewards>;
 

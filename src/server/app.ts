@@ -23,6 +23,7 @@ import { browserSessionRoutes } from './routes/browser-session.js';
 import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
 import { healthRoutes } from './routes/health.js';
 import { referralApiRoutes } from './routes/referral-api.js';
+import { rewardCodeAdminRoutes } from './routes/reward-code-admin.js';
 import { rewardAdminRoutes } from './routes/reward-admin.js';
 import { stripeRoutes } from './routes/stripe.js';
 import { webhookAdminRoutes } from './routes/webhook-admin.js';
@@ -101,6 +102,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(dashboardAdminRoutes, { ctx });
   await app.register(rewardAdminRoutes, { ctx });
   await app.register(stripeRoutes, { ctx });
+  await app.register(rewardCodeAdminRoutes, { ctx });
   await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });

@@ -22,7 +22,8 @@ import { openRuntime } from './runtime.js';
 import { jsonOption, local, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../api/schemas.js';
+import { REWARD_CODE_KINDS, WEBHOOK_EVENT_TYPES, type RewardCodeKind, type WebhookEventType } from '../api/schemas.js';
+import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
 
@@ -114,6 +115,7 @@ function campaignFields(cmd: Command): Command {
     .option('--max-referral-reward <n|none>', 'maxReferralReward: the most one referrer can earn; none removes the ceiling', intOrNone)
     .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
     .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
+    .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
     .addOption(jsonOption);
 }
 
@@ -157,6 +159,7 @@ interface CampaignOptions {
   maxReferralReward?: number | null;
   holdDays?: number;
   stripeWebhookSecret?: string;
+  rewardCodesLowThreshold?: number;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -193,6 +196,7 @@ const campaignBody = (o: CampaignOptions) => ({
   maxReferralReward: o.maxReferralReward,
   holdDays: o.holdDays,
   stripeWebhookSecret: o.stripeWebhookSecret,
+  rewardCodesLowThreshold: o.rewardCodesLowThreshold,
 });
 
 /**
@@ -279,6 +283,32 @@ function createProgram(run: Run): Command {
     .option('--rotate', 'replace it: signatures made with the old one stop working')
     .addOption(jsonOption)
     .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin(run, 'POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
+
+  const codes = program.command('rewards').description('reward code pools').command('codes').description("a campaign's reward codes: one to each credit of the pool's kind");
+  codes
+    .command('add')
+    .description('add codes to a pool from a file: one per line, or a CSV with a `code` column; duplicates are skipped, a bad code adds nothing')
+    .requiredOption('--id <campaignId>')
+    .addOption(new Option('--kind <kind>', "referral: the referrer's fixed rewards, referee: the friend's own, milestone: milestone bonuses").choices(REWARD_CODE_KINDS).makeOptionMandatory())
+    .requiredOption('--file <file>', 'the codes file')
+    .addOption(jsonOption)
+    .action((o: { id: string; kind: RewardCodeKind; file: string; json?: boolean }) =>
+      local(run, async ({ ctx }) => {
+        // Opened here, so that a missing file fails before anything is read or written.
+        const input = createReadStream(o.file, { fd: openSync(o.file, 'r') });
+        try {
+          return await addRewardCodes(ctx, DEFAULT_ACCOUNT, o.id, o.kind, await codesOfCsv(input));
+        } finally {
+          input.destroy();
+        }
+      }, !!o.json),
+    );
+  codes
+    .command('list')
+    .description("a campaign's pools: codes available and used, and credits waiting for a code")
+    .requiredOption('--id <campaignId>')
+    .addOption(jsonOption)
+    .action((o: { id: string; json?: boolean }) => admin(run, 'GET', 'listRewardCodePools', { id: o.id }, !!o.json, 'no reward code pools'));
 
   const user = program.command('user').description('dashboard owners (sign in at /admin/)');
   userCommands(user, run);

@@ -123,7 +123,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart label - Field labels.
  * @csspart input - Text inputs and the link field.
  * @csspart field-error - The error text under a field.
- * @csspart button - Every filled button; each also has one of `submit`, `copy`, `native-share`, `retry`, `other-email`.
+ * @csspart button - Every filled button; each also has one of `submit`, `copy`, `copy-code`, `native-share`, `retry`, `other-email`.
  * @csspart submit - The sign-up button.
  * @csspart copy - The copy-link button.
  * @csspart native-share - The button that opens the device's share sheet.
@@ -143,6 +143,12 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart pending - Rewards on hold (each `li` has `data-pending` referral or referee): amount, date available, what for.
  * @csspart pending-label - What a pending reward is for.
  * @csspart owed - The note that a refund left an amount to be taken from the next rewards.
+ * @csspart codes - The reward codes the participant got (each `li` has `data-code-kind` referral, referee or milestone), and a note while one is on its way.
+ * @csspart reward-code-label - What a reward code is for.
+ * @csspart reward-code-row - A reward code with its copy button.
+ * @csspart reward-code - A reward code.
+ * @csspart copy-code - The button that copies a reward code (also a `button`).
+ * @csspart codes-waiting - Says a reward code is on its way (the program's codes ran out).
  * @csspart milestones - Milestone bonuses: progress toward the next, and the reached ones ticked (`data-milestone=reached`).
  * @csspart milestone-progress - The progress bar (a native `progress`) toward the next milestone.
  * @csspart step-marker - The number or check mark of each progress step.
@@ -202,6 +208,7 @@ export class ReferralWidget extends LitElement {
     settings: { state: true },
     own: { state: true },
     copied: { state: true },
+    copiedCode: { state: true },
     shared: { state: true },
     shareViewLib: { state: true },
   };
@@ -261,6 +268,8 @@ export class ReferralWidget extends LitElement {
   own: OwnStanding | undefined;
   /** The copy button says "Copied!" for a moment. */
   copied = false;
+  /** The reward code whose copy button says "Copied!" for a moment ('' for none). */
+  copiedCode = '';
   /** The link was copied or shared on this page (the share view's first step). */
   shared = false;
   /** The share view's module, once loaded. */

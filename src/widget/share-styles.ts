@@ -120,7 +120,23 @@ export const shareStyles = css`
   [part='referral-status'][data-status='pending'] { background: #dbeafe; color: #1e40af; }
   [part='referral-status'][data-status='refunded'] { background: #fee2e2; color: #991b1b; }
   [part='referrals-empty'] { font-size: 0.875rem; }
-  [part='pending'], [part='milestones'] { margin-block-end: 1rem; }
+  [part='pending'], [part='milestones'], [part='codes'] { margin-block-end: 1rem; }
+  [part='codes'] ul { margin: 0; padding: 0; list-style: none; font-size: 0.875rem; }
+  [part='codes'] li { display: grid; gap: 0.25rem; padding: 0.375rem 0; }
+  [part='codes'] li + li { border-block-start: 1px solid var(--_border); }
+  [part='reward-code-label'], [part='codes-waiting'] { color: var(--_muted); font-size: 0.8125rem; }
+  [part='codes-waiting'] { margin: 0.375rem 0 0; }
+  [part='reward-code-row'] { display: flex; gap: 0.5rem; align-items: center; }
+  [part='reward-code'] {
+    flex: 1;
+    min-width: 0;
+    overflow-wrap: anywhere;
+    padding: 0.375rem 0.5rem;
+    border: 1px dashed var(--_border);
+    border-radius: calc(var(--_radius) / 2);
+    font: 600 0.9375rem/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+    user-select: all;
+  }
   [part='pending'] p { margin: 0 0 0.375rem; font-size: 0.8125rem; color: var(--_muted); }
   [part='pending'] ul, [part='milestones'] ul { margin: 0; padding: 0; list-style: none; font-size: 0.875rem; line-height: 1.4; }
   [part='pending'] li { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 0.75rem; padding: 0.375rem 0; }

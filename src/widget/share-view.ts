@@ -16,6 +16,7 @@ import type { OwnStanding } from './referral-widget.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
 import { hasOfferRuleLines, offerRuleLines } from './offer-rules.js';
+import { rewardCodes } from './reward-codes-view.js';
 import { dateOf, milestoneProgress, owedNote, pendingRewards } from './reward-standing.js';
 import { shareTargets, shareTexts } from './share-links.js';
 
@@ -40,6 +41,9 @@ export interface ShareViewOptions {
   qrSvg: string;
   /** The link was just copied: the copy button says so. */
   copied: boolean;
+  /** The reward code just copied ('' for none): its button says so. */
+  copiedCode: string;
+  onCopyCode: (code: string) => void;
   /** The visitor copied or shared the link on this page: the first step toward a reward is done. */
   shared: boolean;
   copyLabel: string;
@@ -61,6 +65,7 @@ export interface ShareHost {
   settings: WidgetSettings | undefined;
   qr: string;
   copied: boolean;
+  copiedCode: string;
   shared: boolean;
   copyLabel: string;
   shareLabel: string;
@@ -104,6 +109,8 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       messages: host.settings?.shareMessages ?? {},
       qrSvg: host.qr,
       copied: host.copied,
+      copiedCode: host.copiedCode,
+      onCopyCode: (code) => void copyCode(host, code),
       shared: host.shared,
       copyLabel: host.copyLabel,
       shareLabel: host.shareLabel,
@@ -120,6 +127,21 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
           <button part="not-me" type="button" @click=${onNotMe}>${msg('Not you?')}</button>
         </p>`
       : nothing}`;
+}
+
+/** Copies a reward code; without clipboard access, selects it so that one key press copies. */
+async function copyCode(host: ShareHost, code: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(code);
+    host.copiedCode = code;
+    host.status = msg('Code copied.');
+    clearTimeout(copiedTimers.get(host));
+    copiedTimers.set(host, setTimeout(() => (host.copiedCode = ''), COPIED_MS));
+  } catch {
+    const shown = [...host.renderRoot.querySelectorAll('[part~=reward-code]')].find((el) => el.textContent === code);
+    if (shown) getSelection()?.selectAllChildren(shown);
+    host.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected code.');
+  }
 }
 
 async function copyLink(host: ShareHost): Promise<void> {
@@ -238,7 +260,7 @@ export function shareView(o: ShareViewOptions) {
             <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
           </figure>`}
     ${o.stats
-      ? html`${stats(c, p, amount, o.count)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
+      ? html`${stats(c, p, amount, o.count)} ${rewardCodes(o.rewards, o.copiedCode, o.onCopyCode)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
         ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.count, ended)} ${referralList(o)}`
       : nothing}
   `;

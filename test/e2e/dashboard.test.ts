@@ -271,7 +271,7 @@ describe('dashboard', () => {
       const file = join(tmp, 'ledger.csv');
       await download.saveAs(file);
       const text = readFileSync(file, 'utf8');
-      assert.equal(text.split(/\r?\n/, 1)[0], 'createdOn,email,kind,rewardKind,amount,status,availableOn,label,refereeEmail,paymentId,capped');
+      assert.equal(text.split(/\r?\n/, 1)[0], 'createdOn,email,kind,rewardKind,amount,status,availableOn,label,refereeEmail,paymentId,capped,code');
       const rows = parse(text, { columns: true }) as Record<string, string>[];
       const expected = (await Promise.all([referrer, ...friends].map((email) => allEntries(seeded.service.admin, id, email)))).flat();
       assert.equal(rows.length, expected.length);

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { cli } from './helpers/cli.js';
@@ -88,6 +91,36 @@ describe('refkit CLI', () => {
     const over = await cli(['participant', 'refund', '--id', id, '--email', 'ben@example.com', '--amount', '41.00'], env);
     assert.equal(over.code, 1);
     assert.match(over.stderr, /refund_exceeds_payments/);
+  });
+
+  it('rewards codes add (a file: one per line or a code column; duplicates counted; a bad line adds nothing) and list; --reward-codes-low-threshold', async () => {
+    const c = await json(['campaign', 'create', '--name', 'Codes', '--host-url', 'https://codes.example', '--referee-reward', '5', '--reward-codes-low-threshold', '2']);
+    const id = c.campaignId!;
+    const listed = JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as { campaignId: string; rewardCodesLowThreshold: number }[];
+    assert.equal(listed.find((x) => x.campaignId === id)?.rewardCodesLowThreshold, 2);
+    const dir = await mkdtemp(join(tmpdir(), 'refkit-codes-'));
+    try {
+      await writeFile(join(dir, 'codes.txt'), 'GIFT-1\nGIFT-2\nGIFT-1\n');
+      const added = await json(['rewards', 'codes', 'add', '--id', id, '--kind', 'referee', '--file', join(dir, 'codes.txt')]);
+      assert.deepEqual(added, { added: 2, duplicates: 1, served: 0, pool: { kind: 'referee', available: 2, used: 0, waiting: 0 } });
+      await writeFile(join(dir, 'codes.csv'), 'note,code\nfirst,GIFT-2\nsecond,GIFT-3\n');
+      const human = await cli(['rewards', 'codes', 'add', '--id', id, '--kind', 'referee', '--file', join(dir, 'codes.csv')], env);
+      assert.equal(human.code, 0, human.stderr);
+      assert.match(human.stdout, /^added: 1\nduplicates: 1\nserved: 0\n/);
+      await writeFile(join(dir, 'bad.txt'), 'GIFT-4\n\u0001BAD\n');
+      const bad = await cli(['rewards', 'codes', 'add', '--id', id, '--kind', 'referee', '--file', join(dir, 'bad.txt')], env);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /1 of 2 codes cannot be added/);
+      assert.match(bad.stderr, /line 2, code: code must be one line/);
+      const wrongKind = await cli(['rewards', 'codes', 'add', '--id', id, '--kind', 'commission', '--file', join(dir, 'codes.txt')], env);
+      assert.notEqual(wrongKind.code, 0);
+      assert.match(wrongKind.stderr, /referral, referee, milestone/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(await json(['rewards', 'codes', 'list', '--id', id]), [{ kind: 'referee', available: 3, used: 0, waiting: 0 }] as unknown);
+    const none = await cli(['rewards', 'codes', 'list', '--id', (await json(['campaign', 'create', '--name', 'None', '--host-url', 'https://none.example'])).campaignId!], env);
+    assert.equal(none.stdout, 'no reward code pools\n');
   });
 
   it('campaign secret (and --rotate), participant sign-out, --require-email-confirmation needs SMTP_URL', async () => {

@@ -305,7 +305,7 @@ eachDatabase(
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /^text\/csv/);
       const lines = (await res.text()).trim().split('\n');
-      assert.equal(lines[0], 'createdOn,email,kind,rewardKind,amount,status,availableOn,label,refereeEmail,paymentId,capped');
+      assert.equal(lines[0], 'createdOn,email,kind,rewardKind,amount,status,availableOn,label,refereeEmail,paymentId,capped,code');
       assert.equal(lines.length, 1 + 5);
       assert.ok(lines.some((l) => l.includes('ann@example.com,redemption,referral,-4,available')), lines.join('\n'));
       const other = await s.campaign();

@@ -47,7 +47,10 @@ function earlierTheme(id: string): Partial<Theme> {
 }
 
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
-type Draft = Required<Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | keyof typeof RewardRulesFields>> &
+// The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
+type Draft = Required<
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>
+> &
   RulesDraft & {
     end: string;
     allowedOrigins: string;

@@ -148,7 +148,7 @@ export class Webhooks extends Page {
                   (d) => html`<tr>
                       <td class="event">
                         <code>${d.eventType}</code>
-                        <a href=${href.participant(d.campaignId, d.participantEmail)}>${d.participantEmail}</a>
+                        ${d.participantEmail === undefined ? '' : html`<a href=${href.participant(d.campaignId, d.participantEmail)}>${d.participantEmail}</a>`}
                       </td>
                       <td class="url mono" data-label="Endpoint">${urlOf.get(d.endpointId) ?? d.endpointId}</td>
                       <td data-label="Status">${deliveryBadge(d.status)}</td>

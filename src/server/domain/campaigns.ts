@@ -97,6 +97,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
   if (input.stripeWebhookSecret !== undefined) row.stripe_webhook_secret = input.stripeWebhookSecret === '' ? null : input.stripeWebhookSecret;
+  if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   return Object.assign(row, rulesColumns(input));
 }
 

@@ -32,7 +32,7 @@ export async function rewardLiability(ctx: Ctx, actor: Actor, campaignId: string
   return out;
 }
 
-export const LEDGER_COLUMNS = ['createdOn', 'email', 'kind', 'rewardKind', 'amount', 'status', 'availableOn', 'label', 'refereeEmail', 'paymentId', 'capped'] as const;
+export const LEDGER_COLUMNS = ['createdOn', 'email', 'kind', 'rewardKind', 'amount', 'status', 'availableOn', 'label', 'refereeEmail', 'paymentId', 'capped', 'code'] as const;
 const BATCH = 1000;
 
 /** Every entry of the campaign's ledger, oldest first, as a CSV stream (formulas neutralised). */

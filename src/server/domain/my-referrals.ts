@@ -4,9 +4,9 @@
  * fraudScore, and who they referred, each shown by first name or masked email with a status. Only with
  * proof (./proof.ts): the browser's participant token, or the host's email signature for `email`.
  */
-import { MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type MyReferrals, type MyRewards, type ReferralStatus } from '../../api/widget-schemas.js';
+import { MAX_MY_CODES, MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type MyReferrals, type MyRewards, type ReferralStatus } from '../../api/widget-schemas.js';
 import type { RewardEntryRow } from '../store/reward-entry-store.js';
-import type { CampaignRow, ParticipantRow } from '../store/store.js';
+import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
@@ -55,10 +55,14 @@ export function describeReferral(p: ParticipantRow, heldUntil?: number): MyRefer
   };
 }
 
-/** The participant's pending credits, what they owe back, and their milestones. */
-function myRewards(p: ParticipantRow, campaign: CampaignRow, pending: RewardEntryRow[]): MyRewards {
+/** The participant's pending credits, what they owe back, their milestones and reward codes. */
+function myRewards(p: ParticipantRow, campaign: CampaignRow, pending: RewardEntryRow[], codes: MyCodes | undefined): MyRewards {
   const { milestones } = rulesOf(campaign);
   return {
+    ...(codes && {
+      codes: codes.given.map((c) => ({ code: c.code, label: c.label, kind: c.code_kind })),
+      ...(codes.waiting > 0 && { codesWaiting: codes.waiting }),
+    }),
     pending: pending.slice(0, MAX_MY_PENDING).map((e) => ({ rewardKind: e.reward_kind, amount: e.amount, availableOn: iso(e.available_on), label: e.label })),
     owed: { referral: p.referral_reward_owed, referee: p.referee_reward_owed },
     milestones: {
@@ -68,6 +72,8 @@ function myRewards(p: ParticipantRow, campaign: CampaignRow, pending: RewardEntr
     },
   };
 }
+
+type MyCodes = Awaited<ReturnType<Store['rewardCodes']['ofParticipant']>>;
 
 export async function myReferrals(ctx: Ctx, campaignId: string, email: string | undefined, proof: Proof): Promise<MyReferrals> {
   const campaign = await findCampaign(ctx, campaignId);
@@ -92,10 +98,12 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
   const pending = await ctx.store.rewardEntries.pending(participant.id, MAX_MY_PENDING_READ);
   const heldUntil = new Map<number, number>();
   for (const e of pending) if (e.kind === 'referral' && e.referee_id !== null && !heldUntil.has(e.referee_id)) heldUntil.set(e.referee_id, e.available_on);
+  // Only a campaign with pools reads codes: the others' answers cost what they did before.
+  const codes = campaign.reward_code_kinds === null ? undefined : await ctx.store.rewardCodes.ofParticipant(participant.id, MAX_MY_CODES);
   return {
     participant: presentParticipant(participant, campaign, 'self'),
     referrals: rows.slice(0, MAX_MY_REFERRALS).map((r) => describeReferral(r, heldUntil.get(r.id))),
     more: rows.length > MAX_MY_REFERRALS,
-    rewards: myRewards(participant, campaign, pending),
+    rewards: myRewards(participant, campaign, pending, codes),
   };
 }

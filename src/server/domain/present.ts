@@ -81,6 +81,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     requireEmailConfirmation: c.require_email_confirmation === 1,
     shareMessages: readShareMessages(c),
     widgetStyle: readWidgetStyle(c),
+    rewardCodesLowThreshold: c.reward_codes_low_threshold,
     ...presentRules(c),
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,
   };
@@ -120,6 +121,8 @@ export function presentRewardEntry(e: ListedRewardEntry): RewardEntry {
     ...(e.referee_email !== null && { refereeEmail: e.referee_email }),
     ...(e.payment_id !== null && { paymentId: e.payment_id }),
     ...(e.capped > 0 && { capped: e.capped }),
+    ...(e.code !== null && { code: e.code }),
+    ...(e.code === null && e.code_kind !== null && { codeWaiting: true as const }),
     createdOn: iso(e.created_on),
   };
 }

@@ -15,10 +15,15 @@
  * and writes every counter move and entry together at commit (../store/reward-entry-store.ts write);
  * events go out for what became available (reward_unlocked, once per side of each referral), reached
  * (milestone_reached) or was taken back (reward_reversed), once per participant and type.
+ *
+ * A credit that becomes available in a campaign with a reward code pool of its kind takes a code at
+ * commit (./reward-codes.ts), before its entry is written and its reward_unlocked built, which carries it.
  */
 import type { WebhookEventType } from '../../api/schemas.js';
 import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
 import type { CampaignRow, RewardKind, RewardState, Store } from '../store/store.js';
+import type { RewardCodeKind } from '../store/tables.js';
+import { CodeDraws, type GivenCode } from './reward-codes.js';
 import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
 import { emit } from './webhook-events.js';
 
@@ -46,6 +51,11 @@ export class RewardBatch {
   readonly #events = new Map<string, [WebhookEventType, number]>();
   /** What each referrer has earned so far (for the ceiling), read when first needed. */
   readonly #earned = new Map<number, number>();
+  readonly #codes: CodeDraws;
+  /** Credits becoming available that take a reward code: new entries, or released ones (by id). */
+  readonly #wantCodes: { entry: NewRewardEntry | RewardEntryRow; kind: RewardCodeKind; released: boolean }[] = [];
+  /** The codes given, by the key of the reward_unlocked that carries them. */
+  readonly #given = new Map<string, GivenCode[]>();
 
   constructor(
     readonly tx: Store,
@@ -54,6 +64,7 @@ export class RewardBatch {
     private readonly states: Map<number, RewardState>,
   ) {
     this.rules = rulesOf(campaign);
+    this.#codes = new CodeDraws(tx, campaign, now);
   }
 
   /** A participant's state: read (and locked) with the transaction's others, or now if it was not (always on SQLite). */
@@ -93,7 +104,7 @@ export class RewardBatch {
       this.#earned.set(participantId, earned + amount);
     }
     const held = this.rules.holdDays > 0;
-    this.#entries.push({
+    const entry: NewRewardEntry = {
       participant_id: participantId,
       kind: c.kind,
       reward_kind: c.rewardKind,
@@ -105,7 +116,10 @@ export class RewardBatch {
       payment_id: c.paymentId ?? null,
       capped,
       created_on: this.now,
-    });
+    };
+    this.#entries.push(entry);
+    const pool = held ? undefined : this.#codes.poolFor(c.kind);
+    if (pool) this.#wantCodes.push({ entry, kind: pool, released: false });
     if (c.kind === 'milestone') this.event('milestone_reached', participantId);
     if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null);
     return amount;
@@ -124,6 +138,8 @@ export class RewardBatch {
     for (const e of entries) {
       await this.state(e.participant_id);
       this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id);
+      const pool = this.#codes.poolFor(e.kind);
+      if (pool) this.#wantCodes.push({ entry: e, kind: pool, released: true });
     }
   }
 
@@ -214,9 +230,33 @@ export class RewardBatch {
    * left them). True when an event was queued for delivery.
    */
   async commit(): Promise<boolean> {
+    await this.#drawCodes();
     await this.tx.rewardEntries.write([...this.#moves.values()], this.#entries, this.now);
     let queued = false;
-    for (const [type, id] of this.#events.values()) if (await emit(this.tx, type, id, this.campaign, this.now)) queued = true;
+    for (const [key, [type, id]] of this.#events) {
+      const given = type === 'reward_unlocked' ? this.#given.get(key) : undefined;
+      const extra = given ? { rewardCode: given[0]!.code, rewardCodes: given } : {};
+      if (await emit(this.tx, type, id, this.campaign, this.now, extra)) queued = true;
+    }
+    if (await this.#codes.settle()) queued = true;
     return queued;
+  }
+
+  /**
+   * Gives each credit becoming available that takes a code one from its pool, or marks it waiting (its
+   * pool is empty; a refill serves it). New entries get it before they are written; released ones, already
+   * rows, are updated.
+   */
+  async #drawCodes(): Promise<void> {
+    for (const { entry, kind, released } of this.#wantCodes) {
+      const code = (await this.#codes.draw(kind)) ?? null;
+      if (released) await this.tx.rewardCodes.setEntryCode((entry as RewardEntryRow).id, kind, code);
+      else Object.assign(entry, { code_kind: kind, code });
+      if (code === null) continue;
+      const key = `reward_unlocked ${entry.participant_id} ${entry.referee_id ?? null}`;
+      const given = this.#given.get(key) ?? [];
+      given.push({ code, kind, label: entry.label });
+      this.#given.set(key, given);
+    }
   }
 }

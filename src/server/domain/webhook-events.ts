@@ -2,7 +2,7 @@
  * The webhook outbox: the events each change emits, with one delivery per subscribed endpoint, written
  * in the change's own transaction (the dispatcher in ../webhooks sends them).
  */
-import type { WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
+import type { RewardCodesLowData, RewardCodesLowEvent, WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import type { OutboxEvent } from '../store/webhook-store.js';
 import { newSortableId } from './ids.js';
@@ -49,21 +49,45 @@ export function eventData(p: ParticipantRow, campaign: CampaignRow): WebhookEven
 
 /**
  * An event about to be written: its row but for the payload, which is made from the participant as the
- * change leaves it, and one delivery per endpoint of the campaign's account that selected its type.
+ * change leaves it (with `extra`: what the change adds, e.g. a reward code), and one delivery per endpoint of the campaign's account that selected its type.
  * Undefined when no endpoint selected it: such an event is not written at all, as nothing would ever
  * send it or show it (the dashboard and the API show deliveries, each with its event). A sign-up of a
  * program without webhooks so writes no outbox row (about 1 KB each, kept for good) and builds no payload.
  */
-export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<OutboxEvent | undefined> {
+export async function prepareEvent(
+  tx: Store,
+  type: WebhookEventType,
+  campaign: CampaignRow,
+  now: number,
+  extra: Partial<WebhookEventData> = {},
+): Promise<OutboxEvent | undefined> {
+  const outbox = await subscribed(tx, type, campaign, now);
+  if (!outbox) return undefined;
+  return {
+    ...outbox,
+    payload: (participant) => JSON.stringify({ eventType: type, data: { ...eventData(participant, campaign), ...extra }, createdAt: now, updatedAt: now } satisfies WebhookEvent),
+  };
+}
+
+/** An event's row and deliveries, if an endpoint of the campaign's account selected its type. */
+async function subscribed(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<Omit<OutboxEvent, 'payload'> | undefined> {
   const endpoints = (await tx.webhooks.listEndpoints(campaign.account_id)).filter((e) =>
     (JSON.parse(e.event_types) as string[]).includes(type),
   );
   if (endpoints.length === 0) return undefined;
   return {
     row: { id: newSortableId('msg', 16, now), account_id: campaign.account_id, campaign_id: campaign.id, event_type: type, created_on: now },
-    payload: (participant) => JSON.stringify({ eventType: type, data: eventData(participant, campaign), createdAt: now, updatedAt: now } satisfies WebhookEvent),
     deliveries: endpoints.map((e) => ({ id: newSortableId('dlv', 12, now), endpointId: e.id })),
   };
+}
+
+/** Writes reward_codes_low about a campaign's pool to the outbox (see emit); true when a delivery was queued. */
+export async function emitPoolLow(tx: Store, campaign: CampaignRow, data: RewardCodesLowData, now: number): Promise<boolean> {
+  const outbox = await subscribed(tx, 'reward_codes_low', campaign, now);
+  if (!outbox) return false;
+  const payload = JSON.stringify({ eventType: 'reward_codes_low', data, createdAt: now, updatedAt: now } satisfies RewardCodesLowEvent);
+  await tx.webhooks.insertEvent({ ...outbox.row, payload }, outbox.deliveries);
+  return true;
 }
 
 /**
@@ -72,8 +96,15 @@ export async function prepareEvent(tx: Store, type: WebhookEventType, campaign: 
  * only if the change does. `who` is the participant's row as the change left it, or its id to read it.
  * True when a delivery was queued (a dispatcher has something to send).
  */
-export async function emit(tx: Store, type: WebhookEventType, who: ParticipantRow | number, campaign: CampaignRow, now: number): Promise<boolean> {
-  const event = await prepareEvent(tx, type, campaign, now);
+export async function emit(
+  tx: Store,
+  type: WebhookEventType,
+  who: ParticipantRow | number,
+  campaign: CampaignRow,
+  now: number,
+  extra: Partial<WebhookEventData> = {},
+): Promise<boolean> {
+  const event = await prepareEvent(tx, type, campaign, now, extra);
   if (!event) return false;
   const participant = typeof who === 'number' ? await tx.findParticipant(who) : who;
   if (!participant) throw new Error(`emit: participant ${String(who)} is gone`);

@@ -510,6 +510,46 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('reward_entries_payment').on('reward_entries').columns(['payment_id']).where(sql<boolean>`payment_id is not null`).execute();
       },
     },
+    '0016_reward_codes': {
+      async up(db: Kysely<any>) {
+        // Reward code pools (./reward-code-store.ts): codes an owner uploads, each handed to one credit.
+        // A pool is a campaign's codes of one kind; its row says whether its low event has fired since
+        // it last had enough codes (reward_codes_low, once per crossing).
+        await db.schema
+          .createTable('reward_code_pools')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('low', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('reward_code_pools_pk', ['campaign_id', 'kind'])
+          .addCheckConstraint('reward_code_pools_kind', sql`kind in ('referral', 'referee', 'milestone')`)
+          .execute();
+        await db.schema
+          .createTable('reward_codes')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          // When it went to a credit (whose entry holds the code); null while it is in the pool.
+          .addColumn('used_on', 'bigint')
+          .addForeignKeyConstraint('reward_codes_pool', ['campaign_id', 'kind'], 'reward_code_pools', ['campaign_id', 'kind'])
+          .execute();
+        // A code is in a pool once: duplicates are skipped by this constraint.
+        await db.schema.createIndex('reward_codes_unique').on('reward_codes').columns(['campaign_id', 'kind', 'code']).unique().execute();
+        // A draw takes the oldest code still in the pool without reading the used ones.
+        await db.schema.createIndex('reward_codes_free').on('reward_codes').columns(['campaign_id', 'kind', 'id']).where(sql<boolean>`used_on is null`).execute();
+        // Which pools a campaign has, on the campaign (cached in every process): a credit of a campaign
+        // without pools reads nothing more than before. Comma-separated kinds, null when there is none.
+        await db.schema.alterTable('campaigns').addColumn('reward_code_kinds', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('reward_codes_low_threshold', 'integer', (c) => c.notNull().defaultTo(10)).execute();
+        // A credit's code: the pool it takes one from once available (null: none), and the code it got.
+        // code_kind set and code null is a credit waiting for a pool to be refilled.
+        await db.schema.alterTable('reward_entries').addColumn('code_kind', 'text').execute();
+        await db.schema.alterTable('reward_entries').addColumn('code', 'text').execute();
+        await db.schema.createIndex('reward_entries_code_waiting').on('reward_entries').columns(['code_kind', 'id']).where(sql<boolean>`code_kind is not null and code is null`).execute();
+      },
+    },
     '0017_stripe': {
       async up(db: Kysely<any>) {
         // The campaign's Stripe webhook signing secret (whsec_...): write-only on the wire.

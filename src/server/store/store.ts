@@ -28,6 +28,7 @@ import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
+import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
@@ -356,6 +357,8 @@ export class Store {
   readonly payments: PaymentStore;
   /** Stripe events received, and the Stripe ids that name participants. */
   readonly stripe: StripeStore;
+  /** Reward code pools, over the same connection (and so the same transaction) as this store. */
+  readonly rewardCodes: RewardCodeStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -381,6 +384,7 @@ export class Store {
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
     this.stripe = new StripeStore(db);
+    this.rewardCodes = new RewardCodeStore(db, dialect);
   }
 
   /**

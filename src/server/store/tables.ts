@@ -47,6 +47,10 @@ export interface CampaignsTable {
   hold_days: Generated<number>;
   /** The Stripe webhook signing secret (whsec_...) of ../integrations/stripe.ts; null when not set. */
   stripe_webhook_secret: string | null;
+  /** The kinds of reward code pools the campaign has (any code ever added), comma-separated; null: none. */
+  reward_code_kinds: string | null;
+  /** reward_codes_low fires when a pool's available codes fall below this. */
+  reward_codes_low_threshold: Generated<number>;
   created_on: number;
   updated_on: number;
 }
@@ -313,6 +317,34 @@ export interface RewardEntriesTable {
   /** What the campaign's ceiling (maxReferralReward) kept back from this credit. */
   capped: Generated<number>;
   created_on: number;
+  /** The reward code pool this credit takes a code from once available (../domain/reward-codes.ts); null: none. */
+  code_kind: RewardCodeKind | null;
+  /** The code it got; null with code_kind set: waiting for the pool to be refilled. */
+  code: string | null;
+}
+
+export const REWARD_CODE_KINDS = ['referral', 'referee', 'milestone'] as const;
+/** A pool's kind: the referrer's fixed referral rewards, the referee's own reward, or milestone bonuses. */
+export type RewardCodeKind = (typeof REWARD_CODE_KINDS)[number];
+
+/** A campaign's pool of reward codes of one kind. */
+export interface RewardCodePoolsTable {
+  campaign_id: string;
+  kind: RewardCodeKind;
+  /** 1 once reward_codes_low has fired, until a refill brings the pool back to the threshold. */
+  low: Generated<number>;
+  created_on: number;
+}
+
+/** One code of a pool, handed to at most one credit. */
+export interface RewardCodesTable {
+  id: Generated<number>;
+  campaign_id: string;
+  kind: RewardCodeKind;
+  code: string;
+  created_on: number;
+  /** When it went to a credit; null while it is in the pool. */
+  used_on: number | null;
 }
 
 /** A Stripe event a campaign received (../integrations/stripe.ts), by Stripe's id. */
@@ -373,4 +405,6 @@ export interface Database {
   payments: PaymentsTable;
   stripe_events: StripeEventsTable;
   stripe_links: StripeLinksTable;
+  reward_code_pools: RewardCodePoolsTable;
+  reward_codes: RewardCodesTable;
 }

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookEvent, WebhookEventType } from '../../api/schemas.js';
+import type { RewardCodesLowEvent, WebhookEvent, WebhookEventType } from '../../api/schemas.js';
 
 export interface ListenOptions {
   host: string;
@@ -67,7 +67,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     void readBody(req).then(async (body) => {
       const headers = Object.fromEntries(SIGNATURE_HEADERS.map((h) => [h, String(req.headers[h] ?? '')]));
       let verified = false;
-      let event: Partial<WebhookEvent> = {};
+      let event: Partial<WebhookEvent | RewardCodesLowEvent> = {};
       try {
         event = signing.verifier!.verify(body, headers) as WebhookEvent;
         verified = true;
@@ -80,7 +80,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       }
       const id = headers['webhook-id']!;
       const replayed = verified && handled.has(id);
-      const who = event.data ? `${String(event.data.email)} (${String(event.data.code)})` : '';
+      const who = !event.data ? '' : 'email' in event.data ? `${String(event.data.email)} (${String(event.data.code)})` : `${String(event.data.kind)} codes: ${String(event.data.available)} left`;
       const time = new Date().toISOString().slice(11, 19);
       const verdict = !verified ? 'SIGNATURE INVALID' : replayed ? 'signature verified, DUPLICATE webhook-id: already handled, not forwarded' : 'signature verified';
       options.print(`${time}  ${printable(`${String(event.eventType ?? 'unknown')}  ${who}  ${id}`)}  ${verdict}`);
