@@ -113,6 +113,7 @@ function campaignFields(cmd: Command): Command {
     .option('--no-milestones', 'milestones: remove them all')
     .option('--max-referral-reward <n|none>', 'maxReferralReward: the most one referrer can earn; none removes the ceiling', intOrNone)
     .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
+    .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
     .addOption(jsonOption);
 }
 
@@ -155,6 +156,7 @@ interface CampaignOptions {
   milestones?: boolean;
   maxReferralReward?: number | null;
   holdDays?: number;
+  stripeWebhookSecret?: string;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -190,6 +192,7 @@ const campaignBody = (o: CampaignOptions) => ({
   milestones: o.milestones === false ? [] : o.milestone,
   maxReferralReward: o.maxReferralReward,
   holdDays: o.holdDays,
+  stripeWebhookSecret: o.stripeWebhookSecret,
 });
 
 /**

@@ -56,11 +56,11 @@ export class RewardBatch {
     this.rules = rulesOf(campaign);
   }
 
-  /** A participant's state: read (and locked) with the transaction's others, or now if it was not. */
+  /** A participant's state: read (and locked) with the transaction's others, or now if it was not (always on SQLite). */
   async state(id: number): Promise<RewardState> {
     let s = this.states.get(id);
     if (!s) {
-      s = (await this.tx.lockParticipants([id])).get(id);
+      s = (await this.tx.lockParticipants([id])).get(id) ?? (await this.tx.rewardState(id));
       if (!s) throw new Error(`RewardBatch: participant ${id} is gone`);
       this.states.set(id, s);
     }

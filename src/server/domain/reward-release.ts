@@ -23,8 +23,9 @@ export async function releaseDueRewards(ctx: Ctx): Promise<number> {
     for (const id of due) {
       const outcome = await ctx.store.transaction(async (tx) => {
         const states = await tx.lockParticipants([id]);
-        const state = states.get(id);
+        const state = states.get(id) ?? (await tx.rewardState(id));
         if (!state) return undefined;
+        states.set(id, state);
         const entries = await tx.rewardEntries.release(id, now);
         if (entries.length === 0) return undefined; // another process released them first
         if (!campaigns.has(state.campaign_id)) campaigns.set(state.campaign_id, await tx.findCampaign(state.campaign_id));

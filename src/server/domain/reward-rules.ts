@@ -5,8 +5,8 @@
  *
  * Commissions are exact integer arithmetic: a payment of `c` cents at `bp` basis points earns `c * bp`
  * millionths of a reward unit. Credits are whole units, rounded down; the fraction is carried on the
- * referrer to their next commission, so over many small payments nothing is lost (ten payments of $0.99
- * at 10% earn 0 units nine times and 1 unit... until the carried millionths make up a unit).
+ * referrer to their next commission, so over many small payments nothing is lost (eleven payments of
+ * 0.99 at 10% credit nothing ten times, then 1 unit for the 1.089 they make, carrying 0.089).
  */
 import type { Milestone, RewardRules, RewardRulesFields } from '../../api/schemas.js';
 import type { Static, TObject } from '@sinclair/typebox';

@@ -51,7 +51,7 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       const payment = await tx.payments.record(refereeId, cents, completed, decided, now);
       await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
       await tx.payments.addRevenue(referrerId, cents, now);
-      if (!decided && states.get(refereeId)!.reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
+      if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
     }
     if (completed) await creditIfDue(batch, refereeId, referrerId);
     return batch.commit();

@@ -10,18 +10,20 @@ import type { Database, PaymentsTable } from './tables.js';
 export type PaymentRow = Selectable<PaymentsTable>;
 
 const writes = {
-  /** The payer's counters; returns the payment's number (1 for their first). */
-  payer: prepare((db, payerId: number, cents: number, now: number) =>
-    db
-      .updateTable('participants')
-      .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '+', cents), payment_count: eb('payment_count', '+', 1), updated_on: now }))
-      .where('id', '=', payerId)
-      .returning('payment_count'),
-  ),
-  insert: prepare((db, payerId: number, seq: number, cents: number, qualifying: number, decided: number, now: number) =>
+  /**
+   * SQLite: the payment, numbered after the payer's earlier ones; the payer's counters move by the
+   * trigger payments_payer (migration 0015).
+   */
+  insert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
     db
       .insertInto('payments')
-      .values({ participant_id: payerId, seq, amount_cents: cents, qualifying, commission_credited: decided, paid_on: now })
+      .columns(['participant_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+      .expression((eb) =>
+        eb
+          .selectFrom('participants')
+          .select((eb) => [eb.val(payerId).as('participant_id'), eb(eb.ref('payment_count'), '+', 1).as('seq'), eb.val(cents).as('amount_cents'), eb.val(qualifying).as('qualifying'), eb.val(decided).as('commission_credited'), eb.val(now).as('paid_on')])
+          .where('id', '=', payerId),
+      )
       .returning(['id', 'seq']),
   ),
   /** PostgreSQL: the payer's counters and the payment in one statement, the update a CTE. */
@@ -68,8 +70,7 @@ export class PaymentStore {
       const [row] = await writes.payerAndInsert(this.db, payerId, cents, q, d, now);
       return { id: Number(row!.id), seq: Number(row!.seq) };
     }
-    const [payer] = await writes.payer(this.db, payerId, cents, now);
-    const [row] = await writes.insert(this.db, payerId, Number(payer!.payment_count), cents, q, d, now);
+    const [row] = await writes.insert(this.db, payerId, cents, q, d, now);
     return { id: Number(row!.id), seq: Number(row!.seq) };
   }
 

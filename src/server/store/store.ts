@@ -674,7 +674,8 @@ export class Store {
 
   /**
    * Locks participants' rows until the transaction ends (PostgreSQL; SQLite's write transaction already
-   * excludes every other writer), and answers what the reward engine needs of them. Crediting locks referrer before referee, so concurrent approvals and
+   * excludes every other writer). On PostgreSQL it answers what the reward engine needs of them, read
+   * with the lock; on SQLite it reads nothing (RewardBatch reads a participant's state when it needs it). Crediting locks referrer before referee, so concurrent approvals and
    * qualifications of one referral serialise instead of each missing the other's uncommitted half.
    *
    * FOR NO KEY UPDATE, not FOR UPDATE: a transaction that updates a participant's row twice makes
@@ -683,11 +684,17 @@ export class Store {
    */
   async lockParticipants(ids: number[]): Promise<Map<number, RewardState>> {
     const states = new Map<number, RewardState>();
+    if (this.dialect !== 'postgres') return states;
     for (const id of ids) {
-      const [row] = this.dialect === 'postgres' ? await qualifyWrites.lock(this.db, id) : await qualifyWrites.state(this.db, id);
+      const [row] = await qualifyWrites.lock(this.db, id);
       if (row) states.set(id, row);
     }
     return states;
+  }
+
+  /** What the reward engine needs of a participant (read when lockParticipants had no need to read it). */
+  async rewardState(id: number): Promise<RewardState | undefined> {
+    return (await qualifyWrites.state(this.db, id))[0];
   }
 
   /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
