@@ -31,13 +31,14 @@ export class StripeEvents extends Page {
       .head2 .actions { align-items: end; }
       .head2 .field { margin: 0; }
       tr.unmatched td { background: var(--warn-soft); }
-      td.event code { display: block; }
-      td.event .muted { font-size: 12px; overflow-wrap: anywhere; }
+      td.event code, td.event .muted, td.who .reason { display: block; }
+      td.event .muted, td.who .reason { font-size: 12px; overflow-wrap: anywhere; }
       td.who { overflow-wrap: anywhere; }
-      form.match { display: flex; gap: 6px; min-width: 260px; }
+      form.match { display: flex; gap: 6px; min-width: 240px; }
       form.match input { padding: 4px 8px; }
       .row-error { color: var(--danger); font-size: 12px; font-weight: 500; margin-top: 4px; }
-      @media (max-width: 640px) { form.match { min-width: 0; } }
+      /* On a phone a labelled cell is a line of its label and one box: its parts go in that box. */
+      @media (max-width: 640px) { td.who .participant { flex: 1; min-width: 0; } form.match { min-width: 0; } form.match input { min-width: 0; flex: 1; } }
     `,
   ];
   @property() campaignId = '';
@@ -92,33 +93,38 @@ export class StripeEvents extends Page {
     return e.action === 'refund' ? html`${value} <span class="muted">refund</span>` : value;
   }
 
-  #row(e: StripeEventView) {
+  /** Who the event was applied to, the form to match it by hand while unmatched, and why it was not applied. */
+  #participant(e: StripeEventView) {
     const error = this.matchError?.id === e.id ? this.matchError.message : '';
+    return html`${e.participantEmail ? html`<a href=${href.participant(this.campaignId, e.participantEmail)}>${e.participantEmail}</a>` : nothing}
+    ${e.status === 'unmatched'
+      ? html`<form class="match" @submit=${(ev: SubmitEvent) => this.#match(ev, e)}>
+            <input
+              name="email"
+              type="email"
+              required
+              placeholder="participant@example.com"
+              aria-label="Participant for ${e.id}"
+              aria-invalid=${error ? 'true' : 'false'}
+              aria-describedby=${error ? `err-${e.id}` : nothing}
+            />
+            <button class="small primary" type="submit" aria-label="Match ${e.id}">Match</button>
+          </form>
+          ${error ? html`<div class="row-error" id="err-${e.id}" role="alert">${error}</div>` : nothing}`
+      : nothing}
+    ${e.reason ? html`<span class="muted reason">${e.reason}</span>` : nothing}
+    ${!e.participantEmail && e.status !== 'unmatched' && !e.reason ? '—' : nothing}`;
+  }
+
+  #row(e: StripeEventView) {
     return html`<tr class=${e.status}>
-      <td class="event"><code>${e.type}</code><span class="muted mono">${e.id}</span></td>
+      <td class="event"><code>${e.type}</code><span class="muted mono">${e.id}</span><span class="muted">Received ${dateTime(e.receivedOn)}</span></td>
       <td data-label="Status"><span class="badge ${BADGES[e.status]}">${e.status}</span></td>
       <td class="num" data-label="Amount">${this.#amount(e)}</td>
-      <td class="who" data-label="Customer">${e.email ?? (e.code ? nothing : '—')}${e.code ? html` <span class="badge info" title="Referral code">${e.code}</span>` : nothing}</td>
-      <td class="who" data-label="Participant">
-        ${e.participantEmail
-          ? html`<a href=${href.participant(this.campaignId, e.participantEmail)}>${e.participantEmail}</a>`
-          : e.status === 'unmatched'
-            ? html`<form class="match" @submit=${(ev: SubmitEvent) => this.#match(ev, e)}>
-                  <input
-                    name="email"
-                    type="email"
-                    required
-                    placeholder="participant@example.com"
-                    aria-label="Participant for ${e.id}"
-                    aria-invalid=${error ? 'true' : 'false'}
-                    aria-describedby=${error ? `err-${e.id}` : nothing}
-                  />
-                  <button class="small primary" type="submit" aria-label="Match ${e.id}">Match</button>
-                </form>
-                ${error ? html`<div class="row-error" id="err-${e.id}" role="alert">${error}</div>` : nothing}`
-            : html`<span class="muted">${e.reason ?? '—'}</span>`}
+      <td class="who" data-label="Customer">
+        <div>${e.email ?? (e.code ? nothing : '—')}${e.code ? html` <span class="badge info" title="Referral code">${e.code}</span>` : nothing}</div>
       </td>
-      <td class="when" data-label="Received">${dateTime(e.receivedOn)}</td>
+      <td class="who" data-label="Participant"><div class="participant">${this.#participant(e)}</div></td>
     </tr>`;
   }
 
@@ -146,12 +152,12 @@ export class StripeEvents extends Page {
       ${this.messages()}
       <div class="table-wrap">
         <table class="records" aria-labelledby="events-h">
-          <thead><tr><th>Event</th><th>Status</th><th class="num">Amount</th><th>Customer</th><th>Participant</th><th>Received</th></tr></thead>
+          <thead><tr><th>Event</th><th>Status</th><th class="num">Amount</th><th>Customer</th><th>Participant</th></tr></thead>
           <tbody>
             ${events === undefined
               ? nothing
               : events.length === 0
-                ? html`<tr><td colspan="6" class="empty">No ${this.status ? `${this.status} ` : ''}event yet.</td></tr>`
+                ? html`<tr><td colspan="5" class="empty">No ${this.status ? `${this.status} ` : ''}event yet.</td></tr>`
                 : events.map((e) => this.#row(e))}
           </tbody>
         </table>

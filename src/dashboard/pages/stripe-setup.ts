@@ -27,12 +27,13 @@ export class StripeSetup extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      .endpoint { display: flex; gap: 8px; align-items: center; }
-      .endpoint code { flex: 1; min-width: 0; background: #f9fafb; border: 1px solid var(--border); border-radius: 6px; padding: 6px 10px; overflow-wrap: anywhere; }
+      .endpoint { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+      .endpoint code { flex: 1 1 28ch; min-width: 0; background: #f9fafb; border: 1px solid var(--border); border-radius: 6px; padding: 6px 10px; overflow-wrap: anywhere; }
       ul.events { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 0 0 16px; padding: 0; list-style: none; }
       .secret-head { display: flex; align-items: center; gap: 8px; }
       .secret-head label { margin: 0; }
       form.add { margin-top: 6px; }
+      .hint { font-size: 12px; margin-top: 4px; }
       form .actions { flex-wrap: nowrap; }
       @media (max-width: 640px) { form .actions { flex-wrap: wrap; } }
     `,
@@ -118,18 +119,19 @@ export class StripeSetup extends Page {
             aria-describedby="secret-hint ${fieldError ? 'secret-error' : ''}"
           />
           ${fieldError ? html`<div class="field-error" id="secret-error" role="alert">${fieldError}</div>` : nothing}
-          <div class="hint muted" id="secret-hint">Stripe shows it on the endpoint’s page. It is never shown again here, only whether it is set.</div>
         </div>
         <div class="actions">
           <button class="primary" type="submit">${configured ? 'Replace secret' : 'Save secret'}</button>
           ${configured ? html`<button type="button" class="danger-ghost" @click=${this.#remove}>Remove secret</button>` : nothing}
         </div>
       </form>
+      <div class="hint muted" id="secret-hint">Stripe shows it on the endpoint’s page. It is never shown again here, only whether it is set.</div>
       <h3 style="margin-top:16px">Naming the participant at checkout</h3>
       <p>
-        Pass the paying participant’s referral code as the Checkout Session’s <code>client_reference_id</code>, or as
-        <code>metadata.${REFKIT_CODE_METADATA}</code> on the session, invoice, subscription or charge. Later invoices, refunds and disputes
-        of the same customer are matched to them; an event with no code is matched by the customer’s email, else listed below as unmatched.
+        Your checkout names the paying participant by their own referral code (the widget’s <code>referral-signup</code> event hands it to
+        your page) as the Checkout Session’s <code>client_reference_id</code>, or as <code>metadata.${REFKIT_CODE_METADATA}</code> on a
+        subscription or invoice. Their later invoices, refunds and disputes follow; an event without a code is matched by the customer’s email,
+        else listed below to match by hand.
       </p>
     </section>`;
   }
