@@ -15,6 +15,7 @@ import './pages/campaign-editor.js';
 import './pages/participants.js';
 import './pages/participant-detail.js';
 import './pages/analytics.js';
+import './pages/billing.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
@@ -28,6 +29,7 @@ const TITLES: Record<Route['page'], string> = {
   participants: 'Participants',
   participant: 'Participant',
   analytics: 'Analytics',
+  billing: 'Billing',
   webhooks: 'Webhooks',
   keys: 'API keys',
   account: 'Account',
@@ -179,7 +181,7 @@ export class Dashboard extends LitElement {
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
-            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')}`
+            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}`
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
@@ -204,7 +206,8 @@ export class Dashboard extends LitElement {
   #switchCampaign(id: string) {
     localStorage.setItem(LAST_CAMPAIGN, id);
     const r = this.route;
-    location.hash = r.page === 'analytics' ? href.analytics(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
+    location.hash =
+      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
   }
 
   #page() {
@@ -222,6 +225,8 @@ export class Dashboard extends LitElement {
         return html`<rk-participant-detail .campaignId=${r.id} .email=${r.email} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-participant-detail>`;
       case 'analytics':
         return html`<rk-analytics .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-analytics>`;
+      case 'billing':
+        return html`<rk-billing .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-billing>`;
       case 'webhooks':
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':

@@ -6,6 +6,7 @@ export type Route =
   | { page: 'participants'; id: string }
   | { page: 'participant'; id: string; email: string }
   | { page: 'analytics'; id: string }
+  | { page: 'billing'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
   | { page: 'account' };
@@ -21,6 +22,7 @@ export function parseRoute(hash: string): Route {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
     if (sub === 'participants') return { page: 'participants', id };
     if (sub === 'analytics') return { page: 'analytics', id };
+    if (sub === 'billing') return { page: 'billing', id };
     return { page: 'campaign', id };
   }
   return { page: 'campaigns' };
@@ -33,6 +35,7 @@ export const href = {
   participants: (id: string) => `#/campaigns/${encodeURIComponent(id)}/participants`,
   participant: (id: string, email: string) => `#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(email)}`,
   analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
+  billing: (id: string) => `#/campaigns/${encodeURIComponent(id)}/billing`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
   account: () => '#/account',

@@ -16,6 +16,7 @@ import { waitFor } from '../server/helpers/receiver.js';
 import { reward } from '../../src/dashboard/format.js';
 import { confirm, launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
 import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewards.js';
+import { checkoutSession, event, SECRET, send } from '../server/helpers/stripe.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;
@@ -427,6 +428,95 @@ describe('dashboard', () => {
       assert.equal((await seeded.service.admin.listWebhookEndpoints()).some((e) => e.url === 'https://hooks.acme.example/refkit'), false);
     }));
 
+  it('billing: the Stripe endpoint URL to copy; the signing secret is set (a malformed one is refused beside the field), replaced and removed', () =>
+    task(async ({ page }) => {
+      const { campaignId: id } = await seeded.service.admin.createCampaign({ campaignName: 'Billing campaign', hostURL: 'https://acme.example/billing', referrerRewardValue: 10 });
+      const configured = async () => (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!.stripeWebhookConfigured;
+      const ping = (secret: string) => send({ url: seeded.service.url }, id!, event('customer.created', { id: 'cus_x', object: 'customer' }), secret).then((r) => r.status);
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}`);
+      await page.locator('rk-campaign-editor').getByRole('link', { name: 'Billing' }).click();
+      await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
+      const setup = page.locator('rk-stripe-setup');
+      await setup.getByText('not set', { exact: true }).waitFor();
+      for (const type of ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created']) await setup.getByText(type, { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Copy endpoint URL' }).click();
+      const endpoint = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(endpoint, `${seeded.service.url}/api/v1/integrations/stripe/${id}`);
+
+      await page.getByLabel('Signing secret').fill('not-a-secret');
+      await page.getByRole('button', { name: 'Save secret' }).click();
+      const problem = setup.locator('.field-error');
+      await problem.getByText(/stripeWebhookSecret/).waitFor();
+      assert.equal(await page.getByLabel('Signing secret').getAttribute('aria-invalid'), 'true');
+      assert.equal(await configured(), false);
+
+      await page.getByLabel('Signing secret').fill(SECRET);
+      await page.getByRole('button', { name: 'Save secret' }).click();
+      await page.getByText('Signing secret saved.').waitFor();
+      assert.equal(await problem.count(), 0);
+      await setup.getByText('set', { exact: true }).waitFor();
+      assert.equal(await configured(), true);
+      assert.equal(await ping(SECRET), 200, 'the endpoint takes events signed with the secret');
+      // Write-only: a reload shows that one is set, never what it is.
+      await page.reload();
+      await setup.getByText('set', { exact: true }).waitFor();
+      assert.equal(await page.getByLabel('Signing secret').inputValue(), '');
+
+      const next = 'whsec_replaced_0123456789';
+      await page.getByLabel('Signing secret').fill(next);
+      await page.getByRole('button', { name: 'Replace secret' }).click();
+      await page.getByText('Signing secret saved.').waitFor();
+      assert.deepEqual([await ping(SECRET), await ping(next)], [400, 200]);
+
+      await page.getByRole('button', { name: 'Remove secret' }).click();
+      await confirm(page, 'Remove secret');
+      await page.getByText('Signing secret removed.').waitFor();
+      await setup.getByText('not set', { exact: true }).waitFor();
+      assert.equal(await configured(), false);
+      assert.equal(await ping(next), 400);
+      assert.equal(await page.getByRole('button', { name: 'Remove secret' }).count(), 0);
+    }));
+
+  it('billing: events Stripe signs show in the table, unmatched first; one is matched by hand (a wrong email is said in its row); filtered by status', () =>
+    task(async ({ page }) => {
+      const id = seeded.campaignId;
+      await page.goto(`/admin/#/campaigns/${id}`);
+      await page.getByRole('link', { name: 'Billing' }).first().click();
+      const table = page.getByRole('table', { name: 'Received events' });
+      const rows = table.locator('tbody tr');
+      await table.getByText('billing@stranger.example').waitFor();
+      // Sent while the page is open: Refresh reads it.
+      const stray = event('checkout.session.completed', checkoutSession('NOSUCHCODE', 'friend.personal@example.net', 3000, { customer: 'cus_stranger' }));
+      assert.equal((await send(seeded.service, id, stray)).body.outcome, 'unmatched');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const row = rows.filter({ hasText: stray.id });
+      await row.waitFor();
+      const listed = await seeded.service.admin.listStripeEvents(id);
+      const unmatched = listed.filter((e) => e.status === 'unmatched').length;
+      assert.ok(unmatched >= 2 && listed.length > unmatched);
+      const statuses = await rows.evaluateAll((trs) => trs.map((tr) => tr.className));
+      assert.deepEqual(statuses, [...statuses.slice(0, unmatched).map(() => 'unmatched'), ...listed.filter((e) => e.status !== 'unmatched').map((e) => e.status)]);
+      await row.getByText('$30.00').waitFor();
+
+      await page.getByLabel(`Participant for ${stray.id}`).fill('nobody@example.com');
+      await page.getByRole('button', { name: `Match ${stray.id}` }).click();
+      await row.getByRole('alert').getByText(/participant/i).waitFor();
+      assert.equal(await page.getByLabel(`Participant for ${stray.id}`).getAttribute('aria-invalid'), 'true');
+      await page.getByLabel(`Participant for ${stray.id}`).fill('friend5@example.org');
+      await page.getByRole('button', { name: `Match ${stray.id}` }).click();
+      await page.getByText(`${stray.id} applied to friend5@example.org.`).waitFor();
+      await row.getByText('applied', { exact: true }).waitFor();
+      await row.getByRole('link', { name: 'friend5@example.org' }).waitFor();
+      assert.equal((await seeded.service.admin.listStripeEvents(id)).find((e) => e.id === stray.id)!.status, 'applied');
+      assert.equal((await seeded.service.admin.getParticipant(id, 'friend5@example.org')).rewardEventCompleted, true);
+
+      for (const status of ['applied', 'ignored', 'unmatched'] as const) {
+        const expected = (await seeded.service.admin.listStripeEvents(id, status)).map((e) => e.id);
+        await page.getByLabel('Status').selectOption(status);
+        await waitFor(async () => JSON.stringify(await rows.locator('td.event .mono').allTextContents()) === JSON.stringify(expected), `only ${status} events listed`);
+      }
+    }));
+
   it('API keys: create one (shown once, it works), then revoke it (it stops working)', () =>
     task(async ({ page }) => {
       await page.getByRole('link', { name: 'API keys' }).click();
@@ -497,6 +587,7 @@ describe('dashboard', () => {
           [`#/campaigns/${id}/participants`, 'Participants'],
           [`#/campaigns/${id}/participants/ava.0%40example.com`, 'ava.0@example.com'],
           [`#/campaigns/${id}/analytics`, 'Analytics'],
+          [`#/campaigns/${id}/billing`, 'Billing'],
           [`#/webhooks`, 'Webhooks'],
           [`#/keys`, 'API keys'],
           [`#/account`, 'Account'],

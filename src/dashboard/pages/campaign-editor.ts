@@ -454,6 +454,7 @@ export class CampaignEditor extends Page {
           ? html`<div class="actions">
               <a class="button" href=${href.participants(this.campaignId)}>Participants</a>
               <a class="button" href=${href.analytics(this.campaignId)}>Analytics</a>
+              <a class="button" href=${href.billing(this.campaignId)}>Billing</a>
             </div>`
           : nothing}
       </div>

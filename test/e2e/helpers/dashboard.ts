@@ -1,8 +1,8 @@
 /**
  * What the dashboard's browser tests and the docs/dashboard.md screenshots share: a real service (SQLite) with an
  * owner, a campaign with history (imported, so sign-ups spread over past days), referrals, payments, a
- * participant held for review, webhook deliveries to a receiver that fails some of them; and a Chromium
- * page signed in to /admin/.
+ * participant held for review, webhook deliveries to a receiver that fails some of them, Stripe events
+ * (applied, unmatched, ignored); and a Chromium page signed in to /admin/.
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ import { CHROMIUM } from '../../requirements.js';
 import { databaseKinds } from '../../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../../server/helpers/receiver.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
+import { checkoutSession, event, invoice, SECRET, send } from '../../server/helpers/stripe.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const OWNER = { email: 'maya@acme.example', password: 'a long owner passphrase' };
@@ -69,6 +70,18 @@ export async function seededService(people = 240): Promise<Seeded> {
   for (let i = 0; i < 25; i++) await service.browser.validateCode(campaignId, ava.referralCode!);
   await service.browser.addParticipant({ id: campaignId, email: 'ava.0+again@example.com', referredByCode: ava.referralCode! });
   await service.browser.addParticipant({ id: campaignId, email: 'a.v.a.0+2@example.com', referredByEmail: 'ava.0@example.com' });
+  // Stripe's events, signed with the campaign's secret: a referee's first payment, an invoice of a customer
+  // nobody knows (left to match by hand), and a payment of a participant nobody referred.
+  await service.admin.updateCampaign({ id: campaignId, stripeWebhookSecret: SECRET });
+  const friend4 = await service.admin.getParticipant(campaignId, 'friend4@example.org');
+  const stripeEvents = [
+    event('checkout.session.completed', checkoutSession(friend4.referralCode!, 'friend4@example.org', 4900, { customer: 'cus_friend4' })),
+    event('invoice.paid', invoice('cus_unknown', 2900, { customer_email: 'billing@stranger.example' })),
+    event('checkout.session.completed', checkoutSession(ava.referralCode!, 'ava.0@example.com', 1900, { customer: 'cus_ava' })),
+  ];
+  const outcomes = [];
+  for (const e of stripeEvents) outcomes.push((await send(service, campaignId, e)).body.outcome);
+  assert.deepEqual(outcomes, ['applied', 'unmatched', 'ignored']);
   await waitFor(async () => (await service.admin.listWebhookDeliveries({ limit: 100 })).every((d) => d.attemptCount > 0), 'every webhook delivery attempted');
   return {
     service,

@@ -1,0 +1,36 @@
+/** Billing of a campaign: connecting Stripe, and the Stripe events it received (matched by hand where none named a participant). */
+import { css, html } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import type { CampaignSettings } from '../../api/client.js';
+import { Page } from '../page.js';
+import './stripe-setup.js';
+import './stripe-events.js';
+
+/**
+ * @summary The Billing page of a campaign (`#/campaigns/:id/billing`).
+ *
+ * @property campaignId - The campaign.
+ * @property campaign - The campaign's settings, as the shell last read them.
+ */
+@customElement('rk-billing')
+export class Billing extends Page {
+  static override styles = [
+    ...Page.styles,
+    css`
+      rk-stripe-setup, rk-stripe-events { display: block; }
+    `,
+  ];
+  @property() campaignId = '';
+  @property({ attribute: false }) campaign: CampaignSettings | undefined;
+
+  override render() {
+    return html`<div class="page-head">
+        <div>
+          <h1>Billing</h1>
+          <p>${this.campaign?.campaignName ?? this.campaignId}</p>
+        </div>
+      </div>
+      <rk-stripe-setup .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-setup>
+      <rk-stripe-events .campaignId=${this.campaignId}></rk-stripe-events>`;
+  }
+}
