@@ -234,10 +234,10 @@ eachDatabase('Idempotency-Key', (service) => {
     const id = await referral(s);
     const ops = (await listOperations(s.url)).filter((op) => op.method === 'POST' && op.path.startsWith('/api/v1/admin/'));
     const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as { paths: Record<string, { post: { parameters?: { in: string; name: string }[] } }> };
-    // Not keyed, and why: a retried import already changes nothing (existing emails are skipped, all or
-    // nothing), and its body is a stream the handler reads once; createApiKey's answer holds the new key,
-    // which a stored answer would keep in the clear.
-    const exempt = new Set(['/api/v1/admin/importParticipants', '/api/v1/admin/createApiKey']);
+    // Not keyed, and why: a retried import already changes nothing (existing emails, or codes, are skipped,
+    // all or nothing), and its body is a stream the handler reads once; createApiKey's answer holds the new
+    // key, which a stored answer would keep in the clear.
+    const exempt = new Set(['/api/v1/admin/importParticipants', '/api/v1/admin/importRewardCodes', '/api/v1/admin/createApiKey']);
     assert.ok(ops.length >= 12, `admin POST operations: ${ops.length}`);
     for (const op of ops) {
       const documented = (doc.paths[op.path]!.post.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key');
