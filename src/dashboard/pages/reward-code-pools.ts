@@ -101,6 +101,8 @@ export class RewardCodePools extends Page {
       return;
     }
     const added = await this.attempt(() => (hasFile ? this.#upload(kind, file) : this.#paste(kind, pasted)));
+    // A refused file is corrected on disk and chosen again; left chosen, it would stand in the way of pasting.
+    if (hasFile) (form.elements.namedItem('file') as HTMLInputElement).value = '';
     if (!added) return;
     form.reset();
     const served = added.served > 0 ? `; ${count(added.served, 'waiting credit', 'waiting credits')} got one` : '';
