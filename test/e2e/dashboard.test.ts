@@ -517,6 +517,106 @@ describe('dashboard', () => {
       }
     }));
 
+  it('billing: reward code pools filled from a CSV file and from pasted codes (the counts change); a bad line, in a file or pasted after blank lines, is shown and nothing is added', () =>
+    task(async ({ page }) => {
+      const { campaignId: id } = await seeded.service.admin.createCampaign({ campaignName: 'Pools campaign', hostURL: 'https://acme.example/pools', referrerRewardValue: 10, refereeRewardValue: 5 });
+      const pools = () => seeded.service.admin.listRewardCodePools(id!);
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}/billing`);
+      const card = page.locator('rk-reward-code-pools');
+      const table = card.getByRole('table', { name: 'Reward code pools' });
+      await table.getByText('No pool yet').waitFor();
+
+      const good = join(tmp, 'codes.csv');
+      writeFileSync(good, 'code\nGIFT-1\nGIFT-2\nGIFT-3\nGIFT-2\n');
+      await card.getByLabel('Pool', { exact: true }).selectOption('referee');
+      await card.getByLabel('CSV file').setInputFiles(good);
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByText('Referee rewards: added 3 codes, 1 duplicate skipped.').waitFor();
+      await table.getByRole('row', { name: 'Referee rewards 3 0 0' }).waitFor();
+      assert.deepEqual(await pools(), [{ kind: 'referee', available: 3, used: 0, waiting: 0 }]);
+
+      const bad = join(tmp, 'bad-codes.csv');
+      writeFileSync(bad, `NEW-1\n${'X'.repeat(101)}\nNEW-2\n`);
+      await card.getByLabel('Pool', { exact: true }).selectOption('referee');
+      await card.getByLabel('CSV file').setInputFiles(bad);
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByRole('alert').getByText('1 of 3 codes cannot be added, so none was').waitFor();
+      const report = card.getByRole('table', { name: 'Lines refused' });
+      await report.getByRole('row', { name: /^2 code code is 101 characters long/ }).waitFor();
+      assert.deepEqual(await pools(), [{ kind: 'referee', available: 3, used: 0, waiting: 0 }]);
+
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByRole('alert').getByText('Choose a CSV file or paste codes, one a line.').waitFor();
+      // Pasted: the list sent has no blank lines, yet the report names the line of the text area.
+      await card.getByLabel('Pool', { exact: true }).selectOption('referral');
+      await card.getByLabel('Or paste codes, one a line').fill(`P-1\n\nP-2\n\n${'Y'.repeat(101)}\nP-3`);
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByRole('alert').getByText('Line 5 cannot be added, so no code was').waitFor();
+      await report.getByRole('row', { name: /^5 — The code .*100 characters/ }).waitFor();
+      assert.deepEqual(await pools(), [{ kind: 'referee', available: 3, used: 0, waiting: 0 }]);
+
+      await card.getByLabel('Or paste codes, one a line').fill('P-1\r\n\r\n  P-2  \nP-1\n');
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByText('Referral rewards: added 2 codes, 1 duplicate skipped.').waitFor();
+      assert.equal(await report.count(), 0);
+      await table.getByRole('row', { name: 'Referral rewards 2 0 0' }).waitFor();
+      await table.getByRole('row', { name: 'Referee rewards 3 0 0' }).waitFor();
+      assert.equal(await card.getByLabel('Or paste codes, one a line').inputValue(), '');
+      assert.deepEqual(
+        (await pools()).sort((a, b) => a.kind.localeCompare(b.kind)),
+        [
+          { kind: 'referee', available: 3, used: 0, waiting: 0 },
+          { kind: 'referral', available: 2, used: 0, waiting: 0 },
+        ],
+      );
+    }));
+
+  it('billing: credits waiting on an empty pool are a warning until a refill serves them; the low threshold is saved and heeded', () =>
+    task(async ({ page }) => {
+      const admin = seeded.service.admin;
+      const { campaignId: id } = await admin.createCampaign({ campaignName: 'Waiting campaign', hostURL: 'https://acme.example/waiting', referrerRewardValue: 10 });
+      // One code for three qualified referrals: the first takes it, two wait.
+      await admin.addRewardCodes({ id: id!, kind: 'referral', codes: ['FIRST'] });
+      const ann = await admin.addParticipant({ id: id!, email: 'ann@example.com' });
+      for (let i = 0; i < 3; i++) {
+        await admin.addParticipant({ id: id!, email: `pal${i}@example.com`, referredByCode: ann.referralCode! });
+        await admin.qualifyParticipant({ id: id!, email: `pal${i}@example.com` });
+      }
+      assert.deepEqual(await admin.listRewardCodePools(id!), [{ kind: 'referral', available: 0, used: 1, waiting: 2 }]);
+
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}/billing`);
+      const card = page.locator('rk-reward-code-pools');
+      const table = card.getByRole('table', { name: 'Reward code pools' });
+      const warnings = card.getByRole('list', { name: 'Pools that need codes' });
+      await table.getByRole('row', { name: 'Referral rewards 0 1 2' }).waitFor();
+      await warnings.getByText('empty Referral rewards: 2 credits wait for a code').waitFor();
+
+      const threshold = card.getByLabel('Low when fewer than');
+      assert.equal(await threshold.inputValue(), '10');
+      await threshold.fill('5');
+      await card.getByRole('button', { name: 'Save threshold' }).click();
+      await card.getByText('A pool with fewer than 5 codes left is called low now.').waitFor();
+      assert.equal((await admin.listCampaigns()).find((c) => c.campaignId === id)!.rewardCodesLowThreshold, 5);
+
+      await card.getByLabel('Pool', { exact: true }).selectOption('referral');
+      await card.getByLabel('Or paste codes, one a line').fill('SECOND\nTHIRD\nFOURTH\n');
+      await card.getByRole('button', { name: 'Add codes' }).click();
+      await card.getByText('Referral rewards: added 3 codes, 0 duplicates skipped; 2 waiting credits got one.').waitFor();
+      await table.getByRole('row', { name: 'Referral rewards 1 3 0' }).waitFor();
+      await warnings.getByText('low Referral rewards: 1 code left, under 5').waitFor();
+      assert.equal(await warnings.getByText('empty').count(), 0);
+      assert.deepEqual(await admin.listRewardCodePools(id!), [{ kind: 'referral', available: 1, used: 3, waiting: 0 }]);
+
+      await threshold.fill('0');
+      await card.getByRole('button', { name: 'Save threshold' }).click();
+      await card.getByText('Pools are never called low now.').waitFor();
+      await warnings.waitFor({ state: 'detached' });
+      await page.reload();
+      await table.getByRole('row', { name: 'Referral rewards 1 3 0' }).waitFor();
+      assert.equal(await threshold.inputValue(), '0');
+      assert.equal(await warnings.count(), 0);
+    }));
+
   it('API keys: create one (shown once, it works), then revoke it (it stops working)', () =>
     task(async ({ page }) => {
       await page.getByRole('link', { name: 'API keys' }).click();

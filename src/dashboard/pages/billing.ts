@@ -1,8 +1,12 @@
-/** Billing of a campaign: connecting Stripe, and the Stripe events it received (matched by hand where none named a participant). */
+/**
+ * Billing of a campaign: connecting Stripe, its reward code pools, and the Stripe events it received
+ * (matched by hand where none named a participant).
+ */
 import { css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CampaignSettings } from '../../api/client.js';
 import { Page } from '../page.js';
+import './reward-code-pools.js';
 import './stripe-setup.js';
 import './stripe-events.js';
 
@@ -17,7 +21,8 @@ export class Billing extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      rk-stripe-setup, rk-stripe-events { display: block; }
+      rk-stripe-setup, rk-reward-code-pools, rk-stripe-events { display: block; }
+      rk-reward-code-pools { margin-top: 16px; }
     `,
   ];
   @property() campaignId = '';
@@ -31,6 +36,7 @@ export class Billing extends Page {
         </div>
       </div>
       <rk-stripe-setup .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-setup>
+      <rk-reward-code-pools .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-reward-code-pools>
       <rk-stripe-events .campaignId=${this.campaignId}></rk-stripe-events>`;
   }
 }

@@ -10,6 +10,7 @@ import { confirmAction } from '../confirm.js';
 import { count, date, n, reward } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
+import { rowReport, rowReportStyles } from '../row-report.js';
 import { scoreBadge } from '../status.js';
 
 const PAGE_SIZE = 25;
@@ -26,6 +27,7 @@ const SORTS: [string, string][] = [
 export class Participants extends Page {
   static override styles = [
     ...Page.styles,
+    rowReportStyles,
     css`
       .toolbar { display: flex; gap: 12px; flex-wrap: wrap; align-items: end; margin-bottom: 16px; }
       .toolbar .search { flex: 1 1 240px; }
@@ -34,8 +36,6 @@ export class Participants extends Page {
       .pager { display: flex; justify-content: space-between; align-items: center; margin-top: 12px; gap: 8px; }
       .who a { display: block; }
       input[type='file'] { display: none; }
-      .row-report { margin-bottom: 16px; }
-      .row-report caption { text-align: start; font-weight: 600; padding-bottom: 4px; }
     `,
   ];
 
@@ -135,22 +135,6 @@ export class Participants extends Page {
     this.#reload();
   }
 
-  /** Each refused row of the last import: its line in the file, the column and why. */
-  #rowReport() {
-    if (this.refused.length === 0) return nothing;
-    return html`<div class="table-wrap">
-      <table class="row-report">
-        <caption>Rows refused by the import</caption>
-        <thead>
-          <tr><th class="num">Line</th><th>Column</th><th>Problem</th></tr>
-        </thead>
-        <tbody>
-          ${this.refused.map((r) => html`<tr><td class="num">${r.line}</td><td class="mono">${r.field ?? '—'}</td><td>${r.message}</td></tr>`)}
-        </tbody>
-      </table>
-    </div>`;
-  }
-
   #row(p: ParticipantSummary) {
     const held = !p.approval && !p.rejected;
     return html`<tr>
@@ -188,7 +172,7 @@ export class Participants extends Page {
           <a class="button" href=${api().exportParticipantsUrl(this.campaignId)} download title="Text a spreadsheet would run as a formula starts with a quote">Export CSV</a>
         </div>
       </div>
-      ${this.messages()} ${this.#rowReport()}
+      ${this.messages()} ${rowReport(this.refused, 'Rows refused by the import')}
       <div class="toolbar">
         <div class="field search">
           <label for="q">Search</label>

@@ -2,7 +2,7 @@
  * What the dashboard's browser tests and the docs/dashboard.md screenshots share: a real service (SQLite) with an
  * owner, a campaign with history (imported, so sign-ups spread over past days), referrals, payments, a
  * participant held for review, webhook deliveries to a receiver that fails some of them, Stripe events
- * (applied, unmatched, ignored); and a Chromium page signed in to /admin/.
+ * (applied, unmatched, ignored), a reward code pool running low; and a Chromium page signed in to /admin/.
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -82,6 +82,9 @@ export async function seededService(people = 240): Promise<Seeded> {
   const outcomes = [];
   for (const e of stripeEvents) outcomes.push((await send(service, campaignId, e)).body.outcome);
   assert.deepEqual(outcomes, ['applied', 'unmatched', 'ignored']);
+  // A reward code pool filled after the activity above (so no credit of it holds a code), under the
+  // default low threshold of 10: the Billing page has a pool and a warning to show.
+  await service.admin.addRewardCodes({ id: campaignId, kind: 'referee', codes: ['GIFT-7QX2-KD9P', 'GIFT-3MRT-WZ6L', 'GIFT-9BVN-C4TE', 'GIFT-5HJY-PA8S'] });
   await waitFor(async () => (await service.admin.listWebhookDeliveries({ limit: 100 })).every((d) => d.attemptCount > 0), 'every webhook delivery attempted');
   return {
     service,
