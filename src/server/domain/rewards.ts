@@ -48,9 +48,8 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       const cents = toCents(input.amountPaid);
       // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
       const decided = batch.rules.bp === 0;
-      const payment = await tx.payments.record(refereeId, cents, completed, decided, now);
+      const payment = await tx.payments.record(refereeId, referrerId, cents, completed, decided, now);
       await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
-      await tx.payments.addRevenue(referrerId, cents, now);
       if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
     }
     if (completed) await creditIfDue(batch, refereeId, referrerId);

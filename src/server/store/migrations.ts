@@ -499,12 +499,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('payments_participant').on('payments').columns(['participant_id', 'id']).execute();
         if (dialect === 'sqlite') {
-          // SQLite: a payment's row moves its payer's counters itself, so recording one is one statement
+          // SQLite: a payment's row moves its payer's counters (and their referrer's revenue) itself, so recording one is one statement
           // (PostgreSQL makes it one with a CTE, ./payment-store.ts). A statement of its own cost a
           // repeated qualify a fifth of its throughput.
           await sql`create trigger payments_payer after insert on payments begin
             update participants set amount_paid_cents = amount_paid_cents + new.amount_cents, payment_count = payment_count + 1, updated_on = new.paid_on
             where id = new.participant_id;
+            update participants set revenue_generated_cents = revenue_generated_cents + new.amount_cents, updated_on = new.paid_on
+            where id = (select referred_by_id from participants where id = new.participant_id);
           end`.execute(db);
         }
         await db.schema.createIndex('reward_entries_payment').on('reward_entries').columns(['payment_id']).where(sql<boolean>`payment_id is not null`).execute();

@@ -11,8 +11,8 @@ export type PaymentRow = Selectable<PaymentsTable>;
 
 const writes = {
   /**
-   * SQLite: the payment, numbered after the payer's earlier ones; the payer's counters move by the
-   * trigger payments_payer (migration 0015).
+   * SQLite: the payment, numbered after the payer's earlier ones; the payer's counters and their
+   * referrer's revenue move by the trigger payments_payer (migration 0015).
    */
   insert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
     db
@@ -26,9 +26,15 @@ const writes = {
       )
       .returning(['id', 'seq']),
   ),
-  /** PostgreSQL: the payer's counters and the payment in one statement, the update a CTE. */
-  payerAndInsert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
+  /** PostgreSQL: the payer's counters, their referrer's revenue and the payment in one statement, the updates CTEs. */
+  payerAndInsert: prepare((db, payerId: number, referrerId: number, cents: number, qualifying: number, decided: number, now: number) =>
     db
+      .with('revenue', (db) =>
+        db
+          .updateTable('participants')
+          .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+          .where('id', '=', referrerId),
+      )
       .with('payer', (db) =>
         db
           .updateTable('participants')
@@ -60,21 +66,22 @@ export class PaymentStore {
   ) {}
 
   /**
-   * Records a payment of `cents` by `payerId` with the payer's counters (amountPaid, paymentCount).
+   * Records a payment of `cents` by `payerId` (a referee of `referrerId`) with the payer's counters
+   * (amountPaid, paymentCount) and the revenue it brings the referrer, in one statement.
    * `qualifying`: the call that recorded it qualified the payer. `decided`: no commission is due on it.
    */
-  async record(payerId: number, cents: number, qualifying: boolean, decided: boolean, now: number): Promise<{ id: number; seq: number }> {
+  async record(payerId: number, referrerId: number, cents: number, qualifying: boolean, decided: boolean, now: number): Promise<{ id: number; seq: number }> {
     const q = qualifying ? 1 : 0;
     const d = decided ? 1 : 0;
     if (this.dialect === 'postgres') {
-      const [row] = await writes.payerAndInsert(this.db, payerId, cents, q, d, now);
+      const [row] = await writes.payerAndInsert(this.db, payerId, referrerId, cents, q, d, now);
       return { id: Number(row!.id), seq: Number(row!.seq) };
     }
     const [row] = await writes.insert(this.db, payerId, cents, q, d, now);
     return { id: Number(row!.id), seq: Number(row!.seq) };
   }
 
-  /** Adds (or, negative, takes back) revenue a referrer's referee brought. */
+  /** Takes back (negative `cents`) revenue a referrer's referee brought: a refund. */
   async addRevenue(referrerId: number, cents: number, now: number): Promise<void> {
     await writes.revenue(this.db, referrerId, cents, now);
   }
