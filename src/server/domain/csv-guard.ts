@@ -5,7 +5,8 @@
  * file of them took gigabytes and stalled the event loop for seconds).
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import { AppError } from './errors.js';
+import { CsvError, parse, type Options } from 'csv-parse';
+import { AppError, invalid } from './errors.js';
 
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
@@ -34,4 +35,28 @@ export function recordSizeGuard(maxBytes: number): Transform {
       callback(null, chunk);
     },
   });
+}
+
+/**
+ * The records of a CSV stream, each with csv-parse's info, parsed with `options` behind a
+ * recordSizeGuard of `maxBytes`: a record too long is 413, a malformed file 400. Not pipeline(): the
+ * input is the caller's to close (a request's body must outlive a refusal, to carry the answer).
+ */
+export async function* guardedCsv<R>(input: NodeJS.ReadableStream, maxBytes: number, options: Options): AsyncIterable<{ record: R; info: { lines: number; bytes: number } }> {
+  const guard = recordSizeGuard(maxBytes);
+  const parser = parse({ ...options, info: true });
+  // The guard's failure (or the input's) reaches the parser, and so the loop below.
+  input.on('error', (err: Error) => parser.destroy(err));
+  guard.on('error', (err) => parser.destroy(err));
+  input.pipe(guard).pipe(parser);
+  try {
+    yield* parser as AsyncIterable<{ record: R; info: { lines: number; bytes: number } }>;
+  } catch (err) {
+    // csv-parse's errors (CSV_...) are about the file, not about us.
+    if (err instanceof CsvError) throw invalid('file', `The CSV file is malformed: ${err.message}`);
+    throw err;
+  } finally {
+    input.unpipe(guard);
+    guard.destroy();
+  }
 }

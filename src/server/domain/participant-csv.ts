@@ -7,7 +7,6 @@
  * fraud, and no webhook events (a migration of a whole program must not flood receivers).
  */
 import { setImmediate } from 'node:timers/promises';
-import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { ImportRow, type ImportResult, type RowProblem } from '../../api/schemas.js';
 import { checker } from '../http/validation.js';
@@ -17,7 +16,7 @@ import { ownCampaign } from './campaigns.js';
 import { CODE_ATTEMPTS, newReferralCode } from './referral-codes.js';
 import type { Actor, Ctx } from './context.js';
 import { fromSpreadsheetSafe, spreadsheetSafe } from './csv-cells.js';
-import { recordSizeGuard } from './csv-guard.js';
+import { guardedCsv } from './csv-guard.js';
 import { emailKey, normalizeEmail } from './email.js';
 import { AppError, RowsRefused, invalid } from './errors.js';
 import { normalizeCode } from './participants.js';
@@ -125,25 +124,9 @@ export async function* csvRows(input: NodeJS.ReadableStream, onBytes?: (bytes: n
     if (header.length > MAX_COLUMNS) throw new AppError(413, 'payload_too_large', `The header has ${header.length} columns; an import file has at most ${MAX_COLUMNS}`, 'file');
     return header;
   };
-  const guard = recordSizeGuard(MAX_RECORD_BYTES);
-  const parser = parse({ columns, bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: true });
-  // The guard's failure (or the input's) reaches the parser, and so the loop below. Not pipeline(): the
-  // input is the caller's to close (a request's body must outlive a refusal, to carry the answer).
-  input.on('error', (err: Error) => parser.destroy(err));
-  guard.on('error', (err) => parser.destroy(err));
-  input.pipe(guard).pipe(parser);
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
-      onBytes?.(info.bytes);
-      yield { line: info.lines, record };
-    }
-  } catch (err) {
-    // csv-parse's errors (CSV_...) are about the file, not about us.
-    if (err instanceof CsvError) throw invalid('file', `The CSV file is malformed: ${err.message}`);
-    throw err;
-  } finally {
-    input.unpipe(guard);
-    guard.destroy();
+  for await (const { record, info } of guardedCsv<Record<string, string>>(input, MAX_RECORD_BYTES, { columns, bom: true, skip_empty_lines: true, trim: true, relax_column_count: true })) {
+    onBytes?.(info.bytes);
+    yield { line: info.lines, record };
   }
 }
 

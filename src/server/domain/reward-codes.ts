@@ -19,12 +19,11 @@ import {
   type RewardCodePool,
   type RewardCodesAdded,
 } from '../../api/schemas.js';
-import { CsvError, parse } from 'csv-parse';
 import type { RewardEntryRow } from '../store/reward-entry-store.js';
 import type { CampaignRow, Store } from '../store/store.js';
 import { ownCampaign } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
-import { recordSizeGuard } from './csv-guard.js';
+import { guardedCsv } from './csv-guard.js';
 import { fromSpreadsheetSafe } from './csv-cells.js';
 import { AppError, RowsRefused, invalid } from './errors.js';
 import { isLine, LINE_RULE } from './text-rules.js';
@@ -165,40 +164,28 @@ const MAX_REPORTED_ERRORS = 100;
  * a malformed file, or more than MAX_REWARD_CODES_PER_FILE codes, is a 400 too.
  */
 export async function codesOfCsv(input: NodeJS.ReadableStream): Promise<string[]> {
-  const guard = recordSizeGuard(MAX_CODE_RECORD_BYTES);
-  // Every line ending, even mixed: a list pasted together from several sources is still one code per line.
-  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true, record_delimiter: ['\r\n', '\n', '\r'] });
-  input.on('error', (err: Error) => parser.destroy(err));
-  guard.on('error', (err) => parser.destroy(err));
-  input.pipe(guard).pipe(parser);
   const codes: string[] = [];
   const problems: { line: number; field: string; message: string }[] = [];
   let column: number | undefined;
   let rows = 0;
   let refused = 0;
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      if (column === undefined) {
-        const header = record.findIndex((cell) => cell.trim().toLowerCase() === 'code');
-        column = header === -1 ? 0 : header;
-        if (header !== -1) continue;
-        if (record.length > 1) throw invalid('file', 'The file has several columns: name the one holding the codes `code` in a header line');
-      }
-      if (++rows > MAX_REWARD_CODES_PER_FILE) throw invalid('file', `The file has more than ${MAX_REWARD_CODES_PER_FILE} codes: split it`);
-      try {
-        codes.push(checkCode(fromSpreadsheetSafe(record[column] ?? ''), 'code'));
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        refused++;
-        if (problems.length < MAX_REPORTED_ERRORS) problems.push({ line: info.lines, field: 'code', message: err.message });
-      }
+  // Every line ending, even mixed: a list pasted together from several sources is still one code per line.
+  const records = guardedCsv<string[]>(input, MAX_CODE_RECORD_BYTES, { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] });
+  for await (const { record, info } of records) {
+    if (column === undefined) {
+      const header = record.findIndex((cell) => cell.trim().toLowerCase() === 'code');
+      column = header === -1 ? 0 : header;
+      if (header !== -1) continue;
+      if (record.length > 1) throw invalid('file', 'The file has several columns: name the one holding the codes `code` in a header line');
     }
-  } catch (err) {
-    if (err instanceof CsvError) throw invalid('file', `The CSV file is malformed: ${err.message}`);
-    throw err;
-  } finally {
-    input.unpipe(guard);
-    guard.destroy();
+    if (++rows > MAX_REWARD_CODES_PER_FILE) throw invalid('file', `The file has more than ${MAX_REWARD_CODES_PER_FILE} codes: split it`);
+    try {
+      codes.push(checkCode(fromSpreadsheetSafe(record[column] ?? ''), 'code'));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      refused++;
+      if (problems.length < MAX_REPORTED_ERRORS) problems.push({ line: info.lines, field: 'code', message: err.message });
+    }
   }
   if (refused > 0) {
     throw new RowsRefused(`${refused} of ${rows} codes cannot be added, so none was: correct ${refused === 1 ? 'it' : 'them'} and upload the file again`, problems);
