@@ -152,5 +152,70 @@ for (const kind of kinds) {
         await db.drop();
       }
     });
+
+    it('0021 chains each payer\'s earlier payments, newest first, and payments recorded after it join the chain', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0017_stripe');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        const person = async (i: number, referredBy: number | null) =>
+          (
+            await c.db
+              .insertInto('participants')
+              .values({ campaign_id: 'c1', email: `p${i}@example.com`, email_key: `p${i}@example.com`, code: `CODE${i}234`, created_on: now, updated_on: now, signup_source: 'api', referred_by_id: referredBy })
+              .returning('id')
+              .executeTakeFirstOrThrow()
+          ).id;
+        const ann = await person(0, null);
+        const [bob, cat, dan] = [await person(1, ann), await person(2, ann), await person(3, ann)];
+        // Bob's and Cat's payments interleaved, as 0015 recorded them (counters moved with each, as it did).
+        const paid: Record<number, number[]> = { [bob]: [], [cat]: [] };
+        for (const [payer, cents] of [[bob, 1000], [cat, 500], [bob, 2000], [bob, 3000], [cat, 700]] as const) {
+          const seq = paid[payer]!.length + 1;
+          const { id } = await c.db.insertInto('payments').values({ participant_id: payer, seq, amount_cents: cents, paid_on: now }).returning('id').executeTakeFirstOrThrow();
+          if (c.dialect === 'postgres') await c.db.updateTable('participants').set({ payment_count: seq }).where('id', '=', payer).execute();
+          paid[payer]!.push(Number(id));
+        }
+        await migrate(c.db, c.dialect);
+        const rows = await c.db.selectFrom('payments').select(['id', 'prev_id']).orderBy('id').execute();
+        const prev = new Map(rows.map((r) => [Number(r.id), r.prev_id === null ? null : Number(r.prev_id)]));
+        assert.deepEqual([paid[bob]!.map((id) => prev.get(id)), paid[cat]!.map((id) => prev.get(id))], [
+          [null, paid[bob]![0], paid[bob]![1]],
+          [null, paid[cat]![0]],
+        ]);
+        const last = await c.db.selectFrom('participants').select(['id', 'last_payment_id']).orderBy('id').execute();
+        assert.deepEqual(last.map((p) => (p.last_payment_id === null ? null : Number(p.last_payment_id))), [null, paid[bob]![2], paid[cat]![1], null]);
+
+        // A payment recorded now is the newest of Bob's; Dan's first starts a chain of his own.
+        const store = new Store(c.db, c.dialect);
+        const added = await store.transaction(async (tx) => {
+          await tx.lockParticipants([ann, bob]);
+          return tx.payments.record(bob, ann, 4000, false, true, now);
+        });
+        const first = await store.transaction(async (tx) => {
+          await tx.lockParticipants([ann, dan]);
+          return tx.payments.record(dan, ann, 100, true, true, now);
+        });
+        assert.equal(added.seq, 4);
+        assert.equal(first.seq, 1);
+        assert.deepEqual((await store.payments.refundable(bob)).map((p) => [Number(p.id), p.amount_cents]), [
+          [added.id, 4000],
+          [paid[bob]![2], 3000],
+          [paid[bob]![1], 2000],
+          [paid[bob]![0], 1000],
+        ]);
+        assert.deepEqual((await store.payments.refundable(cat)).map((p) => p.amount_cents), [700, 500]);
+        assert.deepEqual((await store.payments.refundable(dan)).map((p) => [Number(p.id), p.seq, p.prev_id]), [[first.id, 1, null]]);
+        assert.deepEqual((await store.payments.undecided(bob)).map((p) => p.amount_cents), [1000, 2000, 3000]);
+        // The referrer's revenue moved with both (on SQLite 0015's trigger had moved it for the five before).
+        const { revenue_generated_cents: revenue } = await c.db.selectFrom('participants').select('revenue_generated_cents').where('id', '=', ann).executeTakeFirstOrThrow();
+        assert.equal(Number(revenue), (c.dialect === 'sqlite' ? 7200 : 0) + 4100);
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
   });
 }

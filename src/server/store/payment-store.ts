@@ -2,7 +2,7 @@
  * SQL of referees' payments: each one recorded with the payer's counters it moves, refunds taken back from
  * them, and the commission each earned its referrer (../domain/reward-rules.ts decides how much).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
 import type { Database, PaymentsTable } from './tables.js';
@@ -11,24 +11,39 @@ export type PaymentRow = Selectable<PaymentsTable>;
 
 const writes = {
   /**
-   * SQLite: the payment, numbered after the payer's earlier ones; the payer's counters and their
-   * referrer's revenue move by the trigger payments_payer (migration 0015).
+   * SQLite: the payment, numbered after the payer's earlier ones and chained to the latest of them; the
+   * payer's counters (and last_payment_id) and their referrer's revenue move by the trigger payments_payer
+   * (migration 0021).
    */
   insert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
     db
       .insertInto('payments')
-      .columns(['participant_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+      .columns(['participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
       .expression((eb) =>
         eb
           .selectFrom('participants')
-          .select((eb) => [eb.val(payerId).as('participant_id'), eb(eb.ref('payment_count'), '+', 1).as('seq'), eb.val(cents).as('amount_cents'), eb.val(qualifying).as('qualifying'), eb.val(decided).as('commission_credited'), eb.val(now).as('paid_on')])
+          .select((eb) => [
+            eb.val(payerId).as('participant_id'),
+            'last_payment_id',
+            eb(eb.ref('payment_count'), '+', 1).as('seq'),
+            eb.val(cents).as('amount_cents'),
+            eb.val(qualifying).as('qualifying'),
+            eb.val(decided).as('commission_credited'),
+            eb.val(now).as('paid_on'),
+          ])
           .where('id', '=', payerId),
       )
       .returning(['id', 'seq']),
   ),
-  /** PostgreSQL: the payer's counters, their referrer's revenue and the payment in one statement, the updates CTEs. */
+  /**
+   * PostgreSQL: the payer's counters, their referrer's revenue and the payment in one statement, the
+   * updates CTEs. The payment's id is drawn first, so that the payer's row can point at it; `previous`
+   * reads the payer's row as the statement's snapshot has it, which is its latest: the transaction locked
+   * that row before (lockParticipants), so nobody else can have changed it since.
+   */
   payerAndInsert: prepare((db, payerId: number, referrerId: number, cents: number, qualifying: number, decided: number, now: number) =>
     db
+      .with('previous', (db) => db.selectFrom('participants').select('last_payment_id').where('id', '=', payerId))
       .with('revenue', (db) =>
         db
           .updateTable('participants')
@@ -38,16 +53,30 @@ const writes = {
       .with('payer', (db) =>
         db
           .updateTable('participants')
-          .set((eb) => ({ amount_paid_cents: eb('amount_paid_cents', '+', cents), payment_count: eb('payment_count', '+', 1), updated_on: now }))
+          .set((eb) => ({
+            amount_paid_cents: eb('amount_paid_cents', '+', cents),
+            payment_count: eb('payment_count', '+', 1),
+            last_payment_id: sql<number>`nextval(pg_get_serial_sequence('payments', 'id'))`,
+            updated_on: now,
+          }))
           .where('id', '=', payerId)
-          .returning('payment_count'),
+          .returning(['payment_count', 'last_payment_id']),
       )
       .insertInto('payments')
-      .columns(['participant_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+      .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
       .expression((eb) =>
         eb
-          .selectFrom('payer')
-          .select((eb) => [eb.val(payerId).as('participant_id'), 'payer.payment_count', eb.val(cents).as('amount_cents'), eb.val(qualifying).as('qualifying'), eb.val(decided).as('commission_credited'), eb.val(now).as('paid_on')]),
+          .selectFrom(['payer', 'previous'])
+          .select((eb) => [
+            eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
+            eb.val(payerId).as('participant_id'),
+            'previous.last_payment_id',
+            'payer.payment_count',
+            eb.val(cents).as('amount_cents'),
+            eb.val(qualifying).as('qualifying'),
+            eb.val(decided).as('commission_credited'),
+            eb.val(now).as('paid_on'),
+          ]),
       )
       .returning(['id', 'seq']),
   ),
@@ -86,9 +115,26 @@ export class PaymentStore {
     await writes.revenue(this.db, referrerId, cents, now);
   }
 
+  /**
+   * A payer's payments, newest first: the chain from their row (migration 0021 says why a chain). The walk
+   * reads every payment of theirs; a payer has tens, not thousands.
+   */
+  #chain(payerId: number) {
+    return this.db
+      .withRecursive('chain', (db) =>
+        db
+          .selectFrom('payments')
+          .selectAll()
+          .where('id', '=', (eb) => eb.selectFrom('participants').select('last_payment_id').where('id', '=', payerId))
+          .unionAll((db) => db.selectFrom('payments').innerJoin('chain', 'chain.prev_id', 'payments.id').selectAll('payments')),
+      )
+      .selectFrom('chain')
+      .selectAll();
+  }
+
   /** Payments of a payer whose commission is not decided yet (they paid while their referral waited for review). */
   undecided(payerId: number): Promise<PaymentRow[]> {
-    return this.db.selectFrom('payments').selectAll().where('participant_id', '=', payerId).where('commission_credited', '=', 0).orderBy('id').execute();
+    return this.#chain(payerId).where('commission_credited', '=', 0).orderBy('id').execute();
   }
 
   /** The commission a payment earned is decided: `units` (0 when none was due). */
@@ -98,13 +144,10 @@ export class PaymentStore {
 
   /** A payer's payments with something left to refund, newest first; only `paymentId` when given. */
   refundable(payerId: number, paymentId?: number): Promise<PaymentRow[]> {
-    let q = this.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('participant_id', '=', payerId)
-      .whereRef('refunded_cents', '<', 'amount_cents');
-    if (paymentId !== undefined) q = q.where('id', '=', paymentId);
-    return q.orderBy('id', 'desc').execute();
+    if (paymentId !== undefined) {
+      return this.db.selectFrom('payments').selectAll().where('id', '=', paymentId).where('participant_id', '=', payerId).whereRef('refunded_cents', '<', 'amount_cents').execute();
+    }
+    return this.#chain(payerId).whereRef('refunded_cents', '<', 'amount_cents').orderBy('id', 'desc').execute();
   }
 
   async find(payerId: number, paymentId: number): Promise<PaymentRow | undefined> {

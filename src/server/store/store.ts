@@ -128,6 +128,7 @@ const NEW_PARTICIPANT_DEFAULTS = {
   credited_referrals: 0,
   milestones_reached: 0,
   refunded: 0,
+  last_payment_id: null,
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
 /**

@@ -111,6 +111,8 @@ export interface ParticipantsTable {
   milestones_reached: Generated<number>;
   /** 1 when a refund of their qualifying payment undid their qualification. */
   refunded: Generated<number>;
+  /** Their latest payment, where the chain of their payments starts (payments.prev_id); null before the first. */
+  last_payment_id: number | null;
 }
 
 /** A referee's payment: what refunds take back from, and the commission it earned its referrer. */
@@ -129,6 +131,8 @@ export interface PaymentsTable {
   commission: Generated<number>;
   commission_reversed: Generated<number>;
   paid_on: number;
+  /** The payer's payment before this one (null for their first): a payer's payments are a chain from participants.last_payment_id. */
+  prev_id: number | null;
 }
 
 export interface ApiKeysTable {
