@@ -14,13 +14,11 @@ import { createOwner } from '../../src/server/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
 import { reward } from '../../src/dashboard/format.js';
-import { confirm, launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
+import { confirm, launch, OWNER, PAYOUT_KEY, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
 import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewards.js';
 import { checkoutSession, event, SECRET, send } from '../server/helpers/stripe.js';
 import { FakeStripe } from '../server/helpers/fake-stripe.js';
 import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
-
-const PAYOUT_KEY = 'rk_test_dashboardPayouts0123';
 
 describe('dashboard', () => {
   let seeded: Seeded;
