@@ -32,9 +32,6 @@ export class StripePayoutSettings extends Page {
     css`
       .row { display: flex; gap: 12px; flex-wrap: wrap; align-items: end; }
       .row .field { flex: 1 1 24ch; margin: 0; }
-      .key-head { display: flex; align-items: center; gap: 8px; }
-      .key-head label { margin: 0; }
-      .hint { font-size: 12px; margin-top: 4px; }
       .actions { margin-top: 12px; }
     `,
   ];
@@ -93,7 +90,7 @@ export class StripePayoutSettings extends Page {
       <form @submit=${this.#save}>
         <div class="row">
           <div class="field">
-            <div class="key-head">
+            <div class="label-badge">
               <label for="reward-key">Restricted key</label>
               ${this.campaign === undefined ? nothing : html`<span class="badge ${configured ? 'ok' : 'warn'}" id="key-state">${configured ? 'set' : 'not set'}</span>`}
             </div>

@@ -24,10 +24,6 @@ export class StripePayouts extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
-      .head2 h2 { margin: 0; }
-      .head2 .actions { align-items: end; }
-      .head2 .field { margin: 0; }
       tr.failed td { background: var(--danger-soft); }
       td.what .muted, td.state .muted, td.stripe code { display: block; font-size: 12px; overflow-wrap: anywhere; }
       td.stripe, td.who { overflow-wrap: anywhere; }
