@@ -215,6 +215,27 @@ eachDatabase(
       await assertCountersAreTheLedger(s, id);
     });
 
+    it('a timeout (Stripe made it, its answer came too late): the retry gets the same object, redeemed once', async () => {
+      const s = service();
+      s.ctx.now = () => Date.now() + offset;
+      const { id, benCode } = await program(s, { rules: { refereeRewardValue: 0 } });
+      await benPays(s, id, benCode);
+      const impatient = new StripePayoutSender(s.ctx, { api: fake.api, retryDelaysMs: [RETRY_MS], timeoutMs: 200 });
+      fake.fail({ kind: 'slow', ms: 600 }, { kind: 'slow', ms: 600 });
+      await impatient.sendDue();
+      const timedOut = await payoutOf(s, id, 'ann@example.com');
+      assert.equal(timedOut.status, 'queued');
+      assert.match(timedOut.lastError!, /Stripe could not be reached/);
+      assert.equal(fake.made.length, 1, 'Stripe made it all the same');
+      later(RETRY_MS);
+      await impatient.sendDue();
+      const paid = await payoutOf(s, id, 'ann@example.com');
+      assert.equal(paid.status, 'paid');
+      assert.equal(paid.stripeId, (fake.made[0]!.body as { id: string }).id);
+      assert.equal(fake.customers.get('cus_ann'), -1000, 'credited once');
+      assert.deepEqual(await rewards(s, id, 'ann@example.com'), [10, 10]);
+    });
+
     it('two senders at once: each payout is claimed, sent and redeemed once', async () => {
       const s = service();
       const { id, annCode } = await program(s, { rules: { refereeRewardValue: 0, referrerRewardValue: 1 } });

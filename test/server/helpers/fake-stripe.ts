@@ -17,8 +17,9 @@
  *
  * It answers with the documented objects (customer_balance_transaction, coupon, promotion_code), and can
  * be told to fail the next requests: 500, 429, a 400 of Stripe's, a dropped connection before doing
- * anything, or a lost answer (the request is done and stored, then the connection drops, as when a
- * process dies between Stripe's answer and its own commit).
+ * anything, a lost answer (the request is done and stored, then the connection drops, as when a
+ * process dies between Stripe's answer and its own commit), or a slow one (done and stored, answered
+ * only after `ms`: past the client's timeout).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +29,7 @@ import Stripe from 'stripe';
 /** The API version the installed `stripe` package pins, and sends as Stripe-Version. */
 const API_VERSION = Stripe.API_VERSION;
 
-export type Failure = { kind: '500' | '429' | 'drop' | 'lost-answer' } | { kind: '400'; message: string; code?: string };
+export type Failure = { kind: '500' | '429' | 'drop' | 'lost-answer' } | { kind: '400'; message: string; code?: string } | { kind: 'slow'; ms: number };
 
 export interface FakeRequest {
   method: string;
@@ -178,6 +179,14 @@ export class FakeStripe {
         : handler(fields, pathId);
     // As Stripe: an answer is stored under its key once the endpoint ran (a 4xx of its own included).
     this.#stored.set(`${key} ${idempotencyKey}`, { signature, status: result.status, body: result.body });
+    if (failure?.kind === 'slow') {
+      record.status = result.status;
+      record.body = result.body;
+      setTimeout(() => {
+        if (!res.destroyed) answer(result.status, result.body);
+      }, failure.ms);
+      return;
+    }
     if (failure?.kind === 'lost-answer') {
       record.status = result.status;
       record.body = result.body;
