@@ -125,6 +125,7 @@ export class StripePayoutSender {
     let seen = 0;
     for (;;) {
       const { leaseMs, batchSize } = this.#options;
+      if (!(await this.#ctx.store.stripePayouts.anyDue(this.#ctx.now()))) return seen;
       const due = await this.#ctx.store.transaction((tx) => tx.stripePayouts.claimDue(this.#ctx.now(), leaseMs, batchSize));
       seen += due.length;
       await Promise.all(due.map((row) => this.#send(row)));

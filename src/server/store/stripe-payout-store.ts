@@ -27,6 +27,9 @@ export interface PayoutOutcome {
 
 const STILL_TO_SEND = ['queued', 'waiting'] as const;
 
+/** Not held by a sender: never claimed, or its claim has run out. */
+const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, 'stripe_payouts'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+
 export class StripePayoutStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -37,19 +40,31 @@ export class StripePayoutStore {
     if (rows.length > 0) await this.db.insertInto('stripe_payouts').values([...rows]).execute();
   }
 
+  /** Whether any payout is due: a read, so that a sender with nothing to do writes nothing (no commit, no sync). */
+  async anyDue(now: number): Promise<boolean> {
+    const r = await this.db
+      .selectFrom('stripe_payouts')
+      .select('id')
+      .where('status', 'in', STILL_TO_SEND)
+      .where('next_attempt_on', '<=', now)
+      .where(unclaimed(now))
+      .limit(1)
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
   /**
    * Claims up to `limit` due payouts until `now + leaseMs`; answers them. One statement: the rows are
    * picked and leased together, and on PostgreSQL rows another claimer holds are skipped, so each due
    * payout goes to one sender however many processes look at once.
    */
   claimDue(now: number, leaseMs: number, limit: number): Promise<StripePayoutRow[]> {
-    const free = (eb: ExpressionBuilder<Database, 'stripe_payouts'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
     const due = this.db
       .selectFrom('stripe_payouts')
       .select('id')
       .where('status', 'in', STILL_TO_SEND)
       .where('next_attempt_on', '<=', now)
-      .where(free)
+      .where(unclaimed(now))
       .orderBy('next_attempt_on')
       .limit(bound(limit))
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked());
@@ -58,7 +73,7 @@ export class StripePayoutStore {
       .set({ claimed_until: now + leaseMs })
       .where('id', 'in', due)
       .where('status', 'in', STILL_TO_SEND)
-      .where(free)
+      .where(unclaimed(now))
       .returningAll()
       .execute();
   }
@@ -111,7 +126,7 @@ export class StripePayoutStore {
       .where('campaign_id', '=', campaignId)
       .where('id', '=', id)
       .where('status', 'in', ['queued', 'waiting', 'failed'])
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .where(unclaimed(now))
       .returningAll()
       .executeTakeFirst();
   }
