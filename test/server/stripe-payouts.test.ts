@@ -215,6 +215,38 @@ eachDatabase(
       await assertCountersAreTheLedger(s, id);
     });
 
+    it('a crash between Stripe\'s answer and the commit: once the claim runs out, the retry reuses the key and gets the same object', async () => {
+      const s = service();
+      s.ctx.now = () => Date.now() + offset;
+      const { id, benCode } = await program(s, { rules: { refereeRewardValue: 0 } });
+      await benPays(s, id, benCode);
+      // The process dies as it opens the transaction that would record Stripe's answer (the claim was the first).
+      const store = s.ctx.store;
+      const real = store.transaction.bind(store);
+      let transactions = 0;
+      store.transaction = ((fn: Parameters<typeof real>[0]) => {
+        if (++transactions === 2) return Promise.reject(new Error('the process died here'));
+        return real(fn);
+      }) as typeof store.transaction;
+      await assert.rejects(sender(s).sendDue(), /the process died here/);
+      store.transaction = real;
+      assert.equal(fake.made.length, 1, 'Stripe made the balance transaction');
+      const unrecorded = await payoutOf(s, id, 'ann@example.com');
+      assert.deepEqual([unrecorded.status, unrecorded.attempts], ['queued', 0]);
+      assert.deepEqual(await rewards(s, id, 'ann@example.com'), [10, 0]);
+      assert.equal(await sender(s).sendDue(), 0, 'still claimed by the dead process');
+      later(30_000);
+      assert.equal(await sender(s).sendDue(), 1);
+      const paid = await payoutOf(s, id, 'ann@example.com');
+      assert.equal(paid.status, 'paid');
+      assert.equal(paid.stripeId, (fake.made[0]!.body as { id: string }).id);
+      assert.equal(fake.requests.at(-1)!.idempotencyKey, fake.made[0]!.idempotencyKey);
+      assert.equal(fake.requests.at(-1)!.replayed, true);
+      assert.equal(fake.customers.get('cus_ann'), -1000, 'credited once');
+      assert.deepEqual(await rewards(s, id, 'ann@example.com'), [10, 10]);
+      await assertCountersAreTheLedger(s, id);
+    });
+
     it('a timeout (Stripe made it, its answer came too late): the retry gets the same object, redeemed once', async () => {
       const s = service();
       s.ctx.now = () => Date.now() + offset;
@@ -293,6 +325,28 @@ eachDatabase(
       await sender(s).sendDue();
       assert.equal((await payoutOf(s, id, 'ann@example.com')).status, 'paid');
       assert.deepEqual(await rewards(s, id, 'ann@example.com'), [10, 10]);
+    });
+
+    it("amounts in the currency's smallest unit (JPY has none below the yen); rewards that are not money, or a currency changed since, wait", async () => {
+      const s = service();
+      s.ctx.now = () => Date.now() + offset;
+      const { id, benCode } = await program(s, { rules: { rewardCurrency: 'JPY', refereeRewardValue: 0 } });
+      await benPays(s, id, benCode);
+      await s.admin.updateCampaign({ id, rewardCurrency: 'EUR' });
+      await sender(s).sendDue();
+      const moved = await payoutOf(s, id, 'ann@example.com');
+      assert.deepEqual([moved.status, moved.currency], ['waiting', 'JPY']);
+      assert.match(moved.lastError!, /in JPY and the campaign's rewards are now in EUR/);
+      await s.admin.updateCampaign({ id, rewardType: 'points' });
+      await s.admin.retryStripePayout(id, moved.id);
+      await sender(s).sendDue();
+      assert.match((await payoutOf(s, id, 'ann@example.com')).lastError!, /rewards are points, not money/);
+      await s.admin.updateCampaign({ id, rewardType: 'credit', rewardCurrency: 'JPY' });
+      later(WAIT_MS);
+      await sender(s).sendDue();
+      assert.equal((await payoutOf(s, id, 'ann@example.com')).status, 'paid');
+      const [request] = fake.requests;
+      assert.deepEqual([request!.fields.amount, request!.fields.currency], ['-10', 'jpy'], '10 yen, not 1000');
     });
 
     it('mode off (the default) queues and sends nothing; turning it off later keeps queued payouts waiting', async () => {
