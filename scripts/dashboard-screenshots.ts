@@ -17,7 +17,10 @@ const VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['participants', `#/campaigns/${id}/participants`, (p) => p.getByRole('link', { name: /@example/ }).first().waitFor()],
   ['participant', `#/campaigns/${id}/participants/ava.0%40example.com`, (p) => p.getByRole('heading', { name: 'Fraud signals' }).waitFor()],
   ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
-  ['billing', `#/campaigns/${id}/billing`, (p) => p.getByRole('button', { name: /^Match/ }).first().waitFor()],
+  ['billing', `#/campaigns/${id}/billing`, async (p) => {
+    await p.getByRole('button', { name: /^Match/ }).first().waitFor();
+    await p.getByRole('button', { name: /^Retry payout/ }).first().waitFor();
+  }],
   ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
 ];

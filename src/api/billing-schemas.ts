@@ -1,5 +1,6 @@
 /** The shapes of the Stripe integration's routes (src/server/integrations/stripe.ts). */
 import { Type, type Static } from '@sinclair/typebox';
+import { PagingQuery } from './schemas.js';
 
 /** The metadata key (on a Checkout Session, invoice, subscription or charge) that carries a referral code. */
 export const REFKIT_CODE_METADATA = 'refkit_code';
@@ -47,3 +48,46 @@ export const StripeReceived = Type.Object({
     description: '`duplicate`: this event id was received before and changes nothing again',
   }),
 });
+
+export const STRIPE_PAYOUT_STATUSES = ['queued', 'waiting', 'paid', 'failed'] as const;
+export const StripePayoutStatus = Type.Union(STRIPE_PAYOUT_STATUSES.map((s) => Type.Literal(s)), {
+  description:
+    '`queued`: to be sent (again, after a failed attempt, at nextAttemptOn); `waiting`: cannot be sent yet, see reason (e.g. no Stripe customer linked); ' +
+    '`paid`: Stripe made it, and it was redeemed from the balance; `failed`: Stripe refused it (lastError), until retried',
+});
+
+/** A reward paid (or to be paid) into a participant's Stripe customer, as the owner reviews it. */
+export const StripePayoutView = Type.Object({
+  id: Type.Integer(),
+  email: Type.String({ description: 'The participant' }),
+  rewardKind: Type.Union([Type.Literal('referral'), Type.Literal('referee')], { description: 'The balance it is redeemed from' }),
+  amount: Type.Integer({ description: 'In reward units (whole units of currency)' }),
+  currency: Type.String(),
+  mode: Type.Union([Type.Literal('balance'), Type.Literal('promotion_code')]),
+  label: Type.String({ description: 'The credit it pays' }),
+  status: StripePayoutStatus,
+  attempts: Type.Integer({ description: 'Requests made to Stripe so far' }),
+  lastError: Type.Optional(Type.String({ description: "Stripe's error of the last attempt, or why it waits" })),
+  nextAttemptOn: Type.Optional(Type.String({ format: 'date-time' })),
+  customer: Type.Optional(Type.String({ description: 'The Stripe customer (cus_...)' })),
+  stripeId: Type.Optional(Type.String({ description: "Stripe's object: the customer balance transaction (cbtxn_...) or promotion code (promo_...)" })),
+  promotionCode: Type.Optional(Type.String({ description: 'The code the customer enters at checkout (promotion_code mode)' })),
+  createdOn: Type.String({ format: 'date-time' }),
+  paidOn: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type StripePayoutView = Static<typeof StripePayoutView>;
+
+export const ListStripePayoutsQuery = Type.Composite([
+  Type.Object({ id: Type.String({ format: 'line', minLength: 1, maxLength: 64 }), status: Type.Optional(StripePayoutStatus) }),
+  PagingQuery,
+]);
+export type ListStripePayoutsQuery = Static<typeof ListStripePayoutsQuery>;
+
+export const RetryStripePayoutBody = Type.Object(
+  {
+    id: Type.String({ format: 'line', minLength: 1, maxLength: 64, description: 'The campaign' }),
+    payoutId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, 'x-finite': true }),
+  },
+  { additionalProperties: false },
+);
+export type RetryStripePayoutBody = Static<typeof RetryStripePayoutBody>;

@@ -40,7 +40,7 @@ import type {
   WebhookEndpoint,
 } from './schemas.js';
 import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
-import type { StripeEventView } from './billing-schemas.js';
+import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
@@ -356,6 +356,16 @@ export class RefkitClient extends BrowserClient {
   }
   matchStripeEvent(id: string, eventId: string, email: string): Promise<StripeEventView> {
     return this.postJson('/api/v1/admin/matchStripeEvent', { id, eventId, email });
+  }
+  /** The rewards a campaign paid (or is paying) into Stripe, newest first. */
+  listStripePayouts(id: string, query: Omit<ListStripePayoutsQuery, 'id'> = {}): Promise<StripePayoutView[]> {
+    return this.listStripePayoutsPage(id, query).then((p) => p.items);
+  }
+  listStripePayoutsPage(id: string, query: Omit<ListStripePayoutsQuery, 'id'> = {}): Promise<Page<StripePayoutView>> {
+    return this.getPage('/api/v1/admin/listStripePayouts', { id, ...query });
+  }
+  retryStripePayout(id: string, payoutId: number): Promise<StripePayoutView> {
+    return this.postJson('/api/v1/admin/retryStripePayout', { id, payoutId });
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

@@ -275,6 +275,14 @@ export const RewardRules = Type.Object({
 });
 export type RewardRules = Static<typeof RewardRules>;
 
+export const STRIPE_REWARD_MODES = ['off', 'balance', 'promotion_code'] as const;
+export const StripeRewardMode = Type.Union(STRIPE_REWARD_MODES.map((m) => Type.Literal(m)), {
+  description:
+    "How an available reward is paid into the participant's Stripe customer: `off` (default), `balance` (a customer balance credit), " +
+    '`promotion_code` (a one-off coupon and a promotion code for that customer, redeemable once). Needs stripeRewardKey',
+});
+export type StripeRewardMode = Static<typeof StripeRewardMode>;
+
 export const CampaignFields = {
   campaignName: Line({ minLength: 1, maxLength: 200 }),
   hostURL: Url,
@@ -302,6 +310,14 @@ export const CampaignFields = {
       description: "The signing secret (whsec_...) of the campaign's Stripe webhook endpoint; write-only (settings show stripeWebhookConfigured); '' removes it",
     }),
   ),
+  stripeRewardKey: Type.Optional(
+    Type.String({
+      pattern: '^(rk_(live|test)_[A-Za-z0-9]{10,240})?$',
+      description:
+        "A restricted Stripe key (rk_live_... or rk_test_...) that pays this campaign's rewards into Stripe; write-only (settings show stripeRewardKeyConfigured); '' removes it",
+    }),
+  ),
+  stripeRewardMode: Type.Optional(StripeRewardMode),
   rewardCodesLowThreshold: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1_000_000, 'x-finite': true, description: 'reward_codes_low fires when a reward code pool has fewer codes left than this (default 10; 0: never)' }),
   ),
@@ -603,7 +619,11 @@ export const CampaignSettings = Type.Composite([
     rewardCodesLowThreshold: Type.Integer({ description: 'reward_codes_low fires when a reward code pool has fewer codes left than this' }),
   }),
   RewardRules,
-  Type.Object({ stripeWebhookConfigured: Type.Boolean({ description: 'A Stripe webhook signing secret is set (it is never shown)' }) }),
+  Type.Object({
+    stripeWebhookConfigured: Type.Boolean({ description: 'A Stripe webhook signing secret is set (it is never shown)' }),
+    stripeRewardKeyConfigured: Type.Boolean({ description: 'A restricted Stripe key for paying rewards is set (it is never shown)' }),
+    stripeRewardMode: StripeRewardMode,
+  }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;
 

@@ -68,6 +68,10 @@ export const base = css`
   label { display: block; font-weight: 500; font-size: 13px; margin-bottom: 6px; }
   .field { margin-bottom: 16px; }
   .field .hint { color: var(--muted); font-size: 12px; margin-top: 4px; }
+  /* A write-only secret's label with its set / not set badge beside it, and the hint under its field. */
+  .label-badge { display: flex; align-items: center; gap: 8px; }
+  .label-badge label { margin: 0; }
+  .hint { font-size: 12px; margin-top: 4px; }
   /* What the service said of this field's value (a 400 naming it). */
   .field-error { color: var(--danger); font-size: 12px; font-weight: 500; margin-top: 4px; }
   input, select, textarea {
@@ -87,6 +91,11 @@ export const base = css`
   fieldset { border: 0; padding: 0; margin: 0 0 8px; }
   legend { font-weight: 600; font-size: 14px; margin-bottom: 12px; padding: 0; }
 
+  /* The heading of a table below a card, with its filters and actions on its right. */
+  .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
+  .head2 h2 { margin: 0; }
+  .head2 .actions { align-items: end; }
+  .head2 .field { margin: 0; }
   .table-wrap { position: relative; overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); background: var(--surface); box-shadow: var(--shadow); }
   table { width: 100%; border-collapse: collapse; }
   th { text-align: left; font-size: 12px; font-weight: 600; color: var(--muted); background: #f9fafb; padding: 10px 16px; border-bottom: 1px solid var(--border); white-space: nowrap; }

@@ -22,7 +22,7 @@ import { openRuntime } from './runtime.js';
 import { jsonOption, local, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
-import { REWARD_CODE_KINDS, WEBHOOK_EVENT_TYPES, type RewardCodeKind, type WebhookEventType } from '../api/schemas.js';
+import { REWARD_CODE_KINDS, STRIPE_REWARD_MODES, WEBHOOK_EVENT_TYPES, type RewardCodeKind, type StripeRewardMode, type WebhookEventType } from '../api/schemas.js';
 import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
@@ -115,6 +115,8 @@ function campaignFields(cmd: Command): Command {
     .option('--max-referral-reward <n|none>', 'maxReferralReward: the most one referrer can earn; none removes the ceiling', intOrNone)
     .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
     .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
+    .option('--stripe-reward-key <rk_...>', "stripeRewardKey: the restricted Stripe key rewards are paid into Stripe with ('' removes it)")
+    .addOption(new Option('--stripe-reward-mode <mode>', 'stripeRewardMode: how an available reward is paid into Stripe').choices([...STRIPE_REWARD_MODES]))
     .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
     .addOption(jsonOption);
 }
@@ -159,6 +161,8 @@ interface CampaignOptions {
   maxReferralReward?: number | null;
   holdDays?: number;
   stripeWebhookSecret?: string;
+  stripeRewardKey?: string;
+  stripeRewardMode?: StripeRewardMode;
   rewardCodesLowThreshold?: number;
   json?: boolean;
 }
@@ -196,6 +200,8 @@ const campaignBody = (o: CampaignOptions) => ({
   maxReferralReward: o.maxReferralReward,
   holdDays: o.holdDays,
   stripeWebhookSecret: o.stripeWebhookSecret,
+  stripeRewardKey: o.stripeRewardKey,
+  stripeRewardMode: o.stripeRewardMode,
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
 });
 

@@ -15,6 +15,7 @@ import { printBanner } from './banner.js';
 import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './domain/reward-release.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import { StripePayoutSender } from './integrations/stripe-payouts.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -76,6 +77,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Credits held by a campaign's holdDays become available on their own, once across all processes.
   const releaser = new RewardReleaser(runtime.ctx, undefined, app.log.child({ component: 'rewards' }));
   releaser.start();
+  // Credits of campaigns that pay rewards into Stripe (stripeRewardMode), from the outbox; one sender per payout.
+  const payouts = new StripePayoutSender(runtime.ctx, {}, app.log.child({ component: 'stripe-payouts' }));
+  payouts.start();
 
   if (role.banner) {
     const address = app.server.address();
@@ -92,6 +96,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await handlersDone();
     await dispatcher.stop();
     await releaser.stop();
+    await payouts.stop();
     await runtime.close();
   });
 }

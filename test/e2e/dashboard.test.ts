@@ -14,9 +14,11 @@ import { createOwner } from '../../src/server/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
 import { reward } from '../../src/dashboard/format.js';
-import { confirm, launch, OWNER, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
+import { confirm, launch, OWNER, PAYOUT_KEY, overflowsSideways, seededService, seriousViolations, signedIn, signedInTask, type DashboardPage, type Seeded } from './helpers/dashboard.js';
 import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewards.js';
 import { checkoutSession, event, SECRET, send } from '../server/helpers/stripe.js';
+import { FakeStripe } from '../server/helpers/fake-stripe.js';
+import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;
@@ -615,6 +617,70 @@ describe('dashboard', () => {
       await table.getByRole('row', { name: 'Referral rewards 1 3 0' }).waitFor();
       assert.equal(await threshold.inputValue(), '0');
       assert.equal(await warnings.count(), 0);
+    }));
+
+  it('billing: rewards paid into Stripe: the restricted key (a secret key is refused beside the field) and mode saved; payouts listed, a failed one retried', () =>
+    task(async ({ page }) => {
+      const admin = seeded.service.admin;
+      const { campaignId: id } = await admin.createCampaign({ campaignName: 'Payout campaign', hostURL: 'https://acme.example/payouts', referrerRewardValue: 10, refereeRewardValue: 5, rewardType: 'credit' });
+      await admin.updateCampaign({ id: id!, stripeWebhookSecret: SECRET });
+      const fake = await new FakeStripe().allowKey(PAYOUT_KEY).addCustomer('cus_ann').addCustomer('cus_ben').start();
+      try {
+        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}/billing`);
+        const card = page.locator('rk-stripe-payout-settings');
+        await card.getByText('not set', { exact: true }).waitFor();
+        await card.getByLabel('Restricted key').fill('sk_live_notRestricted0123456789');
+        await card.getByLabel('Pay rewards as').selectOption('balance');
+        await card.getByRole('button', { name: 'Save payout settings' }).click();
+        await card.locator('.field-error').getByText(/stripeRewardKey/).waitFor();
+        assert.equal(await card.getByLabel('Restricted key').getAttribute('aria-invalid'), 'true');
+        assert.equal((await admin.listCampaigns()).find((c) => c.campaignId === id)!.stripeRewardMode, 'off');
+        await card.getByLabel('Restricted key').fill(PAYOUT_KEY);
+        await card.getByRole('button', { name: 'Save payout settings' }).click();
+        await card.getByText('Saved. Available rewards are paid into Stripe from now on.').waitFor();
+        await card.getByText('set', { exact: true }).waitFor();
+        const settings = (await admin.listCampaigns()).find((c) => c.campaignId === id)!;
+        assert.deepEqual([settings.stripeRewardKeyConfigured, settings.stripeRewardMode], [true, 'balance']);
+        await page.reload();
+        await card.getByText('set', { exact: true }).waitFor();
+        assert.equal(await card.getByLabel('Restricted key').inputValue(), '', 'write-only');
+        assert.equal(await card.getByLabel('Pay rewards as').inputValue(), 'balance');
+
+        // Ann's subscription links her customer; Ben pays: both are credited, and Stripe refuses Ann's credit once.
+        const ann = await admin.addParticipant({ id: id!, email: 'ann@example.com' });
+        const ben = await admin.addParticipant({ id: id!, email: 'ben@example.com', referredByCode: ann.referralCode! });
+        await send(seeded.service, id!, event('checkout.session.completed', checkoutSession(ann.referralCode!, 'ann@example.com', 0, { mode: 'subscription', customer: 'cus_ann' })));
+        await send(seeded.service, id!, event('checkout.session.completed', checkoutSession(ben.referralCode!, 'ben@example.com', 2900, { customer: 'cus_ben' })));
+        const sender = new StripePayoutSender(seeded.service.ctx, { api: fake.api });
+        fake.fail({ kind: '400', message: 'This customer has no balance in usd' });
+        await sender.sendDue();
+        const failed = (await admin.listStripePayouts(id!, { status: 'failed' }))[0]!;
+
+        await page.getByRole('button', { name: 'Reload payouts' }).click();
+        const table = page.getByRole('table', { name: 'Payouts to Stripe' });
+        const failedRow = table.locator('tbody tr').filter({ hasText: failed.email });
+        await failedRow.getByText('Stripe answered 400: This customer has no balance in usd').waitFor();
+        await failedRow.getByText('failed', { exact: true }).waitFor();
+        const paidRow = table.locator('tbody tr').filter({ hasText: failed.email === 'ann@example.com' ? 'ben@example.com' : 'ann@example.com' });
+        await paidRow.getByText('paid', { exact: true }).waitFor();
+        await paidRow.getByText(/^cbtxn_/).waitFor();
+        assert.equal(await paidRow.getByRole('button', { name: /Retry/ }).count(), 0);
+
+        await page.getByLabel('Filter payouts').selectOption('failed');
+        await waitFor(async () => (await table.locator('tbody tr').count()) === 1, 'only the failed payout listed');
+        await page.getByRole('button', { name: `Retry payout ${failed.id}` }).click();
+        await page.getByText(`Payout ${failed.id} to ${failed.email} is sent again shortly.`).waitFor();
+        await failedRow.getByText('queued', { exact: true }).waitFor();
+        await sender.sendDue();
+        await page.getByLabel('Filter payouts').selectOption('');
+        await page.getByRole('button', { name: 'Reload payouts' }).click();
+        await waitFor(async () => (await table.getByText('paid', { exact: true }).count()) === 2, 'both paid');
+        assert.deepEqual((await admin.listStripePayouts(id!)).map((p) => p.status), ['paid', 'paid']);
+        await page.getByLabel('Filter payouts').selectOption('failed');
+        await table.getByText('No failed payout yet.').waitFor();
+      } finally {
+        await fake.stop();
+      }
     }));
 
   it('API keys: create one (shown once, it works), then revoke it (it stops working)', () =>

@@ -152,6 +152,32 @@ for (const kind of kinds) {
         await db.drop();
       }
     });
+    it('0018 leaves campaigns of 0017 paying nothing into Stripe (mode off, no key), and its outbox refuses a row no payout can be', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0017_stripe');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now, stripe_webhook_secret: 'whsec_kept0123' }).execute();
+        const p = await c.db
+          .insertInto('participants')
+          .values({ campaign_id: 'c1', email: 'p@example.com', email_key: 'p@example.com', code: 'CODE1234', created_on: now, updated_on: now, signup_source: 'api', referral_reward: 10 })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await migrate(c.db, c.dialect);
+        const campaign = await c.db.selectFrom('campaigns').selectAll().executeTakeFirstOrThrow();
+        assert.deepEqual([campaign.stripe_reward_mode, campaign.stripe_reward_key, campaign.stripe_webhook_secret], ['off', null, 'whsec_kept0123']);
+        assert.deepEqual(await c.db.selectFrom('stripe_payouts').selectAll().execute(), [], 'nothing earned before is paid out');
+        const row = { campaign_id: 'c1', participant_id: Number(p.id), reward_kind: 'referral' as const, currency: 'USD', mode: 'balance' as const, label: 'x', status: 'queued' as const, created_on: now, updated_on: now };
+        await c.db.insertInto('stripe_payouts').values({ ...row, amount: 10, idempotency_key: 'k1' }).execute();
+        await assert.rejects(c.db.insertInto('stripe_payouts').values({ ...row, amount: 0, idempotency_key: 'k2' }).execute(), 'amount > 0');
+        await assert.rejects(c.db.insertInto('stripe_payouts').values({ ...row, amount: 5, idempotency_key: 'k1' }).execute(), 'one key per payout');
+        await assert.rejects(c.db.insertInto('stripe_payouts').values({ ...row, amount: 5, idempotency_key: 'k3', status: 'sent' as 'paid' }).execute(), 'known statuses only');
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
 
     it('0021 chains each payer\'s earlier payments, newest first, and payments recorded after it join the chain', async () => {
       const db = await kind.createEmpty();

@@ -1,6 +1,6 @@
 /**
- * Billing of a campaign: connecting Stripe, its reward code pools, and the Stripe events it received
- * (matched by hand where none named a participant).
+ * Billing of a campaign: connecting Stripe, paying rewards into Stripe (and the payouts made), its reward
+ * code pools, and the Stripe events it received (matched by hand where none named a participant).
  */
 import { css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
@@ -9,6 +9,8 @@ import { Page } from '../page.js';
 import './reward-code-pools.js';
 import './stripe-setup.js';
 import './stripe-events.js';
+import './stripe-payout-settings.js';
+import './stripe-payouts.js';
 
 /**
  * @summary The Billing page of a campaign (`#/campaigns/:id/billing`).
@@ -21,8 +23,8 @@ export class Billing extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      rk-stripe-setup, rk-reward-code-pools, rk-stripe-events { display: block; }
-      rk-reward-code-pools { margin-top: 16px; }
+      rk-stripe-setup, rk-stripe-payout-settings, rk-stripe-payouts, rk-reward-code-pools, rk-stripe-events { display: block; }
+      rk-stripe-payout-settings, rk-reward-code-pools { margin-top: 16px; }
     `,
   ];
   @property() campaignId = '';
@@ -36,7 +38,9 @@ export class Billing extends Page {
         </div>
       </div>
       <rk-stripe-setup .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-setup>
+      <rk-stripe-payout-settings .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-payout-settings>
       <rk-reward-code-pools .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-reward-code-pools>
-      <rk-stripe-events .campaignId=${this.campaignId}></rk-stripe-events>`;
+      <rk-stripe-events .campaignId=${this.campaignId}></rk-stripe-events>
+      <rk-stripe-payouts .campaignId=${this.campaignId}></rk-stripe-payouts>`;
   }
 }

@@ -49,7 +49,7 @@ function earlierTheme(id: string): Partial<Theme> {
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
 // The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;

@@ -26,10 +26,6 @@ export class StripeEvents extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
-      .head2 h2 { margin: 0; }
-      .head2 .actions { align-items: end; }
-      .head2 .field { margin: 0; }
       tr.unmatched td { background: var(--warn-soft); }
       td.event code, td.event .muted, td.who .reason { display: block; }
       td.event .muted, td.who .reason { font-size: 12px; overflow-wrap: anywhere; }

@@ -30,10 +30,7 @@ export class StripeSetup extends Page {
       .endpoint { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
       .endpoint code { flex: 1 1 28ch; min-width: 0; background: #f9fafb; border: 1px solid var(--border); border-radius: 6px; padding: 6px 10px; overflow-wrap: anywhere; }
       ul.events { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 0 0 16px; padding: 0; list-style: none; }
-      .secret-head { display: flex; align-items: center; gap: 8px; }
-      .secret-head label { margin: 0; }
       form.add { margin-top: 6px; }
-      .hint { font-size: 12px; margin-top: 4px; }
       form .actions { flex-wrap: nowrap; }
       @media (max-width: 640px) { form .actions { flex-wrap: wrap; } }
     `,
@@ -100,7 +97,7 @@ export class StripeSetup extends Page {
       <ul class="events" aria-label="Events to select in Stripe">
         ${STRIPE_EVENT_TYPES.map((t) => html`<li><code>${t}</code></li>`)}
       </ul>
-      <div class="secret-head">
+      <div class="label-badge">
         <label for="secret">Signing secret</label>
         ${configured === undefined
           ? nothing

@@ -21,8 +21,6 @@ export class Webhooks extends Page {
       .types label { display: inline-flex; gap: 6px; align-items: center; font-weight: 400; margin: 0; }
       .attempts { background: #f9fafb; }
       .attempts ul { margin: 0; padding-left: 18px; }
-      .head2 { display: flex; justify-content: space-between; align-items: end; gap: 12px; flex-wrap: wrap; margin: 32px 0 12px; }
-      .head2 h2 { margin: 0; }
       .url { word-break: break-all; }
       td.url { min-width: 22ch; }
       td.event a { display: block; overflow-wrap: anywhere; }

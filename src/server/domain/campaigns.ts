@@ -97,6 +97,8 @@ function columns(input: CampaignInput, current?: CampaignRow) {
     row.allowed_origins = JSON.stringify(input.allowedOrigins.map((o) => new URL(o).origin));
   }
   if (input.stripeWebhookSecret !== undefined) row.stripe_webhook_secret = input.stripeWebhookSecret === '' ? null : input.stripeWebhookSecret;
+  if (input.stripeRewardKey !== undefined) row.stripe_reward_key = input.stripeRewardKey === '' ? null : input.stripeRewardKey;
+  if (input.stripeRewardMode !== undefined) row.stripe_reward_mode = input.stripeRewardMode;
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   return Object.assign(row, rulesColumns(input));
 }
@@ -108,6 +110,16 @@ function assertCanConfirm(ctx: Ctx, input: CampaignInput): void {
   }
 }
 
+/** Paying rewards into Stripe needs the key to pay with: refuse a mode that is on without one. */
+function assertCanPayOut(patch: Partial<CampaignRow>, current?: CampaignRow): void {
+  const mode = patch.stripe_reward_mode ?? current?.stripe_reward_mode ?? 'off';
+  const key = patch.stripe_reward_key !== undefined ? patch.stripe_reward_key : (current?.stripe_reward_key ?? null);
+  if (mode !== 'off' && key === null) {
+    const field = patch.stripe_reward_mode !== undefined ? 'stripeRewardMode' : 'stripeRewardKey';
+    throw invalid(field, `stripeRewardMode ${mode} pays rewards with the campaign's restricted Stripe key: set stripeRewardKey (rk_live_... or rk_test_...) too, or set stripeRewardMode to off`);
+  }
+}
+
 export async function createCampaign(
   ctx: Ctx,
   actor: Actor,
@@ -115,6 +127,8 @@ export async function createCampaign(
   id: string = newId('cmp'),
 ): Promise<CampaignRow> {
   assertCanConfirm(ctx, input);
+  const patch = columns(input);
+  assertCanPayOut(patch);
   const now = ctx.now();
   await ctx.store.insertCampaign({
     id,
@@ -125,7 +139,7 @@ export async function createCampaign(
     name: input.campaignName,
     host_url: new URL(input.hostURL).href,
     signing_secret: newSecret('cs'),
-    ...columns(input),
+    ...patch,
   });
   return findCampaign(ctx, id);
 }
@@ -135,6 +149,7 @@ export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampai
   assertCanConfirm(ctx, input);
   const { id, ...fields } = input;
   const patch = columns(fields, current);
+  assertCanPayOut(patch, current);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
   return findCampaign(ctx, id);
 }

@@ -84,6 +84,8 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     rewardCodesLowThreshold: c.reward_codes_low_threshold,
     ...presentRules(c),
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,
+    stripeRewardKeyConfigured: c.stripe_reward_key !== null,
+    stripeRewardMode: c.stripe_reward_mode,
   };
 }
 

@@ -23,6 +23,7 @@ import type { WebhookEventType } from '../../api/schemas.js';
 import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
 import type { CampaignRow, RewardKind, RewardState, Store } from '../store/store.js';
 import type { RewardCodeKind } from '../store/tables.js';
+import { PayoutQueue } from './payout-queue.js';
 import { CodeDraws, type GivenCode } from './reward-codes.js';
 import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
 import { emit } from './webhook-events.js';
@@ -56,6 +57,8 @@ export class RewardBatch {
   readonly #wantCodes: { entry: NewRewardEntry | RewardEntryRow; kind: RewardCodeKind; released: boolean }[] = [];
   /** The codes given, by the key of the reward_unlocked that carries them. */
   readonly #given = new Map<string, GivenCode[]>();
+  /** Credits becoming available, to pay into Stripe when the campaign does (./payout-queue.ts). */
+  readonly #payouts: PayoutQueue;
 
   constructor(
     readonly tx: Store,
@@ -65,6 +68,7 @@ export class RewardBatch {
   ) {
     this.rules = rulesOf(campaign);
     this.#codes = new CodeDraws(tx, campaign, now);
+    this.#payouts = new PayoutQueue(campaign, now);
   }
 
   /** A participant's state: read (and locked) with the transaction's others, or now if it was not (always on SQLite). */
@@ -121,7 +125,7 @@ export class RewardBatch {
     const pool = held ? undefined : this.#codes.poolFor(c.kind);
     if (pool) this.#wantCodes.push({ entry, kind: pool, released: false });
     if (c.kind === 'milestone') this.event('milestone_reached', participantId);
-    if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null);
+    if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null, entry.label);
     return amount;
   }
 
@@ -137,14 +141,17 @@ export class RewardBatch {
   async released(entries: readonly RewardEntryRow[]): Promise<void> {
     for (const e of entries) {
       await this.state(e.participant_id);
-      this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id);
+      this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id, e.label);
       const pool = this.#codes.poolFor(e.kind);
       if (pool) this.#wantCodes.push({ entry: e, kind: pool, released: true });
     }
   }
 
-  /** A credit became available: what the participant owes is netted from it first; the rest is theirs. */
-  #available(participantId: number, kind: RewardKind, amount: number, refereeId: number | null): void {
+  /**
+   * A credit became available: what the participant owes is netted from it first; the rest is theirs
+   * (and is paid into Stripe, when the campaign does).
+   */
+  #available(participantId: number, kind: RewardKind, amount: number, refereeId: number | null, label: string): void {
     const s = this.states.get(participantId)!;
     const move = this.#move(participantId);
     const net = Math.min(s[OWED[kind]], Math.max(0, amount));
@@ -155,6 +162,7 @@ export class RewardBatch {
     }
     s[EARNED[kind]] += amount - net;
     move[MOVE_EARNED[kind]] = (move[MOVE_EARNED[kind]] ?? 0) + amount - net;
+    this.#payouts.add(participantId, kind, amount - net, label);
     this.event('reward_unlocked', participantId, refereeId);
   }
 
@@ -232,6 +240,7 @@ export class RewardBatch {
   async commit(): Promise<boolean> {
     await this.#drawCodes();
     await this.tx.rewardEntries.write([...this.#moves.values()], this.#entries, this.now);
+    await this.#payouts.commit(this.tx);
     let queued = false;
     for (const [key, [type, id]] of this.#events) {
       const given = type === 'reward_unlocked' ? this.#given.get(key) : undefined;

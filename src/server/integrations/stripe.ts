@@ -30,21 +30,10 @@ import { normalizeCode } from '../domain/participants.js';
 import { refundPayment } from '../domain/refunds.js';
 import { qualifyParticipant } from '../domain/rewards.js';
 import { iso } from '../domain/time.js';
+import { hundredths } from './stripe-currency.js';
 
 /** Verification needs no API key: the package's webhook helpers are local HMAC checks. */
 const stripe = new Stripe('sk_refkit_webhooks_only');
-
-/** Currencies Stripe counts in whole units, and in thousandths (its "zero-decimal" and "three-decimal" lists). */
-const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
-const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
-
-/** Stripe's amount (in the currency's smallest unit) as hundredths, what amountPaid and refunds count in. */
-export function hundredths(amount: number, currency: string): number {
-  const c = currency.toLowerCase();
-  if (ZERO_DECIMAL.has(c)) return amount * 100;
-  if (THREE_DECIMAL.has(c)) return Math.round(amount / 10);
-  return amount;
-}
 
 const money = (cents: number) => (cents / 100).toFixed(2);
 const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));

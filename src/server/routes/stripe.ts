@@ -1,14 +1,17 @@
 /**
  * Stripe in (../integrations/stripe.ts): the webhook endpoint a campaign's Stripe account sends events
- * to, and the owner's view of what arrived (with unmatched events to match by hand).
+ * to, and the owner's view of what arrived (with unmatched events to match by hand). Stripe out
+ * (../integrations/stripe-payouts.ts): the owner's view of rewards paid into Stripe, and retrying one.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListStripeEventsQuery, MatchStripeEventBody, StripeEventView, StripeReceived } from '../../api/billing-schemas.js';
+import { ListStripeEventsQuery, ListStripePayoutsQuery, MatchStripeEventBody, RetryStripePayoutBody, StripeEventView, StripePayoutView, StripeReceived } from '../../api/billing-schemas.js';
 import { ApiErrorBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { requireActor } from '../http/access.js';
 import { listStripeEvents, matchStripeEvent, receiveStripeEvent } from '../integrations/stripe.js';
+import { listStripePayouts, presentStripePayout, retryStripePayout } from '../integrations/stripe-payout-views.js';
+import { linkNext } from '../http/link-next.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
@@ -75,5 +78,46 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
       },
     },
     async (request) => matchStripeEvent(ctx, requireActor(request), request.body.id, request.body.eventId, request.body.email),
+  );
+
+  app.get(
+    '/api/v1/admin/listStripePayouts',
+    {
+      config: { access: 'secret' as const },
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: "The rewards a campaign paid (or is paying) into its participants' Stripe customers, newest first",
+        description:
+          'One per credit that became available while stripeRewardMode was on: its status (queued, waiting with the reason, paid with ' +
+          "Stripe's object id, failed with Stripe's error), attempts and next attempt. Paged as getAllParticipants (page/pageSize, or the " +
+          'cursor of the Link header); status filters.',
+        querystring: ListStripePayoutsQuery,
+        response: { 200: Type.Array(StripePayoutView), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const page = await listStripePayouts(ctx, requireActor(request), request.query);
+      linkNext(request, reply, page.next);
+      return page.rows.map(presentStripePayout);
+    },
+  );
+
+  app.post(
+    '/api/v1/admin/retryStripePayout',
+    {
+      config: { access: 'secret' as const, idempotent: true },
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'Send a failed or waiting Stripe payout again now',
+        description:
+          'A failed payout is sent as a new Stripe request (Stripe would answer its old idempotency key with the same error for 24 hours); ' +
+          'a waiting one is looked at again at once. 409 invalid_transition when it is paid or being sent at this moment.',
+        body: RetryStripePayoutBody,
+        response: { 200: StripePayoutView, ...errors },
+      },
+    },
+    async (request) => retryStripePayout(ctx, requireActor(request), request.body.id, request.body.payoutId),
   );
 };

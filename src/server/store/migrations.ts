@@ -593,6 +593,49 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0018_stripe_payouts': {
+      async up(db: Kysely<any>) {
+        // Paying rewards into Stripe (../integrations/stripe-payouts.ts): the campaign's restricted key
+        // (rk_..., write-only on the wire) and how an available credit is paid: off, balance, promotion_code.
+        await db.schema.alterTable('campaigns').addColumn('stripe_reward_key', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('stripe_reward_mode', 'text', (c) => c.notNull().defaultTo('off')).execute();
+        // The outbox: one row per credit that became available while the mode was on, written in the
+        // transaction that made it available; the sender claims due rows (claimed_until, a lease) and marks
+        // each paid (with Stripe's object id, in the transaction of its redemption entry) or failed.
+        await db.schema
+          .createTable('stripe_payouts')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('reward_kind', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('mode', 'text', (c) => c.notNull())
+          .addColumn('label', 'text', (c) => c.notNull())
+          // Random, so that two installations paying into one Stripe account never share a key.
+          .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
+          // Raised by an owner's retry of a failed payout: Stripe keeps a key's failed answer for 24 hours.
+          .addColumn('generation', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_on', 'bigint')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('customer', 'text')
+          .addColumn('stripe_id', 'text')
+          .addColumn('promotion_code', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addColumn('paid_on', 'bigint')
+          .addCheckConstraint('stripe_payouts_status', sql`status in ('queued', 'waiting', 'paid', 'failed')`)
+          .addCheckConstraint('stripe_payouts_mode', sql`mode in ('balance', 'promotion_code')`)
+          .addCheckConstraint('stripe_payouts_amount', sql`amount > 0`)
+          .execute();
+        // The sender's claim reads only rows still to send.
+        await db.schema.createIndex('stripe_payouts_due').on('stripe_payouts').columns(['next_attempt_on']).where(sql<boolean>`status in ('queued', 'waiting')`).execute();
+        await db.schema.createIndex('stripe_payouts_list').on('stripe_payouts').columns(['campaign_id', 'created_on', 'id']).execute();
+      },
+    },
     '0021_payment_chain': {
       async up(db: Kysely<any>) {
         // A payer's payments as a chain, newest first (the payer's last_payment_id, each payment's prev_id),

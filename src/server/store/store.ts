@@ -28,6 +28,7 @@ import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
+import { StripePayoutStore } from './stripe-payout-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -358,6 +359,7 @@ export class Store {
   readonly payments: PaymentStore;
   /** Stripe events received, and the Stripe ids that name participants. */
   readonly stripe: StripeStore;
+  readonly stripePayouts: StripePayoutStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
 
@@ -385,6 +387,7 @@ export class Store {
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
     this.stripe = new StripeStore(db);
+    this.stripePayouts = new StripePayoutStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
   }
 

@@ -38,6 +38,19 @@ export class StripeStore {
     return undefined;
   }
 
+  /** The Stripe customer a participant is linked to (the first an event named), if any. */
+  async customerOf(campaignId: string, participantId: number): Promise<string | undefined> {
+    const r = await this.db
+      .selectFrom('stripe_links')
+      .select('key')
+      .where('campaign_id', '=', campaignId)
+      .where('participant_id', '=', participantId)
+      .where('key', 'like', 'customer:%')
+      .orderBy('key')
+      .executeTakeFirst();
+    return r?.key.slice('customer:'.length);
+  }
+
   /** Remembers that these ids name the participant (a first link wins: a customer stays whose they were). */
   async link(campaignId: string, keys: string[], participantId: number): Promise<void> {
     for (const key of keys) {

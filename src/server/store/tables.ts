@@ -47,6 +47,10 @@ export interface CampaignsTable {
   hold_days: Generated<number>;
   /** The Stripe webhook signing secret (whsec_...) of ../integrations/stripe.ts; null when not set. */
   stripe_webhook_secret: string | null;
+  /** The restricted Stripe key (rk_...) rewards are paid into Stripe with; null when not set. */
+  stripe_reward_key: string | null;
+  /** How an available credit is paid into Stripe (../integrations/stripe-payouts.ts). */
+  stripe_reward_mode: Generated<StripeRewardMode>;
   /** The kinds of reward code pools the campaign has (any code ever added), comma-separated; null: none. */
   reward_code_kinds: string | null;
   /** reward_codes_low fires when a pool's available codes fall below this. */
@@ -383,6 +387,39 @@ export interface StripeLinksTable {
   refunded_cents: Generated<number>;
 }
 
+export type StripeRewardMode = 'off' | 'balance' | 'promotion_code';
+export type StripePayoutStatus = 'queued' | 'waiting' | 'paid' | 'failed';
+
+/** A credit to pay into Stripe (../integrations/stripe-payouts.ts): the outbox of Stripe credit out. */
+export interface StripePayoutsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  participant_id: number;
+  reward_kind: 'referral' | 'referee';
+  /** In reward units (whole units of the currency). */
+  amount: number;
+  /** The campaign's reward currency when the credit became available (ISO, upper case). */
+  currency: string;
+  mode: Exclude<StripeRewardMode, 'off'>;
+  label: string;
+  idempotency_key: string;
+  generation: Generated<number>;
+  status: StripePayoutStatus;
+  attempts: Generated<number>;
+  next_attempt_on: number | null;
+  claimed_until: number | null;
+  /** Stripe's error message, or why it waits, in words. */
+  last_error: string | null;
+  customer: string | null;
+  /** Stripe's object: the customer balance transaction (cbtxn_...) or promotion code (promo_...). */
+  stripe_id: string | null;
+  /** The code a customer types, in promotion_code mode. */
+  promotion_code: string | null;
+  created_on: number;
+  updated_on: number;
+  paid_on: number | null;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -411,4 +448,5 @@ export interface Database {
   stripe_links: StripeLinksTable;
   reward_code_pools: RewardCodePoolsTable;
   reward_codes: RewardCodesTable;
+  stripe_payouts: StripePayoutsTable;
 }

@@ -2,7 +2,7 @@
  * What the dashboard's browser tests and the docs/dashboard.md screenshots share: a real service (SQLite) with an
  * owner, a campaign with history (imported, so sign-ups spread over past days), referrals, payments, a
  * participant held for review, webhook deliveries to a receiver that fails some of them, Stripe events
- * (applied, unmatched, ignored), a reward code pool running low; and a Chromium page signed in to /admin/.
+ * (applied, unmatched, ignored), rewards paid into Stripe (paid, failed, waiting), a reward code pool running low; and a Chromium page signed in to /admin/.
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -13,10 +13,14 @@ import { databaseKinds } from '../../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../../server/helpers/receiver.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
 import { checkoutSession, event, invoice, SECRET, send } from '../../server/helpers/stripe.js';
+import { FakeStripe } from '../../server/helpers/fake-stripe.js';
+import { StripePayoutSender } from '../../../src/server/integrations/stripe-payouts.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const OWNER = { email: 'maya@acme.example', password: 'a long owner passphrase' };
 export const DAY = 86_400_000;
+/** The restricted Stripe key the seeded campaign pays rewards into Stripe with (a fake Stripe's). */
+export const PAYOUT_KEY = 'rk_test_dashboardPayouts0123';
 
 export interface Seeded {
   service: TestService;
@@ -82,6 +86,18 @@ export async function seededService(people = 240): Promise<Seeded> {
   const outcomes = [];
   for (const e of stripeEvents) outcomes.push((await send(service, campaignId, e)).body.outcome);
   assert.deepEqual(outcomes, ['applied', 'unmatched', 'ignored']);
+  // Rewards paid into Stripe, against a local fake of Stripe's API: Ava (whose customer the ignored checkout
+  // above linked) brings two more friends; Stripe takes one of her credits and refuses the other, and the
+  // friends' own credits wait, as no Stripe customer is theirs.
+  const fake = await new FakeStripe().allowKey(PAYOUT_KEY).addCustomer('cus_ava').start();
+  await service.admin.updateCampaign({ id: campaignId, stripeRewardKey: PAYOUT_KEY, stripeRewardMode: 'balance' });
+  for (const email of ['friend6@example.org', 'friend7@example.org']) {
+    await service.admin.addParticipant({ id: campaignId, email, referredByCode: ava.referralCode! });
+    await service.admin.qualifyParticipant({ id: campaignId, email });
+  }
+  fake.fail({ kind: '400', message: "This customer's balance is in EUR; the credit is in USD" });
+  await new StripePayoutSender(service.ctx, { api: fake.api }).sendDue();
+  await fake.stop();
   // A reward code pool filled after the activity above (so no credit of it holds a code), under the
   // default low threshold of 10: the Billing page has a pool and a warning to show.
   await service.admin.addRewardCodes({ id: campaignId, kind: 'referee', codes: ['GIFT-7QX2-KD9P', 'GIFT-3MRT-WZ6L', 'GIFT-9BVN-C4TE', 'GIFT-5HJY-PA8S'] });

@@ -16,6 +16,7 @@ import type { TrustProxy } from '../../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/rate-limit.js';
 import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
+import { StripePayoutSender, type PayoutSenderOptions } from '../../../src/server/integrations/stripe-payouts.js';
 
 export interface TestService {
   url: string;
@@ -26,6 +27,8 @@ export interface TestService {
   secretKey: string;
   ctx: Ctx;
   app: FastifyInstance;
+  /** The Stripe payout sender, when options.payouts asked for one. */
+  payouts?: StripePayoutSender;
   /** Creates a campaign with sensible defaults, through the admin API. */
   campaign(fields?: Partial<CreateCampaignBody>): Promise<string>;
   /** Stops the server and the database connection; the database itself stays (see drop). */
@@ -61,6 +64,8 @@ export interface ServiceOptions {
   passwordCost?: ScryptCost;
   /** Run the hold's releaser, every this many ms (off unless given: tests call releaseDueRewards). */
   releaseEveryMs?: number;
+  /** Runs the Stripe payout sender with these settings (a fake Stripe's address, short delays). */
+  payouts?: Partial<PayoutSenderOptions>;
 }
 
 /**
@@ -93,6 +98,8 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   dispatcher?.start();
   const releaser = options.releaseEveryMs !== undefined ? new RewardReleaser(runtime.ctx, options.releaseEveryMs) : undefined;
   releaser?.start();
+  const payouts = options.payouts ? new StripePayoutSender(runtime.ctx, options.payouts) : undefined;
+  payouts?.start();
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const { key: secretKey } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'test');
   const admin = new RefkitClient({ baseUrl: url, secretKey });
@@ -100,6 +107,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     await app.close();
     await dispatcher?.stop();
     await releaser?.stop();
+    await payouts?.stop();
     await runtime.close();
   };
   return {
@@ -109,6 +117,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     secretKey,
     ctx: runtime.ctx,
     app,
+    payouts,
     database,
     async campaign(fields = {}) {
       const c = await admin.createCampaign({
