@@ -240,11 +240,13 @@ for (const kind of kinds) {
         const refused = await from(s, '203.0.113.9', 'addParticipant', { body: { id, email: 'more@example.com' } });
         assert.equal(refused.status, 429);
         assert.ok(Number(refused.headers.get('retry-after')) > 0);
-        const many = Array.from({ length: 20 }, (_, i) => from(s, `198.51.100.${i + 1}`, 'addParticipant', { body: { id, email: `net${i}@example.com` } }));
-        assert.deepEqual(await statuses(many), { 200: 7, 429: 13 }, 'the ceiling: 10 in all');
+        const many = await Promise.all(Array.from({ length: 20 }, (_, i) => from(s, `198.51.100.${i + 1}`, 'addParticipant', { body: { id, email: `net${i}@example.com` } })));
+        // Which seven of the twenty win is the race's; one of them is asked again below.
+        const joined = many.findIndex((res) => res.status === 200);
+        assert.deepEqual(await statuses(many.map((res) => Promise.resolve(res))), { 200: 7, 429: 13 }, 'the ceiling: 10 in all');
         assert.equal((await s.admin.getCampaign(id)).participants, 10);
         // A participant who joined already still gets their answer (it creates no one).
-        assert.equal((await from(s, '198.51.100.99', 'addParticipant', { body: { id, email: 'net0@example.com' } })).status, 200);
+        assert.equal((await from(s, '198.51.100.99', 'addParticipant', { body: { id, email: `net${joined}@example.com` } })).status, 200);
       });
     });
   }
