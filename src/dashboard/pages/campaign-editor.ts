@@ -47,9 +47,10 @@ function earlierTheme(id: string): Partial<Theme> {
 }
 
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
-// The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
+// The Stripe secret and rewardCodesLowThreshold are set on the Billing page, the leaderboard and time zone through the
+// API: updates here leave them as they are.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;

@@ -28,6 +28,7 @@ import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
+import { LeaderboardStore } from './leaderboard-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -359,6 +360,8 @@ export class Store {
   readonly stripe: StripeStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
+  /** Leaderboards, over the same connection (and so the same transaction) as this store. */
+  readonly leaderboards: LeaderboardStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -385,6 +388,7 @@ export class Store {
     this.payments = new PaymentStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.rewardCodes = new RewardCodeStore(db, dialect);
+    this.leaderboards = new LeaderboardStore(db, dialect);
   }
 
   /**

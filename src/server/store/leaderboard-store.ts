@@ -1,0 +1,121 @@
+/**
+ * SQL of leaderboards: per campaign and board ('all', 'month:YYYY-MM'), each ranked participant's score
+ * (qualified referrals) and the arrival (`seq`) at that score; ties go to the earlier arrival.
+ *
+ * The top of a board is the start of the index board_entries_order: a range scan of the rows shown. A
+ * participant's own rank must not count everyone ahead of them (at a million participants most are tied
+ * at one referral), so two small count tables are kept with the entries, in the same transaction:
+ * board_levels (entries per score) and board_blocks (entries per score and block of BOARD_BLOCK
+ * consecutive arrivals). A rank is then
+ *   1 + (entries with a higher score: a sum over the board's distinct scores)
+ *     + (entries of the same score in earlier blocks: a sum over at most arrivals / BOARD_BLOCK rows)
+ *     + (entries of the same score earlier in the same block: a count of at most BOARD_BLOCK index entries).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './connect.js';
+import type { Database } from './tables.js';
+
+/** Arrivals per block: the most entries the in-block count of a rank reads. */
+export const BOARD_BLOCK = 1024;
+
+export interface BoardRow {
+  score: number;
+  first_name: string | null;
+  last_name: string | null;
+  email: string;
+}
+
+export interface Standing {
+  rank: number;
+  score: number;
+}
+
+const block = (seq: number) => Math.floor(seq / BOARD_BLOCK);
+
+export class LeaderboardStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** The next arrival number (the sequence is not rolled back with a transaction; gaps are harmless). */
+  async #nextSeq(): Promise<number> {
+    const { rows } =
+      this.dialect === 'postgres'
+        ? await sql<{ n: string }>`select nextval('board_seq') as n`.execute(this.db)
+        : await sql<{ n: number }>`update board_seq set n = n + 1 returning n`.execute(this.db);
+    return Number(rows[0]!.n);
+  }
+
+  /** Adds `delta` to the count of a score (and of the score within one block), made at 0 if absent. */
+  async #count(campaignId: string, board: string, score: number, blockNo: number, delta: number): Promise<void> {
+    await sql`insert into board_levels (campaign_id, board, score, n) values (${campaignId}, ${board}, ${score}, ${delta})
+      on conflict (campaign_id, board, score) do update set n = board_levels.n + ${delta}`.execute(this.db);
+    await sql`insert into board_blocks (campaign_id, board, score, block, n) values (${campaignId}, ${board}, ${score}, ${blockNo}, ${delta})
+      on conflict (campaign_id, board, score, block) do update set n = board_blocks.n + ${delta}`.execute(this.db);
+  }
+
+  /**
+   * Moves a participant's score on one board by `delta` (+1: a referral credited, -1: one undone); the
+   * entry arrives anew at its new score. Called under the participant's row lock (the credit's), so no
+   * other transaction moves the same entry between its read and its writes. A -1 on a board the
+   * participant is not on changes nothing.
+   */
+  async move(campaignId: string, board: string, participantId: number, delta: 1 | -1): Promise<void> {
+    const old = await this.db
+      .selectFrom('board_entries')
+      .select(['score', 'seq'])
+      .where('campaign_id', '=', campaignId)
+      .where('board', '=', board)
+      .where('participant_id', '=', participantId)
+      .executeTakeFirst();
+    if (!old && delta < 0) return;
+    const score = (old ? Number(old.score) : 0) + delta;
+    const seq = await this.#nextSeq();
+    const where = { campaign_id: campaignId, board };
+    if (!old) await this.db.insertInto('board_entries').values({ ...where, participant_id: participantId, score, seq }).execute();
+    else if (score > 0) await this.db.updateTable('board_entries').set({ score, seq }).where('campaign_id', '=', campaignId).where('board', '=', board).where('participant_id', '=', participantId).execute();
+    else await this.db.deleteFrom('board_entries').where('campaign_id', '=', campaignId).where('board', '=', board).where('participant_id', '=', participantId).execute();
+    // The count rows in ascending score, whichever way the entry moves: concurrent moves on PostgreSQL
+    // lock shared rows in one order, and queue rather than deadlock.
+    const counts: [score: number, block: number, delta: number][] = [];
+    if (old) counts.push([Number(old.score), block(Number(old.seq)), -1]);
+    if (score > 0) counts.push([score, block(seq), 1]);
+    counts.sort((a, b) => a[0] - b[0]);
+    for (const [s, b, d] of counts) await this.#count(campaignId, board, s, b, d);
+  }
+
+  /** The first `limit` entries of a board among approved participants, best first. */
+  async top(campaignId: string, board: string, limit: number): Promise<BoardRow[]> {
+    const rows = await this.db
+      .selectFrom('board_entries as e')
+      .innerJoin('participants as p', 'p.id', 'e.participant_id')
+      .select(['e.score', 'p.first_name', 'p.last_name', 'p.email'])
+      .where('e.campaign_id', '=', campaignId)
+      .where('e.board', '=', board)
+      .where('p.approval', '=', 1)
+      .orderBy('e.score', 'desc')
+      .orderBy('e.seq', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  /** A participant's rank and score on a board; undefined when they are not on it. */
+  async standing(campaignId: string, board: string, participantId: number): Promise<Standing | undefined> {
+    const { rows } = await sql<{ score: number; above: string | number; blocks: string | number; ahead: string | number }>`
+      select e.score,
+        (select coalesce(sum(l.n), 0) from board_levels l
+          where l.campaign_id = e.campaign_id and l.board = e.board and l.score > e.score) as above,
+        (select coalesce(sum(b.n), 0) from board_blocks b
+          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score and b.block < e.seq / ${sql.lit(BOARD_BLOCK)}) as blocks,
+        (select count(*) from board_entries o
+          where o.campaign_id = e.campaign_id and o.board = e.board and o.score = e.score
+            and o.seq >= (e.seq / ${sql.lit(BOARD_BLOCK)}) * ${sql.lit(BOARD_BLOCK)} and o.seq < e.seq) as ahead
+      from board_entries e
+      where e.campaign_id = ${campaignId} and e.board = ${board} and e.participant_id = ${participantId}`.execute(this.db);
+    const r = rows[0];
+    if (!r) return undefined;
+    return { rank: 1 + Number(r.above) + Number(r.blocks) + Number(r.ahead), score: Number(r.score) };
+  }
+}
