@@ -21,7 +21,9 @@ function ownRank(rank: MyRank | undefined, count: (n: number) => string) {
   if (!rank) return nothing;
   return html`<p part="my-rank" data-ranked=${rank.rank !== null}>
     ${rank.rank !== null
-      ? msg(str`You are #${count(rank.rank)} with ${count(rank.referrals)} qualified friends.`)
+      ? rank.referrals === 1
+        ? msg(str`You are #${count(rank.rank)} with 1 qualified friend.`)
+        : msg(str`You are #${count(rank.rank)} with ${count(rank.referrals)} qualified friends.`)
       : msg('You are not on the board yet: your first friend who qualifies puts you on it.')}
   </p>`;
 }
@@ -38,7 +40,7 @@ export function leaderboardView(o: LeaderboardViewOptions) {
             (e) => html`<li data-rank=${e.rank}>
               <span part="leaderboard-rank">${msg(str`#${o.count(e.rank)}`)}</span>
               <bdi part="leaderboard-name">${e.name}</bdi>
-              <span part="leaderboard-count">${msg(str`${o.count(e.referrals)} qualified friends`)}</span>
+              <span part="leaderboard-count">${e.referrals === 1 ? msg('1 qualified friend') : msg(str`${o.count(e.referrals)} qualified friends`)}</span>
             </li>`,
           )}
         </ol>`}

@@ -20,6 +20,7 @@ const BOARD: LeaderboardEntry[] = [
   { rank: 1, name: 'Cy', referrals: 12 },
   { rank: 2, name: 'Ann L.', referrals: 7 },
   { rank: 3, name: 'b***@example.com', referrals: 7 },
+  { rank: 4, name: 'Dee', referrals: 1 },
 ];
 
 /** The remembered participant's signed-up screen in a campaign with this leaderboard. */
@@ -57,9 +58,15 @@ describe('<referral-widget show-leaderboard>', () => {
     expect(text(el, '[part=my-rank]')).to.equal('You are #2 with 7 qualified friends.');
     expect(q(el, '[part=my-rank]')!.dataset.ranked).to.equal('true');
     expect(q(el, '[part=leaderboard-list]')!.tagName).to.equal('OL');
-    expect(texts(el, '[part=leaderboard-list] li')).to.deep.equal(['#1 Cy 12 qualified friends', '#2 Ann L. 7 qualified friends', '#3 b***@example.com 7 qualified friends']);
+    expect(texts(el, '[part=leaderboard-list] li')).to.deep.equal(['#1 Cy 12 qualified friends', '#2 Ann L. 7 qualified friends', '#3 b***@example.com 7 qualified friends', '#4 Dee 1 qualified friend']);
     expect(boardCalls()[0]!.url.searchParams.get('id')).to.equal('cmp_1');
     await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('one qualified friend is said in the singular', async () => {
+    const el = await shown({ rank: { period: 'all', rank: 4, referrals: 1 } });
+    await boardShown(el);
+    expect(text(el, '[part=my-rank]')).to.equal('You are #4 with 1 qualified friend.');
   });
 
   it('a participant not ranked yet is told how to get on; a month board says so; an empty board invites the first', async () => {
@@ -81,7 +88,7 @@ describe('<referral-widget show-leaderboard>', () => {
     signUp(el, 'new@example.com');
     await settled(el, 'signed-up');
     await boardShown(el);
-    expect(texts(el, '[part=leaderboard-name]')).to.deep.equal(['Cy', 'Ann L.', 'b***@example.com']);
+    expect(texts(el, '[part=leaderboard-name]')).to.deep.equal(['Cy', 'Ann L.', 'b***@example.com', 'Dee']);
     expect(q(el, '[part=my-rank]')).to.equal(null);
   });
 
@@ -91,6 +98,7 @@ describe('<referral-widget show-leaderboard>', () => {
     await waitUntil(() => text(el, '#leaderboard-title') === 'Die besten Empfehler', 'German texts');
     expect(text(el, '[part=my-rank]')).to.equal('Sie sind Nr. 1 mit 12 qualifizierten Freunden.');
     expect(texts(el, '[part=leaderboard-list] li')[0]).to.equal('Nr. 1 Cy 12 qualifizierte Freunde');
+    expect(texts(el, '[part=leaderboard-list] li')[3]).to.equal('Nr. 4 Dee 1 qualifizierter Freund');
   });
 
   it('in Arabic, right to left, the names isolated', async () => {

@@ -64,6 +64,8 @@
 's854261b52e67ce7e': `Der Empfehlungsdienst ist nicht erreichbar. Bitte versuchen Sie es erneut.`,
 's8626b9fbf8dee010': `Sie sind dabei! Ihr Link ist bereit zum Teilen.`,
 's865316ab2e323bdb': `Ihre Prämiencodes`,
+'s86540ff34251b832': str`Sie sind Nr. ${0} mit 1 qualifizierten Freund.`,
+'s882b0c83c5772212': `1 qualifizierter Freund`,
 's8939f574b096054a': `Nicht Sie?`,
 's8de386286f4c967e': `Von Ihnen eingeladene Freunde`,
 's8e71a1fbea7d84b8': `Prämie zurückgehalten`,

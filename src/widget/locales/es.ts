@@ -64,6 +64,8 @@
 's854261b52e67ce7e': `No se pudo contactar con el servicio de referidos. Vuelve a intentarlo.`,
 's8626b9fbf8dee010': `¡Ya estás dentro! Tu enlace está listo para compartir.`,
 's865316ab2e323bdb': `Tus códigos de recompensa`,
+'s86540ff34251b832': str`Estás en el puesto #${0} con 1 amigo que cumple los requisitos.`,
+'s882b0c83c5772212': `1 amigo que cumple los requisitos`,
 's8939f574b096054a': `¿No eres tú?`,
 's8de386286f4c967e': `Amigos que invitaste`,
 's8e71a1fbea7d84b8': `Recompensa retenida`,

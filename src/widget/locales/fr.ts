@@ -64,6 +64,8 @@
 's854261b52e67ce7e': `Le service de parrainage est injoignable. Veuillez réessayer.`,
 's8626b9fbf8dee010': `C’est fait ! Votre lien est prêt à être partagé.`,
 's865316ab2e323bdb': `Vos codes de récompense`,
+'s86540ff34251b832': str`Vous êtes n° ${0} avec 1 ami qualifié.`,
+'s882b0c83c5772212': `1 ami qualifié`,
 's8939f574b096054a': `Ce n’est pas vous ?`,
 's8de386286f4c967e': `Amis que vous avez invités`,
 's8e71a1fbea7d84b8': `Récompense en attente`,
