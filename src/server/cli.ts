@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { CampaignSettings, Milestone, ShareMessages } from '../api/schemas.js';
+import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
@@ -116,6 +116,8 @@ function campaignFields(cmd: Command): Command {
     .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
     .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
     .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
+    .option('--leaderboard <period:size|off>', 'leaderboard: all:10 (since the start) or month:10 (this month) and how many it shows; off removes it', leaderboardOption)
+    .option('--time-zone <iana>', "timeZone: where the campaign's months begin, e.g. Europe/Berlin (default UTC)")
     .addOption(jsonOption);
 }
 
@@ -125,6 +127,13 @@ function decimal(value: string): number {
   return n;
 }
 const intOrNone = (value: string): number | null => (value === 'none' ? null : int(value));
+/** `month:10` -> { period: 'month', size: 10 }; `off` -> null. */
+function leaderboardOption(value: string): LeaderboardSettings | null {
+  if (value === 'off') return null;
+  const [period, size = ''] = value.split(':');
+  if (period !== 'all' && period !== 'month') throw new InvalidArgumentError('Expected all:<size>, month:<size> or off, e.g. month:10.');
+  return { period, size: int(size) };
+}
 /** `3:50:Free month` -> { referrals: 3, reward: 50, label: 'Free month' } (the label may hold colons). */
 function collectMilestone(value: string, previous: Milestone[] = []): Milestone[] {
   const [referrals = '', reward = '', ...label] = value.split(':');
@@ -160,6 +169,8 @@ interface CampaignOptions {
   holdDays?: number;
   stripeWebhookSecret?: string;
   rewardCodesLowThreshold?: number;
+  leaderboard?: LeaderboardSettings | null;
+  timeZone?: string;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -197,6 +208,8 @@ const campaignBody = (o: CampaignOptions) => ({
   holdDays: o.holdDays,
   stripeWebhookSecret: o.stripeWebhookSecret,
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
+  leaderboard: o.leaderboard,
+  timeZone: o.timeZone,
 });
 
 /**

@@ -6,10 +6,13 @@
  * participant's own rank must not count everyone ahead of them (at a million participants most are tied
  * at one referral), so two small count tables are kept with the entries, in the same transaction:
  * board_levels (entries per score) and board_blocks (entries per score and block of BOARD_BLOCK
- * consecutive arrivals). A rank is then
+ * consecutive arrivals, and per score and span of BOARD_SPAN arrivals). A rank is then
  *   1 + (entries with a higher score: a sum over the board's distinct scores)
- *     + (entries of the same score in earlier blocks: a sum over at most arrivals / BOARD_BLOCK rows)
- *     + (entries of the same score earlier in the same block: a count of at most BOARD_BLOCK index entries).
+ *     + (entries of the same score in earlier spans: a sum over at most arrivals / BOARD_SPAN rows)
+ *     + (... in earlier blocks of the same span: a sum over at most BOARD_SPAN / BOARD_BLOCK rows)
+ *     + (... earlier in the same block: a count of at most BOARD_BLOCK index entries).
+ * At a million arrivals that is about 15 + 64 rows and 1,024 index entries, where blocks alone summed
+ * a thousand rows.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './connect.js';
@@ -17,6 +20,8 @@ import type { Database } from './tables.js';
 
 /** Arrivals per block: the most entries the in-block count of a rank reads. */
 export const BOARD_BLOCK = 1024;
+/** Arrivals per span (64 blocks): the coarser count, so that a rank sums few rows of either. */
+export const BOARD_SPAN = 64 * BOARD_BLOCK;
 
 export interface BoardRow {
   score: number;
@@ -30,7 +35,6 @@ export interface Standing {
   score: number;
 }
 
-const block = (seq: number) => Math.floor(seq / BOARD_BLOCK);
 
 export class LeaderboardStore {
   constructor(
@@ -47,12 +51,14 @@ export class LeaderboardStore {
     return Number(rows[0]!.n);
   }
 
-  /** Adds `delta` to the count of a score (and of the score within one block), made at 0 if absent. */
-  async #count(campaignId: string, board: string, score: number, blockNo: number, delta: number): Promise<void> {
+  /** Adds `delta` to the counts of a score, and of the score in the span and the block of `seq`; made at 0 if absent. */
+  async #count(campaignId: string, board: string, score: number, seq: number, delta: number): Promise<void> {
     await sql`insert into board_levels (campaign_id, board, score, n) values (${campaignId}, ${board}, ${score}, ${delta})
       on conflict (campaign_id, board, score) do update set n = board_levels.n + ${delta}`.execute(this.db);
-    await sql`insert into board_blocks (campaign_id, board, score, block, n) values (${campaignId}, ${board}, ${score}, ${blockNo}, ${delta})
-      on conflict (campaign_id, board, score, block) do update set n = board_blocks.n + ${delta}`.execute(this.db);
+    for (const span of [BOARD_SPAN, BOARD_BLOCK]) {
+      await sql`insert into board_blocks (campaign_id, board, score, span, block, n) values (${campaignId}, ${board}, ${score}, ${span}, ${Math.floor(seq / span)}, ${delta})
+        on conflict (campaign_id, board, score, span, block) do update set n = board_blocks.n + ${delta}`.execute(this.db);
+    }
   }
 
   /**
@@ -78,9 +84,9 @@ export class LeaderboardStore {
     else await this.db.deleteFrom('board_entries').where('campaign_id', '=', campaignId).where('board', '=', board).where('participant_id', '=', participantId).execute();
     // The count rows in ascending score, whichever way the entry moves: concurrent moves on PostgreSQL
     // lock shared rows in one order, and queue rather than deadlock.
-    const counts: [score: number, block: number, delta: number][] = [];
-    if (old) counts.push([Number(old.score), block(Number(old.seq)), -1]);
-    if (score > 0) counts.push([score, block(seq), 1]);
+    const counts: [score: number, seq: number, delta: number][] = [];
+    if (old) counts.push([Number(old.score), Number(old.seq), -1]);
+    if (score > 0) counts.push([score, seq, 1]);
     counts.sort((a, b) => a[0] - b[0]);
     for (const [s, b, d] of counts) await this.#count(campaignId, board, s, b, d);
   }
@@ -103,12 +109,16 @@ export class LeaderboardStore {
 
   /** A participant's rank and score on a board; undefined when they are not on it. */
   async standing(campaignId: string, board: string, participantId: number): Promise<Standing | undefined> {
-    const { rows } = await sql<{ score: number; above: string | number; blocks: string | number; ahead: string | number }>`
+    const { rows } = await sql<{ score: number; above: string | number; spans: string | number; blocks: string | number; ahead: string | number }>`
       select e.score,
         (select coalesce(sum(l.n), 0) from board_levels l
           where l.campaign_id = e.campaign_id and l.board = e.board and l.score > e.score) as above,
         (select coalesce(sum(b.n), 0) from board_blocks b
-          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score and b.block < e.seq / ${sql.lit(BOARD_BLOCK)}) as blocks,
+          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score
+            and b.span = ${sql.lit(BOARD_SPAN)} and b.block < e.seq / ${sql.lit(BOARD_SPAN)}) as spans,
+        (select coalesce(sum(b.n), 0) from board_blocks b
+          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score and b.span = ${sql.lit(BOARD_BLOCK)}
+            and b.block >= (e.seq / ${sql.lit(BOARD_SPAN)}) * ${sql.lit(BOARD_SPAN / BOARD_BLOCK)} and b.block < e.seq / ${sql.lit(BOARD_BLOCK)}) as blocks,
         (select count(*) from board_entries o
           where o.campaign_id = e.campaign_id and o.board = e.board and o.score = e.score
             and o.seq >= (e.seq / ${sql.lit(BOARD_BLOCK)}) * ${sql.lit(BOARD_BLOCK)} and o.seq < e.seq) as ahead
@@ -116,6 +126,6 @@ export class LeaderboardStore {
       where e.campaign_id = ${campaignId} and e.board = ${board} and e.participant_id = ${participantId}`.execute(this.db);
     const r = rows[0];
     if (!r) return undefined;
-    return { rank: 1 + Number(r.above) + Number(r.blocks) + Number(r.ahead), score: Number(r.score) };
+    return { rank: 1 + Number(r.above) + Number(r.spans) + Number(r.blocks) + Number(r.ahead), score: Number(r.score) };
   }
 }

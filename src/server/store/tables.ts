@@ -402,6 +402,8 @@ export interface BoardLevelsTable {
   n: number;
 }
 export interface BoardBlocksTable extends BoardLevelsTable {
+  /** Arrivals per block: BOARD_BLOCK or BOARD_SPAN (./leaderboard-store.ts). */
+  span: number;
   block: number;
 }
 
