@@ -12,7 +12,7 @@ import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
 import { apiError, fakeService, json, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, signUp, text } from './helpers.js';
+import { mount, q, settled, signUp, text, texts } from './helpers.js';
 
 let service: FakeService;
 
@@ -36,7 +36,6 @@ async function shown({ board = BOARD, rank, attrs = 'show-leaderboard', leaderbo
   return el;
 }
 
-const texts = (el: ReferralWidget, selector: string) => [...el.shadowRoot!.querySelectorAll(selector)].map((n) => n.textContent!.replace(/\s+/g, ' ').trim());
 const boardShown = (el: ReferralWidget) => waitUntil(() => q(el, '[part=leaderboard]'), 'the leaderboard');
 const boardCalls = () => service.calls.filter((c) => c.path === '/api/v1/getLeaderboard');
 
