@@ -16,6 +16,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './connect.js';
+import { prepare } from './prepared.js';
 import type { Database } from './tables.js';
 
 /** Arrivals per block: the most entries the in-block count of a rank reads. */
@@ -35,6 +36,60 @@ export interface Standing {
   score: number;
 }
 
+
+/** The hot reads, prepared: on PostgreSQL named statements, parsed and planned once per connection. */
+const reads = {
+  top: prepare((db, campaignId: string, board: string, limit: number) =>
+    db
+      .selectFrom('board_entries as e')
+      .innerJoin('participants as p', 'p.id', 'e.participant_id')
+      .select(['e.score', 'p.first_name', 'p.last_name', 'p.email'])
+      .where('e.campaign_id', '=', campaignId)
+      .where('e.board', '=', board)
+      .where('p.approval', '=', 1)
+      .orderBy('e.score', 'desc')
+      .orderBy('e.seq', 'asc')
+      .limit(limit),
+  ),
+  standing: prepare((db, campaignId: string, board: string, participantId: number) =>
+    db
+      .selectFrom('board_entries as e')
+      .select((eb) => {
+        const sum = (alias: string) => eb.fn.coalesce(eb.fn.sum<number | string>(sql.ref(`${alias}.n`)), sql.lit(0));
+        /** The count rows of the entry's score: of its spans or of its blocks, as the caller narrows them. */
+        const ofScore = () =>
+          eb
+            .selectFrom('board_blocks as b')
+            .select(sum('b').as('n'))
+            .whereRef('b.campaign_id', '=', 'e.campaign_id')
+            .whereRef('b.board', '=', 'e.board')
+            .whereRef('b.score', '=', 'e.score');
+        const span = (size: number) => sql<number>`e.seq / ${sql.lit(size)}`;
+        return [
+          'e.score',
+          eb.selectFrom('board_levels as l').select(sum('l').as('n')).whereRef('l.campaign_id', '=', 'e.campaign_id').whereRef('l.board', '=', 'e.board').whereRef('l.score', '>', 'e.score').as('above'),
+          ofScore().where('b.span', '=', sql.lit(BOARD_SPAN)).where('b.block', '<', span(BOARD_SPAN)).as('spans'),
+          ofScore()
+            .where('b.span', '=', sql.lit(BOARD_BLOCK))
+            .where('b.block', '>=', sql<number>`(e.seq / ${sql.lit(BOARD_SPAN)}) * ${sql.lit(BOARD_SPAN / BOARD_BLOCK)}`)
+            .where('b.block', '<', span(BOARD_BLOCK))
+            .as('blocks'),
+          eb
+            .selectFrom('board_entries as o')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .whereRef('o.campaign_id', '=', 'e.campaign_id')
+            .whereRef('o.board', '=', 'e.board')
+            .whereRef('o.score', '=', 'e.score')
+            .where('o.seq', '>=', sql<number>`(e.seq / ${sql.lit(BOARD_BLOCK)}) * ${sql.lit(BOARD_BLOCK)}`)
+            .whereRef('o.seq', '<', 'e.seq')
+            .as('ahead'),
+        ];
+      })
+      .where('e.campaign_id', '=', campaignId)
+      .where('e.board', '=', board)
+      .where('e.participant_id', '=', participantId),
+  ),
+};
 
 export class LeaderboardStore {
   constructor(
@@ -93,38 +148,13 @@ export class LeaderboardStore {
 
   /** The first `limit` entries of a board among approved participants, best first. */
   async top(campaignId: string, board: string, limit: number): Promise<BoardRow[]> {
-    const rows = await this.db
-      .selectFrom('board_entries as e')
-      .innerJoin('participants as p', 'p.id', 'e.participant_id')
-      .select(['e.score', 'p.first_name', 'p.last_name', 'p.email'])
-      .where('e.campaign_id', '=', campaignId)
-      .where('e.board', '=', board)
-      .where('p.approval', '=', 1)
-      .orderBy('e.score', 'desc')
-      .orderBy('e.seq', 'asc')
-      .limit(limit)
-      .execute();
+    const rows = await reads.top(this.db, campaignId, board, limit);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 
   /** A participant's rank and score on a board; undefined when they are not on it. */
   async standing(campaignId: string, board: string, participantId: number): Promise<Standing | undefined> {
-    const { rows } = await sql<{ score: number; above: string | number; spans: string | number; blocks: string | number; ahead: string | number }>`
-      select e.score,
-        (select coalesce(sum(l.n), 0) from board_levels l
-          where l.campaign_id = e.campaign_id and l.board = e.board and l.score > e.score) as above,
-        (select coalesce(sum(b.n), 0) from board_blocks b
-          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score
-            and b.span = ${sql.lit(BOARD_SPAN)} and b.block < e.seq / ${sql.lit(BOARD_SPAN)}) as spans,
-        (select coalesce(sum(b.n), 0) from board_blocks b
-          where b.campaign_id = e.campaign_id and b.board = e.board and b.score = e.score and b.span = ${sql.lit(BOARD_BLOCK)}
-            and b.block >= (e.seq / ${sql.lit(BOARD_SPAN)}) * ${sql.lit(BOARD_SPAN / BOARD_BLOCK)} and b.block < e.seq / ${sql.lit(BOARD_BLOCK)}) as blocks,
-        (select count(*) from board_entries o
-          where o.campaign_id = e.campaign_id and o.board = e.board and o.score = e.score
-            and o.seq >= (e.seq / ${sql.lit(BOARD_BLOCK)}) * ${sql.lit(BOARD_BLOCK)} and o.seq < e.seq) as ahead
-      from board_entries e
-      where e.campaign_id = ${campaignId} and e.board = ${board} and e.participant_id = ${participantId}`.execute(this.db);
-    const r = rows[0];
+    const [r] = await reads.standing(this.db, campaignId, board, participantId);
     if (!r) return undefined;
     return { rank: 1 + Number(r.above) + Number(r.spans) + Number(r.blocks) + Number(r.ahead), score: Number(r.score) };
   }
