@@ -36,7 +36,6 @@ export interface Standing {
   score: number;
 }
 
-
 /** The hot reads, prepared: on PostgreSQL named statements, parsed and planned once per connection. */
 const reads = {
   top: prepare((db, campaignId: string, board: string, limit: number) =>
