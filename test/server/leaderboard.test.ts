@@ -75,6 +75,23 @@ eachDatabase(
       await rejects(() => s.browser.getLeaderboard(id), 404, 'not_found', 'id');
     });
 
+    it("is public like getCampaign: the campaign's origins get CORS headers and a preflight; another origin is 403 forbidden_origin", async () => {
+      clock.now = START;
+      const s = service();
+      const id = await s.campaign({ hostURL: 'https://shop.example/join', leaderboard: { period: 'all', size: 3 } });
+      const get = (origin: string) => fetch(`${s.url}/api/v1/getLeaderboard?id=${id}`, { headers: { origin } });
+      const allowed = await get('https://shop.example');
+      assert.equal(allowed.status, 200);
+      assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://shop.example');
+      assert.deepEqual(await allowed.json(), []);
+      const preflight = await fetch(`${s.url}/api/v1/getLeaderboard?id=${id}`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
+      const refused = await get('https://elsewhere.example');
+      assert.equal(refused.status, 403);
+      assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'forbidden_origin');
+    });
+
     it('ranks by qualified referrals, ties to whoever got there first; names are first name and initial or a masked email; held participants are left out', async () => {
       clock.now = START;
       const s = service();
