@@ -32,6 +32,15 @@ function growthRoutes(s: Seeded) {
     { ...routes[list]!, name: `getAllParticipants (page=${DEEP_PAGE}, 8,000 rows in)`, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&page=${DEEP_PAGE}`] } },
     { ...routes[list]!, name: 'getAllParticipants (cursor at 90%)', load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${s.campaignId}&cursor=${s.cursorAfter(deep)}`] } },
   );
+  routes.push(
+    { name: 'getLeaderboard', baseline: 'point', target: 0.8, load: { paths: [`/api/v1/getLeaderboard?id=${s.campaignId}`] } },
+    {
+      name: 'getMyReferrals (rank at 90%)',
+      baseline: 'point',
+      target: 0.8,
+      load: { method: 'POST', headers: { 'refkit-participant-token': s.token }, paths: ['/api/v1/getMyReferrals'], bodies: [JSON.stringify({ id: s.campaignId })] },
+    },
+  );
   return routes;
 }
 
@@ -51,7 +60,8 @@ function cell(r: LoadResult): string {
   return `${figures} (${[...statuses, ...(r.errors ? [`${r.errors} errors`] : [])].join(', ')})`;
 }
 
-export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: Loader, command: string, log: (line: string) => void): Promise<void> {
+/** `only`: the routes whose names start with one of these (--routes); such a partial run writes no file. */
+export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: Loader, command: string, log: (line: string) => void, only?: string[]): Promise<void> {
   const header = machine(command);
   log(header);
   const sections: string[] = [];
@@ -65,7 +75,7 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
         log(`\n[${kind.name}] ${size.toLocaleString('en')} participants seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         const service = await startService(db.url);
         try {
-          for (const route of growthRoutes(seeded)) {
+          for (const route of growthRoutes(seeded).filter((r) => !only || only.some((o) => r.name.startsWith(o)))) {
             const key = route.name;
             const result = await loader.measure({ origin: service.url, ...TIMING, ...route.load });
             log(`  ${key.padEnd(44)} p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms  mean ${meanMs(result).toFixed(2)} ms${result.non2xx ? `  ${JSON.stringify(result.statuses)}` : ''}`);
@@ -96,5 +106,5 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
     ...sections.map((s) => `\n${s}`),
   ].join('\n');
   log(`\n${body}`);
-  writeSection('Growth', body);
+  if (!only) writeSection('Growth', body);
 }

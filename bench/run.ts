@@ -6,7 +6,7 @@
  *   --quick             a few seconds per route, for CI: checks the harness end to end and fails on any
  *                       non-2xx answer or error; asserts no speed and writes no file.
  *   --growth            seeds 10k, 100k and 1M participants and measures every read route and a sign-up
- *                       at each size (--sizes 10000,100000 for a subset).
+ *                       at each size (--sizes 10000,100000 for a subset; --routes A,B for some routes, no file).
  *   --profile           the service under --cpu-prof during a getCampaign load and a sign-up load
  *                       (--routes getAllParticipants,validateCode for others; --keep-profiles DIR
  *                       keeps the .cpuprofile files, for Chrome DevTools or a script).
@@ -53,7 +53,7 @@ try {
   if (values.growth) {
     const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map((s) => Number(s.trim()));
     if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
-    await runGrowth(runnable, sizes, loader, command, log);
+    await runGrowth(runnable, sizes, loader, command, log, only);
   } else if (values.compare !== undefined) {
     const timing = values.quick ? { connections: 50, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 10, sliceSeconds: 2 };
     log(machine(command));

@@ -6,11 +6,17 @@
  * Shape: participant 0 is the hub, referrer of participants 1..hubReferrals; the rest form referral
  * chains of ten (each referred by the one before). Codes, emails and times are functions of the index,
  * so benchmarks can name any row (a deep cursor, a participant near the end) without reading it back.
+ * Every referral is qualified and credited, and the campaign shows an all-time leaderboard: migration
+ * 0019 builds its board from the rows, as it does for a database that had them before leaderboards.
+ * One participant at 90% (a referrer, tied at one referral with most of the board) has a participant
+ * token, for the widget's getMyReferrals and the rank it reads.
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { connect, dialectOf, sqlitePath } from '../src/server/store/connect.js';
 import { migrate } from '../src/server/store/migrations.js';
+import { newToken } from '../src/server/domain/proof.js';
 import { hashSecret } from '../src/server/domain/secrets.js';
 import { encodeCursor } from '../src/server/domain/paging.js';
 
@@ -39,7 +45,15 @@ export interface Seeded extends SeedPlan {
   cursorAfter(i: number): string;
   /** The index of the k-th participant in the chains that has a referrer: each has a different one. */
   chainReferee(k: number): number;
+  /** A participant token of `ranked`, a referrer 90% of the way through the participants. */
+  token: string;
+  ranked: number;
 }
+
+/** The last migration before 0019_leaderboard, which builds boards from credited referrals: rows are written before it runs. */
+const BEFORE_BOARDS = '0017_stripe';
+/** The leaderboard the campaign shows once its boards are built. */
+const LEADERBOARD = JSON.stringify({ period: 'all', size: 10 });
 
 export function codeOf(i: number): string {
   let n = (i * SCATTER) % CODE_SPACE;
@@ -65,12 +79,14 @@ function referralsOf(i: number, plan: SeedPlan): number {
   return next < plan.participants && referrerOf(next, plan) === i ? 1 : 0;
 }
 
-const COLUMNS = ['id', 'campaign_id', 'email', 'email_key', 'code', 'referred_by_id', 'referred_by_code', 'created_on', 'updated_on', 'signup_source', 'total_referrals'] as const;
+const COLUMNS = ['id', 'campaign_id', 'email', 'email_key', 'code', 'referred_by_id', 'referred_by_code', 'created_on', 'updated_on', 'signup_source', 'total_referrals', 'total_completed_referred', 'credited_referrals', 'reward_event_completed', 'reward_credited'] as const;
 
 function rowOf(i: number, plan: SeedPlan, base: number): (string | number | null)[] {
   const by = referrerOf(i, plan);
   const at = base + i * SPACING_MS;
-  return [i + 1, CAMPAIGN_ID, emailOf(i), emailOf(i), codeOf(i), by === null ? null : by + 1, by === null ? null : codeOf(by), at, at, 'api', referralsOf(i, plan)];
+  const referrals = referralsOf(i, plan);
+  const qualified = by === null ? 0 : 1;
+  return [i + 1, CAMPAIGN_ID, emailOf(i), emailOf(i), codeOf(i), by === null ? null : by + 1, by === null ? null : codeOf(by), at, at, 'api', referrals, referrals, referrals, qualified, qualified];
 }
 
 const campaignRow = (now: number) => ({
@@ -90,7 +106,7 @@ const keyRow = (now: number) => ({ id: 'key_bench', account_id: 1, name: 'bench'
 export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
   const { db, dialect, close } = connect(url);
   try {
-    await migrate(db, dialect);
+    await migrate(db, dialect, BEFORE_BOARDS);
     await db.insertInto('campaigns').values(campaignRow(Date.now())).execute();
     // The counter sign-ups keep (./stats-store.ts); the rows below are written straight into the table.
     await db.insertInto('campaign_counters').values({ campaign_id: CAMPAIGN_ID, shard: 0, participants: plan.participants }).execute();
@@ -102,7 +118,20 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
   const base = Date.now() - plan.participants * SPACING_MS - 86_400_000;
   if (dialectOf(url) === 'postgres') await insertPostgres(url, plan, base);
   else insertSqlite(url, plan, base);
+  const ranked = rankedReferrer(plan);
+  const { token, hash } = newToken();
+  const after = connect(url);
+  try {
+    await migrate(after.db, after.dialect);
+    await after.db.updateTable('campaigns').set({ leaderboard: LEADERBOARD }).where('id', '=', CAMPAIGN_ID).execute();
+    await after.db.insertInto('participant_tokens').values({ hash, participant_id: ranked + 1, created_on: Date.now() }).execute();
+    if (after.dialect === 'postgres') for (const t of ['board_entries', 'board_levels', 'board_blocks']) await sql.raw(`vacuum analyze ${t}`).execute(after.db);
+  } finally {
+    await after.close();
+  }
   return {
+    token,
+    ranked,
     ...plan,
     campaignId: CAMPAIGN_ID,
     key: SECRET_KEY,
@@ -112,6 +141,13 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
     // A chain's head (its first) has no referrer; the other CHAIN - 1 are each referred by the one before.
     chainReferee: (k) => plan.hubReferrals + 1 + Math.floor(k / (CHAIN - 1)) * CHAIN + (k % (CHAIN - 1)) + 1,
   };
+}
+
+/** A participant near 90% of the way through with one referral: tied at one with most of the board. */
+function rankedReferrer(plan: SeedPlan): number {
+  let i = Math.floor(plan.participants * 0.9);
+  while (referralsOf(i, plan) !== 1) i++;
+  return i;
 }
 
 function insertSqlite(url: string, plan: SeedPlan, base: number): void {
@@ -140,7 +176,7 @@ async function insertPostgres(url: string, plan: SeedPlan, base: number): Promis
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const types = ['bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'bigint', 'bigint', 'text', 'integer'];
+    const types = ['bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'bigint', 'bigint', 'text', 'integer', 'integer', 'integer', 'integer', 'integer'];
     // One array parameter per column (unnest): 10,000 rows per statement whatever the column count.
     const insert = `insert into participants (${COLUMNS.join(',')}) select * from unnest(${types.map((t, k) => `$${k + 1}::${t}[]`).join(',')})`;
     const batch = 10_000;

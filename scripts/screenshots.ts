@@ -114,6 +114,21 @@ try {
     await widget(page).getByText('الأصدقاء الذين دعوتهم').waitFor();
   }, ann);
 
+  // The demo page's leaderboard with a few more referrers on it: Ann is third.
+  for (const [referrer, friends] of [['Maya', 3], ['Jonas', 2], ['Priya', 1]] as const) {
+    const p = await addParticipant(ctx, { id: DEMO_CAMPAIGN_ID, email: `${referrer.toLowerCase()}@example.com`, firstName: referrer }, api);
+    for (let i = 0; i < friends; i++) {
+      const email = `${referrer.toLowerCase()}-friend${i}@example.com`;
+      await addParticipant(ctx, { id: DEMO_CAMPAIGN_ID, email, referredByCode: p.participant!.code }, api);
+      await qualifyParticipant(ctx, DEFAULT_ACCOUNT, { id: DEMO_CAMPAIGN_ID, email });
+    }
+  }
+  await shoot('leaderboard', async (page) => {
+    await returning(page);
+    await widget(page).locator('[part=leaderboard-list]').waitFor();
+    await widget(page).locator('[part=leaderboard]').scrollIntoViewIfNeeded();
+  }, ann);
+
   await campaigns.setCampaignStatus(ctx, DEFAULT_ACCOUNT, DEMO_CAMPAIGN_ID, 'Pause');
   await shoot('paused-participant', (page) => returning(page), ann);
   await shoot('paused-visitor', async (page) => {

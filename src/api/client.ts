@@ -24,6 +24,7 @@ import type {
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,
   KeyedParticipant,
+  LeaderboardEntry,
   Ok,
   Participant,
   QualifyParticipantBody,
@@ -39,7 +40,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
 } from './schemas.js';
-import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
+import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
@@ -64,8 +65,9 @@ export type {
   RewardCodesAdded,
   RewardLiability,
   RewardEntry,
+  LeaderboardEntry,
 };
-export type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
+export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
 export type { StripeEventView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
@@ -177,6 +179,10 @@ export class BrowserClient {
   getMyReferrals(id: string, proof: Pick<ParticipantProof, 'token' | 'emailSignature'>, email?: string): Promise<MyReferrals> {
     const headers = proofHeaders(proof);
     return this.send<MyReferrals>('POST', '/api/v1/getMyReferrals', {}, email === undefined ? { id } : { id, email }, { headers }).then((r) => r.body);
+  }
+  /** The campaign's public leaderboard, best first (404 not_found when it has none). */
+  getLeaderboard(id: string): Promise<LeaderboardEntry[]> {
+    return this.getJson('/api/v1/getLeaderboard', { id });
   }
   getCampaign(id: string): Promise<Campaign> {
     return this.getJson('/api/v1/getCampaign', { id });

@@ -282,6 +282,19 @@ export const StripeRewardMode = Type.Union(STRIPE_REWARD_MODES.map((m) => Type.L
     '`promotion_code` (a one-off coupon and a promotion code for that customer, redeemable once). Needs stripeRewardKey',
 });
 export type StripeRewardMode = Static<typeof StripeRewardMode>;
+export const LEADERBOARD_PERIODS = ['all', 'month'] as const;
+export const MAX_LEADERBOARD_SIZE = 100;
+/** A campaign's leaderboard: ranked by qualified referrals, over all time or the current month. */
+export const LeaderboardSettings = Type.Object(
+  {
+    period: Type.Union(LEADERBOARD_PERIODS.map((p) => Type.Literal(p)), {
+      description: '`all`: since the campaign began; `month`: this calendar month in the campaign\'s timeZone (a new board on the first)',
+    }),
+    size: Int(1, MAX_LEADERBOARD_SIZE),
+  },
+  { additionalProperties: false, description: 'How many entries getLeaderboard answers' },
+);
+export type LeaderboardSettings = Static<typeof LeaderboardSettings>;
 
 export const CampaignFields = {
   campaignName: Line({ minLength: 1, maxLength: 200 }),
@@ -320,6 +333,10 @@ export const CampaignFields = {
   stripeRewardMode: Type.Optional(StripeRewardMode),
   rewardCodesLowThreshold: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1_000_000, 'x-finite': true, description: 'reward_codes_low fires when a reward code pool has fewer codes left than this (default 10; 0: never)' }),
+  ),
+  leaderboard: Type.Optional(Type.Union([Type.Null(), LeaderboardSettings], { description: 'The public leaderboard (getLeaderboard); null or absent: none' })),
+  timeZone: Type.Optional(
+    Line({ minLength: 1, maxLength: 64, description: 'An IANA time zone (e.g. Europe/Berlin), where the campaign\'s months begin; default UTC' }),
   ),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
@@ -444,6 +461,15 @@ export const SigningSecret = Type.Object({
   secret: Type.String({ description: 'HMAC-SHA256 key for email signatures; keep it on your backend' }),
 });
 export const RevokedTokens = Type.Object({ revoked: Type.Integer({ description: 'How many participant tokens were revoked' }) });
+
+/** One entry of a public leaderboard: a display name only, never an email or an id. */
+export const LeaderboardEntry = Type.Object({
+  rank: Type.Integer({ minimum: 1 }),
+  name: Type.String({ description: 'First name and last initial (Ann L.), else the email masked (a***@example.com)' }),
+  referrals: Type.Integer({ description: 'Qualified referrals on this board' }),
+});
+export type LeaderboardEntry = Static<typeof LeaderboardEntry>;
+export const Leaderboard = Type.Array(LeaderboardEntry);
 
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 export type Ok = Static<typeof Ok>;
@@ -617,6 +643,8 @@ export const CampaignSettings = Type.Composite([
     widgetStyle: WidgetStyle,
     reviewQueue: Type.Integer({ description: 'Participants held for review and not rejected: the review queue' }),
     rewardCodesLowThreshold: Type.Integer({ description: 'reward_codes_low fires when a reward code pool has fewer codes left than this' }),
+    leaderboard: Type.Union([LeaderboardSettings, Type.Null()]),
+    timeZone: Type.String(),
   }),
   RewardRules,
   Type.Object({

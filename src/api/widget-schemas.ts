@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
+import { LEADERBOARD_PERIODS, LeaderboardSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -24,6 +24,7 @@ export const WidgetSettings = Type.Object({
     ),
   ),
   rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
+  leaderboard: Type.Optional(Type.Composite([LeaderboardSettings], { description: 'The campaign has a leaderboard (getLeaderboard): its period and size' })),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 
@@ -86,10 +87,19 @@ export const MyRewards = Type.Object({
 });
 export type MyRewards = Static<typeof MyRewards>;
 
+/** The participant's place on the campaign's leaderboard. */
+export const MyRank = Type.Object({
+  period: Type.Union(LEADERBOARD_PERIODS.map((p) => Type.Literal(p))),
+  rank: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null: not ranked yet (no qualified referral on this board), or held for review' }),
+  referrals: Type.Integer({ description: 'Qualified referrals on this board' }),
+});
+export type MyRank = Static<typeof MyRank>;
+
 export const MyReferrals = Type.Object({
   participant: Participant,
   referrals: Type.Array(MyReferral, { description: `The first ${MAX_MY_REFERRALS}, oldest first` }),
   more: Type.Boolean({ description: 'true when there are more referrals than listed' }),
   rewards: Type.Optional(MyRewards),
+  leaderboard: Type.Optional(Type.Composite([MyRank], { description: 'Only when the campaign has a leaderboard' })),
 });
 export type MyReferrals = Static<typeof MyReferrals>;

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { CampaignSettings, Milestone, ShareMessages } from '../api/schemas.js';
+import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
@@ -118,6 +118,8 @@ function campaignFields(cmd: Command): Command {
     .option('--stripe-reward-key <rk_...>', "stripeRewardKey: the restricted Stripe key rewards are paid into Stripe with ('' removes it)")
     .addOption(new Option('--stripe-reward-mode <mode>', 'stripeRewardMode: how an available reward is paid into Stripe').choices([...STRIPE_REWARD_MODES]))
     .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
+    .option('--leaderboard <period:size|off>', 'leaderboard: all:10 (since the start) or month:10 (this month) and how many it shows; off removes it', leaderboardOption)
+    .option('--time-zone <iana>', "timeZone: where the campaign's months begin, e.g. Europe/Berlin (default UTC)")
     .addOption(jsonOption);
 }
 
@@ -127,6 +129,13 @@ function decimal(value: string): number {
   return n;
 }
 const intOrNone = (value: string): number | null => (value === 'none' ? null : int(value));
+/** `month:10` -> { period: 'month', size: 10 }; `off` -> null. */
+function leaderboardOption(value: string): LeaderboardSettings | null {
+  if (value === 'off') return null;
+  const [period, size = ''] = value.split(':');
+  if (period !== 'all' && period !== 'month') throw new InvalidArgumentError('Expected all:<size>, month:<size> or off, e.g. month:10.');
+  return { period, size: int(size) };
+}
 /** `3:50:Free month` -> { referrals: 3, reward: 50, label: 'Free month' } (the label may hold colons). */
 function collectMilestone(value: string, previous: Milestone[] = []): Milestone[] {
   const [referrals = '', reward = '', ...label] = value.split(':');
@@ -164,6 +173,8 @@ interface CampaignOptions {
   stripeRewardKey?: string;
   stripeRewardMode?: StripeRewardMode;
   rewardCodesLowThreshold?: number;
+  leaderboard?: LeaderboardSettings | null;
+  timeZone?: string;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -203,6 +214,8 @@ const campaignBody = (o: CampaignOptions) => ({
   stripeRewardKey: o.stripeRewardKey,
   stripeRewardMode: o.stripeRewardMode,
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
+  leaderboard: o.leaderboard,
+  timeZone: o.timeZone,
 });
 
 /**

@@ -33,6 +33,8 @@ async function seedCampaign(ctx: Ctx, publicUrl: string): Promise<void> {
       rewardDescription: 'Friends you invite get $5 of credit when they start a plan, and you get $10 for each of them.',
       shareHeader: 'Share your link',
       shareDescription: 'Send it to a friend, post it, or let them scan the code.',
+      // The demo page shows the board (show-leaderboard): the top referrers since the launch.
+      leaderboard: { period: 'all', size: 5 },
     },
     DEMO_CAMPAIGN_ID,
   );

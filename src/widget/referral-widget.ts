@@ -17,6 +17,7 @@ import {
   BrowserClient,
   type AddParticipantBody,
   type Campaign,
+  type LeaderboardEntry,
   type MyReferrals,
   type Participant,
   type SignupAnswer,
@@ -89,6 +90,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @attr cookie-domain - A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share.
  * @attr first-name - Boolean: ask for a first name.
  * @attr last-name - Boolean: ask for a last name.
+ * @attr show-leaderboard - Boolean: show the campaign's leaderboard (when it has one) and the participant's rank in the share view.
  * @attr lang - The language of the widget's texts (en, de, fr, es, ar); by default the page's `<html lang>`.
  * @attr submit-label - Text of the sign-up button.
  * @attr email-label - Label of the email field.
@@ -150,6 +152,13 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart copy-code - The button that copies a reward code (also a `button`).
  * @csspart codes-waiting - Says a reward code is on its way (the program's codes ran out).
  * @csspart milestones - Milestone bonuses: progress toward the next, and the reached ones ticked (`data-milestone=reached`).
+ * @csspart leaderboard - The campaign's leaderboard (with `show-leaderboard`): the participant's rank and the top referrers.
+ * @csspart my-rank - The participant's own rank (`data-ranked` true or false).
+ * @csspart leaderboard-list - The ordered list of top referrers (each `li` has `data-rank`).
+ * @csspart leaderboard-rank - An entry's rank.
+ * @csspart leaderboard-name - An entry's display name (first name and initial, or a masked email).
+ * @csspart leaderboard-count - An entry's qualified friends.
+ * @csspart leaderboard-empty - Said when no one is on the board yet.
  * @csspart milestone-progress - The progress bar (a native `progress`) toward the next milestone.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
@@ -185,6 +194,7 @@ export class ReferralWidget extends LitElement {
     cookieDomain: { attribute: 'cookie-domain' },
     firstNameField: { type: Boolean, attribute: 'first-name' },
     lastNameField: { type: Boolean, attribute: 'last-name' },
+    showLeaderboard: { type: Boolean, attribute: 'show-leaderboard' },
     submitLabel: { attribute: 'submit-label' },
     emailLabel: { attribute: 'email-label' },
     firstNameLabel: { attribute: 'first-name-label' },
@@ -206,6 +216,7 @@ export class ReferralWidget extends LitElement {
     status: { state: true },
     qr: { state: true },
     settings: { state: true },
+    board: { state: true },
     own: { state: true },
     copied: { state: true },
     copiedCode: { state: true },
@@ -230,6 +241,8 @@ export class ReferralWidget extends LitElement {
   cookieDomain = '';
   firstNameField = false;
   lastNameField = false;
+  /** Show the campaign's leaderboard (when it has one) and the participant's rank in the share view. */
+  showLeaderboard = false;
 
   // Texts, each overridable by the attribute of the same name; empty means the locale catalogue's text.
   // Campaign texts come from the service.
@@ -264,6 +277,8 @@ export class ReferralWidget extends LitElement {
   qr = '';
   /** The reward's currency or unit and the share messages (getWidgetSettings); undefined when unavailable. */
   settings: WidgetSettings | undefined;
+  /** The leaderboard's top entries (getLeaderboard), with `show-leaderboard` in a campaign that has one. */
+  board: LeaderboardEntry[] | undefined;
   /** Who the participant referred and their rewards beyond the balances, when known (getMyReferrals). */
   own: OwnStanding | undefined;
   /** The copy button says "Copied!" for a moment. */
@@ -357,6 +372,7 @@ export class ReferralWidget extends LitElement {
     this.#settle('loading', msg('Loading…'));
     this.participant = undefined;
     this.own = undefined;
+    this.board = undefined;
     this.shared = false;
     // Another campaign's texts must not stand in for this one's while it loads or if it fails.
     if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
@@ -376,6 +392,7 @@ export class ReferralWidget extends LitElement {
         this.settings = settings;
         // The campaign's look (CSS values, every one given), beneath the page's own (./styles.ts).
         for (const [k, v] of Object.entries(settings?.look ?? {})) this.style.setProperty(`--_-${k}`, v);
+        if (this.showLeaderboard && settings?.leaderboard) void this.#loadBoard(superseded);
       }
     } catch (err) {
       if (!superseded()) this.#fail(err);
@@ -441,6 +458,12 @@ export class ReferralWidget extends LitElement {
       }
     }
     this.#settle('ready', navigator.onLine ? '' : offlineNotice());
+  }
+
+  /** The leaderboard, beside the rest of the load: a board that cannot be read is simply not shown. */
+  async #loadBoard(superseded: () => boolean): Promise<void> {
+    const board = await this.client.getLeaderboard(this.campaignId).catch(() => undefined);
+    if (!superseded()) this.board = board;
   }
 
   /**

@@ -120,6 +120,14 @@ export const shareStyles = css`
   [part='referral-status'][data-status='pending'] { background: #dbeafe; color: #1e40af; }
   [part='referral-status'][data-status='refunded'] { background: #fee2e2; color: #991b1b; }
   [part='referrals-empty'] { font-size: 0.875rem; }
+  [part='leaderboard'] { margin-block-end: 1rem; }
+  [part='leaderboard-list'] { margin: 0; padding: 0; list-style: none; border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); font-size: 0.875rem; }
+  [part='leaderboard-list'] li { display: grid; grid-template-columns: 2.5rem 1fr auto; align-items: baseline; gap: 0.75rem; padding: 0.5rem 0.75rem; }
+  [part='leaderboard-list'] li + li { border-block-start: 1px solid var(--_border); }
+  [part='leaderboard-rank'] { font-weight: 600; font-variant-numeric: tabular-nums; }
+  [part='leaderboard-name'] { overflow-wrap: anywhere; }
+  [part='leaderboard-count'], [part='leaderboard-empty'] { color: var(--_muted); font-size: 0.8125rem; }
+  [part='my-rank'] { font-size: 0.875rem; margin: 0 0 0.5rem; }
   [part='pending'], [part='milestones'], [part='codes'] { margin-block-end: 1rem; }
   [part='codes'] ul { margin: 0; padding: 0; list-style: none; font-size: 0.875rem; }
   [part='codes'] li { display: grid; gap: 0.25rem; padding: 0.375rem 0; }

@@ -9,12 +9,13 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
-import type { Campaign, MyReferral, Participant, WidgetSettings } from '../api/client.js';
-import type { RewardRules, ShareMessages } from '../api/schemas.js';
-import type { MyRewards } from '../api/widget-schemas.js';
+import type { Campaign, LeaderboardEntry, MyReferral, Participant, WidgetSettings } from '../api/client.js';
+import type { LeaderboardSettings, RewardRules, ShareMessages } from '../api/schemas.js';
+import type { MyRank, MyRewards } from '../api/widget-schemas.js';
 import type { OwnStanding } from './referral-widget.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
+import { leaderboardView } from './leaderboard-view.js';
 import { hasOfferRuleLines, offerRuleLines } from './offer-rules.js';
 import { rewardCodes } from './reward-codes-view.js';
 import { dateOf, milestoneProgress, owedNote, pendingRewards } from './reward-standing.js';
@@ -55,6 +56,8 @@ export interface ShareViewOptions {
   onShare: (() => void) | undefined;
   /** Show referrals, balances and progress (false when the service shared only the link). */
   stats: boolean;
+  /** The campaign's leaderboard, when the element shows it (`show-leaderboard`) and the campaign has one. */
+  leaderboard?: { settings: LeaderboardSettings; board: LeaderboardEntry[] | undefined; rank: MyRank | undefined } | undefined;
 }
 
 /** The element's state this view reads and the feedback it writes (src/widget/referral-widget.ts). */
@@ -63,6 +66,8 @@ export interface ShareHost {
   participant: Participant | undefined;
   own: OwnStanding | undefined;
   settings: WidgetSettings | undefined;
+  board: LeaderboardEntry[] | undefined;
+  showLeaderboard: boolean;
   qr: string;
   copied: boolean;
   copiedCode: string;
@@ -119,6 +124,7 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       onShare: 'share' in navigator ? () => void nativeShare(host) : undefined,
       // Balances are private: shown only to a browser that proved it is this participant.
       stats: !host.limited,
+      leaderboard: host.showLeaderboard && host.settings?.leaderboard ? { settings: host.settings.leaderboard, board: host.board, rank: host.own?.leaderboard } : undefined,
     })}
     ${host.notice ? html`<p part="notice">${host.notice}</p>` : nothing}
     ${(host.returning || host.limited) && !host.email
@@ -263,6 +269,7 @@ export function shareView(o: ShareViewOptions) {
       ? html`${stats(c, p, amount, o.count)} ${rewardCodes(o.rewards, o.copiedCode, o.onCopyCode)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
         ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.count, ended)} ${referralList(o)}`
       : nothing}
+    ${o.leaderboard ? leaderboardView({ ...o.leaderboard, rank: o.stats ? o.leaderboard.rank : undefined, count: o.count }) : nothing}
   `;
 }
 

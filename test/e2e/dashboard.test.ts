@@ -199,6 +199,40 @@ describe('dashboard', () => {
       assert.equal(await page.getByLabel('Label (milestone 2)').count(), 0);
     }));
 
+  it('leaderboard: turned on monthly with a time zone (a reload shows it), an unknown zone is said beside its field, then turned off', () =>
+    task(async ({ page }) => {
+      const { campaignId: id } = await seeded.service.admin.createCampaign({ campaignName: 'Board campaign', hostURL: 'https://acme.example/board' });
+      const stored = async () => {
+        const c = (await seeded.service.admin.listCampaigns()).find((x) => x.campaignId === id)!;
+        return [c.leaderboard, c.timeZone];
+      };
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}`);
+      await page.getByRole('heading', { name: 'Board campaign', level: 1 }).waitFor();
+      assert.equal(await page.getByLabel('Leaderboard', { exact: true }).inputValue(), 'off');
+      await page.getByLabel('Leaderboard', { exact: true }).selectOption({ label: 'This month' });
+      await page.getByLabel('Entries shown').fill('5');
+      await page.getByLabel('Time zone').fill('Mars/Olympus');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const problem = page.locator('rk-campaign-editor #f-timeZone-error');
+      await problem.waitFor();
+      assert.match((await problem.textContent())!, /Unknown time zone/);
+      assert.deepEqual(await stored(), [null, 'UTC']);
+      await page.getByLabel('Time zone').fill('Europe/Berlin');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      assert.deepEqual(await stored(), [{ period: 'month', size: 5 }, 'Europe/Berlin']);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Board campaign', level: 1 }).waitFor();
+      assert.deepEqual(
+        [await page.getByLabel('Leaderboard', { exact: true }).inputValue(), await page.getByLabel('Entries shown').inputValue(), await page.getByLabel('Time zone').inputValue()],
+        ['month', '5', 'Europe/Berlin'],
+      );
+      await page.getByLabel('Leaderboard', { exact: true }).selectOption({ label: 'Off' });
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      assert.deepEqual(await stored(), [null, 'Europe/Berlin']);
+    }));
+
   it('a new campaign is created with its reward rules', () =>
     task(async ({ page }) => {
       await page.goto('/admin/#/campaigns/new');

@@ -73,6 +73,20 @@ describe('refkit CLI', () => {
     assert.notEqual(badMilestone.code, 0);
     assert.match(badMilestone.stderr, /referrals:reward:label/);
     await json(['campaign', 'update', '--id', id, '--hold-days', '0']);
+    const board = async () => {
+      const found = (JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!;
+      return [found.leaderboard, found.timeZone];
+    };
+    await json(['campaign', 'update', '--id', id, '--leaderboard', 'month:5', '--time-zone', 'Europe/Berlin']);
+    assert.deepEqual(await board(), [{ period: 'month', size: 5 }, 'Europe/Berlin']);
+    await json(['campaign', 'update', '--id', id, '--leaderboard', 'off']);
+    assert.deepEqual(await board(), [null, 'Europe/Berlin']);
+    const badBoard = await cli(['campaign', 'update', '--id', id, '--leaderboard', 'week:5'], env);
+    assert.notEqual(badBoard.code, 0);
+    assert.match(badBoard.stderr, /all:<size>, month:<size> or off/);
+    const badZone = await cli(['campaign', 'update', '--id', id, '--time-zone', 'Nowhere/Land'], env);
+    assert.notEqual(badZone.code, 0);
+    assert.match(badZone.stderr, /timeZone/);
     // The referral and its payment come from the product's backend (the API), here the same operations in process.
     const runtime = await openRuntime({ databaseUrl: db.url });
     try {

@@ -243,5 +243,35 @@ for (const kind of kinds) {
         await db.drop();
       }
     });
+
+    it('0019 puts credited referrals on the all-time board, ties in participant order, and later credits arrive after them', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0017_stripe');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        const ids: number[] = [];
+        for (const [i, credited] of [1, 2, 0, 1].entries()) {
+          const row = await c.db
+            .insertInto('participants')
+            .values({ campaign_id: 'c1', email: `p${i}@example.com`, email_key: `p${i}@example.com`, code: `CODE${i}234`, created_on: now, updated_on: now, signup_source: 'api', credited_referrals: credited })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          ids.push(Number(row.id));
+        }
+        await migrate(c.db, c.dialect);
+        const campaign = await c.db.selectFrom('campaigns').select(['leaderboard', 'time_zone']).executeTakeFirstOrThrow();
+        assert.deepEqual(campaign, { leaderboard: null, time_zone: 'UTC' });
+        const store = new Store(c.db, c.dialect);
+        const standings = async () => Promise.all(ids.map((id) => store.leaderboards.standing('c1', 'all', id)));
+        assert.deepEqual(await standings(), [{ rank: 2, score: 1 }, { rank: 1, score: 2 }, undefined, { rank: 3, score: 1 }]);
+        await store.transaction((tx) => tx.leaderboards.move('c1', 'all', ids[2]!, 1));
+        assert.deepEqual((await standings())[2], { rank: 4, score: 1 });
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
   });
 }

@@ -25,6 +25,9 @@ export const q = <T extends HTMLElement = HTMLElement>(el: ReferralWidget, selec
 
 export const text = (el: ReferralWidget, selector: string) => q(el, selector)?.textContent?.replace(/\s+/g, ' ').trim() ?? '';
 
+/** The texts of every element the selector matches, whitespace collapsed. */
+export const texts = (el: ReferralWidget, selector: string) => [...el.shadowRoot!.querySelectorAll(selector)].map((n) => n.textContent!.replace(/\s+/g, ' ').trim());
+
 export async function settled(el: ReferralWidget, state: WidgetState): Promise<void> {
   await waitUntil(() => el.state === state, `expected state ${state}`, { timeout: 4000 });
   await el.updateComplete;

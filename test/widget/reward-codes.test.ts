@@ -10,7 +10,7 @@ import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
 import { fakeService, json, myRewards, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, stubNavigator, text } from './helpers.js';
+import { mount, q, settled, stubNavigator, text, texts } from './helpers.js';
 
 let service: FakeService;
 
@@ -30,7 +30,6 @@ async function shown(rewards: Partial<MyRewards>, attrs = '') {
   return el;
 }
 
-const texts = (el: ReferralWidget, selector: string) => [...el.shadowRoot!.querySelectorAll(selector)].map((n) => n.textContent!.replace(/\s+/g, ' ').trim());
 const copyButton = (el: ReferralWidget, i: number) => el.shadowRoot!.querySelectorAll<HTMLButtonElement>('[part~=copy-code]')[i]!;
 
 beforeEach(() => {

@@ -12,7 +12,7 @@ import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
 import { campaign, fakeService, json, myRewards, participant, settings, settingsWithRules, type FakeService } from './fake-service.js';
-import { mount, q, settled, text } from './helpers.js';
+import { mount, q, settled, text, texts } from './helpers.js';
 
 let service: FakeService;
 
@@ -34,7 +34,6 @@ async function shown({ rules, rewards, mine = {}, attrs = '' }: { rules?: Partia
   return el;
 }
 
-const texts = (el: ReferralWidget, selector: string) => [...el.shadowRoot!.querySelectorAll(selector)].map((n) => n.textContent!.replace(/\s+/g, ' ').trim());
 const none = (el: ReferralWidget, selector: string) => expect(q(el, selector), `no ${selector}`).to.equal(null);
 
 beforeEach(() => {

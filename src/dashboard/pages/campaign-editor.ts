@@ -5,7 +5,7 @@
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { Campaign, CampaignSettings, CampaignStatus, CreateCampaignBody, WidgetSettings } from '../../api/client.js';
-import type { RewardRulesFields, ShareMessages, WidgetStyle } from '../../api/schemas.js';
+import type { LeaderboardSettings, MAX_LEADERBOARD_SIZE, RewardRulesFields, ShareMessages, WidgetStyle } from '../../api/schemas.js';
 import { isMoney } from '../../api/reward-kind.js';
 import { ACCENT_PATTERN, DEFAULT_WIDGET_STYLE, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, widgetLook, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
@@ -48,16 +48,20 @@ function earlierTheme(id: string): Partial<Theme> {
 
 /** The form's values: the reward rules as typed (see ../reward-rules-draft.ts). */
 // The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
+// The leaderboard is typed as its period ('off': none) and size.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'rewardCodesLowThreshold' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;
     allowedOrigins: string;
     shareMessages: Required<ShareMessages>;
+    leaderboardPeriod: LeaderboardSettings['period'] | 'off';
+    leaderboardSize: string;
+    timeZone: string;
   };
 /** The fields typed in one input each. */
-type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'requireEmailConfirmation'>;
+type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'requireEmailConfirmation' | 'leaderboardPeriod'>;
 
 /**
  * The id of the input a request field is typed in, so that a 400 naming a field is said beside it:
@@ -71,6 +75,13 @@ const MILESTONE_FIELDS: [keyof MilestoneDraft, string, string][] = [
   ['label', 'Label', 'text'],
 ];
 /** The share-message channels the editor shows: [channel, label, multi-line]. */
+/** The service's bound (a type-only import: the dashboard does not load the schemas). */
+const MAX_BOARD_SIZE = 100 satisfies typeof MAX_LEADERBOARD_SIZE;
+const LEADERBOARD_CHOICES: [Draft['leaderboardPeriod'], string][] = [
+  ['off', 'Off'],
+  ['all', 'Since the start'],
+  ['month', 'This month'],
+];
 const MESSAGE_FIELDS: [keyof ShareMessages, string, boolean][] = [
   ['emailSubject', 'Email subject', false],
   ['email', 'Email message', true],
@@ -108,6 +119,9 @@ const EMPTY: Draft = {
   requireEmailConfirmation: false,
   shareMessages: { ...NO_MESSAGES },
   ...NO_RULES,
+  leaderboardPeriod: 'off',
+  leaderboardSize: '10',
+  timeZone: 'UTC',
 };
 
 /** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
@@ -133,6 +147,9 @@ function draftOf(c: CampaignSettings): Draft {
     allowedOrigins: (c.allowedOrigins ?? []).join('\n'),
     requireEmailConfirmation: c.requireEmailConfirmation,
     shareMessages: { ...NO_MESSAGES, ...c.shareMessages },
+    leaderboardPeriod: c.leaderboard?.period ?? 'off',
+    leaderboardSize: String(c.leaderboard?.size ?? 10),
+    timeZone: c.timeZone,
     ...rulesDraftOf(c),
   };
 }
@@ -253,6 +270,10 @@ export class CampaignEditor extends Page {
     Object.assign(body, rules);
     // No ceiling is sent only to remove a stored one, as the end date is.
     if (maxReferralReward !== null || this.campaign?.maxReferralReward != null) body.maxReferralReward = maxReferralReward;
+    // Off is sent only to turn off a stored leaderboard.
+    if (d.leaderboardPeriod !== 'off') body.leaderboard = { period: d.leaderboardPeriod, size: Number(d.leaderboardSize) };
+    else if (this.campaign?.leaderboard) body.leaderboard = null;
+    body.timeZone = d.timeZone.trim() || 'UTC';
     // Every channel is sent: an emptied one ('') is cleared.
     body.shareMessages = { ...d.shareMessages };
     // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.
@@ -525,6 +546,24 @@ export class CampaignEditor extends Page {
                   hint: 'New rewards stay pending this many days (a refund in that time takes them back), then become available. 0: at once.',
                 })}
               </div>
+            </fieldset>
+            <fieldset>
+              <legend>Leaderboard</legend>
+              <div class="row">
+                <div class="field">
+                  <label for="f-leaderboardPeriod">Leaderboard</label>
+                  <select
+                    id="f-leaderboardPeriod"
+                    aria-describedby="f-leaderboardPeriod-hint"
+                    @change=${(e: Event) => this.#set('leaderboardPeriod', (e.target as HTMLSelectElement).value as Draft['leaderboardPeriod'])}
+                  >
+                    ${LEADERBOARD_CHOICES.map(([value, label]) => html`<option value=${value} ?selected=${this.draft.leaderboardPeriod === value}>${label}</option>`)}
+                  </select>
+                  <div class="hint" id="f-leaderboardPeriod-hint">Top referrers by qualified referrals, shown by widgets with show-leaderboard and by getLeaderboard.</div>
+                </div>
+                ${this.#text('leaderboardSize', 'Entries shown', { type: 'number', max: MAX_BOARD_SIZE, hint: `1 to ${MAX_BOARD_SIZE}.` })}
+              </div>
+              ${this.#text('timeZone', 'Time zone', { hint: 'Where months begin, for a monthly leaderboard: an IANA name such as Europe/Berlin.' })}
             </fieldset>
             <fieldset>
               <legend>Widget texts</legend>

@@ -4,6 +4,7 @@ import type { CampaignRow } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './ids.js';
+import { checkTimeZone, writeLeaderboard } from './leaderboard.js';
 import { rulesColumns } from './reward-rules.js';
 import { newSecret } from './secrets.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
@@ -100,6 +101,8 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.stripeRewardKey !== undefined) row.stripe_reward_key = input.stripeRewardKey === '' ? null : input.stripeRewardKey;
   if (input.stripeRewardMode !== undefined) row.stripe_reward_mode = input.stripeRewardMode;
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
+  if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
+  if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
   return Object.assign(row, rulesColumns(input));
 }
 

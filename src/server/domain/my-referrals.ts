@@ -11,6 +11,7 @@ import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, participantNotFound } from './errors.js';
+import { myRank } from './leaderboard.js';
 import { presentParticipant } from './present.js';
 import { rulesOf } from './reward-rules.js';
 import { assertSignature, tokenParticipant, type Proof } from './proof.js';
@@ -100,10 +101,12 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
   for (const e of pending) if (e.kind === 'referral' && e.referee_id !== null && !heldUntil.has(e.referee_id)) heldUntil.set(e.referee_id, e.available_on);
   // Only a campaign with pools reads codes: the others' answers cost what they did before.
   const codes = campaign.reward_code_kinds === null ? undefined : await ctx.store.rewardCodes.ofParticipant(participant.id, MAX_MY_CODES);
+  const rank = await myRank(ctx, campaign, participant);
   return {
     participant: presentParticipant(participant, campaign, 'self'),
     referrals: rows.slice(0, MAX_MY_REFERRALS).map((r) => describeReferral(r, heldUntil.get(r.id))),
     more: rows.length > MAX_MY_REFERRALS,
     rewards: myRewards(participant, campaign, pending, codes),
+    ...(rank && { leaderboard: rank }),
   };
 }

@@ -4,6 +4,7 @@ import type { ListedRewardEntry } from '../store/reward-entry-store.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
 import type { PageResult } from './paging.js';
+import { leaderboardOf } from './leaderboard.js';
 import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
@@ -82,6 +83,8 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     shareMessages: readShareMessages(c),
     widgetStyle: readWidgetStyle(c),
     rewardCodesLowThreshold: c.reward_codes_low_threshold,
+    leaderboard: leaderboardOf(c),
+    timeZone: c.time_zone,
     ...presentRules(c),
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,
     stripeRewardKeyConfigured: c.stripe_reward_key !== null,

@@ -17,6 +17,7 @@ import type { PaymentRow } from '../store/payment-store.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError, invalid } from './errors.js';
 import { toCents } from './money.js';
+import { moveOnBoards } from './leaderboard.js';
 import { getParticipant } from './participants.js';
 import type { ParticipantView } from './present.js';
 import { RewardBatch } from './reward-credits.js';
@@ -91,7 +92,10 @@ async function undoReferral(batch: RewardBatch, refereeId: number, referrerId: n
   await tx.stats.addForParticipant(refereeId, 'qualified', -1, now);
   referee.reward_credited = 0;
   const referrer = await batch.state(referrerId);
-  if (credited) referrer.credited_referrals -= 1;
+  if (credited) {
+    referrer.credited_referrals -= 1;
+    await moveOnBoards(tx, batch.campaign, referrerId, now, -1);
+  }
   // A milestone this referral reached is reached again by the next one.
   const lost = cancelled.filter((e) => e.kind === 'milestone' && e.participant_id === referrerId);
   if (lost.length > 0) {

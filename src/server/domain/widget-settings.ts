@@ -10,18 +10,21 @@ import type { WidgetSettings } from '../../api/widget-schemas.js';
 import type { CampaignRow } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
+import { leaderboardOf } from './leaderboard.js';
 import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { readWidgetStyle } from './widget-style.js';
 
 export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
   const money = isMoney(c.reward_type);
+  const leaderboard = leaderboardOf(c);
   return {
     campaignId: c.id,
     ...(money ? { rewardCurrency: c.reward_currency } : { rewardUnit: c.reward_type }),
     shareMessages: readShareMessages(c),
     look: widgetLook(readWidgetStyle(c)),
     rules: presentRules(c),
+    ...(leaderboard && { leaderboard }),
   };
 }
 

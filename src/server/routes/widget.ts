@@ -4,9 +4,10 @@
  * limited; getMyReferrals answers only to proof of being the participant.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody, CampaignQuery, ProofHeaders } from '../../api/schemas.js';
+import { ApiErrorBody, CampaignQuery, Leaderboard, ProofHeaders } from '../../api/schemas.js';
 import { MyReferrals, MyReferralsBody, WidgetSettings } from '../../api/widget-schemas.js';
 import type { Ctx } from '../domain/context.js';
+import { getLeaderboard } from '../domain/leaderboard.js';
 import { myReferrals } from '../domain/my-referrals.js';
 import { widgetSettings } from '../domain/widget-settings.js';
 import { proofOf } from '../http/signup-answer.js';
@@ -17,6 +18,25 @@ const tags = ['browser'];
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.options('/api/v1/getWidgetSettings', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getMyReferrals', { schema: { hide: true } }, app.corsPreflight);
+  app.options('/api/v1/getLeaderboard', { schema: { hide: true } }, app.corsPreflight);
+
+  app.get(
+    '/api/v1/getLeaderboard',
+    {
+      config: { access: 'public', campaignOf: (r) => (r.query as { id?: string }).id },
+      preHandler: app.publicRateLimit,
+      schema: {
+        tags,
+        summary: "The campaign's leaderboard: its top participants by qualified referrals, ties to whoever got there first",
+        description:
+          'Public, like getCampaign. Each entry is a rank, a display name (first name and last initial, else a masked email) and the count; ' +
+          'participants held for review are left out. 404 not_found when the campaign has no leaderboard.',
+        querystring: CampaignQuery,
+        response: { 200: Leaderboard, ...errors },
+      },
+    },
+    async (request) => getLeaderboard(ctx, request.query.id),
+  );
 
   app.get(
     '/api/v1/getWidgetSettings',

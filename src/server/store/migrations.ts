@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
+import { BOARD_BLOCK, BOARD_SPAN } from './leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
 import { ASSUMPTION_FAILED } from './signup-reads.js';
 
@@ -663,6 +664,65 @@ function migrations(dialect: Dialect): Record<string, Migration> {
             where id = (select referred_by_id from participants where id = new.participant_id);
           end`.execute(db);
         }
+      },
+    },
+    '0019_leaderboard': {
+      async up(db: Kysely<any>) {
+        // The campaign's leaderboard (JSON LeaderboardSettings, null: off) and the time zone its months
+        // are counted in (an IANA name; ../domain/leaderboard.ts).
+        await db.schema.alterTable('campaigns').addColumn('leaderboard', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC')).execute();
+        // Boards (./leaderboard-store.ts): per campaign and board ('all', 'month:YYYY-MM'), each ranked
+        // participant's qualified referrals and when they reached that count (seq, a global arrival order).
+        await db.schema
+          .createTable('board_entries')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('board', 'text', (c) => c.notNull())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('score', 'integer', (c) => c.notNull())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('board_entries_pk', ['campaign_id', 'board', 'participant_id'])
+          .execute();
+        // The top of a board is the start of this index; the ties ahead of one entry a short range of it.
+        await sql`create index board_entries_order on board_entries (campaign_id, board, score desc, seq)`.execute(db);
+        // How many entries have each score, and each score within each span of BOARD_SPAN and block of
+        // BOARD_BLOCK arrivals: a rank is a sum of a few of these rows plus a count within one block,
+        // whatever the board's size.
+        await db.schema
+          .createTable('board_levels')
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('board', 'text', (c) => c.notNull())
+          .addColumn('score', 'integer', (c) => c.notNull())
+          .addColumn('n', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('board_levels_pk', ['campaign_id', 'board', 'score'])
+          .execute();
+        await db.schema
+          .createTable('board_blocks')
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('board', 'text', (c) => c.notNull())
+          .addColumn('score', 'integer', (c) => c.notNull())
+          .addColumn('span', 'integer', (c) => c.notNull())
+          .addColumn('block', 'bigint', (c) => c.notNull())
+          .addColumn('n', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('board_blocks_pk', ['campaign_id', 'board', 'score', 'span', 'block'])
+          .execute();
+        // The arrival order: a sequence on PostgreSQL (no row lock shared by concurrent credits); on
+        // SQLite, whose writes are serial anyway, a one-row counter.
+        if (dialect === 'postgres') await sql`create sequence board_seq`.execute(db);
+        else await db.schema.createTable('board_seq').addColumn('n', 'bigint', (c) => c.notNull()).execute();
+        // Referrals credited before the leaderboard existed make the all-time board, in participant order.
+        await sql`insert into board_entries (campaign_id, board, participant_id, score, seq)
+          select campaign_id, 'all', id, credited_referrals, id from participants where credited_referrals > 0`.execute(db);
+        await sql`insert into board_levels (campaign_id, board, score, n)
+          select campaign_id, board, score, count(*) from board_entries group by campaign_id, board, score`.execute(db);
+        for (const span of [BOARD_SPAN, BOARD_BLOCK]) {
+          await sql`insert into board_blocks (campaign_id, board, score, span, block, n)
+            select campaign_id, board, score, ${sql.lit(span)}, seq / ${sql.lit(span)}, count(*) from board_entries
+            group by campaign_id, board, score, seq / ${sql.lit(span)}`.execute(db);
+        }
+        const top = sql`(select coalesce(max(id), 0) from participants)`;
+        if (dialect === 'postgres') await sql`select setval('board_seq', ${top} + 1, false)`.execute(db);
+        else await sql`insert into board_seq (n) select ${top}`.execute(db);
       },
     },
   };

@@ -29,6 +29,7 @@ import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
+import { LeaderboardStore } from './leaderboard-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -362,6 +363,8 @@ export class Store {
   readonly stripePayouts: StripePayoutStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
+  /** Leaderboards, over the same connection (and so the same transaction) as this store. */
+  readonly leaderboards: LeaderboardStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -389,6 +392,7 @@ export class Store {
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
+    this.leaderboards = new LeaderboardStore(db, dialect);
   }
 
   /**

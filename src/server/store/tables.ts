@@ -55,6 +55,10 @@ export interface CampaignsTable {
   reward_code_kinds: string | null;
   /** reward_codes_low fires when a pool's available codes fall below this. */
   reward_codes_low_threshold: Generated<number>;
+  /** JSON of LeaderboardSettings (../domain/leaderboard.ts); null: no leaderboard. */
+  leaderboard: string | null;
+  /** The IANA time zone the campaign's months begin in (monthly leaderboards). */
+  time_zone: Generated<string>;
   created_on: number;
   updated_on: number;
 }
@@ -420,6 +424,30 @@ export interface StripePayoutsTable {
   paid_on: number | null;
 }
 
+/** A participant's place on one board of a campaign (./leaderboard-store.ts). */
+export interface BoardEntriesTable {
+  campaign_id: string;
+  board: string;
+  participant_id: number;
+  /** Qualified referrals counted on this board. */
+  score: number;
+  /** When the entry reached its score, as a global arrival order: ties go to the lower. */
+  seq: number;
+}
+
+/** How many entries of a board have a score (blocks: within one block of arrivals). */
+export interface BoardLevelsTable {
+  campaign_id: string;
+  board: string;
+  score: number;
+  n: number;
+}
+export interface BoardBlocksTable extends BoardLevelsTable {
+  /** Arrivals per block: BOARD_BLOCK or BOARD_SPAN (./leaderboard-store.ts). */
+  span: number;
+  block: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -449,4 +477,8 @@ export interface Database {
   reward_code_pools: RewardCodePoolsTable;
   reward_codes: RewardCodesTable;
   stripe_payouts: StripePayoutsTable;
+  board_entries: BoardEntriesTable;
+  board_levels: BoardLevelsTable;
+  board_blocks: BoardBlocksTable;
+  board_seq: { n: number };
 }
