@@ -41,7 +41,7 @@ import type {
 } from './schemas.js';
 import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { StripeEventView } from './billing-schemas.js';
-import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
+import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 export type {
@@ -156,14 +156,16 @@ export class BrowserClient {
   // ---- what a browser calls ----
 
   /** addParticipant as a browser makes it: with proof, and the outcome and token the answer carries. */
-  async signUp(body: AddParticipantBody, proof: ParticipantProof = {}): Promise<SignupAnswer> {
+  async signUp(body: AddParticipantBody, proof: ParticipantProof = {}, locale?: string): Promise<SignupAnswer> {
     const headers = proofHeaders(proof);
     if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
+    if (locale) headers[LOCALE_HEADER] = locale;
     return signupAnswer(await this.send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
   }
   /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */
-  async verifyEmail(id: string, token: string): Promise<SignupAnswer> {
-    return signupAnswer(await this.send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
+  async verifyEmail(id: string, token: string, locale?: string): Promise<SignupAnswer> {
+    const headers: Record<string, string> = locale ? { [LOCALE_HEADER]: locale } : {};
+    return signupAnswer(await this.send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }, { headers }));
   }
   /** Gives up a participant token (the widget's "Not you?"): POST /api/v1/signOut. */
   revokeToken(id: string, token: string): Promise<Ok> {
@@ -291,8 +293,9 @@ export class RefkitClient extends BrowserClient {
 
   // ---- the interface's operations (getCampaign and validateCode are in BrowserClient) ----
 
-  addParticipant(body: AddParticipantBody): Promise<KeyedParticipant> {
-    return this.postJson('/api/v1/addParticipant', body);
+  /** `locale`: the language of a new participant's emails (the Refkit-Locale header). */
+  addParticipant(body: AddParticipantBody, locale?: string): Promise<KeyedParticipant> {
+    return this.send<KeyedParticipant>('POST', '/api/v1/addParticipant', {}, body, { headers: locale ? { [LOCALE_HEADER]: locale } : {} }).then((r) => r.body);
   }
   getParticipant(id: string, email: string): Promise<Participant> {
     return this.getJson('/api/v1/getParticipant', { id, email });

@@ -125,6 +125,7 @@ export async function createCampaign(
     name: input.campaignName,
     host_url: new URL(input.hostURL).href,
     signing_secret: newSecret('cs'),
+    email_secret: newSecret('es'),
     ...columns(input),
   });
   return findCampaign(ctx, id);

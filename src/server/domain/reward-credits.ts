@@ -26,6 +26,7 @@ import type { RewardCodeKind } from '../store/tables.js';
 import { CodeDraws, type GivenCode } from './reward-codes.js';
 import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
 import { emit } from './webhook-events.js';
+import { RewardEmails } from './lifecycle-emails.js';
 
 export interface Credit {
   kind: 'referral' | 'referee' | 'commission' | 'milestone';
@@ -42,6 +43,9 @@ const REDEEMED = { referral: 'referral_reward_redeemed', referee: 'referee_rewar
 const MOVE_OWED = { referral: 'referralOwed', referee: 'refereeOwed' } as const;
 const MOVE_EARNED = { referral: 'referralReward', referee: 'refereeReward' } as const;
 
+/** The key of a participant's reward_unlocked about one referral (RewardBatch.event), which carries its codes. */
+const unlockedKey = (participantId: number, refereeId: number | null) => `reward_unlocked ${participantId} ${refereeId}`;
+
 export const NETTED_LABEL = 'Netted against an earlier refund';
 
 export class RewardBatch {
@@ -56,6 +60,8 @@ export class RewardBatch {
   readonly #wantCodes: { entry: NewRewardEntry | RewardEntryRow; kind: RewardCodeKind; released: boolean }[] = [];
   /** The codes given, by the key of the reward_unlocked that carries them. */
   readonly #given = new Map<string, GivenCode[]>();
+  /** The lifecycle emails of what this batch credits, releases and reaches. */
+  readonly #emails: RewardEmails;
 
   constructor(
     readonly tx: Store,
@@ -65,6 +71,7 @@ export class RewardBatch {
   ) {
     this.rules = rulesOf(campaign);
     this.#codes = new CodeDraws(tx, campaign, now);
+    this.#emails = new RewardEmails(tx, campaign, now);
   }
 
   /** A participant's state: read (and locked) with the transaction's others, or now if it was not (always on SQLite). */
@@ -90,7 +97,7 @@ export class RewardBatch {
    * are one reward_unlocked for each side, as they were before there were rules.
    */
   event(type: WebhookEventType, participantId: number, about: number | null = null): void {
-    this.#events.set(`${type} ${participantId} ${about}`, [type, participantId]);
+    this.#events.set(type === 'reward_unlocked' ? unlockedKey(participantId, about) : `${type} ${participantId} ${about}`, [type, participantId]);
   }
 
   /** Credits a participant under the campaign's rules (ceiling, hold); answers the amount credited. */
@@ -121,6 +128,10 @@ export class RewardBatch {
     const pool = held ? undefined : this.#codes.poolFor(c.kind);
     if (pool) this.#wantCodes.push({ entry, kind: pool, released: false });
     if (c.kind === 'milestone') this.event('milestone_reached', participantId);
+    else {
+      const cause = { refereeId: c.refereeId ?? null, paymentId: c.paymentId ?? null };
+      this.#emails.earned(participantId, amount, cause, unlockedKey(participantId, cause.refereeId), held ? entry.available_on : undefined);
+    }
     if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null);
     return amount;
   }
@@ -137,6 +148,7 @@ export class RewardBatch {
   async released(entries: readonly RewardEntryRow[]): Promise<void> {
     for (const e of entries) {
       await this.state(e.participant_id);
+      this.#emails.released(e.participant_id, e.amount, entries[0]!.id, unlockedKey(e.participant_id, e.referee_id));
       this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id);
       const pool = this.#codes.poolFor(e.kind);
       if (pool) this.#wantCodes.push({ entry: e, kind: pool, released: true });
@@ -213,7 +225,8 @@ export class RewardBatch {
     move.creditedReferrals = (move.creditedReferrals ?? 0) + 1;
     for (const m of this.rules.milestones) {
       if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;
-      await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      this.#emails.milestone(referrerId, m.label, m.referrals, credited);
       s.milestones_reached = m.referrals;
       move.milestonesReached = m.referrals;
     }
@@ -239,6 +252,7 @@ export class RewardBatch {
       if (await emit(this.tx, type, id, this.campaign, this.now, extra)) queued = true;
     }
     if (await this.#codes.settle()) queued = true;
+    if (await this.#emails.write((key) => this.#given.get(key)?.[0]?.code)) queued = true;
     return queued;
   }
 
@@ -253,7 +267,7 @@ export class RewardBatch {
       if (released) await this.tx.rewardCodes.setEntryCode((entry as RewardEntryRow).id, kind, code);
       else Object.assign(entry, { code_kind: kind, code });
       if (code === null) continue;
-      const key = `reward_unlocked ${entry.participant_id} ${entry.referee_id ?? null}`;
+      const key = unlockedKey(entry.participant_id, entry.referee_id ?? null);
       const given = this.#given.get(key) ?? [];
       given.push({ code, kind, label: entry.label });
       this.#given.set(key, given);

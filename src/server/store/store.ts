@@ -30,6 +30,7 @@ import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
+import { EmailStore, type NewEmail } from './email-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -55,6 +56,7 @@ export type NewParticipant = Pick<
   | 'signup_net'
   | 'fraud_score'
   | 'approval'
+  | 'locale'
 >;
 export type PendingSignupRow = Selectable<PendingSignupsTable>;
 export type EmailLinkRow = Selectable<EmailLinksTable>;
@@ -67,6 +69,8 @@ export interface StoreOptions {
   ids?: IdReserve;
   /** New visitors' impressions waiting to be written together (./impression-buffer.ts). */
   impressions?: ImpressionBuffer;
+  /** Whether lifecycle emails are written to the outbox: only where they can be sent (SMTP_URL set). */
+  emailOutbox?: boolean;
 }
 
 /** Everything a new participant's sign-up writes (Store.insertSignup). */
@@ -76,6 +80,8 @@ export interface NewSignup {
   hold?: { referrerId: number; net: string };
   /** The created event, whose payload is made from the new row; none when no endpoint selected it. */
   event?: OutboxEvent;
+  /** The lifecycle emails the sign-up causes (welcome, friend joined), made from the new row. */
+  emails?: (participant: ParticipantRow) => NewEmail[];
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
   /** Facts the sign-up was decided on without reading them (./signup-reads.ts): its write checks them. */
@@ -128,6 +134,7 @@ const NEW_PARTICIPANT_DEFAULTS = {
   credited_referrals: 0,
   milestones_reached: 0,
   refunded: 0,
+  locale: 'en',
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
 /**
@@ -154,6 +161,7 @@ const PARTICIPANT_COLUMNS = [
   'signup_net',
   'fraud_score',
   'approval',
+  'locale',
 ] as const satisfies readonly (keyof NewParticipant)[];
 type NewParticipantRow = { [K in (typeof PARTICIPANT_COLUMNS)[number]]-?: Exclude<NewParticipant[K], undefined> };
 type ValuesOf<C extends readonly (keyof NewParticipantRow)[]> = { -readonly [I in keyof C]: C[I] extends keyof NewParticipantRow ? NewParticipantRow[C[I]] : never };
@@ -359,6 +367,8 @@ export class Store {
   readonly stripe: StripeStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
+  /** The lifecycle email outbox, texts and unsubscribes, over the same connection as this store. */
+  readonly emails: EmailStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -385,6 +395,7 @@ export class Store {
     this.payments = new PaymentStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.rewardCodes = new RewardCodeStore(db, dialect);
+    this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false);
   }
 
   /**
@@ -395,7 +406,7 @@ export class Store {
     // Already in one (an operation run inside another's transaction): it joins it.
     if (this.#afterCommit) return fn(this);
     const afterCommit: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions }, afterCommit)));
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled }, afterCommit)));
     for (const f of afterCommit) f();
     return result;
   }
@@ -525,6 +536,7 @@ export class Store {
       daily,
       ...(signup.event ? this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries) : []),
       ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
+      ...(signup.emails ? this.emails.writes(signup.emails(row)) : []),
     ];
   }
 

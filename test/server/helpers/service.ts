@@ -16,6 +16,7 @@ import type { TrustProxy } from '../../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/rate-limit.js';
 import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
+import { EmailSender, type EmailSenderOptions } from '../../../src/server/mail/sender.js';
 
 export interface TestService {
   url: string;
@@ -61,6 +62,8 @@ export interface ServiceOptions {
   passwordCost?: ScryptCost;
   /** Run the hold's releaser, every this many ms (off unless given: tests call releaseDueRewards). */
   releaseEveryMs?: number;
+  /** Runs the lifecycle email sender (needs smtpUrl) with these settings; its links point at the service. */
+  mail?: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
 }
 
 /**
@@ -88,17 +91,24 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     logger: options.logTo ? { stream: options.logTo } : false,
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
-  if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const { mailer } = runtime.ctx;
+  const sender = options.mail && mailer ? new EmailSender(runtime.ctx, mailer, { ...options.mail, baseUrl: url }) : undefined;
+  runtime.ctx.onEventsCommitted = () => {
+    dispatcher?.nudge();
+    sender?.nudge();
+  };
   dispatcher?.start();
+  sender?.start();
   const releaser = options.releaseEveryMs !== undefined ? new RewardReleaser(runtime.ctx, options.releaseEveryMs) : undefined;
   releaser?.start();
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const { key: secretKey } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'test');
   const admin = new RefkitClient({ baseUrl: url, secretKey });
   const stop = async () => {
     await app.close();
     await dispatcher?.stop();
+    await sender?.stop();
     await releaser?.stop();
     await runtime.close();
   };
