@@ -41,6 +41,17 @@ import type {
 } from './schemas.js';
 import type { MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { StripeEventView } from './billing-schemas.js';
+import type {
+  EmailLogPage,
+  EmailLogQuery,
+  EmailPreview,
+  EmailTextKey,
+  EmailTextsView,
+  PreviewEmailBody,
+  PutEmailTextBody,
+  TestEmailBody,
+  UpdateEmailSettingsBody,
+} from './email-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
@@ -395,6 +406,30 @@ export class RefkitClient extends BrowserClient {
   }
   redeliverWebhook(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/redeliverWebhook', { id });
+  }
+
+  // ---- lifecycle emails ----
+
+  getEmailSettings(id: string): Promise<EmailTextsView> {
+    return this.getJson('/api/v1/admin/getEmailSettings', { id });
+  }
+  updateEmailSettings(body: UpdateEmailSettingsBody): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/updateEmailSettings', body);
+  }
+  putEmailText(body: PutEmailTextBody): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/putEmailText', body);
+  }
+  resetEmailText(key: EmailTextKey): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/resetEmailText', key);
+  }
+  previewEmail(body: PreviewEmailBody): Promise<EmailPreview> {
+    return this.postJson('/api/v1/admin/previewEmail', body);
+  }
+  sendTestEmail(body: TestEmailBody): Promise<Ok> {
+    return this.postJson('/api/v1/admin/sendTestEmail', body);
+  }
+  listEmails(query: EmailLogQuery): Promise<EmailLogPage> {
+    return this.getJson('/api/v1/admin/listEmails', { ...query });
   }
 }
 

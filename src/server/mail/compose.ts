@@ -13,7 +13,7 @@ import type { EmailData } from '../domain/lifecycle-emails.js';
 import { shareLink } from '../domain/present.js';
 import { unsubscribeUrl } from '../domain/unsubscribe.js';
 import type { CampaignRow, Store } from '../store/store.js';
-import { DEFAULT_TEXTS, type EmailText } from './default-texts.js';
+import { DEFAULT_TEXTS, type EmailText } from '../domain/email-texts.js';
 import { renderEmail, type RenderedEmail } from './render.js';
 
 export const UNSUBSCRIBE_POST = 'List-Unsubscribe=One-Click';

@@ -12,7 +12,7 @@ import { directionOf, type Locale } from '../../api/locales.js';
 import { formatReward, type RewardFormat } from '../../api/reward-format.js';
 import type { MailMessage } from '../domain/context.js';
 import type { EmailData } from '../domain/lifecycle-emails.js';
-import { FRAME_WORDS, type EmailText, type EmailVariable } from './default-texts.js';
+import { FRAME_WORDS, type EmailText, type EmailVariable } from '../domain/email-texts.js';
 
 export interface EmailToRender {
   kind: EmailKind;

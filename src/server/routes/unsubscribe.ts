@@ -11,7 +11,7 @@ import { directionOf, supportedLocale, type Locale } from '../../api/locales.js'
 import { ApiErrorBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { checkUnsubscribeLink, unsubscribe, UNSUBSCRIBE_PATH } from '../domain/unsubscribe.js';
-import { FRAME_WORDS } from '../mail/default-texts.js';
+import { FRAME_WORDS } from '../domain/email-texts.js';
 import { fill } from '../mail/render.js';
 import type { CampaignRow } from '../store/store.js';
 
