@@ -4,19 +4,21 @@
  * (a nudge during one makes one more run right after it). A tick's failure is logged, and the next tick
  * tries again.
  */
-export class PollLoop {
+export abstract class PollLoop {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = true;
 
   constructor(
-    private readonly tick: () => Promise<void>,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  get stopped(): boolean {
+  /** Sends what is due; a tick that loops checks `stopped` between rounds. */
+  protected abstract tick(): Promise<void>;
+
+  protected get stopped(): boolean {
     return this.#stopped;
   }
 
@@ -25,7 +27,7 @@ export class PollLoop {
     this.nudge();
   }
 
-  /** Runs a tick now (a tick already under way runs once more when it ends). */
+  /** Looks for due work now (a tick already under way looks once more when it ends). */
   nudge(): void {
     if (this.#stopped) return;
     if (this.#running) {
@@ -47,7 +49,7 @@ export class PollLoop {
       });
   }
 
-  /** Stops polling and waits for the tick in flight. */
+  /** Stops polling and waits for the tick in flight (its attempts are recorded). */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);

@@ -51,9 +51,8 @@ const describe = (err: unknown) => {
   return (e.message ?? String(err)).slice(0, 500);
 };
 
-export class EmailSender {
+export class EmailSender extends PollLoop {
   readonly #options: EmailSenderOptions;
-  readonly #loop: PollLoop;
 
   constructor(
     private readonly ctx: Ctx,
@@ -61,25 +60,12 @@ export class EmailSender {
     options: Partial<EmailSenderOptions> & Pick<EmailSenderOptions, 'baseUrl'>,
     private readonly log?: FastifyBaseLogger,
   ) {
-    this.#options = { ...DEFAULT_EMAIL_SENDER_OPTIONS, ...options };
-    this.#loop = new PollLoop(() => this.#tick(), this.#options.pollMs, (err) => this.log?.error({ err }, 'sending lifecycle emails failed'));
+    const settings = { ...DEFAULT_EMAIL_SENDER_OPTIONS, ...options };
+    super(settings.pollMs, (err) => log?.error({ err }, 'sending lifecycle emails failed'));
+    this.#options = settings;
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  /** Looks for due emails now. */
-  nudge(): void {
-    this.#loop.nudge();
-  }
-
-  /** Stops polling and waits for the sends in flight to be recorded. */
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  async #tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     for (;;) {
       const { leaseMs, batchSize } = this.#options;
       const due = await this.ctx.store.transaction((tx) => tx.emails.claimDue(this.ctx.now(), leaseMs, batchSize));
@@ -100,7 +86,7 @@ export class EmailSender {
         }
       }
       await Promise.all(sendNow.map((d) => this.#send(d)));
-      if (this.#loop.stopped || sendNow.length === 0) return;
+      if (this.stopped || sendNow.length === 0) return;
     }
   }
 

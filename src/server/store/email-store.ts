@@ -15,15 +15,7 @@ export type EmailRow = Selectable<EmailOutboxTable>;
 export type EmailTextRow = Selectable<EmailTextsTable>;
 
 /** An email a change causes, about to be written. */
-export interface NewEmail {
-  id: string;
-  campaign_id: string;
-  participant_id: number;
-  kind: string;
-  change_key: string;
-  data: string;
-  created_on: number;
-}
+export type NewEmail = Pick<EmailRow, 'id' | 'campaign_id' | 'participant_id' | 'kind' | 'change_key' | 'data' | 'created_on'>;
 
 // Written with every sign-up of a campaign with welcome emails: compiled once (./prepared.ts).
 const emailInsert = prepare(

@@ -49,40 +49,26 @@ function describe(err: unknown): string {
   return parts.join(': ');
 }
 
-export class Dispatcher {
+export class Dispatcher extends PollLoop {
   readonly #ctx: Ctx;
   readonly #options: DispatcherOptions;
   readonly #log: FastifyBaseLogger | undefined;
-  readonly #loop: PollLoop;
 
   constructor(ctx: Ctx, options: Partial<DispatcherOptions> = {}, log?: FastifyBaseLogger) {
+    const settings = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+    super(settings.pollMs, (err) => log?.error({ err }, 'webhook dispatch failed'));
     this.#ctx = ctx;
-    this.#options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+    this.#options = settings;
     this.#log = log;
-    this.#loop = new PollLoop(() => this.#tick(), this.#options.pollMs, (err) => this.#log?.error({ err }, 'webhook dispatch failed'));
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  /** Looks for due deliveries now (a tick already under way will look once more when it ends). */
-  nudge(): void {
-    this.#loop.nudge();
-  }
-
-  /** Stops polling and waits for the attempts in flight to be recorded. */
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  async #tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     for (;;) {
       const { leaseMs, batchSize } = this.#options;
       const due = await this.#ctx.store.transaction((tx) => tx.webhooks.claimDue(this.#ctx.now(), leaseMs, batchSize));
       if (due.length === 0) return;
       await Promise.all(due.map((d) => this.#deliver(d)));
-      if (this.#loop.stopped) return;
+      if (this.stopped) return;
     }
   }
 
