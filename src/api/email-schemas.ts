@@ -18,7 +18,7 @@ export const EmailSettings = Type.Object(
     reward_earned: Type.Boolean({ description: 'To a participant credited a reward, with the amount and its code when there is one (default on)' }),
     reward_available: Type.Boolean({ description: "To a participant whose held reward became available after the campaign's hold (default on)" }),
     milestone: Type.Boolean({ description: 'To a referrer who reached a milestone (default on)' }),
-    postalAddress: Type.String({ maxLength: 300, description: "The owner's physical address, shown in every email's footer" }),
+    postalAddress: Type.String({ format: 'text', maxLength: 300, description: "The owner's physical address, shown in every email's footer" }),
   },
   { additionalProperties: false },
 );
@@ -51,7 +51,7 @@ export const PutEmailTextBody = Type.Object(
     kind: Kind,
     locale: LocaleName,
     subject: Type.String({ format: 'line', minLength: 1, maxLength: 200 }),
-    body: Type.String({ minLength: 1, maxLength: 5000, description: 'Plain text; a blank line starts a paragraph' }),
+    body: Type.String({ format: 'text', minLength: 1, maxLength: 5000, description: 'Plain text; a blank line starts a paragraph' }),
   },
   { additionalProperties: false },
 );
@@ -67,7 +67,7 @@ export const PreviewEmailBody = Type.Object(
     kind: Kind,
     locale: LocaleName,
     subject: Type.Optional(Type.String({ format: 'line', minLength: 1, maxLength: 200 })),
-    body: Type.Optional(Type.String({ minLength: 1, maxLength: 5000 })),
+    body: Type.Optional(Type.String({ format: 'text', minLength: 1, maxLength: 5000 })),
   },
   { additionalProperties: false },
 );
