@@ -37,8 +37,10 @@ async function render(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: s
 }
 
 export async function previewEmail(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string): Promise<EmailPreview> {
-  const { subject, html, text } = await render(ctx, actor, body, baseUrl);
-  return { subject, html, text };
+  const { subject, html, text, attachments = [] } = await render(ctx, actor, body, baseUrl);
+  // A page shows no cid: images (a mail client resolves them from the message): the QR code goes inline.
+  const inline = attachments.reduce((h, a) => h.replaceAll(`cid:${a.cid}`, `data:${a.contentType};base64,${a.content.toString('base64')}`), html);
+  return { subject, html: inline, text };
 }
 
 /** Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive). */
