@@ -329,7 +329,12 @@ for (const kind of await databaseKinds()) {
       preview = await s.admin.previewEmail({ id, kind: 'reward_earned', locale: 'ar', subject: 'مسودة {reward}' });
       assert.match(preview.subject, /^مسودة /);
       assert.match(preview.html, /dir="rtl"/);
-      assert.match(preview.text, /SAMPLE-CODE-123/);
+      // The sample shows a reward code only where the campaign has a pool to give one.
+      assert.doesNotMatch(preview.text, /SAMPLE-CODE-123/);
+      await s.admin.addRewardCodes({ id, kind: 'referral', codes: ['C1'] });
+      assert.match((await s.admin.previewEmail({ id, kind: 'reward_earned', locale: 'en' })).text, /Your reward code: SAMPLE-CODE-123/);
+      // A welcome's QR code is inline in a preview (a page shows no cid: image).
+      assert.match((await s.admin.previewEmail({ id, kind: 'welcome', locale: 'en' })).html, /<img src="data:image\/png;base64,/);
       assert.equal((await s.admin.getEmailSettings(id)).texts.filter((t) => t.custom).length, 1);
 
       await s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'fr', to: `owner-${tag}@example.com` });

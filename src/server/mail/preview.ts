@@ -2,7 +2,7 @@
  * The dashboard's live preview and test send: an email of a campaign rendered for a sample participant,
  * with the saved text or a draft the owner is typing (nothing is saved), in one of the five languages.
  */
-import type { EmailPreview, PreviewEmailBody, TestEmailBody } from '../../api/email-schemas.js';
+import type { EmailKind, EmailPreview, PreviewEmailBody, TestEmailBody } from '../../api/email-schemas.js';
 import { ownCampaign } from '../domain/campaigns.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { normalizeEmail } from '../domain/email.js';
@@ -14,18 +14,24 @@ import { DAY_MS } from '../domain/time.js';
 import type { CampaignRow } from '../store/store.js';
 import { composeEmail, lifecycleMessage, textOf } from './compose.js';
 
-/** What the sample participant's email is about: amounts and names of the campaign, made up where it has none. */
-function sampleData(campaign: CampaignRow, now: number): EmailData {
+/** What the sample participant's email of a kind is about, as a change of this campaign would give it (made up where it has none). */
+function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailData {
   const rules = rulesOf(campaign);
   const milestone = rules.milestones[0];
-  return {
-    amount: campaign.referrer_reward_value || 10,
-    rewardCode: 'SAMPLE-CODE-123',
-    friend: 'Sam',
-    milestone: milestone?.label ?? 'Gold',
-    referrals: milestone?.referrals ?? 5,
-    ...(rules.holdDays > 0 && { availableOn: now + rules.holdDays * DAY_MS }),
-  };
+  const amount = campaign.referrer_reward_value || 10;
+  const code = campaign.reward_code_kinds ? { rewardCode: 'SAMPLE-CODE-123' } : {};
+  switch (kind) {
+    case 'welcome':
+      return {};
+    case 'friend_joined':
+      return { friend: 'Sam' };
+    case 'reward_earned':
+      return rules.holdDays > 0 ? { amount, availableOn: now + rules.holdDays * DAY_MS } : { amount, ...code };
+    case 'reward_available':
+      return { amount, ...code };
+    case 'milestone':
+      return { milestone: milestone?.label ?? 'Gold', referrals: milestone?.referrals ?? 5, amount: milestone?.reward ?? amount };
+  }
 }
 
 async function render(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string) {
@@ -33,7 +39,7 @@ async function render(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: s
   const saved = await textOf(ctx.store, campaign, body.kind, body.locale);
   const text = { subject: body.subject ?? saved.subject, body: body.body ?? saved.body };
   const sample = { id: 0, email: 'alex@example.com', first_name: 'Alex', code: 'SAMPLE1', locale: body.locale };
-  return composeEmail(ctx.store, baseUrl, campaign, body.kind, sample, sampleData(campaign, ctx.now()), text);
+  return composeEmail(ctx.store, baseUrl, campaign, body.kind, sample, sampleData(campaign, body.kind, ctx.now()), text);
 }
 
 export async function previewEmail(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string): Promise<EmailPreview> {
