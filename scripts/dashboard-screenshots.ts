@@ -19,7 +19,15 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['participant', `#/campaigns/${id}/participants/ava.0%40example.com`, (p) => p.getByRole('heading', { name: 'Fraud signals' }).waitFor()],
   ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
   ['billing', `#/campaigns/${id}/billing`, (p) => p.getByRole('button', { name: /^Match/ }).first().waitFor()],
-  ['emails', `#/campaigns/${id}/emails`, (p) => p.frameLocator('iframe').getByText('Welcome to Acme Notes launch').first().waitFor()],
+  [
+    'emails',
+    `#/campaigns/${id}/emails`,
+    async (p) => {
+      await p.frameLocator('iframe').getByText('Welcome to Acme Notes launch').first().waitFor();
+      // Chromium paints a frame below the fold only once it has been in view.
+      await p.locator('iframe').scrollIntoViewIfNeeded();
+    },
+  ],
   ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
 ];
