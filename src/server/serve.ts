@@ -16,6 +16,7 @@ import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './domain/reward-release.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import { EmailSender } from './mail/sender.js';
+import { ReminderScan } from './domain/lifecycle-emails.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -72,6 +73,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Lifecycle emails are written and sent only when SMTP_URL is set (docs/emails.md).
   const mailer = runtime.ctx.mailer;
   const sender = mailer && new EmailSender(runtime.ctx, mailer, { ...config.mail, baseUrl: config.publicUrl }, app.log.child({ component: 'email' }));
+  const reminders = mailer && new ReminderScan(runtime.ctx, undefined, app.log.child({ component: 'email' }));
   runtime.ctx.onEventsCommitted = () => {
     dispatcher.nudge();
     sender?.nudge();
@@ -81,6 +83,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
   sender?.start();
+  reminders?.start();
   // Credits held by a campaign's holdDays become available on their own, once across all processes.
   const releaser = new RewardReleaser(runtime.ctx, undefined, app.log.child({ component: 'rewards' }));
   releaser.start();
@@ -99,6 +102,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await app.close();
     await handlersDone();
     await dispatcher.stop();
+    await reminders?.stop();
     await sender?.stop();
     await releaser.stop();
     await runtime.close();

@@ -11,6 +11,7 @@ import type { ParsedMail } from 'mailparser';
 import type { CreateCampaignBody } from '../../src/api/schemas.js';
 import { RefkitClient } from '../../src/api/client.js';
 import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
+import { queueReminders } from '../../src/server/domain/lifecycle-emails.js';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -174,6 +175,43 @@ for (const kind of await databaseKinds()) {
       assert.ok(mails.some((m) => m.subject === 'Tu recompensa de 10 € ya está disponible'), mails.map((m) => m.subject).join(' | '));
     });
 
+    it('the reminder to share is off by default; on, it goes once to those who referred no one after the days set', async () => {
+      const id = await campaign();
+      const alone = `alone-${tag}@example.com`;
+      const sharer = `sharer-${tag}@example.com`;
+      const recent = `recent-${tag}@example.com`;
+      const gone = `gone-${tag}@example.com`;
+      await s.admin.addParticipant({ id, email: alone, firstName: 'Al' }, 'fr');
+      const sh = await s.admin.addParticipant({ id, email: sharer });
+      await s.admin.addParticipant({ id, email: `friend-${tag}@example.com`, referredByCode: sh.referralCode! });
+      await s.admin.addParticipant({ id, email: gone });
+      clock.offset += 4 * DAY_MS;
+      await s.admin.addParticipant({ id, email: recent });
+
+      assert.equal(await queueReminders(s.ctx), 0, 'off by default');
+      const view = await s.admin.updateEmailSettings({ id, reminder: true, reminderDays: 3 });
+      assert.deepEqual([view.settings.reminder, view.settings.reminderDays], [true, 3]);
+      await rejects(() => s.admin.updateEmailSettings({ id, reminderDays: 0 }), 400, 'invalid_request');
+      // One who unsubscribed gets none.
+      const [goneWelcome] = await mailbox.to(gone);
+      assert.equal((await fetch(unsubscribeUrlOf(goneWelcome!), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' })).status, 200);
+
+      // Al, and the sharer's friend, who joined as long ago and has referred no one either.
+      assert.equal(await queueReminders(s.ctx), 2);
+      assert.equal(await queueReminders(s.ctx), 0, 'once');
+      await mailbox.to(`friend-${tag}@example.com`, 2);
+      const [, reminder] = await mailbox.to(alone, 2);
+      assert.equal(reminder!.subject, 'Vos amis passent à côté de Acme Notes');
+      assert.match(reminder!.text ?? '', /^Bonjour Al,/);
+      await settled();
+      assert.deepEqual((await outbox(s)).filter((r) => r.kind === 'reminder').map((r) => r.status), ['sent', 'sent']);
+      clock.offset += 10 * DAY_MS;
+      assert.equal(await queueReminders(s.ctx), 1, 'the recent one, once their days have passed');
+      await mailbox.to(recent, 2);
+      const toSharer = (await mailbox.to(sharer, 2)).map((m) => m.subject).sort();
+      assert.deepEqual(toSharer, ['Welcome to Acme Notes', 'f***@example.com joined through your link'].sort(), 'one who referred someone is not reminded');
+    });
+
     it('hostile campaign texts are escaped in the HTML and cannot break the subject', async () => {
       const id = await campaign({ campaignName: '<script>alert(1)</script> & Co' });
       await s.admin.putEmailText({
@@ -311,7 +349,7 @@ for (const kind of await databaseKinds()) {
     it('owners edit texts per email and language, preview drafts, send a test, and page through the log', async () => {
       const id = await campaign();
       let view = await s.admin.getEmailSettings(id);
-      assert.equal(view.texts.length, 25, 'five emails in five languages');
+      assert.equal(view.texts.length, 30, 'six emails in five languages');
       assert.ok(view.variables.includes('shareLink'));
       view = await s.admin.putEmailText({ id, kind: 'welcome', locale: 'fr', subject: 'Salut {firstName} !', body: 'Voici {shareLink}' });
       assert.deepEqual(

@@ -17,6 +17,7 @@ const KIND_NAMES: Record<EmailKind, string> = {
   reward_earned: 'Reward earned',
   reward_available: 'Reward available after its hold',
   milestone: 'Milestone reached',
+  reminder: 'Reminder to share',
 };
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'German', fr: 'French', es: 'Spanish', ar: 'Arabic' };
 type Status = '' | EmailLogEntry['status'];
@@ -105,7 +106,9 @@ export class Emails extends Page {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const on = Object.fromEntries(EMAIL_KINDS.map((k) => [k, data.has(k)])) as Record<EmailKind, boolean>;
-    const view = await this.attempt(() => api().updateEmailSettings({ id: this.campaignId, ...on, postalAddress: String(data.get('postalAddress') ?? '') }));
+    const view = await this.attempt(() =>
+      api().updateEmailSettings({ id: this.campaignId, ...on, reminderDays: Number(data.get('reminderDays')), postalAddress: String(data.get('postalAddress') ?? '') }),
+    );
     if (!view) return;
     this.view = view;
     this.notice = 'Email settings saved.';
@@ -156,6 +159,10 @@ export class Emails extends Page {
                   <legend class="sr-only">Emails</legend>
                   ${EMAIL_KINDS.map((k) => html`<label><input type="checkbox" name=${k} ?checked=${v.settings[k]} /> ${KIND_NAMES[k]}</label>`)}
                 </fieldset>
+                <div class="field">
+                  <label for="reminder-days">Days after joining before the reminder to share (sent once, to those who referred no one)</label>
+                  <input id="reminder-days" name="reminderDays" type="number" min="1" max="365" required .value=${String(v.settings.reminderDays)} />
+                </div>
                 <div class="field">
                   <label for="address">Your postal address (shown in every email's footer)</label>
                   <textarea id="address" name="postalAddress" maxlength="300" style="min-height:64px" .value=${v.settings.postalAddress}></textarea>

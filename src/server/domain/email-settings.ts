@@ -2,9 +2,10 @@
 import { EMAIL_KINDS, type EmailKind, type EmailSettings } from '../../api/email-schemas.js';
 import type { CampaignRow } from '../store/store.js';
 
-/** Every email on, and no address: what a campaign that never changed its settings sends. */
+/** Every email on but the reminder, and no address: what a campaign that never changed its settings sends. */
 export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
-  ...(Object.fromEntries(EMAIL_KINDS.map((k) => [k, true])) as Record<EmailKind, boolean>),
+  ...(Object.fromEntries(EMAIL_KINDS.map((k) => [k, k !== 'reminder'])) as Record<EmailKind, boolean>),
+  reminderDays: 7,
   postalAddress: '',
 };
 

@@ -55,6 +55,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'Milestone reached: {milestone}',
       body: 'Hi {firstName},\n\nYou have referred {referrals} friends to {campaign} and reached the {milestone} milestone. Congratulations!',
     },
+    reminder: {
+      subject: 'Your friends are missing out on {campaign}',
+      body: "Hi {firstName},\n\nYou joined {campaign} a while ago but haven't shared your link yet. Send it to a friend: when they join and qualify, you both earn rewards.\n\nYour link: {shareLink}",
+    },
   },
   de: {
     welcome: {
@@ -76,6 +80,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     milestone: {
       subject: 'Meilenstein erreicht: {milestone}',
       body: 'Hallo {firstName},\n\ndu hast {referrals} Freunde zu {campaign} eingeladen und den Meilenstein {milestone} erreicht. Herzlichen Glückwunsch!',
+    },
+    reminder: {
+      subject: 'Deine Freunde verpassen {campaign}',
+      body: 'Hallo {firstName},\n\ndu bist {campaign} vor einer Weile beigetreten, hast deinen Link aber noch nicht geteilt. Schick ihn einem Freund: Wenn er beitritt und sich qualifiziert, erhaltet ihr beide eine Belohnung.\n\nDein Link: {shareLink}',
     },
   },
   fr: {
@@ -99,6 +107,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'Palier atteint : {milestone}',
       body: 'Bonjour {firstName},\n\nVous avez parrainé {referrals} amis pour {campaign} et atteint le palier {milestone}. Félicitations !',
     },
+    reminder: {
+      subject: 'Vos amis passent à côté de {campaign}',
+      body: "Bonjour {firstName},\n\nVous avez rejoint {campaign} il y a quelque temps, mais vous n'avez pas encore partagé votre lien. Envoyez-le à un ami : quand il s'inscrit et se qualifie, vous êtes tous les deux récompensés.\n\nVotre lien : {shareLink}",
+    },
   },
   es: {
     welcome: {
@@ -120,6 +132,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     milestone: {
       subject: 'Objetivo alcanzado: {milestone}',
       body: 'Hola {firstName}:\n\nHas invitado a {referrals} amigos a {campaign} y has alcanzado el objetivo {milestone}. ¡Enhorabuena!',
+    },
+    reminder: {
+      subject: 'Tus amigos se están perdiendo {campaign}',
+      body: 'Hola {firstName}:\n\nTe uniste a {campaign} hace un tiempo, pero aún no has compartido tu enlace. Envíaselo a un amigo: cuando se una y cumpla los requisitos, los dos recibiréis una recompensa.\n\nTu enlace: {shareLink}',
     },
   },
   ar: {
@@ -143,12 +159,16 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'لقد بلغت مرحلة: {milestone}',
       body: 'مرحبًا {firstName}،\n\nلقد دعوت {referrals} من أصدقائك إلى {campaign} وبلغت مرحلة {milestone}. تهانينا!',
     },
+    reminder: {
+      subject: 'أصدقاؤك يفوتهم {campaign}',
+      body: 'مرحبًا {firstName}،\n\nانضممت إلى {campaign} منذ فترة لكنك لم تشارك رابطك بعد. أرسله إلى صديق: عندما ينضم ويستوفي الشروط، يحصل كلاكما على مكافأة.\n\nرابطك: {shareLink}',
+    },
   },
 };
 
 export const FRAME_WORDS: Record<Locale, FrameWords> = {
   en: {
-    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing' },
+    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link' },
     rewardCode: 'Your reward code',
     heldUntil: 'Available on {availableOn}',
     qrAlt: 'QR code of your share link',
@@ -159,7 +179,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'You are unsubscribed: you will receive no more emails about the referral program of {campaign}.',
   },
   de: {
-    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen' },
+    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen' },
     rewardCode: 'Dein Gutscheincode',
     heldUntil: 'Verfügbar ab {availableOn}',
     qrAlt: 'QR-Code deines Links',
@@ -170,7 +190,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Du bist abgemeldet: Du erhältst keine E-Mails mehr zum Empfehlungsprogramm von {campaign}.',
   },
   fr: {
-    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager' },
+    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien' },
     rewardCode: 'Votre code de récompense',
     heldUntil: 'Disponible le {availableOn}',
     qrAlt: 'Code QR de votre lien',
@@ -181,7 +201,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: "Vous êtes désabonné : vous ne recevrez plus d'e-mails sur le programme de parrainage de {campaign}.",
   },
   es: {
-    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo' },
+    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace' },
     rewardCode: 'Tu código de recompensa',
     heldUntil: 'Disponible el {availableOn}',
     qrAlt: 'Código QR de tu enlace',
@@ -192,7 +212,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Te has dado de baja: no recibirás más correos sobre el programa de recomendación de {campaign}.',
   },
   ar: {
-    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة' },
+    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي' },
     rewardCode: 'رمز مكافأتك',
     heldUntil: 'متاحة في {availableOn}',
     qrAlt: 'رمز QR لرابطك',

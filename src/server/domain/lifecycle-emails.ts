@@ -11,7 +11,10 @@
 import type { EmailKind } from '../../api/email-schemas.js';
 import type { NewEmail } from '../store/email-store.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
-import { sends } from './email-settings.js';
+import { readEmailSettings, sends } from './email-settings.js';
+import type { Ctx } from './context.js';
+import { DAY_MS } from './time.js';
+import { PollLoop } from '../poll-loop.js';
 import { newSortableId } from './ids.js';
 import { describeReferral } from './my-referrals.js';
 
@@ -118,5 +121,36 @@ export class RewardEmails {
     });
     await this.tx.emails.insert(rows);
     return true;
+  }
+}
+
+/**
+ * Writes the reminder to share of every participant due one: in each active campaign with reminders on,
+ * those who joined at least reminderDays ago and have referred no one, once each. Answers how many.
+ */
+export async function queueReminders(ctx: Ctx): Promise<number> {
+  if (!ctx.store.emails.enabled) return 0;
+  const now = ctx.now();
+  let written = 0;
+  for (const campaign of await ctx.store.activeCampaigns()) {
+    if (!sends(campaign, 'reminder')) continue;
+    written += await ctx.store.emails.queueReminders(campaign.id, now - readEmailSettings(campaign).reminderDays * DAY_MS, now);
+  }
+  if (written > 0) ctx.onEventsCommitted?.();
+  return written;
+}
+
+/** Runs queueReminders now and then every `intervalMs` (a reminder is counted in days: hourly by default). */
+export class ReminderScan extends PollLoop {
+  constructor(
+    private readonly ctx: Ctx,
+    intervalMs = 60 * 60_000,
+    log?: { error(obj: object, msg: string): void },
+  ) {
+    super(intervalMs, (err) => log?.error({ err }, 'queueing reminders failed; trying again at the next tick'));
+  }
+
+  protected async tick(): Promise<void> {
+    await queueReminders(this.ctx);
   }
 }

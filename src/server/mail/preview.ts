@@ -31,6 +31,8 @@ function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailD
       return { amount, ...code };
     case 'milestone':
       return { milestone: milestone?.label ?? 'Gold', referrals: milestone?.referrals ?? 5, amount: milestone?.reward ?? amount };
+    case 'reminder':
+      return {};
   }
 }
 

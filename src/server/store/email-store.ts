@@ -5,7 +5,7 @@
  * so several processes share the work; SQLite has a single writer). A change never makes two emails of a
  * kind to one person: (participant, kind, change) is unique and the insert does nothing when taken.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { bound } from './bound-limit.js';
 import { prepare, preparedWrite, type Write } from './prepared.js';
@@ -88,6 +88,42 @@ export class EmailStore {
       .orderBy('o.next_attempt_on')
       .execute();
     return rows.map(({ unsubscribed_on, ...r }) => ({ ...r, unsubscribed: unsubscribed_on !== null }));
+  }
+
+  /**
+   * Writes the reminder of every participant of the campaign who joined before `joinedBefore`, has referred
+   * no one and has not unsubscribed: one statement, and once per participant ever (the outbox's unique
+   * key); answers how many were written.
+   */
+  async queueReminders(campaignId: string, joinedBefore: number, now: number): Promise<number> {
+    const rows = await this.db
+      .insertInto('email_outbox')
+      .columns(['id', 'campaign_id', 'participant_id', 'kind', 'change_key', 'data', 'status', 'next_attempt_on', 'created_on', 'updated_on'])
+      .expression(
+        this.db
+          .selectFrom('participants as p')
+          .select([
+            sql<string>`'eml_reminder_' || cast(p.id as text)`.as('id'),
+            'p.campaign_id',
+            'p.id',
+            sql<string>`'reminder'`.as('kind'),
+            sql<string>`'reminder'`.as('change_key'),
+            sql<string>`'{}'`.as('data'),
+            sql<string>`'pending'`.as('status'),
+            sql<number>`cast(${now} as bigint)`.as('next_attempt_on'),
+            sql<number>`cast(${now} as bigint)`.as('created_on'),
+            sql<number>`cast(${now} as bigint)`.as('updated_on'),
+          ])
+          .where('p.campaign_id', '=', campaignId)
+          .where('p.total_referrals', '=', 0)
+          .where('p.created_on', '<', joinedBefore)
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('email_unsubscribes as u').select('u.participant_id').whereRef('u.participant_id', '=', 'p.id')))),
+      )
+      // Once per participant ever: a reminder already written (sent or not) is left as it is.
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .execute();
+    return rows.length;
   }
 
   /** Emails sent to each of these domains since `since`: what the per-domain throttle counts. */

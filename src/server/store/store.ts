@@ -475,6 +475,11 @@ export class Store {
     return this.stats.participants(campaignId);
   }
 
+  /** Every campaign whose stored status is Active (for the scans that run per campaign: reminders). */
+  activeCampaigns(): Promise<CampaignRow[]> {
+    return this.db.selectFrom('campaigns').selectAll().where('status', '=', 'Active').execute();
+  }
+
   /** host_url and allowed_origins of every campaign: the sources of the origins CORS preflights may use. */
   campaignOrigins(): Promise<Pick<CampaignRow, 'host_url' | 'allowed_origins'>[]> {
     return this.db.selectFrom('campaigns').select(['host_url', 'allowed_origins']).execute();
