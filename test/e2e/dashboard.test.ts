@@ -436,12 +436,15 @@ describe('dashboard', () => {
       await page.getByRole('note').getByText('SMTP is not configured.').waitFor();
 
       await page.getByLabel('Friend joined').uncheck();
+      await page.getByLabel('Reminder to share').check();
+      await page.getByLabel(/^Days after joining before the reminder/).fill('10');
       await page.getByLabel("Your postal address (shown in every email's footer)").fill('Acme Ltd, 1 Main Street');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByText('Email settings saved.').waitFor();
       const saved = await seeded.service.admin.getEmailSettings(seeded.campaignId);
       assert.equal(saved.settings.friend_joined, false);
       assert.equal(saved.settings.welcome, true);
+      assert.deepEqual([saved.settings.reminder, saved.settings.reminderDays], [true, 10]);
       assert.equal(saved.settings.postalAddress, 'Acme Ltd, 1 Main Street');
 
       // The preview follows the text as it is typed, in the chosen language, before anything is saved.
@@ -464,7 +467,7 @@ describe('dashboard', () => {
       assert.equal(await page.getByRole('button', { name: 'Send test' }).isDisabled(), true);
       await page.getByText('A test needs SMTP_URL.').waitFor();
       await page.getByText('No emails yet.').waitFor();
-      await seeded.service.admin.updateEmailSettings({ id: seeded.campaignId, friend_joined: true, postalAddress: '' });
+      await seeded.service.admin.updateEmailSettings({ id: seeded.campaignId, friend_joined: true, reminder: false, reminderDays: 7, postalAddress: '' });
     }));
 
   it('billing: the Stripe endpoint URL to copy; the signing secret is set (a malformed one is refused beside the field), replaced and removed', () =>
