@@ -436,7 +436,7 @@ describe('dashboard', () => {
       await page.getByRole('note').getByText('SMTP is not configured.').waitFor();
 
       await page.getByLabel('Friend joined').uncheck();
-      await page.getByLabel('Reminder to share').check();
+      await page.getByRole('checkbox', { name: 'Reminder to share' }).check();
       await page.getByLabel(/^Days after joining before the reminder/).fill('10');
       await page.getByLabel("Your postal address (shown in every email's footer)").fill('Acme Ltd, 1 Main Street');
       await page.getByRole('button', { name: 'Save settings' }).click();
