@@ -335,6 +335,16 @@ for (const kind of await databaseKinds()) {
       assert.match(joined!.text ?? '', /1 Main St, Springfield/, "the owner's address is in the footer");
       assert.deepEqual((await outbox(s)).map((r) => r.kind), ['friend_joined']);
       await rejects(() => s.admin.updateEmailSettings({ id, welcome: 'yes' } as never), 400, 'invalid_request');
+      // Changes of different fields at once all land, as in some serial order.
+      await Promise.all([
+        s.admin.updateEmailSettings({ id, milestone: false }),
+        s.admin.updateEmailSettings({ id, reward_available: false }),
+        s.admin.updateEmailSettings({ id, reminderDays: 30 }),
+        s.admin.updateEmailSettings({ id, reward_earned: false }),
+      ]);
+      const both = (await s.admin.getEmailSettings(id)).settings;
+      assert.deepEqual([both.welcome, both.milestone, both.reward_available, both.reward_earned, both.reminderDays, both.postalAddress], [false, false, false, false, 30, '1 Main St, Springfield']);
+      await s.admin.updateEmailSettings({ id, milestone: true, reward_available: true, reward_earned: true });
       await rejects(() => s.admin.updateEmailSettings({ id: 'cmp_nope', welcome: true }), 404, 'campaign_not_found');
 
       await s.close();

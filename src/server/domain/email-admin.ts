@@ -29,12 +29,24 @@ export async function emailTexts(ctx: Ctx, actor: Actor, campaignId: string): Pr
   };
 }
 
+/** Rounds of updateEmailSettings before it gives up on a campaign whose settings keep changing under it. */
+const SETTINGS_ROUNDS = 5;
+
+/**
+ * Sets the fields given and keeps the others. The new settings are made from the stored ones and written
+ * only if those are still stored (a conditional update), so concurrent changes of different fields both
+ * land, as in some serial order.
+ */
 export async function updateEmailSettings(ctx: Ctx, actor: Actor, body: UpdateEmailSettingsBody): Promise<EmailTextsView> {
   const campaign = await ownCampaign(ctx, actor, body.id);
   const { id, ...patch } = body;
-  const settings = { ...readEmailSettings(campaign), ...patch, ...(patch.postalAddress !== undefined && { postalAddress: patch.postalAddress.trim() }) };
-  await ctx.store.updateCampaign(id, { email_settings: JSON.stringify(settings), updated_on: ctx.now() });
-  return emailTexts(ctx, actor, id);
+  for (let round = 0; round < SETTINGS_ROUNDS; round++) {
+    const stored = (await ctx.store.emails.settingsOf(id)) ?? null;
+    const current = readEmailSettings({ ...campaign, email_settings: stored });
+    const settings = { ...current, ...patch, ...(patch.postalAddress !== undefined && { postalAddress: patch.postalAddress.trim() }) };
+    if (await ctx.store.emails.replaceSettings(id, stored, JSON.stringify(settings), ctx.now())) return emailTexts(ctx, actor, id);
+  }
+  throw new AppError(503, 'unavailable', 'The email settings are being changed by someone else just now; try again');
 }
 
 export async function putEmailText(ctx: Ctx, actor: Actor, body: PutEmailTextBody): Promise<EmailTextsView> {

@@ -49,7 +49,26 @@ export class EmailStore {
     private readonly dialect: Dialect,
     /** Whether this process writes lifecycle emails at all: only when it can send them (SMTP_URL). */
     readonly enabled: boolean,
+    /** Tells the owning store that a campaign changed (its caches are dropped once that commits). */
+    private readonly changed: () => void,
   ) {}
+
+  /** A campaign's email settings as stored now (not from the cache: a change is decided on them). */
+  async settingsOf(campaignId: string): Promise<string | null | undefined> {
+    return (await this.db.selectFrom('campaigns').select('email_settings').where('id', '=', campaignId).executeTakeFirst())?.email_settings;
+  }
+
+  /** Replaces a campaign's email settings only if they are still `from`; false when another change came first. */
+  async replaceSettings(campaignId: string, from: string | null, to: string, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('campaigns')
+      .set({ email_settings: to, updated_on: now })
+      .where('id', '=', campaignId)
+      .where((eb) => (from === null ? eb('email_settings', 'is', null) : eb('email_settings', '=', from)))
+      .executeTakeFirst();
+    this.changed();
+    return r.numUpdatedRows > 0n;
+  }
 
   /** The inserts of `emails`, for the caller to run (or to put in a sign-up's one statement). */
   writes(emails: readonly NewEmail[]): Write[] {

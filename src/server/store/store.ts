@@ -395,7 +395,7 @@ export class Store {
     this.payments = new PaymentStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.rewardCodes = new RewardCodeStore(db, dialect);
-    this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false);
+    this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
   }
 
   /**
