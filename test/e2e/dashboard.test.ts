@@ -467,6 +467,12 @@ describe('dashboard', () => {
       assert.equal(await page.getByRole('button', { name: 'Send test' }).isDisabled(), true);
       await page.getByText('A test needs SMTP_URL.').waitFor();
       await page.getByText('No emails yet.').waitFor();
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await preview.getByText('Willkommen bei Acme Notes launch').first().waitFor();
+        assert.deepEqual(await seriousViolations(page), [], `the Emails page at ${width} px`);
+        assert.equal(await overflowsSideways(page), false, `the Emails page is wider than ${width} px`);
+      }
       await seeded.service.admin.updateEmailSettings({ id: seeded.campaignId, friend_joined: true, reminder: false, reminderDays: 7, postalAddress: '' });
     }));
 
@@ -730,20 +736,18 @@ describe('dashboard', () => {
           [`#/campaigns/${id}/participants/ava.0%40example.com`, 'ava.0@example.com'],
           [`#/campaigns/${id}/analytics`, 'Analytics'],
           [`#/campaigns/${id}/billing`, 'Billing'],
-          [`#/campaigns/${id}/emails`, 'Emails'],
           [`#/webhooks`, 'Webhooks'],
           [`#/keys`, 'API keys'],
           [`#/account`, 'Account'],
+          // The Emails page is checked by its own test (axe and width at 1280 and 390 px): with its preview
+          // frame, Playwright's network-idle now and then never came under this machine's load.
         ];
         for (const [hash, heading] of pages) {
           await page.goto(`/admin/${hash}`);
           await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-          // The email preview's QR code (a data: image in its frame) is loaded before the page is left: one
-          // left loading in a frame that goes away never finishes, and the next page never reads as idle.
-          if (hash.endsWith('/emails')) {
-            await page.frameLocator('iframe[title="Preview of the email"]').locator('img').evaluate((img: HTMLImageElement) => img.complete || new Promise((r) => (img.onload = r)));
-          }
-          await page.waitForLoadState('networkidle');
+          await page.waitForLoadState('networkidle').catch((err: unknown) => {
+            throw new Error(`${hash} never read as network-idle at ${width} px`, { cause: err });
+          });
           assert.deepEqual(await seriousViolations(page), [], hash);
           assert.equal(await overflowsSideways(page), false, `${hash} is wider than ${width} px`);
         }
