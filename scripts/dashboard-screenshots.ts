@@ -1,7 +1,7 @@
 /**
  * Writes the dashboard screenshots of docs/dashboard.md (docs/dashboard-*.png, at 1280 and 390 px) from the real
  * service with seeded data and Debian's Chromium. Run: npm run build:dashboard && npm run build:widget &&
- * node --import tsx scripts/dashboard-screenshots.ts
+ * node --import tsx scripts/dashboard-screenshots.ts [name ...] (only those views, e.g. `emails`)
  */
 import type { Page } from 'playwright-core';
 import { launch, seededService, signedIn } from '../test/e2e/helpers/dashboard.js';
@@ -11,7 +11,8 @@ const browser = await launch();
 const { service, campaignId } = seeded;
 const id = encodeURIComponent(campaignId);
 
-const VIEWS: [string, string, (page: Page) => Promise<void>][] = [
+const only = process.argv.slice(2);
+const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['campaigns', '#/campaigns', (p) => p.getByRole('link', { name: 'Acme Notes launch' }).waitFor()],
   ['campaign', `#/campaigns/${id}`, (p) => p.getByRole('heading', { name: 'Live preview' }).waitFor()],
   ['participants', `#/campaigns/${id}/participants`, (p) => p.getByRole('link', { name: /@example/ }).first().waitFor()],
@@ -21,9 +22,19 @@ const VIEWS: [string, string, (page: Page) => Promise<void>][] = [
     await p.getByRole('button', { name: /^Match/ }).first().waitFor();
     await p.getByRole('button', { name: /^Retry payout/ }).first().waitFor();
   }],
+  [
+    'emails',
+    `#/campaigns/${id}/emails`,
+    async (p) => {
+      await p.frameLocator('iframe').getByText('Welcome to Acme Notes launch').first().waitFor();
+      // Chromium paints a frame below the fold only once it has been in view.
+      await p.locator('iframe').scrollIntoViewIfNeeded();
+    },
+  ],
   ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
 ];
+const VIEWS = only.length === 0 ? ALL_VIEWS : ALL_VIEWS.filter(([name]) => only.includes(name));
 
 try {
   for (const width of [1280, 390]) {
@@ -37,11 +48,13 @@ try {
     }
     await context.close();
   }
-  const { page, context } = await signedIn(browser, service.url, 1280);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.screenshot({ path: 'docs/dashboard-sign-in-1280.png' });
-  await context.close();
+  if (only.length === 0 || only.includes('sign-in')) {
+    const { page, context } = await signedIn(browser, service.url, 1280);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.screenshot({ path: 'docs/dashboard-sign-in-1280.png' });
+    await context.close();
+  }
 } finally {
   await browser.close();
   await seeded.close();

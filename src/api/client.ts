@@ -42,7 +42,18 @@ import type {
 } from './schemas.js';
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
-import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
+import type {
+  EmailLogPage,
+  EmailLogQuery,
+  EmailPreview,
+  EmailTextKey,
+  EmailTextsView,
+  PreviewEmailBody,
+  PutEmailTextBody,
+  TestEmailBody,
+  UpdateEmailSettingsBody,
+} from './email-schemas.js';
+import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 export type {
@@ -158,14 +169,16 @@ export class BrowserClient {
   // ---- what a browser calls ----
 
   /** addParticipant as a browser makes it: with proof, and the outcome and token the answer carries. */
-  async signUp(body: AddParticipantBody, proof: ParticipantProof = {}): Promise<SignupAnswer> {
+  async signUp(body: AddParticipantBody, proof: ParticipantProof = {}, locale?: string): Promise<SignupAnswer> {
     const headers = proofHeaders(proof);
     if (proof.sendLink) headers[EMAIL_LINK_REQUEST.header] = EMAIL_LINK_REQUEST.value;
+    if (locale) headers[LOCALE_HEADER] = locale;
     return signupAnswer(await this.send<Participant>('POST', '/api/v1/addParticipant', {}, body, { headers }));
   }
   /** Follows an emailed link (its refkit_verify parameter): confirms a pending sign-up or proves a participant. */
-  async verifyEmail(id: string, token: string): Promise<SignupAnswer> {
-    return signupAnswer(await this.send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }));
+  async verifyEmail(id: string, token: string, locale?: string): Promise<SignupAnswer> {
+    const headers: Record<string, string> = locale ? { [LOCALE_HEADER]: locale } : {};
+    return signupAnswer(await this.send<Participant>('POST', '/api/v1/verifyEmail', {}, { id, token }, { headers }));
   }
   /** Gives up a participant token (the widget's "Not you?"): POST /api/v1/signOut. */
   revokeToken(id: string, token: string): Promise<Ok> {
@@ -297,8 +310,9 @@ export class RefkitClient extends BrowserClient {
 
   // ---- the interface's operations (getCampaign and validateCode are in BrowserClient) ----
 
-  addParticipant(body: AddParticipantBody): Promise<KeyedParticipant> {
-    return this.postJson('/api/v1/addParticipant', body);
+  /** `locale`: the language of a new participant's emails (the Refkit-Locale header). */
+  addParticipant(body: AddParticipantBody, locale?: string): Promise<KeyedParticipant> {
+    return this.send<KeyedParticipant>('POST', '/api/v1/addParticipant', {}, body, { headers: locale ? { [LOCALE_HEADER]: locale } : {} }).then((r) => r.body);
   }
   getParticipant(id: string, email: string): Promise<Participant> {
     return this.getJson('/api/v1/getParticipant', { id, email });
@@ -408,6 +422,30 @@ export class RefkitClient extends BrowserClient {
   }
   redeliverWebhook(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/redeliverWebhook', { id });
+  }
+
+  // ---- lifecycle emails ----
+
+  getEmailSettings(id: string): Promise<EmailTextsView> {
+    return this.getJson('/api/v1/admin/getEmailSettings', { id });
+  }
+  updateEmailSettings(body: UpdateEmailSettingsBody): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/updateEmailSettings', body);
+  }
+  putEmailText(body: PutEmailTextBody): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/putEmailText', body);
+  }
+  resetEmailText(key: EmailTextKey): Promise<EmailTextsView> {
+    return this.postJson('/api/v1/admin/resetEmailText', key);
+  }
+  previewEmail(body: PreviewEmailBody): Promise<EmailPreview> {
+    return this.postJson('/api/v1/admin/previewEmail', body);
+  }
+  sendTestEmail(body: TestEmailBody): Promise<Ok> {
+    return this.postJson('/api/v1/admin/sendTestEmail', body);
+  }
+  listEmails(query: EmailLogQuery): Promise<EmailLogPage> {
+    return this.getJson('/api/v1/admin/listEmails', { ...query });
   }
 }
 

@@ -16,6 +16,13 @@ export const PROOF_HEADERS = {
  */
 export const EMAIL_LINK_REQUEST = { header: 'refkit-email-link', value: 'send' } as const;
 
+/**
+ * Request: the language (a BCP 47 tag) a new participant's emails are written in: the widget sends its
+ * `lang` with a sign-up and with a followed email link; a backend may send it with addParticipant. A
+ * language Refkit does not write in reads English.
+ */
+export const LOCALE_HEADER = 'refkit-locale';
+
 export const OUTCOME_HEADERS = {
   /** Response to addParticipant: `created`, `existing` or `pending` (waiting for email confirmation). */
   signup: 'refkit-signup',

@@ -150,6 +150,9 @@ export const AddParticipantBody = Type.Object({
 export type AddParticipantBody = Static<typeof AddParticipantBody>;
 
 /** The proof headers a browser may send (src/api/headers.ts); documented here for the OpenAPI document. */
+/** A language tag (`de`, `fr-CA`): the language of a new participant's emails (en, de, fr, es, ar; others read en). */
+export const LocaleTag = Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$', description: "The language of a new participant's emails: en, de, fr, es or ar (another reads en)" });
+
 export const ProofHeaders = Type.Object({
   'refkit-participant-token': Type.Optional(Type.String({ maxLength: 100, description: 'The token this browser was given at sign-up' })),
   'refkit-email-signature': Type.Optional(
@@ -158,6 +161,7 @@ export const ProofHeaders = Type.Object({
   'refkit-email-link': Type.Optional(
     Type.Literal('send', { description: 'Email a sign-in link when the email is a participant this request does not prove' }),
   ),
+  'refkit-locale': Type.Optional(LocaleTag),
 });
 
 export const CampaignQuery = Type.Object({ id: Id });

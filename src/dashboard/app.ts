@@ -16,6 +16,7 @@ import './pages/participants.js';
 import './pages/participant-detail.js';
 import './pages/analytics.js';
 import './pages/billing.js';
+import './pages/emails.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
@@ -30,6 +31,7 @@ const TITLES: Record<Route['page'], string> = {
   participant: 'Participant',
   analytics: 'Analytics',
   billing: 'Billing',
+  emails: 'Emails',
   webhooks: 'Webhooks',
   keys: 'API keys',
   account: 'Account',
@@ -181,7 +183,8 @@ export class Dashboard extends LitElement {
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
-            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}`
+            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}
+            ${this.#link(href.emails(id), 'Emails', page === 'emails')}`
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
@@ -207,7 +210,7 @@ export class Dashboard extends LitElement {
     localStorage.setItem(LAST_CAMPAIGN, id);
     const r = this.route;
     location.hash =
-      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
+      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'emails' ? href.emails(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
   }
 
   #page() {
@@ -227,6 +230,8 @@ export class Dashboard extends LitElement {
         return html`<rk-analytics .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-analytics>`;
       case 'billing':
         return html`<rk-billing .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-billing>`;
+      case 'emails':
+        return html`<rk-emails .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-emails>`;
       case 'webhooks':
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':

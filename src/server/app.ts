@@ -28,6 +28,8 @@ import { rewardAdminRoutes } from './routes/reward-admin.js';
 import { stripeRoutes } from './routes/stripe.js';
 import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import { widgetRoutes } from './routes/widget.js';
+import { unsubscribeRoutes } from './routes/unsubscribe.js';
+import { emailAdminRoutes } from './routes/email-admin.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -104,6 +106,8 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(stripeRoutes, { ctx });
   await app.register(rewardCodeAdminRoutes, { ctx });
   await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
+  await app.register(unsubscribeRoutes, { ctx });
+  await app.register(emailAdminRoutes, { ctx });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });

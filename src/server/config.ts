@@ -2,6 +2,7 @@
 import ipaddr from 'ipaddr.js';
 import { hashSecret } from './domain/secrets.js';
 import type { DispatcherOptions } from './webhooks/dispatcher.js';
+import type { EmailSenderOptions } from './mail/sender.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 
 export interface Config {
@@ -36,6 +37,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From of those emails. */
   mailFrom: string;
+  /** The lifecycle email sender's settings (MAIL_*); its defaults unless overridden (tests use short ones). */
+  mail: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
 }
 
 export type TrustProxy = false | number | string[];
@@ -100,14 +103,26 @@ function checkSecretKey(key: string): void {
   }
 }
 
+/** An outbox sender's poll, lease and retry schedule from `<prefix>_POLL_MS`, `_LEASE_MS` and `_RETRY_DELAYS_MS`. */
+function outboxSettings(env: NodeJS.ProcessEnv, prefix: string): { pollMs?: number; leaseMs?: number; retryDelaysMs?: number[] } {
+  const out: { pollMs?: number; leaseMs?: number; retryDelaysMs?: number[] } = {};
+  const at = (name: string) => env[`${prefix}_${name}`];
+  if (at('POLL_MS')) out.pollMs = positiveInt(`${prefix}_POLL_MS`, at('POLL_MS')!);
+  if (at('LEASE_MS')) out.leaseMs = positiveInt(`${prefix}_LEASE_MS`, at('LEASE_MS')!);
+  const delays = at('RETRY_DELAYS_MS');
+  if (delays !== undefined && delays !== '') out.retryDelaysMs = delays.split(',').map((v) => positiveInt(`${prefix}_RETRY_DELAYS_MS`, v.trim()));
+  return out;
+}
+
 function webhookSettings(env: NodeJS.ProcessEnv): Partial<DispatcherOptions> {
-  const out: Partial<DispatcherOptions> = {};
+  const out: Partial<DispatcherOptions> = outboxSettings(env, 'WEBHOOK');
   if (env.WEBHOOK_TIMEOUT_MS) out.timeoutMs = positiveInt('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS);
-  if (env.WEBHOOK_POLL_MS) out.pollMs = positiveInt('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS);
-  if (env.WEBHOOK_LEASE_MS) out.leaseMs = positiveInt('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS);
-  if (env.WEBHOOK_RETRY_DELAYS_MS !== undefined && env.WEBHOOK_RETRY_DELAYS_MS !== '') {
-    out.retryDelaysMs = env.WEBHOOK_RETRY_DELAYS_MS.split(',').map((v) => positiveInt('WEBHOOK_RETRY_DELAYS_MS', v.trim()));
-  }
+  return out;
+}
+
+function mailSettings(env: NodeJS.ProcessEnv): Partial<Omit<EmailSenderOptions, 'baseUrl'>> {
+  const out: Partial<EmailSenderOptions> = outboxSettings(env, 'MAIL');
+  if (env.MAIL_PER_DOMAIN_PER_MINUTE) out.perDomain = positiveInt('MAIL_PER_DOMAIN_PER_MINUTE', env.MAIL_PER_DOMAIN_PER_MINUTE);
   return out;
 }
 
@@ -165,5 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     trustProxy: trustProxy(env.TRUST_PROXY),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
+    mail: mailSettings(env),
   };
 }

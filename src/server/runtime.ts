@@ -25,7 +25,7 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<
   const caches = new Caches();
   // Other processes' changes to what is cached reach this one through the database (./store/caches.ts).
   const stopWatching = watchChanges(caches, db, dialect, config.databaseUrl);
-  const store = new Store(db, dialect, { caches });
+  const store = new Store(db, dialect, { caches, emailOutbox: mailer !== undefined });
   return {
     ctx: { store, now: Date.now, ...(mailer && { mailer }) },
     async close() {

@@ -16,6 +16,8 @@ import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './domain/reward-release.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import { StripePayoutSender } from './integrations/stripe-payouts.js';
+import { EmailSender } from './mail/sender.js';
+import { ReminderScan } from './domain/lifecycle-emails.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -69,11 +71,20 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   const app = await buildApp({ ctx: runtime.ctx, config });
   const handlersDone = trackHandlers(app);
   const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
-  runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
+  // Lifecycle emails are written and sent only when SMTP_URL is set (docs/emails.md).
+  const mailer = runtime.ctx.mailer;
+  const sender = mailer && new EmailSender(runtime.ctx, mailer, { ...config.mail, baseUrl: config.publicUrl }, app.log.child({ component: 'email' }));
+  const reminders = mailer && new ReminderScan(runtime.ctx, undefined, app.log.child({ component: 'email' }));
+  runtime.ctx.onEventsCommitted = () => {
+    dispatcher.nudge();
+    sender?.nudge();
+  };
   // Now, not in the first sign-up: loading it holds the event loop for 60-100 ms.
   loadDisposableDomains();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
+  sender?.start();
+  reminders?.start();
   // Credits held by a campaign's holdDays become available on their own, once across all processes.
   const releaser = new RewardReleaser(runtime.ctx, undefined, app.log.child({ component: 'rewards' }));
   releaser.start();
@@ -95,6 +106,8 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await app.close();
     await handlersDone();
     await dispatcher.stop();
+    await reminders?.stop();
+    await sender?.stop();
     await releaser.stop();
     await payouts.stop();
     await runtime.close();

@@ -1,11 +1,8 @@
 /** Reward values as the visitor's locale writes them (Intl), in the campaign's currency or unit. */
 import type { Campaign, WidgetSettings } from '../api/client.js';
+import type { RewardFormat } from '../api/reward-format.js';
 
-/** How a campaign's reward values read: money in a currency, or a count of some unit ("points"). */
-export interface RewardFormat {
-  currency?: string;
-  unit?: string;
-}
+export { formatCount, formatReward, type RewardFormat } from '../api/reward-format.js';
 
 /** From the widget settings; without them (an older service), the campaign's reward type as the unit. */
 export function rewardFormat(settings: WidgetSettings | undefined, campaign: Campaign | undefined): RewardFormat {
@@ -14,17 +11,3 @@ export function rewardFormat(settings: WidgetSettings | undefined, campaign: Cam
   return unit ? { unit } : {};
 }
 
-export function formatReward(value: number, format: RewardFormat, locale: string): string {
-  if (format.currency) {
-    try {
-      // Whole amounts without decimals ("$5", "5 €"); the service keeps integer units.
-      return new Intl.NumberFormat(locale, { style: 'currency', currency: format.currency, maximumFractionDigits: 0 }).format(value);
-    } catch {
-      // An unknown currency code: the number and the code.
-      return `${formatCount(value, locale)} ${format.currency}`;
-    }
-  }
-  return format.unit ? `${formatCount(value, locale)} ${format.unit}` : formatCount(value, locale);
-}
-
-export const formatCount = (n: number, locale: string) => new Intl.NumberFormat(locale).format(n);

@@ -8,9 +8,9 @@
  */
 import { configureLocalization } from '@lit/localize';
 
-export const SOURCE_LOCALE = 'en';
-export const TARGET_LOCALES = ['ar', 'de', 'es', 'fr'] as const;
-export type Locale = typeof SOURCE_LOCALE | (typeof TARGET_LOCALES)[number];
+import { SOURCE_LOCALE, TARGET_LOCALES } from '../api/locales.js';
+
+export { directionOf, SOURCE_LOCALE, supportedLocale, TARGET_LOCALES, type Locale } from '../api/locales.js';
 
 const loaders = {
   ar: () => import('./locales/ar.js'),
@@ -25,19 +25,8 @@ export const { getLocale, setLocale } = configureLocalization({
   loadLocale: (locale) => loaders[locale as keyof typeof loaders](),
 });
 
-const SUPPORTED = new Set<string>([SOURCE_LOCALE, ...TARGET_LOCALES]);
-const RTL = new Set(['ar', 'he', 'fa', 'ur']);
-
-/** The supported locale for a BCP 47 tag: `de-CH` reads German; an unsupported language, English. */
-export function supportedLocale(tag: string | null | undefined): Locale {
-  const language = (tag ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
-  return (SUPPORTED.has(language) ? language : SOURCE_LOCALE) as Locale;
-}
-
 /** The language an element is written in: its own or nearest `lang`, else the page's. */
 export function languageOf(el: Element): string {
   return el.closest('[lang]')?.getAttribute('lang') || document.documentElement.lang || SOURCE_LOCALE;
 }
 
-/** Text direction of a language tag (not only of the shipped locales: the page's own text may be RTL). */
-export const directionOf = (tag: string): 'ltr' | 'rtl' => (RTL.has(tag.trim().toLowerCase().split(/[-_]/)[0] ?? '') ? 'rtl' : 'ltr');

@@ -503,7 +503,7 @@ export class ReferralWidget extends LitElement {
     url.searchParams.delete(LINK_PARAM);
     history.replaceState(history.state, '', url.href);
     try {
-      const answer = await this.client.verifyEmail(this.campaignId, code);
+      const answer = await this.client.verifyEmail(this.campaignId, code, getLocale());
       if (superseded()) return;
       this.#remember(answer);
       await this.#show(answer, answer.outcome === 'existing');
@@ -613,7 +613,7 @@ export class ReferralWidget extends LitElement {
       sendLink: typed,
     };
     try {
-      return await withNetworkRetries(() => this.client.signUp(request, proof), ReferralWidget.networkRetryDelaysMs);
+      return await withNetworkRetries(() => this.client.signUp(request, proof, getLocale()), ReferralWidget.networkRetryDelaysMs);
     } catch (err) {
       if (!code || !refusesCode(err)) throw err;
       storage.forgetCode(this.campaignId, this.cookieDomain || undefined);

@@ -273,5 +273,27 @@ for (const kind of kinds) {
         await db.drop();
       }
     });
+
+    it('0020 gives earlier participants English emails and every earlier campaign its own unsubscribe key, sending nothing for them', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0017_stripe');
+        const now = Date.now();
+        for (const id of ['c1', 'c2']) {
+          await c.db.insertInto('campaigns').values({ id, account_id: 1, name: id, host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        }
+        await c.db.insertInto('participants').values({ campaign_id: 'c1', email: 'p@example.com', email_key: 'p@example.com', code: 'CODE1234', created_on: now, updated_on: now, signup_source: 'api' }).execute();
+        await migrate(c.db, c.dialect);
+        assert.deepEqual(await c.db.selectFrom('participants').select('locale').execute(), [{ locale: 'en' }]);
+        const campaigns = await c.db.selectFrom('campaigns').select(['email_secret', 'email_settings']).orderBy('id').execute();
+        assert.ok(campaigns.every((k) => /^[0-9a-f]{64}$/.test(k.email_secret ?? '') && k.email_settings === null), JSON.stringify(campaigns));
+        assert.notEqual(campaigns[0]!.email_secret, campaigns[1]!.email_secret, 'a key of its own');
+        assert.deepEqual(await c.db.selectFrom('email_outbox').selectAll().execute(), []);
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
   });
 }

@@ -46,6 +46,17 @@ describe('<referral-widget> proof of the participant', () => {
     expect(q(again, '[part=stats]')).to.exist;
   });
 
+  it("sends its language with a sign-up, so the participant's emails are written in it", async () => {
+    service.routes['/api/v1/addParticipant'] = (_u, body) => answer(participant((body as { email: string }).email), { 'refkit-signup': 'created' });
+    const el = await mount('lang="de"');
+    await settled(el, 'ready');
+    signUp(el, 'dora@example.com');
+    await settled(el, 'signed-up');
+    expect(calls('addParticipant')[0]!.headers.get('refkit-locale')).to.equal('de');
+    el.remove();
+    await import('../../src/widget/i18n.js').then((i18n) => i18n.setLocale('en'));
+  });
+
   it('sends the email-signature attribute with its email, and only with it', async () => {
     const el = await mount('email="gus@example.com" email-signature="abc123"');
     await settled(el, 'signed-up');

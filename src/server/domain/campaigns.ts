@@ -142,6 +142,7 @@ export async function createCampaign(
     name: input.campaignName,
     host_url: new URL(input.hostURL).href,
     signing_secret: newSecret('cs'),
+    email_secret: newSecret('es'),
     ...patch,
   });
   return findCampaign(ctx, id);

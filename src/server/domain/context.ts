@@ -7,6 +7,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers (List-Unsubscribe and List-Unsubscribe-Post of the lifecycle emails). */
+  headers?: Record<string, string>;
+  /** Images the HTML shows by `cid:` (the welcome email's QR code). */
+  attachments?: { filename: string; content: Buffer; cid: string; contentType: string }[];
 }
 
 /** Sends email (SMTP_URL); a failed send rejects, so the caller can tell the person it did not go out. */
@@ -20,7 +24,10 @@ export interface Ctx {
   now: () => number;
   /** Present when the service can send email: magic links and double opt-in need it. */
   mailer?: Mailer;
-  /** Told after a transaction that wrote webhook events commits, so a dispatcher can send them at once. */
+  /**
+   * Told after a transaction that wrote to an outbox (webhook events, lifecycle emails) commits, so the
+   * dispatcher and the email sender can send at once.
+   */
   onEventsCommitted?: () => void;
   /**
    * The scrypt cost of new password hashes; unset (the service, always) means PASSWORD_COST. The tests set

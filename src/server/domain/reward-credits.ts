@@ -28,6 +28,7 @@ import { PayoutQueue } from './payout-queue.js';
 import { CodeDraws, type GivenCode } from './reward-codes.js';
 import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
 import { emit } from './webhook-events.js';
+import { RewardEmails } from './lifecycle-emails.js';
 
 export interface Credit {
   kind: 'referral' | 'referee' | 'commission' | 'milestone';
@@ -43,6 +44,9 @@ const EARNED = { referral: 'referral_reward', referee: 'referee_reward' } as con
 const REDEEMED = { referral: 'referral_reward_redeemed', referee: 'referee_reward_redeemed' } as const;
 const MOVE_OWED = { referral: 'referralOwed', referee: 'refereeOwed' } as const;
 const MOVE_EARNED = { referral: 'referralReward', referee: 'refereeReward' } as const;
+
+/** The key of a participant's reward_unlocked about one referral (RewardBatch.event), which carries its codes. */
+const unlockedKey = (participantId: number, refereeId: number | null) => `reward_unlocked ${participantId} ${refereeId}`;
 
 export const NETTED_LABEL = 'Netted against an earlier refund';
 
@@ -60,6 +64,8 @@ export class RewardBatch {
   readonly #given = new Map<string, GivenCode[]>();
   /** Credits becoming available, to pay into Stripe when the campaign does (./payout-queue.ts). */
   readonly #payouts: PayoutQueue;
+  /** The lifecycle emails of what this batch credits, releases and reaches. */
+  readonly #emails: RewardEmails;
 
   constructor(
     readonly tx: Store,
@@ -70,6 +76,7 @@ export class RewardBatch {
     this.rules = rulesOf(campaign);
     this.#codes = new CodeDraws(tx, campaign, now);
     this.#payouts = new PayoutQueue(campaign, now);
+    this.#emails = new RewardEmails(tx, campaign, now);
   }
 
   /** A participant's state: read (and locked) with the transaction's others, or now if it was not (always on SQLite). */
@@ -95,7 +102,7 @@ export class RewardBatch {
    * are one reward_unlocked for each side, as they were before there were rules.
    */
   event(type: WebhookEventType, participantId: number, about: number | null = null): void {
-    this.#events.set(`${type} ${participantId} ${about}`, [type, participantId]);
+    this.#events.set(type === 'reward_unlocked' ? unlockedKey(participantId, about) : `${type} ${participantId} ${about}`, [type, participantId]);
   }
 
   /** Credits a participant under the campaign's rules (ceiling, hold); answers the amount credited. */
@@ -126,6 +133,10 @@ export class RewardBatch {
     const pool = held ? undefined : this.#codes.poolFor(c.kind);
     if (pool) this.#wantCodes.push({ entry, kind: pool, released: false });
     if (c.kind === 'milestone') this.event('milestone_reached', participantId);
+    else {
+      const cause = { refereeId: c.refereeId ?? null, paymentId: c.paymentId ?? null };
+      this.#emails.earned(participantId, amount, cause, unlockedKey(participantId, cause.refereeId), held ? entry.available_on : undefined);
+    }
     if (!held) this.#available(participantId, c.rewardKind, amount, c.refereeId ?? null, entry.label);
     return amount;
   }
@@ -142,6 +153,7 @@ export class RewardBatch {
   async released(entries: readonly RewardEntryRow[]): Promise<void> {
     for (const e of entries) {
       await this.state(e.participant_id);
+      this.#emails.released(e.participant_id, e.amount, entries[0]!.id, unlockedKey(e.participant_id, e.referee_id));
       this.#available(e.participant_id, e.reward_kind, e.amount, e.referee_id, e.label);
       const pool = this.#codes.poolFor(e.kind);
       if (pool) this.#wantCodes.push({ entry: e, kind: pool, released: true });
@@ -223,7 +235,8 @@ export class RewardBatch {
     await moveOnBoards(this.tx, this.campaign, referrerId, this.now, 1);
     for (const m of this.rules.milestones) {
       if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;
-      await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      this.#emails.milestone(referrerId, m.label, m.referrals, credited);
       s.milestones_reached = m.referrals;
       move.milestonesReached = m.referrals;
     }
@@ -250,6 +263,7 @@ export class RewardBatch {
       if (await emit(this.tx, type, id, this.campaign, this.now, extra)) queued = true;
     }
     if (await this.#codes.settle()) queued = true;
+    if (await this.#emails.write((key) => this.#given.get(key)?.[0]?.code)) queued = true;
     return queued;
   }
 
@@ -264,7 +278,7 @@ export class RewardBatch {
       if (released) await this.tx.rewardCodes.setEntryCode((entry as RewardEntryRow).id, kind, code);
       else Object.assign(entry, { code_kind: kind, code });
       if (code === null) continue;
-      const key = `reward_unlocked ${entry.participant_id} ${entry.referee_id ?? null}`;
+      const key = unlockedKey(entry.participant_id, entry.referee_id ?? null);
       const given = this.#given.get(key) ?? [];
       given.push({ code, kind, label: entry.label });
       this.#given.set(key, given);

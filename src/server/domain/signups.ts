@@ -28,6 +28,8 @@ import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
 import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
 import { prepareEvent } from './webhook-events.js';
+import { signupEmails } from './lifecycle-emails.js';
+import type { Locale } from '../../api/locales.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
 export interface SignupSource {
@@ -39,6 +41,8 @@ export interface SignupSource {
   actor?: Actor;
   /** Asked just before this sign-up creates someone (../http/rate-limit.ts signupAdmission). */
   admit?: Admission | undefined;
+  /** The language of a new participant's emails (the Refkit-Locale header; English when absent). */
+  locale?: Locale | undefined;
 }
 
 /**
@@ -171,7 +175,7 @@ async function existingToBrowser(ctx: Ctx, campaign: CampaignRow, participant: P
  * an existing participant's earlier tokens end, so that the mailbox's owner can take the address back
  * from whoever signed it up first without double opt-in (and so its token).
  */
-export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip: string | null): Promise<SignupResult> {
+export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip: string | null, locale?: Locale): Promise<SignupResult> {
   const campaign = await findCampaign(ctx, campaignId);
   // Confirming is joining: a paused or ended campaign takes no one, and the link stays usable for later.
   const link = await consumeEmailLink(ctx, campaign.id, code, (l) => l.purpose === 'confirm' && assertOpen(campaign, ctx.now()));
@@ -189,7 +193,7 @@ export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip
     campaign,
     { email: link.email, firstName: pending.first_name ?? undefined, lastName: pending.last_name ?? undefined, referrer },
     // Scored from where the sign-up was made, not from where the email was opened.
-    { source: 'browser', ip: pending.signup_ip ?? ip },
+    { source: 'browser', ip: pending.signup_ip ?? ip, locale },
     (tx) => tx.deletePendingSignup(campaign.id, link.email),
   );
   if (!created) return signedIn((await ctx.store.findParticipantByEmail(campaign.id, link.email))!);
@@ -227,6 +231,7 @@ async function createParticipant(
     const now = ctx.now();
     const token = browser ? newToken() : undefined;
     const event = await prepareEvent(ctx.store, referrer ? 'referee_added' : 'referrer_added', campaign, now);
+    const emails = signupEmails(ctx.store, campaign, referrer?.id ?? null, now);
     const signup: NewSignup = {
       participant: {
         campaign_id: campaign.id,
@@ -244,10 +249,12 @@ async function createParticipant(
         signup_net: net,
         fraud_score: verdict?.level ?? '',
         approval: verdict?.level === 'high' ? 0 : 1,
+        locale: how.locale ?? 'en',
       },
       // A squatting verdict holds back the earlier referees of the group with this one.
       ...(verdict?.squat && { hold: verdict.squat }),
       ...(event && { event }),
+      ...(emails && { emails }),
       ...(token && { tokenHash: token.hash }),
       ...(person.assumed && { assumed: person.assumed }),
     };
@@ -260,7 +267,7 @@ async function createParticipant(
       : await ctx.store.insertSignup(signup);
     if (participant) {
       // The dispatcher is woken only when it has something to send.
-      if (signup.event) ctx.onEventsCommitted?.();
+      if (signup.event || signup.emails) ctx.onEventsCommitted?.();
       return token ? { participant, token: token.token } : { participant };
     }
     // Nothing inserted: either the same email joined concurrently, or the code was taken (try another).

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
+import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
 import { campaignAllowsOrigin, someCampaignAllowsOrigin } from '../domain/campaigns.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
@@ -132,7 +132,7 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
     allowCors(reply, origin);
     return reply
       .header('access-control-allow-methods', 'GET, POST')
-      .header('access-control-allow-headers', ['content-type', PROOF_HEADERS.token, PROOF_HEADERS.emailSignature, EMAIL_LINK_REQUEST.header].join(', '))
+      .header('access-control-allow-headers', ['content-type', PROOF_HEADERS.token, PROOF_HEADERS.emailSignature, EMAIL_LINK_REQUEST.header, LOCALE_HEADER].join(', '))
       .header('access-control-max-age', '600')
       .status(204)
       .send();

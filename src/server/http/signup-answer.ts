@@ -5,7 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Participant } from '../../api/schemas.js';
-import { EMAIL_LINK_REQUEST, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
+import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
+import { supportedLocale, type Locale } from '../../api/locales.js';
 import type { Visitor } from '../domain/impressions.js';
 import { presentParticipant } from '../domain/present.js';
 import type { Proof } from '../domain/proof.js';
@@ -21,6 +22,12 @@ export function proofOf(request: FastifyRequest): Proof {
   const emailSignature = header(request, PROOF_HEADERS.emailSignature);
   const sendLink = header(request, EMAIL_LINK_REQUEST.header) === EMAIL_LINK_REQUEST.value;
   return { ...(token !== undefined && { token }), ...(emailSignature !== undefined && { emailSignature }), ...(sendLink && { sendLink }) };
+}
+
+/** The language a request's Refkit-Locale header names (its schema checked the tag), if it has one. */
+export function localeOf(request: FastifyRequest): Locale | undefined {
+  const tag = header(request, LOCALE_HEADER);
+  return tag === undefined ? undefined : supportedLocale(tag);
 }
 
 export const visitorOf = (request: FastifyRequest): Visitor => ({ ip: request.ip, userAgent: request.headers['user-agent'] });

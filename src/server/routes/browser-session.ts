@@ -4,14 +4,17 @@
  * giving the token up (signOut). Public like addParticipant: origin-checked and rate limited.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody, CampaignIdBody, Ok, Participant, ProofHeaders, VerifyEmailBody } from '../../api/schemas.js';
+import { Type } from '@sinclair/typebox';
+import { ApiErrorBody, CampaignIdBody, LocaleTag, Ok, Participant, ProofHeaders, VerifyEmailBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { revokeToken } from '../domain/proof.js';
 import * as signups from '../domain/signups.js';
-import { presentSignup, proofOf } from '../http/signup-answer.js';
+import { localeOf, presentSignup, proofOf } from '../http/signup-answer.js';
 
 const errors = { 400: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody, 503: ApiErrorBody };
 const tags = ['browser'];
+const LocaleHeaders = Type.Object({ 'refkit-locale': Type.Optional(LocaleTag) });
+
 const campaignOfBody = (r: { body: unknown }) => (r.body as { id?: string }).id;
 
 export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
@@ -31,11 +34,12 @@ export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
           'Public. `token` is the refkit_verify parameter of a link the service emailed. Confirms a pending sign-up (the participant is ' +
           'created then, with the referrer the link was sent for) or proves an existing participant. Answers the participant without ' +
           'fraudScore, and a new participant token in the Refkit-Participant-Token header. A link works once, for 24 hours.',
+        headers: LocaleHeaders,
         body: VerifyEmailBody,
         response: { 200: Participant, ...errors },
       },
     },
-    async (request, reply) => presentSignup(reply, await signups.verifyEmail(ctx, request.body.id, request.body.token, request.ip)),
+    async (request, reply) => presentSignup(reply, await signups.verifyEmail(ctx, request.body.id, request.body.token, request.ip, localeOf(request))),
   );
 
   app.post(

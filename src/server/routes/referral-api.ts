@@ -28,7 +28,7 @@ import * as rewards from '../domain/rewards.js';
 import * as signups from '../domain/signups.js';
 import { requireActor } from '../http/access.js';
 import { linkNext } from '../http/link-next.js';
-import { presentSignup, proofOf, visitorOf } from '../http/signup-answer.js';
+import { localeOf, presentSignup, proofOf, visitorOf } from '../http/signup-answer.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody };
 const bearer = [{ bearerAuth: [] }];
@@ -55,6 +55,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
           'Keyless calls are browser signups, scored for fraud; they read an existing participant\'s private fields only with proof ' +
           '(Refkit-Participant-Token or Refkit-Email-Signature), else only email, referralCode, shareLink and campaignId. ' +
           'Refkit-Signup tells created, existing or pending (waiting for email confirmation). ' +
+          "Refkit-Locale (en, de, fr, es or ar) is the language of a new participant's emails. " +
           'With a secret key, a participant whose rewards are held back (held for review, or referred by one who is) comes with held and heldReason.',
         headers: ProofHeaders,
         body: AddParticipantBody,
@@ -63,8 +64,8 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     },
     async (request, reply) => {
       const how: signups.SignupSource = request.actor
-        ? { source: 'api', ip: null, actor: request.actor }
-        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request) };
+        ? { source: 'api', ip: null, actor: request.actor, locale: localeOf(request) }
+        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request), locale: localeOf(request) };
       const result = await signups.addParticipant(ctx, request.body, how);
       const body = presentSignup(reply, result);
       return request.actor && result.participant ? { ...body, ...(await holdOf(ctx, result.participant)) } : body;

@@ -725,6 +725,62 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         else await sql`insert into board_seq (n) select ${top}`.execute(db);
       },
     },
+    '0020_lifecycle_emails': {
+      async up(db: Kysely<any>) {
+        // The language a participant's emails are written in: the widget's lang at sign-up, or the
+        // Refkit-Locale header of an API sign-up (../domain/locales.ts). Everyone before it reads English.
+        await db.schema.alterTable('participants').addColumn('locale', 'text', (c) => c.notNull().defaultTo('en')).execute();
+        // The campaign's lifecycle email settings (JSON, ../domain/email-settings.ts; null: the defaults),
+        // and the key its unsubscribe links are signed with (one per campaign, never shown).
+        await db.schema.alterTable('campaigns').addColumn('email_settings', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('email_secret', 'text').execute();
+        const random = dialect === 'postgres' ? sql`replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')` : sql`lower(hex(randomblob(32)))`;
+        await db.updateTable('campaigns').set({ email_secret: random }).execute();
+        // The owner's own subject and body of an email in a language, replacing the default text.
+        await db.schema
+          .createTable('email_texts')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('locale', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('email_texts_pk', ['campaign_id', 'kind', 'locale'])
+          .execute();
+        // The email outbox: one row per email a change causes, written in the change's transaction. The
+        // unique (participant, kind, change) is what keeps a change from ever making two.
+        await db.schema
+          .createTable('email_outbox')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('change_key', 'text', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull())
+          .addColumn('domain', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempt_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_on', 'bigint')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addColumn('sent_on', 'bigint')
+          .addUniqueConstraint('email_outbox_once', ['participant_id', 'kind', 'change_key'])
+          .addCheckConstraint('email_outbox_status', sql`status in ('pending', 'sent', 'failed', 'skipped')`)
+          .execute();
+        await db.schema.createIndex('email_outbox_due').on('email_outbox').columns(['status', 'next_attempt_on']).execute();
+        await db.schema.createIndex('email_outbox_log').on('email_outbox').columns(['campaign_id', 'created_on', 'id']).execute();
+        await db.schema.createIndex('email_outbox_domain').on('email_outbox').columns(['domain', 'sent_on']).execute();
+        // Who asked for no more emails of a campaign (a participant is of one campaign).
+        await db.schema
+          .createTable('email_unsubscribes')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -32,6 +32,7 @@ import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
+import { EmailStore, type NewEmail } from './email-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -57,6 +58,7 @@ export type NewParticipant = Pick<
   | 'signup_net'
   | 'fraud_score'
   | 'approval'
+  | 'locale'
 >;
 export type PendingSignupRow = Selectable<PendingSignupsTable>;
 export type EmailLinkRow = Selectable<EmailLinksTable>;
@@ -69,6 +71,8 @@ export interface StoreOptions {
   ids?: IdReserve;
   /** New visitors' impressions waiting to be written together (./impression-buffer.ts). */
   impressions?: ImpressionBuffer;
+  /** Whether lifecycle emails are written to the outbox: only where they can be sent (SMTP_URL set). */
+  emailOutbox?: boolean;
 }
 
 /** Everything a new participant's sign-up writes (Store.insertSignup). */
@@ -78,6 +82,8 @@ export interface NewSignup {
   hold?: { referrerId: number; net: string };
   /** The created event, whose payload is made from the new row; none when no endpoint selected it. */
   event?: OutboxEvent;
+  /** The lifecycle emails the sign-up causes (welcome, friend joined), made from the new row. */
+  emails?: (participant: ParticipantRow) => NewEmail[];
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
   /** Facts the sign-up was decided on without reading them (./signup-reads.ts): its write checks them. */
@@ -131,6 +137,7 @@ const NEW_PARTICIPANT_DEFAULTS = {
   milestones_reached: 0,
   refunded: 0,
   last_payment_id: null,
+  locale: 'en',
 } satisfies Omit<ParticipantRow, 'id' | 'campaign_id' | 'email' | 'email_key' | 'code' | 'created_on' | 'updated_on' | 'signup_source'>;
 
 /**
@@ -157,6 +164,7 @@ const PARTICIPANT_COLUMNS = [
   'signup_net',
   'fraud_score',
   'approval',
+  'locale',
 ] as const satisfies readonly (keyof NewParticipant)[];
 type NewParticipantRow = { [K in (typeof PARTICIPANT_COLUMNS)[number]]-?: Exclude<NewParticipant[K], undefined> };
 type ValuesOf<C extends readonly (keyof NewParticipantRow)[]> = { -readonly [I in keyof C]: C[I] extends keyof NewParticipantRow ? NewParticipantRow[C[I]] : never };
@@ -365,6 +373,8 @@ export class Store {
   readonly rewardCodes: RewardCodeStore;
   /** Leaderboards, over the same connection (and so the same transaction) as this store. */
   readonly leaderboards: LeaderboardStore;
+  /** The lifecycle email outbox, texts and unsubscribes, over the same connection as this store. */
+  readonly emails: EmailStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -393,6 +403,7 @@ export class Store {
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
     this.leaderboards = new LeaderboardStore(db, dialect);
+    this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
   }
 
   /**
@@ -403,7 +414,7 @@ export class Store {
     // Already in one (an operation run inside another's transaction): it joins it.
     if (this.#afterCommit) return fn(this);
     const afterCommit: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions }, afterCommit)));
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled }, afterCommit)));
     for (const f of afterCommit) f();
     return result;
   }
@@ -472,6 +483,11 @@ export class Store {
     return this.stats.participants(campaignId);
   }
 
+  /** Every campaign whose stored status is Active (for the scans that run per campaign: reminders). */
+  activeCampaigns(): Promise<CampaignRow[]> {
+    return this.db.selectFrom('campaigns').selectAll().where('status', '=', 'Active').execute();
+  }
+
   /** host_url and allowed_origins of every campaign: the sources of the origins CORS preflights may use. */
   campaignOrigins(): Promise<Pick<CampaignRow, 'host_url' | 'allowed_origins'>[]> {
     return this.db.selectFrom('campaigns').select(['host_url', 'allowed_origins']).execute();
@@ -533,6 +549,7 @@ export class Store {
       daily,
       ...(signup.event ? this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries) : []),
       ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
+      ...(signup.emails ? this.emails.writes(signup.emails(row)) : []),
     ];
   }
 

@@ -59,6 +59,10 @@ export interface CampaignsTable {
   leaderboard: string | null;
   /** The IANA time zone the campaign's months begin in (monthly leaderboards). */
   time_zone: Generated<string>;
+  /** JSON of the lifecycle email settings (EmailSettings in ../domain/email-settings.ts); null: the defaults. */
+  email_settings: string | null;
+  /** The HMAC key of the campaign's unsubscribe links (../domain/unsubscribe.ts); never shown. */
+  email_secret: string | null;
   created_on: number;
   updated_on: number;
 }
@@ -121,6 +125,8 @@ export interface ParticipantsTable {
   refunded: Generated<number>;
   /** Their latest payment, where the chain of their payments starts (payments.prev_id); null before the first. */
   last_payment_id: number | null;
+  /** The language of the participant's emails: en, de, fr, es or ar (../domain/locales.ts). */
+  locale: Generated<string>;
 }
 
 /** A referee's payment: what refunds take back from, and the commission it earned its referrer. */
@@ -449,7 +455,48 @@ export interface BoardBlocksTable extends BoardLevelsTable {
 }
 
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
+/** An owner's subject and body of one lifecycle email in one language. */
+export interface EmailTextsTable {
+  campaign_id: string;
+  kind: string;
+  locale: string;
+  subject: string;
+  body: string;
+  updated_on: number;
+}
+
+/** The lifecycle email outbox (../store/email-store.ts). */
+export interface EmailOutboxTable {
+  id: string;
+  campaign_id: string;
+  participant_id: number;
+  kind: string;
+  /** What caused it (`signup`, `referral:<id>`, ...): with participant and kind, unique. */
+  change_key: string;
+  /** JSON of what the change knew (an amount, a reward code, a friend's name), for the email's variables. */
+  data: string;
+  /** The recipient's email domain, set when sent: what the per-domain throttle counts. */
+  domain: string | null;
+  status: 'pending' | 'sent' | 'failed' | 'skipped';
+  attempt_count: Generated<number>;
+  next_attempt_on: number | null;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_on: number;
+  updated_on: number;
+  sent_on: number | null;
+}
+
+export interface EmailUnsubscribesTable {
+  participant_id: number;
+  campaign_id: string;
+  created_on: number;
+}
+
 export interface Database {
+  email_texts: EmailTextsTable;
+  email_outbox: EmailOutboxTable;
+  email_unsubscribes: EmailUnsubscribesTable;
   accounts: AccountsTable;
   campaigns: CampaignsTable;
   participants: ParticipantsTable;

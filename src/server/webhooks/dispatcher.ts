@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../domain/context.js';
 import type { DueDelivery } from '../store/webhook-store.js';
 import { postTo } from './send.js';
+import { PollLoop } from '../poll-loop.js';
 import { resolveWebhookTarget, systemResolver, type Resolver } from '../domain/webhook-targets.js';
 
 const SECOND = 1000;
@@ -48,62 +49,26 @@ function describe(err: unknown): string {
   return parts.join(': ');
 }
 
-export class Dispatcher {
+export class Dispatcher extends PollLoop {
   readonly #ctx: Ctx;
   readonly #options: DispatcherOptions;
   readonly #log: FastifyBaseLogger | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #stopped = true;
 
   constructor(ctx: Ctx, options: Partial<DispatcherOptions> = {}, log?: FastifyBaseLogger) {
+    const settings = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+    super(settings.pollMs, (err) => log?.error({ err }, 'webhook dispatch failed'));
     this.#ctx = ctx;
-    this.#options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+    this.#options = settings;
     this.#log = log;
   }
 
-  start(): void {
-    this.#stopped = false;
-    this.nudge();
-  }
-
-  /** Looks for due deliveries now (a tick already under way will look once more when it ends). */
-  nudge(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    clearTimeout(this.#timer);
-    this.#running = this.#tick()
-      .catch((err: unknown) => this.#log?.error({ err }, 'webhook dispatch failed'))
-      .finally(() => {
-        this.#running = undefined;
-        if (this.#stopped) return;
-        if (this.#again) {
-          this.#again = false;
-          this.nudge();
-        } else {
-          this.#timer = setTimeout(() => this.nudge(), this.#options.pollMs);
-        }
-      });
-  }
-
-  /** Stops polling and waits for the attempts in flight to be recorded. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  async #tick(): Promise<void> {
+  protected async tick(): Promise<void> {
     for (;;) {
       const { leaseMs, batchSize } = this.#options;
       const due = await this.#ctx.store.transaction((tx) => tx.webhooks.claimDue(this.#ctx.now(), leaseMs, batchSize));
       if (due.length === 0) return;
       await Promise.all(due.map((d) => this.#deliver(d)));
-      if (this.#stopped) return;
+      if (this.stopped) return;
     }
   }
 

@@ -17,6 +17,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/r
 import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 import { StripePayoutSender, type PayoutSenderOptions } from '../../../src/server/integrations/stripe-payouts.js';
+import { EmailSender, type EmailSenderOptions } from '../../../src/server/mail/sender.js';
 
 export interface TestService {
   url: string;
@@ -66,6 +67,8 @@ export interface ServiceOptions {
   releaseEveryMs?: number;
   /** Runs the Stripe payout sender with these settings (a fake Stripe's address, short delays). */
   payouts?: Partial<PayoutSenderOptions>;
+  /** Runs the lifecycle email sender (needs smtpUrl) with these settings; its links point at the service. */
+  mail?: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
 }
 
 /**
@@ -93,19 +96,26 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     logger: options.logTo ? { stream: options.logTo } : false,
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
-  if (dispatcher) runtime.ctx.onEventsCommitted = () => dispatcher.nudge();
   await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const { mailer } = runtime.ctx;
+  const sender = options.mail && mailer ? new EmailSender(runtime.ctx, mailer, { ...options.mail, baseUrl: url }) : undefined;
+  runtime.ctx.onEventsCommitted = () => {
+    dispatcher?.nudge();
+    sender?.nudge();
+  };
   dispatcher?.start();
+  sender?.start();
   const releaser = options.releaseEveryMs !== undefined ? new RewardReleaser(runtime.ctx, options.releaseEveryMs) : undefined;
   releaser?.start();
   const payouts = options.payouts ? new StripePayoutSender(runtime.ctx, options.payouts) : undefined;
   payouts?.start();
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const { key: secretKey } = await createApiKey(runtime.ctx, DEFAULT_ACCOUNT, 'test');
   const admin = new RefkitClient({ baseUrl: url, secretKey });
   const stop = async () => {
     await app.close();
     await dispatcher?.stop();
+    await sender?.stop();
     await releaser?.stop();
     await payouts?.stop();
     await runtime.close();

@@ -12,6 +12,12 @@ export interface Mailbox {
   /** The messages to one address, waiting until `count` of them have arrived. */
   to(address: string, count?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
+  /** Refuses the next `n` messages with a temporary error (451), as a busy server does. */
+  refuse(n: number): void;
+  /** Takes the next messages' DATA and never answers it (nothing is kept): a send hanging mid-way. */
+  hang(on: boolean): void;
+  /** How many messages were refused or hung so far. */
+  turnedAway(): number;
 }
 
 const recipients = (m: ParsedMail) => (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).flatMap((t) => t.value.map((v) => v.address));
@@ -19,11 +25,23 @@ const recipients = (m: ParsedMail) => (Array.isArray(m.to) ? m.to : m.to ? [m.to
 export async function startMailbox(): Promise<Mailbox> {
   const messages: ParsedMail[] = [];
   const waiters = new Set<() => void>();
+  let refusals = 0;
+  let hanging = false;
+  let turnedAway = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
+    closeTimeout: 500,
     logger: false,
     onData(stream, _session, callback) {
+      if (hanging || refusals > 0) {
+        turnedAway++;
+        stream.resume();
+        if (hanging) return;
+        refusals--;
+        stream.on('end', () => callback(Object.assign(new Error('Try again later'), { responseCode: 451 })));
+        return;
+      }
       simpleParser(stream).then(
         (mail) => {
           messages.push(mail);
@@ -34,6 +52,9 @@ export async function startMailbox(): Promise<Mailbox> {
       );
     },
   });
+  // A client killed mid-send (the crash tests do it) resets its connection; the server reports that as an
+  // 'error' event, which unheard would end the test process.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   const mine = (address: string) => messages.filter((m) => recipients(m).includes(address));
@@ -53,6 +74,9 @@ export async function startMailbox(): Promise<Mailbox> {
       return mine(address);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    refuse: (n) => void (refusals = n),
+    hang: (on) => void (hanging = on),
+    turnedAway: () => turnedAway,
   };
 }
 
