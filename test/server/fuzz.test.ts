@@ -314,6 +314,13 @@ eachDatabaseShared('fuzz', (service, kind) => {
     // Each operation gets its share of the runs, so that none is left out by chance.
     const perOperation = Math.max(4, Math.ceil(RUNS / ops.length));
     for (const op of ops) {
+      // Besides the random callers, one call as each caller that may pass (a key, a session): with a few runs
+      // an operation, random callers alone can miss an operation only one of them may call.
+      const [byKey, bySession] = fc.sample(requestFor(op), { numRuns: 2, ...seeded });
+      const examples: [{ req: typeof byKey; caller: Caller; origin: Record<string, string>; junk: Record<string, string> }][] = [
+        [{ req: byKey!, caller: 'key', origin: {}, junk: {} }],
+        [{ req: bySession!, caller: 'session', origin: {}, junk: {} }],
+      ];
       await fc.assert(
         fc.asyncProperty(fc.record({ req: requestFor(op), caller: callers, origin, junk }), async ({ req, caller, origin: o, junk: j }) => {
           const fields = typeof req.fields === 'string' ? req.fields : { ...req.extra, ...req.fields };
@@ -323,7 +330,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
           await judge(what, op.method, opKey(op), res);
           await keepSignedIn(op);
         }),
-        { numRuns: perOperation, ...seeded },
+        { numRuns: perOperation, examples, ...seeded },
       );
     }
     assert.deepEqual(rejections, [], 'no unhandled rejection');
