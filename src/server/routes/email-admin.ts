@@ -67,6 +67,8 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
     async (request) => admin.resetEmailText(ctx, requireActor(request), request.body),
   );
 
+  // previewEmail and sendTestEmail take no Idempotency-Key: a preview changes nothing, and a test email
+  // is the owner pressing a button, which pressed again is meant to send again.
   app.post(
     '/api/v1/admin/previewEmail',
     {
