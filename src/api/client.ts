@@ -25,6 +25,8 @@ import type {
   ListWebhookDeliveriesQuery,
   KeyedParticipant,
   LeaderboardEntry,
+  GrantAccessBody,
+  GrantAccessResult,
   Ok,
   Participant,
   QualifyParticipantBody,
@@ -372,6 +374,10 @@ export class RefkitClient extends BrowserClient {
   }
   retryStripePayout(id: string, payoutId: number): Promise<StripePayoutView> {
     return this.postJson('/api/v1/admin/retryStripePayout', { id, payoutId });
+  }
+  /** Lets in the first `count` of a campaign's waitlist, or the participants with `emails`. */
+  grantAccess(body: GrantAccessBody): Promise<GrantAccessResult> {
+    return this.postJson('/api/v1/admin/grantAccess', body);
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

@@ -95,11 +95,21 @@ export const MyRank = Type.Object({
 });
 export type MyRank = Static<typeof MyRank>;
 
+/** The participant's place on the campaign's waitlist. */
+export const MyWaitlist = Type.Object({
+  position: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Their place in the queue (1: next in); null once let in' }),
+  of: Type.Integer({ description: 'Participants waiting (not yet let in)' }),
+  granted: Type.Boolean({ description: 'Let in (admin/grantAccess), or joined before the waitlist began' }),
+  spotsPerReferral: Type.Integer({ description: 'Places a counted referral moves them up' }),
+});
+export type MyWaitlist = Static<typeof MyWaitlist>;
+
 export const MyReferrals = Type.Object({
   participant: Participant,
   referrals: Type.Array(MyReferral, { description: `The first ${MAX_MY_REFERRALS}, oldest first` }),
   more: Type.Boolean({ description: 'true when there are more referrals than listed' }),
   rewards: Type.Optional(MyRewards),
   leaderboard: Type.Optional(Type.Composite([MyRank], { description: 'Only when the campaign has a leaderboard' })),
+  waitlist: Type.Optional(Type.Composite([MyWaitlist], { description: 'Only when the campaign is in waitlist mode' })),
 });
 export type MyReferrals = Static<typeof MyReferrals>;

@@ -30,6 +30,7 @@ import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
+import { WaitlistStore } from './waitlist-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { bound } from './bound-limit.js';
@@ -365,6 +366,8 @@ export class Store {
   readonly rewardCodes: RewardCodeStore;
   /** Leaderboards, over the same connection (and so the same transaction) as this store. */
   readonly leaderboards: LeaderboardStore;
+  /** Waitlists, over the same connection (and so the same transaction) as this store. */
+  readonly waitlists: WaitlistStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -393,6 +396,7 @@ export class Store {
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
     this.leaderboards = new LeaderboardStore(db, dialect);
+    this.waitlists = new WaitlistStore(db, dialect);
   }
 
   /**

@@ -59,6 +59,8 @@ export interface CampaignsTable {
   leaderboard: string | null;
   /** The IANA time zone the campaign's months begin in (monthly leaderboards). */
   time_zone: Generated<string>;
+  /** JSON of WaitlistSettings (../domain/waitlist.ts); null: not in waitlist mode. */
+  waitlist: string | null;
   created_on: number;
   updated_on: number;
 }
@@ -448,6 +450,33 @@ export interface BoardBlocksTable extends BoardLevelsTable {
   block: number;
 }
 
+/** A campaign's waitlist counters (./waitlist-store.ts). */
+export interface WaitlistsTable {
+  campaign_id: string;
+  /** Sign-ups numbered so far: the next one's seq. */
+  joined: number;
+  /** Entries let in. */
+  granted: number;
+}
+
+/** A participant's place in a campaign's waitlist (./waitlist-store.ts). */
+export interface WaitlistEntriesTable {
+  participant_id: number;
+  campaign_id: string;
+  /** The sign-up number in the campaign, from 0, dense. */
+  seq: number;
+  /** seq - spotsPerReferral x counted referrals: lower is nearer the front, ties by seq. */
+  wait_key: number;
+  granted_on: number | null;
+}
+
+/** A bucket's count of waiting entries less its sign-up baseline (./waitlist-store.ts). */
+export interface WaitlistDeltasTable {
+  campaign_id: string;
+  bucket: number;
+  n: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   accounts: AccountsTable;
@@ -468,6 +497,9 @@ export interface Database {
   participant_reviews: ParticipantReviewsTable;
   campaign_daily_stats: CampaignDailyStatsTable;
   campaign_counters: CampaignCountersTable;
+  waitlists: WaitlistsTable;
+  waitlist_entries: WaitlistEntriesTable;
+  waitlist_deltas: WaitlistDeltasTable;
   cache_epoch: CacheEpochTable;
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;
