@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { LEADERBOARD_PERIODS, LeaderboardSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
+import { LEADERBOARD_PERIODS, LeaderboardSettings, WaitlistSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -25,6 +25,7 @@ export const WidgetSettings = Type.Object({
   ),
   rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
   leaderboard: Type.Optional(Type.Composite([LeaderboardSettings], { description: 'The campaign has a leaderboard (getLeaderboard): its period and size' })),
+  waitlist: Type.Optional(Type.Composite([WaitlistSettings], { description: 'The campaign is in waitlist mode: its settings (counts always given)' })),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 

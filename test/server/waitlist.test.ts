@@ -56,6 +56,7 @@ eachDatabase(
       await rejects(() => s.admin.grantAccess({ id: 'cmp_nope', count: 1 }), 404, 'campaign_not_found', 'id');
       const settingsOf = async () => (await s.admin.listCampaigns()).find((c) => c.campaignId === id)!.waitlist;
       assert.equal(await settingsOf(), null);
+      assert.equal((await s.browser.getWidgetSettings(id)).waitlist, undefined);
 
       for (const bad of [{ spotsPerReferral: 0 }, { spotsPerReferral: 1001 }, { spotsPerReferral: 1.5 }, { spotsPerReferral: 5, counts: 'clicks' }, { spotsPerReferral: 5, extra: 1 }, {}]) {
         await rejects(() => s.admin.updateCampaign({ id, waitlist: bad as never }), 400, 'invalid_request');
@@ -63,6 +64,7 @@ eachDatabase(
       assert.equal(await settingsOf(), null);
       await s.admin.updateCampaign({ id, waitlist: { spotsPerReferral: 5 } });
       assert.deepEqual(await settingsOf(), { spotsPerReferral: 5, counts: 'signups' });
+      assert.deepEqual((await s.browser.getWidgetSettings(id)).waitlist, { spotsPerReferral: 5, counts: 'signups' });
       // Joined before the waitlist began: no place, counted as let in.
       assert.deepEqual(await placeOf(s, id, 'before@example.com'), { position: null, of: 0, granted: true, spotsPerReferral: 5 });
       await s.admin.addParticipant({ id, email: 'first@example.com' });
