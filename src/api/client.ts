@@ -27,6 +27,7 @@ import type {
   LeaderboardEntry,
   GrantAccessBody,
   GrantAccessResult,
+  WaitlistView,
   Ok,
   Participant,
   QualifyParticipantBody,
@@ -378,6 +379,10 @@ export class RefkitClient extends BrowserClient {
   /** Lets in the first `count` of a campaign's waitlist, or the participants with `emails`. */
   grantAccess(body: GrantAccessBody): Promise<GrantAccessResult> {
     return this.postJson('/api/v1/admin/grantAccess', body);
+  }
+  /** The front of a campaign's waitlist (positions from 1) and its counts. */
+  getWaitlist(id: string, limit?: number): Promise<WaitlistView> {
+    return this.getJson('/api/v1/admin/getWaitlist', { id, ...(limit !== undefined && { limit }) });
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

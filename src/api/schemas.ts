@@ -490,6 +490,18 @@ export const GrantAccessResult = Type.Object({
   unknown: Type.Array(Type.String(), { description: 'Emails given that are no participant of the campaign (nothing is done for them)' }),
 });
 export type GrantAccessResult = Static<typeof GrantAccessResult>;
+export const MAX_WAITLIST_PAGE = 100;
+export const WaitlistQuery = Type.Object({ id: Id, limit: Type.Optional(Int(1, MAX_WAITLIST_PAGE)) }, { additionalProperties: false });
+export type WaitlistQuery = Static<typeof WaitlistQuery>;
+/** The front of a campaign's waitlist, as its owner sees it. */
+export const WaitlistView = Type.Object({
+  waiting: Type.Integer({ description: 'Participants waiting' }),
+  granted: Type.Integer({ description: 'Participants let in' }),
+  queue: Type.Array(Type.Object({ position: Type.Integer({ minimum: 1 }), participantId: Type.Integer(), email: Type.String() }), {
+    description: 'The first `limit` (default 50) waiting, in queue order',
+  }),
+});
+export type WaitlistView = Static<typeof WaitlistView>;
 export const SigningSecret = Type.Object({
   secret: Type.String({ description: 'HMAC-SHA256 key for email signatures; keep it on your backend' }),
 });

@@ -53,6 +53,7 @@ eachDatabase(
       await s.admin.addParticipant({ id, email: 'before@example.com' });
       assert.equal(await placeOf(s, id, 'before@example.com'), undefined);
       await rejects(() => s.admin.grantAccess({ id, count: 1 }), 404, 'not_found', 'id');
+      await rejects(() => s.admin.getWaitlist(id), 404, 'not_found', 'id');
       await rejects(() => s.admin.grantAccess({ id: 'cmp_nope', count: 1 }), 404, 'campaign_not_found', 'id');
       const settingsOf = async () => (await s.admin.listCampaigns()).find((c) => c.campaignId === id)!.waitlist;
       assert.equal(await settingsOf(), null);
@@ -118,6 +119,11 @@ eachDatabase(
       assert.equal(await eventsOf(s, 'access_granted'), 5);
       assert.deepEqual(await positions(s, id, ['p2@example.com', 'f4@example.com']), [1, 8]);
       assert.equal((await placeOf(s, id, 'p2@example.com'))!.of, 8);
+      const view = await s.admin.getWaitlist(id, 2);
+      assert.deepEqual([view.waiting, view.granted], [8, 5]);
+      assert.deepEqual(view.queue.map((e) => [e.position, e.email]), [[1, 'p2@example.com'], [2, 'p3@example.com']]);
+      assert.equal((await s.admin.getWaitlist(id)).queue.length, 8);
+      await rejects(() => s.admin.getWaitlist(id, 0), 400, 'invalid_request');
       // More than are waiting: all of them.
       assert.equal((await s.admin.grantAccess({ id, count: 1000 })).granted.length, 8);
       assert.deepEqual(await s.admin.grantAccess({ id, count: 5 }), { granted: [], unknown: [] });

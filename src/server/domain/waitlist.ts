@@ -8,7 +8,7 @@
  *
  * Participants who joined before the waitlist began have no place in it and count as let in.
  */
-import type { GrantAccessBody, GrantAccessResult, WaitlistSettings } from '../../api/schemas.js';
+import type { GrantAccessBody, GrantAccessResult, WaitlistSettings, WaitlistView } from '../../api/schemas.js';
 import type { MyWaitlist } from '../../api/widget-schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import { ownCampaign } from './campaigns.js';
@@ -54,11 +54,19 @@ export async function moveForQualified(tx: Store, campaign: CampaignRow, referre
 export async function myWaitlist(ctx: Ctx, campaign: CampaignRow, p: ParticipantRow): Promise<MyWaitlist | undefined> {
   const settings = waitlistOf(campaign);
   if (!settings) return undefined;
-  const standing = (await ctx.store.waitlists.standing(campaign.id, p.id)) ?? { position: null, of: await ctx.store.waitlists.waiting(campaign.id) };
+  const standing = (await ctx.store.waitlists.standing(campaign.id, p.id)) ?? { position: null, of: (await ctx.store.waitlists.counts(campaign.id)).waiting };
   return { position: standing.position, of: standing.of, granted: standing.position === null, spotsPerReferral: settings.spotsPerReferral };
 }
 
 const noWaitlist = () => new AppError(404, 'not_found', 'This campaign is not in waitlist mode', 'id');
+
+/** The front of the queue with positions (the first of the queue are 1, 2, 3, ...), and the counts. */
+export async function getWaitlist(ctx: Ctx, actor: Actor, id: string, limit = 50): Promise<WaitlistView> {
+  const campaign = await ownCampaign(ctx, actor, id);
+  if (!waitlistOf(campaign)) throw noWaitlist();
+  const [counts, front] = await Promise.all([ctx.store.waitlists.counts(campaign.id), ctx.store.waitlists.queue(campaign.id, limit)]);
+  return { ...counts, queue: front.map((e, i) => ({ position: i + 1, ...e })) };
+}
 
 /**
  * Lets in the first `count` of the queue, or the participants with `emails` (emails of no participant

@@ -10,6 +10,8 @@ import {
   CreateCampaignBody,
   GrantAccessBody,
   GrantAccessResult,
+  WaitlistQuery,
+  WaitlistView,
   Ok,
   Participant,
   ParticipantQuery,
@@ -28,7 +30,7 @@ import * as keys from '../domain/keys.js';
 import * as ledger from '../domain/ledger.js';
 import * as proof from '../domain/proof.js';
 import * as rewards from '../domain/rewards.js';
-import { grantAccess } from '../domain/waitlist.js';
+import { getWaitlist, grantAccess } from '../domain/waitlist.js';
 import { campaignView } from '../domain/campaign-views.js';
 import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
@@ -81,6 +83,21 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request) => grantAccess(ctx, requireActor(request), request.body),
+  );
+
+  app.get(
+    '/api/v1/admin/getWaitlist',
+    {
+      config: { access: 'secret' as const },
+      schema: {
+        ...common,
+        summary: "The front of a campaign's waitlist with positions, and how many wait and were let in",
+        description: '404 not_found when the campaign is not in waitlist mode.',
+        querystring: WaitlistQuery,
+        response: { 200: WaitlistView, ...errors },
+      },
+    },
+    async (request) => getWaitlist(ctx, requireActor(request), request.query.id, request.query.limit),
   );
 
   app.post(

@@ -89,10 +89,10 @@ export class WaitlistStore {
     return (await this.db.selectFrom('waitlists').select('campaign_id').where('campaign_id', '=', campaignId).executeTakeFirst()) !== undefined;
   }
 
-  /** How many entries are waiting. */
-  async waiting(campaignId: string): Promise<number> {
+  /** How many entries are waiting, and how many were let in. */
+  async counts(campaignId: string): Promise<{ waiting: number; granted: number }> {
     const w = await this.db.selectFrom('waitlists').select(['joined', 'granted']).where('campaign_id', '=', campaignId).executeTakeFirst();
-    return w ? Number(w.joined) - Number(w.granted) : 0;
+    return w ? { waiting: Number(w.joined) - Number(w.granted), granted: Number(w.granted) } : { waiting: 0, granted: 0 };
   }
 
   /** A participant's place; undefined when they have no entry (they joined before the waitlist began). */
