@@ -70,7 +70,7 @@ export type {
   RewardEntry,
   LeaderboardEntry,
 };
-export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
+export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
 export type { StripeEventView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */

@@ -16,6 +16,7 @@ import './pages/participants.js';
 import './pages/participant-detail.js';
 import './pages/analytics.js';
 import './pages/billing.js';
+import './pages/waitlist.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
@@ -30,6 +31,7 @@ const TITLES: Record<Route['page'], string> = {
   participant: 'Participant',
   analytics: 'Analytics',
   billing: 'Billing',
+  waitlist: 'Waitlist',
   webhooks: 'Webhooks',
   keys: 'API keys',
   account: 'Account',
@@ -181,7 +183,8 @@ export class Dashboard extends LitElement {
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
-            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}`
+            ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}
+            ${current?.waitlist ? this.#link(href.waitlist(id), 'Waitlist', page === 'waitlist') : nothing}`
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
@@ -227,6 +230,8 @@ export class Dashboard extends LitElement {
         return html`<rk-analytics .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-analytics>`;
       case 'billing':
         return html`<rk-billing .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-billing>`;
+      case 'waitlist':
+        return html`<rk-waitlist .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-waitlist>`;
       case 'webhooks':
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':

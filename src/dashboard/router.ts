@@ -7,6 +7,7 @@ export type Route =
   | { page: 'participant'; id: string; email: string }
   | { page: 'analytics'; id: string }
   | { page: 'billing'; id: string }
+  | { page: 'waitlist'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
   | { page: 'account' };
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
     if (sub === 'participants') return { page: 'participants', id };
     if (sub === 'analytics') return { page: 'analytics', id };
     if (sub === 'billing') return { page: 'billing', id };
+    if (sub === 'waitlist') return { page: 'waitlist', id };
     return { page: 'campaign', id };
   }
   return { page: 'campaigns' };
@@ -36,6 +38,7 @@ export const href = {
   participant: (id: string, email: string) => `#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(email)}`,
   analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
   billing: (id: string) => `#/campaigns/${encodeURIComponent(id)}/billing`,
+  waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
   account: () => '#/account',
