@@ -111,10 +111,12 @@ export class WaitlistStore {
     const key = Number(entry.wait_key);
     const seq = Number(entry.seq);
     const m = bucketOf(key);
+    // Both bounds of the key are plain comparisons, so the index range is [bucket start, key]: an upper
+    // bound only inside an OR is not one (SQLite then read the index to its end: 100,000 entries at 1M).
     const { rows } = await sql<{ deltas: number | string | null; ahead: number | string }>`select
         (select sum(n) from waitlist_deltas where campaign_id = ${campaignId} and bucket < ${m}) as deltas,
         (select count(*) from waitlist_entries where campaign_id = ${campaignId} and granted_on is null
-          and wait_key >= ${m * WAIT_BUCKET} and (wait_key < ${key} or (wait_key = ${key} and seq < ${seq}))) as ahead`.execute(this.db);
+          and wait_key >= ${m * WAIT_BUCKET} and wait_key <= ${key} and (wait_key < ${key} or seq < ${seq})) as ahead`.execute(this.db);
     const baseline = Math.min(Math.max(m * WAIT_BUCKET, 0), joined);
     return { position: 1 + baseline + Number(rows[0]!.deltas ?? 0) + Number(rows[0]!.ahead), of };
   }
