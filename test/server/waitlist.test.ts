@@ -147,6 +147,16 @@ eachDatabase(
       assert.equal((await s.admin.listCampaigns()).find((c) => c.campaignId === id)!.waitlist, null);
     });
 
+    it('imported participants queue in the file order, and an imported referral moves its referrer', async () => {
+      clock.now = START;
+      const s = service();
+      const id = await s.campaign({ waitlist: { spotsPerReferral: 2 } });
+      await s.admin.addParticipant({ id, email: 'first@example.com' });
+      assert.deepEqual(await s.admin.importParticipants(id, 'email,referredByEmail\na@example.com,\nb@example.com,\nc@example.com,b@example.com\n'), { created: 3, skipped: 0 });
+      assert.deepEqual(await naiveQueue(s, id, 2, 'total_referrals'), ['first@example.com', 'b@example.com', 'a@example.com', 'c@example.com']);
+      assert.deepEqual(await positions(s, id, ['first@example.com', 'a@example.com', 'b@example.com', 'c@example.com']), [1, 3, 2, 4]);
+    });
+
     it("counts 'qualified': only credited referrals move the referrer, and a refund that undoes one moves them back", async () => {
       clock.now = START;
       const s = service();
