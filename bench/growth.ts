@@ -35,7 +35,7 @@ function growthRoutes(s: Seeded) {
   routes.push(
     { name: 'getLeaderboard', baseline: 'point', target: 0.8, load: { paths: [`/api/v1/getLeaderboard?id=${s.campaignId}`] } },
     {
-      name: 'getMyReferrals (rank at 90%)',
+      name: 'getMyReferrals (rank and waitlist position at 90%)',
       baseline: 'point',
       target: 0.8,
       load: { method: 'POST', headers: { 'refkit-participant-token': s.token }, paths: ['/api/v1/getMyReferrals'], bodies: [JSON.stringify({ id: s.campaignId })] },

@@ -9,7 +9,9 @@
  * Every referral is qualified and credited, and the campaign shows an all-time leaderboard: migration
  * 0019 builds its board from the rows, as it does for a database that had them before leaderboards.
  * One participant at 90% (a referrer, tied at one referral with most of the board) has a participant
- * token, for the widget's getMyReferrals and the rank it reads.
+ * token, for the widget's getMyReferrals and the rank it reads. The campaign is in waitlist mode too
+ * (5 places per referred sign-up): every participant has their place, numbered in row order, so that
+ * getMyReferrals reads that participant's waitlist position as well.
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -19,6 +21,7 @@ import { migrate } from '../src/server/store/migrations.js';
 import { newToken } from '../src/server/domain/proof.js';
 import { hashSecret } from '../src/server/domain/secrets.js';
 import { encodeCursor } from '../src/server/domain/paging.js';
+import { bucketOf } from '../src/server/store/waitlist-store.js';
 
 export const CAMPAIGN_ID = 'cmp_bench';
 /** Stored in api_keys (hashed) like any key made with `refkit key create`, so authentication reads it. */
@@ -54,6 +57,9 @@ export interface Seeded extends SeedPlan {
 const BEFORE_BOARDS = '0017_stripe';
 /** The leaderboard the campaign shows once its boards are built. */
 const LEADERBOARD = JSON.stringify({ period: 'all', size: 10 });
+/** The waitlist the campaign is in (../src/server/domain/waitlist.ts). */
+const SPOTS = 5;
+const WAITLIST = JSON.stringify({ spotsPerReferral: SPOTS, counts: 'signups' });
 
 export function codeOf(i: number): string {
   let n = (i * SCATTER) % CODE_SPACE;
@@ -123,9 +129,10 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
   const after = connect(url);
   try {
     await migrate(after.db, after.dialect);
-    await after.db.updateTable('campaigns').set({ leaderboard: LEADERBOARD }).where('id', '=', CAMPAIGN_ID).execute();
+    await after.db.updateTable('campaigns').set({ leaderboard: LEADERBOARD, waitlist: WAITLIST }).where('id', '=', CAMPAIGN_ID).execute();
+    await seedWaitlist(after.db, plan);
     await after.db.insertInto('participant_tokens').values({ hash, participant_id: ranked + 1, created_on: Date.now() }).execute();
-    if (after.dialect === 'postgres') for (const t of ['board_entries', 'board_levels', 'board_blocks']) await sql.raw(`vacuum analyze ${t}`).execute(after.db);
+    if (after.dialect === 'postgres') for (const t of ['board_entries', 'board_levels', 'board_blocks', 'waitlist_entries', 'waitlist_deltas']) await sql.raw(`vacuum analyze ${t}`).execute(after.db);
   } finally {
     await after.close();
   }
@@ -141,6 +148,26 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
     // A chain's head (its first) has no referrer; the other CHAIN - 1 are each referred by the one before.
     chainReferee: (k) => plan.hubReferrals + 1 + Math.floor(k / (CHAIN - 1)) * CHAIN + (k % (CHAIN - 1)) + 1,
   };
+}
+
+/**
+ * Every participant's place: seq = row index, key = seq - SPOTS x referrals; and the bucket deltas of the
+ * keys that a referral moved out of their seq's bucket (../src/server/store/waitlist-store.ts).
+ */
+async function seedWaitlist(db: ReturnType<typeof connect>['db'], plan: SeedPlan): Promise<void> {
+  await db.insertInto('waitlists').values({ campaign_id: CAMPAIGN_ID, joined: plan.participants, granted: 0 }).execute();
+  await sql`insert into waitlist_entries (participant_id, campaign_id, seq, wait_key, granted_on)
+    select id, campaign_id, id - 1, id - 1 - ${SPOTS} * total_referrals, null from participants where campaign_id = ${CAMPAIGN_ID}`.execute(db);
+  const deltas = new Map<number, number>();
+  for (let i = 0; i < plan.participants; i++) {
+    const from = bucketOf(i);
+    const to = bucketOf(i - SPOTS * referralsOf(i, plan));
+    if (from === to) continue;
+    deltas.set(from, (deltas.get(from) ?? 0) - 1);
+    deltas.set(to, (deltas.get(to) ?? 0) + 1);
+  }
+  const rows = [...deltas].map(([bucket, n]) => ({ campaign_id: CAMPAIGN_ID, bucket, n }));
+  for (let start = 0; start < rows.length; start += 500) await db.insertInto('waitlist_deltas').values(rows.slice(start, start + 500)).execute();
 }
 
 /** A participant near 90% of the way through with one referral: tied at one with most of the board. */

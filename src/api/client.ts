@@ -25,6 +25,9 @@ import type {
   ListWebhookDeliveriesQuery,
   KeyedParticipant,
   LeaderboardEntry,
+  GrantAccessBody,
+  GrantAccessResult,
+  WaitlistView,
   Ok,
   Participant,
   QualifyParticipantBody,
@@ -78,7 +81,7 @@ export type {
   RewardEntry,
   LeaderboardEntry,
 };
-export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings };
+export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
 export type { StripeEventView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
@@ -386,6 +389,14 @@ export class RefkitClient extends BrowserClient {
   }
   retryStripePayout(id: string, payoutId: number): Promise<StripePayoutView> {
     return this.postJson('/api/v1/admin/retryStripePayout', { id, payoutId });
+  }
+  /** Lets in the first `count` of a campaign's waitlist, or the participants with `emails`. */
+  grantAccess(body: GrantAccessBody): Promise<GrantAccessResult> {
+    return this.postJson('/api/v1/admin/grantAccess', body);
+  }
+  /** The front of a campaign's waitlist (positions from 1) and its counts. */
+  getWaitlist(id: string, limit?: number): Promise<WaitlistView> {
+    return this.getJson('/api/v1/admin/getWaitlist', { id, ...(limit !== undefined && { limit }) });
   }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });

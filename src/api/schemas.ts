@@ -299,6 +299,21 @@ export const LeaderboardSettings = Type.Object(
   { additionalProperties: false, description: 'How many entries getLeaderboard answers' },
 );
 export type LeaderboardSettings = Static<typeof LeaderboardSettings>;
+export const WAITLIST_COUNTS = ['signups', 'qualified'] as const;
+export const MAX_SPOTS_PER_REFERRAL = 1000;
+/** Waitlist mode: a queue by sign-up order, each counted referral moving its referrer up. */
+export const WaitlistSettings = Type.Object(
+  {
+    spotsPerReferral: Int(1, MAX_SPOTS_PER_REFERRAL),
+    counts: Type.Optional(
+      Type.Union(WAITLIST_COUNTS.map((c) => Type.Literal(c)), {
+        description: '`signups` (default): every referred sign-up moves the referrer up; `qualified`: only credited (qualified) referrals',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Places a referral moves its referrer up the waitlist' },
+);
+export type WaitlistSettings = Static<typeof WaitlistSettings>;
 
 export const CampaignFields = {
   campaignName: Line({ minLength: 1, maxLength: 200 }),
@@ -341,6 +356,11 @@ export const CampaignFields = {
   leaderboard: Type.Optional(Type.Union([Type.Null(), LeaderboardSettings], { description: 'The public leaderboard (getLeaderboard); null or absent: none' })),
   timeZone: Type.Optional(
     Line({ minLength: 1, maxLength: 64, description: 'An IANA time zone (e.g. Europe/Berlin), where the campaign\'s months begin; default UTC' }),
+  ),
+  waitlist: Type.Optional(
+    Type.Union([Type.Null(), WaitlistSettings], {
+      description: 'Waitlist mode (admin/grantAccess); null or absent: a normal campaign. Turning it off (launch) is for good; its settings cannot change while it is on',
+    }),
   ),
 };
 export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
@@ -461,6 +481,31 @@ export const VerifyEmailBody = Type.Object(
   { additionalProperties: false },
 );
 export const CampaignIdBody = Type.Object({ id: Id }, { additionalProperties: false });
+
+export const MAX_GRANT = 1000;
+/** admin/grantAccess: the first `count` of the waitlist, or the participants with these emails. */
+export const GrantAccessBody = Type.Union([
+  Type.Object({ id: Id, count: Int(1, MAX_GRANT) }, { additionalProperties: false }),
+  Type.Object({ id: Id, emails: Type.Array(Email, { minItems: 1, maxItems: MAX_GRANT }) }, { additionalProperties: false }),
+]);
+export type GrantAccessBody = Static<typeof GrantAccessBody>;
+export const GrantAccessResult = Type.Object({
+  granted: Type.Array(Type.Object({ participantId: Type.Integer(), email: Type.String() }), { description: 'Let in by this call, in waitlist order; those let in before are not listed again' }),
+  unknown: Type.Array(Type.String(), { description: 'Emails given that are no participant of the campaign (nothing is done for them)' }),
+});
+export type GrantAccessResult = Static<typeof GrantAccessResult>;
+export const MAX_WAITLIST_PAGE = 100;
+export const WaitlistQuery = Type.Object({ id: Id, limit: Type.Optional(Int(1, MAX_WAITLIST_PAGE)) }, { additionalProperties: false });
+export type WaitlistQuery = Static<typeof WaitlistQuery>;
+/** The front of a campaign's waitlist, as its owner sees it. */
+export const WaitlistView = Type.Object({
+  waiting: Type.Integer({ description: 'Participants waiting' }),
+  granted: Type.Integer({ description: 'Participants let in' }),
+  queue: Type.Array(Type.Object({ position: Type.Integer({ minimum: 1 }), participantId: Type.Integer(), email: Type.String() }), {
+    description: 'The first `limit` (default 50) waiting, in queue order',
+  }),
+});
+export type WaitlistView = Static<typeof WaitlistView>;
 export const SigningSecret = Type.Object({
   secret: Type.String({ description: 'HMAC-SHA256 key for email signatures; keep it on your backend' }),
 });
@@ -480,7 +525,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -649,6 +694,7 @@ export const CampaignSettings = Type.Composite([
     rewardCodesLowThreshold: Type.Integer({ description: 'reward_codes_low fires when a reward code pool has fewer codes left than this' }),
     leaderboard: Type.Union([LeaderboardSettings, Type.Null()]),
     timeZone: Type.String(),
+    waitlist: Type.Union([WaitlistSettings, Type.Null()]),
   }),
   RewardRules,
   Type.Object({

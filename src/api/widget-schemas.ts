@@ -4,7 +4,7 @@
  * interface's, exactly. The widget imports these as types only.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { LEADERBOARD_PERIODS, LeaderboardSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
+import { LEADERBOARD_PERIODS, LeaderboardSettings, WaitlistSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -25,6 +25,7 @@ export const WidgetSettings = Type.Object({
   ),
   rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
   leaderboard: Type.Optional(Type.Composite([LeaderboardSettings], { description: 'The campaign has a leaderboard (getLeaderboard): its period and size' })),
+  waitlist: Type.Optional(Type.Composite([WaitlistSettings], { description: 'The campaign is in waitlist mode: its settings (counts always given)' })),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 
@@ -95,11 +96,21 @@ export const MyRank = Type.Object({
 });
 export type MyRank = Static<typeof MyRank>;
 
+/** The participant's place on the campaign's waitlist. */
+export const MyWaitlist = Type.Object({
+  position: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Their place in the queue (1: next in); null once let in' }),
+  of: Type.Integer({ description: 'Participants waiting (not yet let in)' }),
+  granted: Type.Boolean({ description: 'Let in (admin/grantAccess), or joined before the waitlist began' }),
+  spotsPerReferral: Type.Integer({ description: 'Places a counted referral moves them up' }),
+});
+export type MyWaitlist = Static<typeof MyWaitlist>;
+
 export const MyReferrals = Type.Object({
   participant: Participant,
   referrals: Type.Array(MyReferral, { description: `The first ${MAX_MY_REFERRALS}, oldest first` }),
   more: Type.Boolean({ description: 'true when there are more referrals than listed' }),
   rewards: Type.Optional(MyRewards),
   leaderboard: Type.Optional(Type.Composite([MyRank], { description: 'Only when the campaign has a leaderboard' })),
+  waitlist: Type.Optional(Type.Composite([MyWaitlist], { description: 'Only when the campaign is in waitlist mode' })),
 });
 export type MyReferrals = Static<typeof MyReferrals>;

@@ -17,6 +17,7 @@ import './pages/participant-detail.js';
 import './pages/analytics.js';
 import './pages/billing.js';
 import './pages/emails.js';
+import './pages/waitlist.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
@@ -32,6 +33,7 @@ const TITLES: Record<Route['page'], string> = {
   analytics: 'Analytics',
   billing: 'Billing',
   emails: 'Emails',
+  waitlist: 'Waitlist',
   webhooks: 'Webhooks',
   keys: 'API keys',
   account: 'Account',
@@ -184,7 +186,8 @@ export class Dashboard extends LitElement {
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
             ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}
-            ${this.#link(href.emails(id), 'Emails', page === 'emails')}`
+            ${this.#link(href.emails(id), 'Emails', page === 'emails')}
+            ${current?.waitlist ? this.#link(href.waitlist(id), 'Waitlist', page === 'waitlist') : nothing}`
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
@@ -232,6 +235,8 @@ export class Dashboard extends LitElement {
         return html`<rk-billing .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-billing>`;
       case 'emails':
         return html`<rk-emails .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-emails>`;
+      case 'waitlist':
+        return html`<rk-waitlist .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-waitlist>`;
       case 'webhooks':
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'analytics'; id: string }
   | { page: 'billing'; id: string }
   | { page: 'emails'; id: string }
+  | { page: 'waitlist'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
   | { page: 'account' };
@@ -25,6 +26,7 @@ export function parseRoute(hash: string): Route {
     if (sub === 'analytics') return { page: 'analytics', id };
     if (sub === 'billing') return { page: 'billing', id };
     if (sub === 'emails') return { page: 'emails', id };
+    if (sub === 'waitlist') return { page: 'waitlist', id };
     return { page: 'campaign', id };
   }
   return { page: 'campaigns' };
@@ -39,6 +41,7 @@ export const href = {
   analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
   billing: (id: string) => `#/campaigns/${encodeURIComponent(id)}/billing`,
   emails: (id: string) => `#/campaigns/${encodeURIComponent(id)}/emails`,
+  waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
   account: () => '#/account',

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages } from '../api/schemas.js';
+import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages, WaitlistSettings } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ACCOUNT } from './domain/context.js';
@@ -120,6 +120,7 @@ function campaignFields(cmd: Command): Command {
     .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
     .option('--leaderboard <period:size|off>', 'leaderboard: all:10 (since the start) or month:10 (this month) and how many it shows; off removes it', leaderboardOption)
     .option('--time-zone <iana>', "timeZone: where the campaign's months begin, e.g. Europe/Berlin (default UTC)")
+    .option('--waitlist <spots|spots:qualified|off>', 'waitlist: 5 (each referred sign-up moves the referrer 5 places up) or 5:qualified (each qualified referral); off launches the campaign, for good', waitlistOption)
     .addOption(jsonOption);
 }
 
@@ -135,6 +136,13 @@ function leaderboardOption(value: string): LeaderboardSettings | null {
   const [period, size = ''] = value.split(':');
   if (period !== 'all' && period !== 'month') throw new InvalidArgumentError('Expected all:<size>, month:<size> or off, e.g. month:10.');
   return { period, size: int(size) };
+}
+/** `5` -> { spotsPerReferral: 5 }; `5:qualified` -> counts qualified referrals; `off` -> null. */
+function waitlistOption(value: string): WaitlistSettings | null {
+  if (value === 'off') return null;
+  const [spots = '', counts = 'signups', ...rest] = value.split(':');
+  if ((counts !== 'signups' && counts !== 'qualified') || rest.length > 0) throw new InvalidArgumentError('Expected <spots>, <spots>:qualified or off, e.g. 5.');
+  return { spotsPerReferral: int(spots), counts };
 }
 /** `3:50:Free month` -> { referrals: 3, reward: 50, label: 'Free month' } (the label may hold colons). */
 function collectMilestone(value: string, previous: Milestone[] = []): Milestone[] {
@@ -175,6 +183,7 @@ interface CampaignOptions {
   rewardCodesLowThreshold?: number;
   leaderboard?: LeaderboardSettings | null;
   timeZone?: string;
+  waitlist?: WaitlistSettings | null;
   json?: boolean;
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
@@ -216,6 +225,7 @@ const campaignBody = (o: CampaignOptions) => ({
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
   leaderboard: o.leaderboard,
   timeZone: o.timeZone,
+  waitlist: o.waitlist,
 });
 
 /**

@@ -159,6 +159,10 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart leaderboard-name - An entry's display name (first name and initial, or a masked email).
  * @csspart leaderboard-count - An entry's qualified friends.
  * @csspart leaderboard-empty - Said when no one is on the board yet.
+ * @csspart waitlist - The participant's place on the campaign's waitlist, in waitlist mode (`data-granted` true once let in); a polite status region.
+ * @csspart waitlist-position - "You are #120 of 4,503 on the waitlist."
+ * @csspart waitlist-hint - How many places each friend moves them up.
+ * @csspart waitlist-granted - "You're in!", once the owner let them in.
  * @csspart milestone-progress - The progress bar (a native `progress`) toward the next milestone.
  * @csspart step-marker - The number or check mark of each progress step.
  * @csspart referrals - The list of friends invited.
@@ -529,6 +533,15 @@ export class ReferralWidget extends LitElement {
     this.returning = returning;
     this.limited = answer.participant.totalReferrals === undefined;
     this.own = answer.outcome === 'created' ? { referrals: [], more: false } : undefined;
+    // In a waitlist campaign the new participant's place is known only to the service: ask for it with
+    // the token just given (without one, or if it cannot be read, the share view shows no place).
+    if (answer.outcome === 'created' && this.settings?.waitlist && answer.token) {
+      try {
+        this.own = await this.client.getMyReferrals(this.campaignId, { token: answer.token });
+      } catch {
+        // The link and the rest of the share view do not depend on it.
+      }
+    }
   }
 
   #remember(answer: SignupAnswer): void {

@@ -121,6 +121,10 @@ export const shareStyles = css`
   [part='referral-status'][data-status='refunded'] { background: #fee2e2; color: #991b1b; }
   [part='referrals-empty'] { font-size: 0.875rem; }
   [part='leaderboard'] { margin-block-end: 1rem; }
+  [part='waitlist'] { margin-block-end: 1rem; padding: 0.75rem; border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); }
+  [part='waitlist'] p { margin: 0; }
+  [part='waitlist-position'] { font-weight: 600; font-variant-numeric: tabular-nums; }
+  [part='waitlist-hint'] { color: var(--_muted); font-size: 0.8125rem; margin-block-start: 0.25rem !important; }
   [part='leaderboard-list'] { margin: 0; padding: 0; list-style: none; border: 1px solid var(--_border); border-radius: calc(var(--_radius) / 2); font-size: 0.875rem; }
   [part='leaderboard-list'] li { display: grid; grid-template-columns: 2.5rem 1fr auto; align-items: baseline; gap: 0.75rem; padding: 0.5rem 0.75rem; }
   [part='leaderboard-list'] li + li { border-block-start: 1px solid var(--_border); }

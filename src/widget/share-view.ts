@@ -11,11 +11,12 @@ import { msg, str } from '@lit/localize';
 import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import type { Campaign, LeaderboardEntry, MyReferral, Participant, WidgetSettings } from '../api/client.js';
 import type { LeaderboardSettings, RewardRules, ShareMessages } from '../api/schemas.js';
-import type { MyRank, MyRewards } from '../api/widget-schemas.js';
+import type { MyRank, MyRewards, MyWaitlist } from '../api/widget-schemas.js';
 import type { OwnStanding } from './referral-widget.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
 import { leaderboardView } from './leaderboard-view.js';
+import { waitlistView } from './waitlist-view.js';
 import { hasOfferRuleLines, offerRuleLines } from './offer-rules.js';
 import { rewardCodes } from './reward-codes-view.js';
 import { dateOf, milestoneProgress, owedNote, pendingRewards } from './reward-standing.js';
@@ -58,6 +59,8 @@ export interface ShareViewOptions {
   stats: boolean;
   /** The campaign's leaderboard, when the element shows it (`show-leaderboard`) and the campaign has one. */
   leaderboard?: { settings: LeaderboardSettings; board: LeaderboardEntry[] | undefined; rank: MyRank | undefined } | undefined;
+  /** The participant's place on the campaign's waitlist (getMyReferrals), with what counts as a referral there. */
+  waitlist?: { place: MyWaitlist; counts: 'signups' | 'qualified' } | undefined;
 }
 
 /** The element's state this view reads and the feedback it writes (src/widget/referral-widget.ts). */
@@ -125,6 +128,7 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       // Balances are private: shown only to a browser that proved it is this participant.
       stats: !host.limited,
       leaderboard: host.showLeaderboard && host.settings?.leaderboard ? { settings: host.settings.leaderboard, board: host.board, rank: host.own?.leaderboard } : undefined,
+      waitlist: host.own?.waitlist ? { place: host.own.waitlist, counts: host.settings?.waitlist?.counts ?? 'signups' } : undefined,
     })}
     ${host.notice ? html`<p part="notice">${host.notice}</p>` : nothing}
     ${(host.returning || host.limited) && !host.email
@@ -239,6 +243,7 @@ export function shareView(o: ShareViewOptions) {
       : html`<h2 part="header" tabindex="-1" dir=${c?.shareHeader ? 'auto' : nothing}><slot name="share-header">${c?.shareHeader || msg('Share your link')}</slot></h2>
           ${offer(c, amount, o.rules, o.count)}
           ${c?.shareDescription ? html`<p part="description" dir="auto">${c.shareDescription}</p>` : nothing}`}
+    ${o.waitlist && o.stats ? waitlistView(o.waitlist.place, o.waitlist.counts, o.count) : nothing}
     <div part="link-box">
       <label part="label" for="share-link">${msg('Your referral link')}</label>
       <div part="link-row">

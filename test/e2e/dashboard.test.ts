@@ -233,6 +233,41 @@ describe('dashboard', () => {
       assert.deepEqual(await stored(), [null, 'Europe/Berlin']);
     }));
 
+  it('waitlist: turned on in the editor; the Waitlist page shows the queue with positions, lets in the first N and by email, and passes axe', () =>
+    task(async ({ page }) => {
+      const admin = seeded.service.admin;
+      const { campaignId: id } = await admin.createCampaign({ campaignName: 'Early access', hostURL: 'https://acme.example/early' });
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id!)}`);
+      await page.getByRole('heading', { name: 'Early access', level: 1 }).waitFor();
+      await page.getByLabel('Places up per referral').fill('2');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Changes saved.').waitFor();
+      assert.deepEqual((await admin.listCampaigns()).find((c) => c.campaignId === id)!.waitlist, { spotsPerReferral: 2, counts: 'signups' });
+      for (const email of ['w0@example.com', 'w1@example.com', 'w2@example.com']) await admin.addParticipant({ id: id!, email });
+      const w2 = await admin.getParticipant(id!, 'w2@example.com');
+      await admin.addParticipant({ id: id!, email: 'w3@example.com', referredByCode: w2.referralCode! });
+      // A reload reads the campaign's settings again: the Waitlist link appears in the menu.
+      await page.reload();
+      await page.getByRole('link', { name: 'Waitlist' }).click();
+      await page.getByRole('heading', { name: 'Waitlist', level: 1 }).waitFor();
+      const rows = page.locator('rk-waitlist tbody tr');
+      const queue = async () => (await rows.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+      await page.getByText('4 waiting, 0 let in.').waitFor();
+      // w2 (third, one referral: 2 places up) ties with w0, who signed up first.
+      assert.deepEqual(await queue(), ['#1 w0@example.com', '#2 w2@example.com', '#3 w1@example.com', '#4 w3@example.com']);
+      assert.deepEqual(await seriousViolations(page), []);
+      await page.getByLabel('Let in the first').fill('1');
+      await page.getByRole('button', { name: 'Let them in' }).click();
+      await page.getByText('Let in 1 participant.').waitFor();
+      await page.getByText('3 waiting, 1 let in.').waitFor();
+      assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w1@example.com', '#3 w3@example.com']);
+      await page.getByLabel(/Let in by email/).fill('w3@example.com, nobody@example.com');
+      await page.getByRole('button', { name: 'Let these in' }).click();
+      await page.getByText('Let in 1 participant. Not participants: nobody@example.com.').waitFor();
+      assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w1@example.com']);
+      assert.equal((await admin.getWaitlist(id!)).granted, 2);
+    }));
+
   it('a new campaign is created with its reward rules', () =>
     task(async ({ page }) => {
       await page.goto('/admin/#/campaigns/new');

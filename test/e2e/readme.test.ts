@@ -20,7 +20,7 @@ import { ROOT } from '../server/helpers/root.js';
  * The pages whose examples run, in the order a reader follows them: each page's examples go on from the
  * variables of the pages before it (docs/cli.md from docs/api.md's, docs/dashboard.md from both).
  */
-const PAGES = ['README.md', 'docs/api.md', 'docs/emails.md', 'docs/rewards.md', 'docs/leaderboard.md', 'docs/widget.md', 'docs/cli.md', 'docs/dashboard.md', 'docs/security.md'];
+const PAGES = ['README.md', 'docs/api.md', 'docs/emails.md', 'docs/rewards.md', 'docs/leaderboard.md', 'docs/waitlist.md', 'docs/widget.md', 'docs/cli.md', 'docs/dashboard.md', 'docs/security.md'];
 
 /** The ```sh blocks of a page, in order. */
 const shBlocks = (page: string) => [...readDoc(page).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);

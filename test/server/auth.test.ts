@@ -18,6 +18,8 @@ const PROTECTED: [string, string, unknown?][] = [
   ['POST', '/api/v1/admin/setCampaignStatus', { id: 'x', status: 'End' }],
   ['POST', '/api/v1/admin/redeemReward', { id: 'x', email: 'a@example.com', kind: 'referral', amount: 1 }],
   ['POST', '/api/v1/admin/approveParticipant', { id: 'x', email: 'a@example.com' }],
+  ['POST', '/api/v1/admin/grantAccess', { id: 'x', count: 1 }],
+  ['GET', '/api/v1/admin/getWaitlist?id=x'],
   ['POST', '/api/v1/admin/createApiKey', { name: 'x' }],
   ['POST', '/api/v1/admin/revokeApiKey', { id: 'x' }],
   ['GET', '/api/v1/admin/listApiKeys'],

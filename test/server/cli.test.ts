@@ -84,6 +84,14 @@ describe('refkit CLI', () => {
     const badBoard = await cli(['campaign', 'update', '--id', id, '--leaderboard', 'week:5'], env);
     assert.notEqual(badBoard.code, 0);
     assert.match(badBoard.stderr, /all:<size>, month:<size> or off/);
+    const waitlist = async () => (JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!.waitlist;
+    await json(['campaign', 'update', '--id', id, '--waitlist', '5:qualified']);
+    assert.deepEqual(await waitlist(), { spotsPerReferral: 5, counts: 'qualified' });
+    await json(['campaign', 'update', '--id', id, '--waitlist', 'off']);
+    assert.equal(await waitlist(), null);
+    const badWaitlist = await cli(['campaign', 'update', '--id', id, '--waitlist', '5:clicks'], env);
+    assert.notEqual(badWaitlist.code, 0);
+    assert.match(badWaitlist.stderr, /<spots>:qualified or off/);
     const badZone = await cli(['campaign', 'update', '--id', id, '--time-zone', 'Nowhere/Land'], env);
     assert.notEqual(badZone.code, 0);
     assert.match(badZone.stderr, /timeZone/);

@@ -70,7 +70,7 @@ eachDatabase('errors', (service) => {
     for (const op of ['getCampaign', 'validateCode', 'getParticipant', 'getAllParticipants', 'getReferrals']) assert.ok(doc.paths[`/api/v1/${op}`]!.get, op);
     assert.deepEqual(doc.paths['/api/v1/getAllParticipants']!.get!.parameters!.map((p) => p.name).sort(), ['cursor', 'id', 'page', 'pageSize']);
     assert.ok(doc.paths['/api/v1/getParticipant']!.get!.security);
-    for (const op of ['createCampaign', 'updateCampaign', 'setCampaignStatus', 'redeemReward', 'approveParticipant', 'createApiKey', 'revokeApiKey', 'createWebhookEndpoint', 'redeliverWebhook']) {
+    for (const op of ['createCampaign', 'updateCampaign', 'setCampaignStatus', 'redeemReward', 'approveParticipant', 'grantAccess', 'createApiKey', 'revokeApiKey', 'createWebhookEndpoint', 'redeliverWebhook']) {
       assert.ok(doc.paths[`/api/v1/admin/${op}`]!.post, op);
     }
     const docs = await fetch(`${s.url}/api/docs/`);

@@ -244,6 +244,39 @@ for (const kind of kinds) {
       }
     });
 
+    it('0022 leaves campaigns of 0021 out of waitlist mode; turned on, earlier participants count as let in and new sign-ups queue', async () => {
+      const db = await kind.createEmpty();
+      const c = connect(db.url);
+      try {
+        await migrate(c.db, c.dialect, '0021_payment_chain');
+        const now = Date.now();
+        await c.db.insertInto('campaigns').values({ id: 'c1', account_id: 1, name: 'C', host_url: 'https://c.example', status: 'Active', end_on: null, allowed_origins: null, created_on: now, updated_on: now }).execute();
+        const insert = async (i: number) =>
+          Number(
+            (
+              await c.db
+                .insertInto('participants')
+                .values({ campaign_id: 'c1', email: `p${i}@example.com`, email_key: `p${i}@example.com`, code: `CODE${i}234`, created_on: now, updated_on: now, signup_source: 'api' })
+                .returning('id')
+                .executeTakeFirstOrThrow()
+            ).id,
+          );
+        const before = await insert(0);
+        await migrate(c.db, c.dialect);
+        assert.deepEqual(await c.db.selectFrom('campaigns').select('waitlist').executeTakeFirstOrThrow(), { waitlist: null });
+        const store = new Store(c.db, c.dialect);
+        assert.equal(await store.waitlists.standing('c1', before), undefined);
+        await c.db.updateTable('campaigns').set({ waitlist: JSON.stringify({ spotsPerReferral: 3, counts: 'signups' }) }).execute();
+        const after = await insert(1);
+        await store.transaction((tx) => tx.waitlists.join('c1', after));
+        assert.deepEqual(await store.waitlists.standing('c1', after), { position: 1, of: 1 });
+        assert.equal(await store.waitlists.standing('c1', before), undefined);
+      } finally {
+        await c.close();
+        await db.drop();
+      }
+    });
+
     it('0019 puts credited referrals on the all-time board, ties in participant order, and later credits arrive after them', async () => {
       const db = await kind.createEmpty();
       const c = connect(db.url);

@@ -50,7 +50,7 @@ function earlierTheme(id: string): Partial<Theme> {
 // The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
 // The leaderboard is typed as its period ('off': none) and size.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | 'waitlist' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;
@@ -59,9 +59,12 @@ type Draft = Required<
     leaderboardPeriod: LeaderboardSettings['period'] | 'off';
     leaderboardSize: string;
     timeZone: string;
+    /** Places a referral moves its referrer up the waitlist; '' when the campaign is not in waitlist mode. */
+    waitlistSpots: string;
+    waitlistCounts: 'signups' | 'qualified';
   };
 /** The fields typed in one input each. */
-type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'requireEmailConfirmation' | 'leaderboardPeriod'>;
+type InputField = Exclude<keyof Draft, 'shareMessages' | 'milestones' | 'requireEmailConfirmation' | 'leaderboardPeriod' | 'waitlistCounts'>;
 
 /**
  * The id of the input a request field is typed in, so that a 400 naming a field is said beside it:
@@ -122,6 +125,8 @@ const EMPTY: Draft = {
   leaderboardPeriod: 'off',
   leaderboardSize: '10',
   timeZone: 'UTC',
+  waitlistSpots: '',
+  waitlistCounts: 'signups',
 };
 
 /** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
@@ -150,6 +155,8 @@ function draftOf(c: CampaignSettings): Draft {
     leaderboardPeriod: c.leaderboard?.period ?? 'off',
     leaderboardSize: String(c.leaderboard?.size ?? 10),
     timeZone: c.timeZone,
+    waitlistSpots: c.waitlist ? String(c.waitlist.spotsPerReferral) : '',
+    waitlistCounts: c.waitlist?.counts ?? 'signups',
     ...rulesDraftOf(c),
   };
 }
@@ -274,6 +281,9 @@ export class CampaignEditor extends Page {
     if (d.leaderboardPeriod !== 'off') body.leaderboard = { period: d.leaderboardPeriod, size: Number(d.leaderboardSize) };
     else if (this.campaign?.leaderboard) body.leaderboard = null;
     body.timeZone = d.timeZone.trim() || 'UTC';
+    // Empty is sent only to end a stored waitlist (the launch, for good).
+    if (d.waitlistSpots.trim() !== '') body.waitlist = { spotsPerReferral: Number(d.waitlistSpots), counts: d.waitlistCounts };
+    else if (this.campaign?.waitlist) body.waitlist = null;
     // Every channel is sent: an emptied one ('') is cleared.
     body.shareMessages = { ...d.shareMessages };
     // Sent only when on or changed: turning it on needs SMTP, and an untouched box must not fail a save.
@@ -564,6 +574,23 @@ export class CampaignEditor extends Page {
                 ${this.#text('leaderboardSize', 'Entries shown', { type: 'number', max: MAX_BOARD_SIZE, hint: `1 to ${MAX_BOARD_SIZE}.` })}
               </div>
               ${this.#text('timeZone', 'Time zone', { hint: 'Where months begin, for a monthly leaderboard: an IANA name such as Europe/Berlin.' })}
+            </fieldset>
+            <fieldset>
+              <legend>Waitlist</legend>
+              <div class="row">
+                ${this.#text('waitlistSpots', 'Places up per referral', {
+                  type: 'number',
+                  max: 1000,
+                  hint: 'Waitlist mode before launch: a queue by sign-up order, each referral moving its referrer up this many places. Empty: a normal campaign (emptying it launches, for good).',
+                })}
+                <div class="field">
+                  <label for="f-waitlistCounts">Referrals that count</label>
+                  <select id="f-waitlistCounts" @change=${(e: Event) => this.#set('waitlistCounts', (e.target as HTMLSelectElement).value as Draft['waitlistCounts'])}>
+                    <option value="signups" ?selected=${this.draft.waitlistCounts === 'signups'}>Every referred sign-up</option>
+                    <option value="qualified" ?selected=${this.draft.waitlistCounts === 'qualified'}>Qualified referrals only</option>
+                  </select>
+                </div>
+              </div>
             </fieldset>
             <fieldset>
               <legend>Widget texts</legend>

@@ -5,6 +5,7 @@ import type { Actor, Ctx } from './context.js';
 import { AppError, campaignNotFound, invalid } from './errors.js';
 import { newId } from './ids.js';
 import { checkTimeZone, writeLeaderboard } from './leaderboard.js';
+import { assertWaitlistChange, writeWaitlist } from './waitlist.js';
 import { rulesColumns } from './reward-rules.js';
 import { newSecret } from './secrets.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
@@ -103,6 +104,7 @@ function columns(input: CampaignInput, current?: CampaignRow) {
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
+  if (input.waitlist !== undefined) row.waitlist = writeWaitlist(input.waitlist);
   return Object.assign(row, rulesColumns(input));
 }
 
@@ -154,6 +156,7 @@ export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampai
   const { id, ...fields } = input;
   const patch = columns(fields, current);
   assertCanPayOut(patch, current);
+  await assertWaitlistChange(ctx.store, current, patch.waitlist);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
   return findCampaign(ctx, id);
 }

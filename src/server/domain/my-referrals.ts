@@ -12,6 +12,7 @@ import type { Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, participantNotFound } from './errors.js';
 import { myRank } from './leaderboard.js';
+import { myWaitlist } from './waitlist.js';
 import { presentParticipant } from './present.js';
 import { rulesOf } from './reward-rules.js';
 import { assertSignature, tokenParticipant, type Proof } from './proof.js';
@@ -102,11 +103,13 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
   // Only a campaign with pools reads codes: the others' answers cost what they did before.
   const codes = campaign.reward_code_kinds === null ? undefined : await ctx.store.rewardCodes.ofParticipant(participant.id, MAX_MY_CODES);
   const rank = await myRank(ctx, campaign, participant);
+  const waitlist = await myWaitlist(ctx, campaign, participant);
   return {
     participant: presentParticipant(participant, campaign, 'self'),
     referrals: rows.slice(0, MAX_MY_REFERRALS).map((r) => describeReferral(r, heldUntil.get(r.id))),
     more: rows.length > MAX_MY_REFERRALS,
     rewards: myRewards(participant, campaign, pending, codes),
     ...(rank && { leaderboard: rank }),
+    ...(waitlist && { waitlist }),
   };
 }

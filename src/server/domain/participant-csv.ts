@@ -6,6 +6,7 @@
  * Imported participants are the product's own records (like sign-ups with a secret key): not scored for
  * fraud, and no webhook events (a migration of a whole program must not flood receivers).
  */
+import { joinWaitlist } from './waitlist.js';
 import { setImmediate } from 'node:timers/promises';
 import { stringify } from 'csv-stringify';
 import { ImportRow, type ImportResult, type RowProblem } from '../../api/schemas.js';
@@ -217,8 +218,9 @@ async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, row: Record
   const createdOn = input.createdOn === undefined ? ctx.now() : Date.parse(input.createdOn);
   // A code from the file is kept, or the row refused; a fresh one is drawn again when taken (in a large
   // campaign, about once in 650,000 rows per million participants).
+  let inserted: Awaited<ReturnType<Store['insertParticipant']>>;
   for (let attempt = 1; ; attempt++) {
-    const inserted = await tx.insertParticipant({
+    inserted = await tx.insertParticipant({
       campaign_id: campaign.id,
       email,
       email_key: emailKey(email),
@@ -240,6 +242,8 @@ async function importRow(ctx: Ctx, tx: Store, campaign: CampaignRow, row: Record
     if (attempt === CODE_ATTEMPTS) throw new Error('Could not allocate a unique referral code');
   }
   if (referrer) await tx.incrementReferrals(referrer.id, ctx.now());
+  // In waitlist mode an imported row queues like a sign-up, in the file's order (and moves its referrer).
+  await joinWaitlist(tx, campaign, inserted);
   return { created_on: createdOn, referred_by_id: referrer?.id ?? null };
 }
 

@@ -5,6 +5,7 @@ import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
 import type { PageResult } from './paging.js';
 import { leaderboardOf } from './leaderboard.js';
+import { waitlistOf } from './waitlist.js';
 import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
@@ -84,6 +85,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     widgetStyle: readWidgetStyle(c),
     rewardCodesLowThreshold: c.reward_codes_low_threshold,
     leaderboard: leaderboardOf(c),
+    waitlist: waitlistOf(c),
     timeZone: c.time_zone,
     ...presentRules(c),
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,

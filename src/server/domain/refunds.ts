@@ -18,6 +18,7 @@ import type { Actor, Ctx } from './context.js';
 import { AppError, invalid } from './errors.js';
 import { toCents } from './money.js';
 import { moveOnBoards } from './leaderboard.js';
+import { moveForQualified } from './waitlist.js';
 import { getParticipant } from './participants.js';
 import type { ParticipantView } from './present.js';
 import { RewardBatch } from './reward-credits.js';
@@ -95,6 +96,7 @@ async function undoReferral(batch: RewardBatch, refereeId: number, referrerId: n
   if (credited) {
     referrer.credited_referrals -= 1;
     await moveOnBoards(tx, batch.campaign, referrerId, now, -1);
+    await moveForQualified(tx, batch.campaign, referrerId, -1);
   }
   // A milestone this referral reached is reached again by the next one.
   const lost = cancelled.filter((e) => e.kind === 'milestone' && e.participant_id === referrerId);

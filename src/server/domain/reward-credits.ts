@@ -24,6 +24,7 @@ import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/rewar
 import type { CampaignRow, RewardKind, RewardState, Store } from '../store/store.js';
 import type { RewardCodeKind } from '../store/tables.js';
 import { moveOnBoards } from './leaderboard.js';
+import { moveForQualified } from './waitlist.js';
 import { PayoutQueue } from './payout-queue.js';
 import { CodeDraws, type GivenCode } from './reward-codes.js';
 import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
@@ -233,6 +234,7 @@ export class RewardBatch {
     s.credited_referrals += 1;
     move.creditedReferrals = (move.creditedReferrals ?? 0) + 1;
     await moveOnBoards(this.tx, this.campaign, referrerId, this.now, 1);
+    await moveForQualified(this.tx, this.campaign, referrerId, 1);
     for (const m of this.rules.milestones) {
       if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;
       const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });

@@ -11,6 +11,7 @@
  * code, no referral, no event) until the emailed link is followed; the referrer is the one the link
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
+import { joinWaitlist, waitlistOf } from './waitlist.js';
 import type { AddParticipantBody } from '../../api/schemas.js';
 import { dropUnlinkedPendingSignup } from '../store/email-link-writes.js';
 import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
@@ -107,7 +108,8 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
     },
     // Only a sign-up that writes its participant now can check what it assumed; and a host's signature
     // is judged only for a new email (an existing participant's answer depends on what it proves).
-    assume && !pending && proof.emailSignature === undefined,
+    // A waitlist sign-up is a transaction (its place is numbered in it), where a failed assumption would abort it.
+    assume && !pending && proof.emailSignature === undefined && waitlistOf(campaign) === null,
   );
   const { existing } = facts;
   if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
@@ -258,13 +260,16 @@ async function createParticipant(
       ...(token && { tokenHash: token.hash }),
       ...(person.assumed && { assumed: person.assumed }),
     };
-    const participant = alsoInTransaction
-      ? await ctx.store.transaction(async (tx) => {
-          const inserted = await tx.insertSignup(signup);
-          if (inserted) await alsoInTransaction(tx);
-          return inserted;
-        })
-      : await ctx.store.insertSignup(signup);
+    const waitlist = waitlistOf(campaign) !== null;
+    const participant =
+      alsoInTransaction || waitlist
+        ? await ctx.store.transaction(async (tx) => {
+            const inserted = await tx.insertSignup(signup);
+            if (inserted && waitlist) await joinWaitlist(tx, campaign, inserted);
+            if (inserted) await alsoInTransaction?.(tx);
+            return inserted;
+          })
+        : await ctx.store.insertSignup(signup);
     if (participant) {
       // The dispatcher is woken only when it has something to send.
       if (signup.event || signup.emails) ctx.onEventsCommitted?.();

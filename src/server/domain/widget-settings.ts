@@ -11,6 +11,7 @@ import type { CampaignRow } from '../store/store.js';
 import { findCampaign } from './campaigns.js';
 import type { Ctx } from './context.js';
 import { leaderboardOf } from './leaderboard.js';
+import { waitlistOf } from './waitlist.js';
 import { presentRules } from './reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { readWidgetStyle } from './widget-style.js';
@@ -18,6 +19,7 @@ import { readWidgetStyle } from './widget-style.js';
 export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
   const money = isMoney(c.reward_type);
   const leaderboard = leaderboardOf(c);
+  const waitlist = waitlistOf(c);
   return {
     campaignId: c.id,
     ...(money ? { rewardCurrency: c.reward_currency } : { rewardUnit: c.reward_type }),
@@ -25,6 +27,7 @@ export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
     look: widgetLook(readWidgetStyle(c)),
     rules: presentRules(c),
     ...(leaderboard && { leaderboard }),
+    ...(waitlist && { waitlist }),
   };
 }
 

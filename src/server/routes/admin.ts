@@ -8,6 +8,10 @@ import {
   CampaignIdBody,
   CreateApiKeyBody,
   CreateCampaignBody,
+  GrantAccessBody,
+  GrantAccessResult,
+  WaitlistQuery,
+  WaitlistView,
   Ok,
   Participant,
   ParticipantQuery,
@@ -26,6 +30,7 @@ import * as keys from '../domain/keys.js';
 import * as ledger from '../domain/ledger.js';
 import * as proof from '../domain/proof.js';
 import * as rewards from '../domain/rewards.js';
+import { getWaitlist, grantAccess } from '../domain/waitlist.js';
 import { campaignView } from '../domain/campaign-views.js';
 import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
@@ -61,6 +66,38 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request) => campaignView(ctx, await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
+  );
+
+  app.post(
+    '/api/v1/admin/grantAccess',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'Let participants in from the waitlist: the first `count` in queue order, or those with these `emails`',
+        description:
+          'Each one let in gets an access_granted event and the widget shows them in. Someone let in before is not let in again (nor listed); ' +
+          'emails of no participant are answered in `unknown`. 404 not_found when the campaign is not in waitlist mode.',
+        body: GrantAccessBody,
+        response: { 200: GrantAccessResult, ...errors },
+      },
+    },
+    async (request) => grantAccess(ctx, requireActor(request), request.body),
+  );
+
+  app.get(
+    '/api/v1/admin/getWaitlist',
+    {
+      config: { access: 'secret' as const },
+      schema: {
+        ...common,
+        summary: "The front of a campaign's waitlist with positions, and how many wait and were let in",
+        description: '404 not_found when the campaign is not in waitlist mode.',
+        querystring: WaitlistQuery,
+        response: { 200: WaitlistView, ...errors },
+      },
+    },
+    async (request) => getWaitlist(ctx, requireActor(request), request.query.id, request.query.limit),
   );
 
   app.post(

@@ -781,6 +781,40 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0022_waitlist': {
+      async up(db: Kysely<any>) {
+        // Waitlist mode (JSON WaitlistSettings, null: off; ../domain/waitlist.ts).
+        await db.schema.alterTable('campaigns').addColumn('waitlist', 'text').execute();
+        // Per waitlist campaign: sign-ups numbered (joined, dense) and how many were let in (granted).
+        await db.schema
+          .createTable('waitlists')
+          .addColumn('campaign_id', 'text', (c) => c.primaryKey().references('campaigns.id'))
+          .addColumn('joined', 'bigint', (c) => c.notNull())
+          .addColumn('granted', 'bigint', (c) => c.notNull())
+          .execute();
+        // Each participant in the queue: seq (sign-up number, from 0), wait_key (seq - spots x counted
+        // referrals: lower is nearer the front, ties by seq) and when they were let in.
+        await db.schema
+          .createTable('waitlist_entries')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('wait_key', 'bigint', (c) => c.notNull())
+          .addColumn('granted_on', 'bigint')
+          .addUniqueConstraint('waitlist_entries_seq', ['campaign_id', 'seq'])
+          .execute();
+        // The queue in order, waiting entries only: grants read its start, a position one bucket of it.
+        await sql`create index waitlist_queue on waitlist_entries (campaign_id, wait_key, seq) where granted_on is null`.execute(db);
+        // How far each bucket of WAIT_BUCKET keys is from its sign-up baseline (./waitlist-store.ts): sparse.
+        await db.schema
+          .createTable('waitlist_deltas')
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('bucket', 'bigint', (c) => c.notNull())
+          .addColumn('n', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('waitlist_deltas_pk', ['campaign_id', 'bucket'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -30,6 +30,7 @@ import { PaymentStore } from './payment-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
+import { WaitlistStore } from './waitlist-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
@@ -375,6 +376,8 @@ export class Store {
   readonly leaderboards: LeaderboardStore;
   /** The lifecycle email outbox, texts and unsubscribes, over the same connection as this store. */
   readonly emails: EmailStore;
+  /** Waitlists, over the same connection (and so the same transaction) as this store. */
+  readonly waitlists: WaitlistStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -404,6 +407,7 @@ export class Store {
     this.rewardCodes = new RewardCodeStore(db, dialect);
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
+    this.waitlists = new WaitlistStore(db, dialect);
   }
 
   /**

@@ -63,6 +63,8 @@ export interface CampaignsTable {
   email_settings: string | null;
   /** The HMAC key of the campaign's unsubscribe links (../domain/unsubscribe.ts); never shown. */
   email_secret: string | null;
+  /** JSON of WaitlistSettings (../domain/waitlist.ts); null: not in waitlist mode. */
+  waitlist: string | null;
   created_on: number;
   updated_on: number;
 }
@@ -454,7 +456,33 @@ export interface BoardBlocksTable extends BoardLevelsTable {
   block: number;
 }
 
-/** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
+/** A campaign's waitlist counters (./waitlist-store.ts). */
+export interface WaitlistsTable {
+  campaign_id: string;
+  /** Sign-ups numbered so far: the next one's seq. */
+  joined: number;
+  /** Entries let in. */
+  granted: number;
+}
+
+/** A participant's place in a campaign's waitlist (./waitlist-store.ts). */
+export interface WaitlistEntriesTable {
+  participant_id: number;
+  campaign_id: string;
+  /** The sign-up number in the campaign, from 0, dense. */
+  seq: number;
+  /** seq - spotsPerReferral x counted referrals: lower is nearer the front, ties by seq. */
+  wait_key: number;
+  granted_on: number | null;
+}
+
+/** A bucket's count of waiting entries less its sign-up baseline (./waitlist-store.ts). */
+export interface WaitlistDeltasTable {
+  campaign_id: string;
+  bucket: number;
+  n: number;
+}
+
 /** An owner's subject and body of one lifecycle email in one language. */
 export interface EmailTextsTable {
   campaign_id: string;
@@ -493,6 +521,7 @@ export interface EmailUnsubscribesTable {
   created_on: number;
 }
 
+/** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   email_texts: EmailTextsTable;
   email_outbox: EmailOutboxTable;
@@ -515,6 +544,9 @@ export interface Database {
   participant_reviews: ParticipantReviewsTable;
   campaign_daily_stats: CampaignDailyStatsTable;
   campaign_counters: CampaignCountersTable;
+  waitlists: WaitlistsTable;
+  waitlist_entries: WaitlistEntriesTable;
+  waitlist_deltas: WaitlistDeltasTable;
   cache_epoch: CacheEpochTable;
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;

@@ -42,7 +42,9 @@ export async function listOperations(baseUrl: string): Promise<Operation[]> {
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
-      const body = op.requestBody?.content['application/json'].schema;
+      // A body that is one of several shapes (grantAccess: a count, or emails) is taken as its first.
+      const whole = op.requestBody?.content['application/json'].schema;
+      const body = whole?.anyOf?.[0] ?? whole;
       const query = (op.parameters ?? []).filter((p) => p.in === 'query');
       ops.push({
         method: method.toUpperCase() as 'GET' | 'POST',

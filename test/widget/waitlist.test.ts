@@ -1,0 +1,105 @@
+/**
+ * The waitlist place in the share view: "You are #120 of 4,503", how far a friend moves them (sign-ups
+ * or qualified friends, one place in the singular), "You're in!" once let in, a new sign-up's place asked
+ * for with the token just given, other languages, nothing in a normal campaign. Axe-clean. The service is
+ * faked.
+ */
+import { expect, waitUntil } from '@open-wc/testing';
+import type { MyReferrals } from '../../src/api/client.js';
+import type { WaitlistSettings } from '../../src/api/schemas.js';
+import type { MyWaitlist } from '../../src/api/widget-schemas.js';
+import { setLocale } from '../../src/widget/i18n.js';
+import { rememberParticipant } from '../../src/widget/storage.js';
+import { fakeService, json, participant, settings, type FakeService } from './fake-service.js';
+import { mount, q, settled, signUp, text } from './helpers.js';
+
+let service: FakeService;
+
+const WAITING: MyWaitlist = { position: 120, of: 4503, granted: false, spotsPerReferral: 5 };
+
+/** The remembered participant's signed-up screen in a campaign with this waitlist. */
+async function shown({ place = WAITING, waitlist = { spotsPerReferral: 5, counts: 'signups' }, attrs = '' }: { place?: MyWaitlist | null; waitlist?: Required<WaitlistSettings> | null; attrs?: string } = {}) {
+  rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
+  const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann' });
+  const mine: MyReferrals = { participant: self, referrals: [], more: false, ...(place && { waitlist: place }) };
+  service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(waitlist && { waitlist }) });
+  service.routes['/api/v1/getMyReferrals'] = () => json(mine);
+  const el = await mount(attrs);
+  await settled(el, 'signed-up');
+  return el;
+}
+
+beforeEach(() => {
+  localStorage.clear();
+  service = fakeService();
+});
+afterEach(async () => {
+  service.restore();
+  await setLocale('en');
+});
+
+describe('<referral-widget> in waitlist mode', () => {
+  it('shows the position of how many wait, and how far each friend who signs up moves them; a status region; passes axe', async () => {
+    const el = await shown();
+    expect(text(el, '[part=waitlist-position]')).to.equal('You are #120 of 4,503 on the waitlist.');
+    expect(text(el, '[part=waitlist-hint]')).to.equal('Each friend who signs up with your link moves you up 5 places.');
+    expect(q(el, '[part=waitlist]')!.getAttribute('role')).to.equal('status');
+    expect(q(el, '[part=waitlist]')!.dataset.granted).to.equal('false');
+    expect(q(el, '[part~=link]')).to.not.equal(null);
+    await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('counting qualified friends says so; one place in the singular', async () => {
+    const el = await shown({ place: { ...WAITING, spotsPerReferral: 1 }, waitlist: { spotsPerReferral: 1, counts: 'qualified' } });
+    expect(text(el, '[part=waitlist-hint]')).to.equal('Each friend who qualifies moves you up 1 place.');
+    el.remove();
+    const many = await shown({ place: { ...WAITING, spotsPerReferral: 10 }, waitlist: { spotsPerReferral: 10, counts: 'qualified' } });
+    expect(text(many, '[part=waitlist-hint]')).to.equal('Each friend who qualifies moves you up 10 places.');
+  });
+
+  it("once let in: You're in!, no position; passes axe", async () => {
+    const el = await shown({ place: { position: null, of: 4000, granted: true, spotsPerReferral: 5 } });
+    expect(q(el, '[part=waitlist]')!.dataset.granted).to.equal('true');
+    expect(text(el, '[part=waitlist-granted]')).to.equal("You're in! You have access now. Keep sharing your link: your friends count.");
+    expect(q(el, '[part=waitlist-position]') === null).to.equal(true);
+    await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('a visitor who just signed up is shown their place, read with the token the sign-up gave', async () => {
+    service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, waitlist: { spotsPerReferral: 5, counts: 'signups' } });
+    service.routes['/api/v1/addParticipant'] = (_url, body) => json(participant((body as { email: string }).email), 200, { 'refkit-participant-token': 'pt_new', 'refkit-signup': 'created' });
+    const { fraudScore: _, ...self } = participant('new@example.com');
+    service.routes['/api/v1/getMyReferrals'] = () => json({ participant: self, referrals: [], more: false, waitlist: { position: 4504, of: 4504, granted: false, spotsPerReferral: 5 } } satisfies MyReferrals);
+    const el = await mount();
+    await settled(el, 'ready');
+    signUp(el, 'new@example.com');
+    await settled(el, 'signed-up');
+    await waitUntil(() => q(el, '[part=waitlist]'), 'the waitlist place');
+    expect(text(el, '[part=waitlist-position]')).to.equal('You are #4,504 of 4,504 on the waitlist.');
+    const asked = service.calls.filter((c) => c.path === '/api/v1/getMyReferrals');
+    expect(asked.at(-1)!.headers.get('refkit-participant-token')).to.equal('pt_new');
+  });
+
+  it('in German, French, Spanish and Arabic', async () => {
+    const expected: [string, string, string][] = [
+      ['de', 'Sie sind Nr. 120 von 4.503 auf der Warteliste.', 'Jeder Freund, der sich über Ihren Link anmeldet, bringt Sie 5 Plätze nach vorn.'],
+      ['fr', 'Vous êtes n° 120 sur 4 503 dans la liste d’attente.', 'Chaque ami qui s’inscrit avec votre lien vous fait gagner 5 places.'],
+      ['es', 'Estás en el puesto #120 de 4503 en la lista de espera.', 'Cada amigo que se registra con tu enlace te adelanta 5 puestos.'],
+    ];
+    for (const [lang, position, hint] of expected) {
+      const el = await shown({ attrs: `lang="${lang}"` });
+      await waitUntil(() => text(el, '[part=waitlist-hint]') === hint, `${lang} texts`);
+      expect(text(el, '[part=waitlist-position]').replace(/\s/g, ' ')).to.equal(position.replace(/\s/g, ' '));
+      el.remove();
+    }
+    const ar = await shown({ attrs: 'lang="ar"' });
+    await waitUntil(() => text(ar, '[part=waitlist-hint]') === 'كل صديق يسجّل عبر رابطك يقدّمك ٥ من الأماكن.' || text(ar, '[part=waitlist-hint]').startsWith('كل صديق يسجّل'), 'Arabic texts');
+    expect(text(ar, '[part=waitlist-position]')).to.match(/^ترتيبك #/);
+    await expect(ar).shadowDom.to.be.accessible();
+  });
+
+  it('a normal campaign shows no waitlist', async () => {
+    const el = await shown({ place: null, waitlist: null });
+    expect(q(el, '[part=waitlist]') === null).to.equal(true);
+  });
+});
