@@ -5,6 +5,7 @@
 import type { Campaign, Participant, WidgetSettings } from '../../src/api/client.js';
 import type { RewardRules } from '../../src/api/schemas.js';
 import type { MyRewards } from '../../src/api/widget-schemas.js';
+import { setLocale } from '../../src/widget/i18n.js';
 
 export type Handler = (url: URL, body: unknown) => Response | Promise<Response>;
 
@@ -106,4 +107,21 @@ export function deferred<T>() {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * The fake service of a test file, fresh for each test (with empty storage) and restored after it, the
+ * widget's language back to English: `const service = fakeServicePerTest()`, then `service().routes`.
+ */
+export function fakeServicePerTest(): () => FakeService {
+  let current: FakeService | undefined;
+  beforeEach(() => {
+    localStorage.clear();
+    current = fakeService();
+  });
+  afterEach(async () => {
+    current?.restore();
+    await setLocale('en');
+  });
+  return () => current!;
 }

@@ -34,6 +34,13 @@ export async function settled(el: ReferralWidget, state: WidgetState): Promise<v
 }
 
 /** Types an address into the form and submits it, as pressing Enter would. */
+/** The widget mounted, once it shows its signed-up screen (a participant the test remembered). */
+export async function mountSignedUp(attrs = ''): Promise<ReferralWidget> {
+  const el = await mount(attrs);
+  await settled(el, 'signed-up');
+  return el;
+}
+
 export function signUp(el: ReferralWidget, email: string): void {
   q<HTMLInputElement>(el, 'input[name=email]')!.value = email;
   q<HTMLFormElement>(el, 'form')!.requestSubmit();

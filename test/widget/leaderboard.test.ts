@@ -8,13 +8,12 @@ import { expect, waitUntil } from '@open-wc/testing';
 import type { LeaderboardEntry, MyReferrals } from '../../src/api/client.js';
 import type { LeaderboardSettings } from '../../src/api/schemas.js';
 import type { MyRank } from '../../src/api/widget-schemas.js';
-import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
-import { apiError, fakeService, json, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, signUp, text, texts } from './helpers.js';
+import { apiError, fakeServicePerTest, json, participant, settings } from './fake-service.js';
+import { mount, mountSignedUp, q, settled, signUp, text, texts } from './helpers.js';
 
-let service: FakeService;
+const service = fakeServicePerTest();
 
 const BOARD: LeaderboardEntry[] = [
   { rank: 1, name: 'Cy', referrals: 12 },
@@ -28,25 +27,15 @@ async function shown({ board = BOARD, rank, attrs = 'show-leaderboard', leaderbo
   rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
   const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann' });
   const mine: MyReferrals = { participant: self, referrals: [], more: false, ...(rank && { leaderboard: rank }) };
-  service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(leaderboard && { leaderboard }) });
-  service.routes['/api/v1/getMyReferrals'] = () => json(mine);
-  service.routes['/api/v1/getLeaderboard'] = () => (board === 'refused' ? apiError(404, 'not_found') : json(board));
-  const el = await mount(attrs);
-  await settled(el, 'signed-up');
-  return el;
+  service().routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(leaderboard && { leaderboard }) });
+  service().routes['/api/v1/getMyReferrals'] = () => json(mine);
+  service().routes['/api/v1/getLeaderboard'] = () => (board === 'refused' ? apiError(404, 'not_found') : json(board));
+  return mountSignedUp(attrs);
 }
 
 const boardShown = (el: ReferralWidget) => waitUntil(() => q(el, '[part=leaderboard]'), 'the leaderboard');
-const boardCalls = () => service.calls.filter((c) => c.path === '/api/v1/getLeaderboard');
+const boardCalls = () => service().calls.filter((c) => c.path === '/api/v1/getLeaderboard');
 
-beforeEach(() => {
-  localStorage.clear();
-  service = fakeService();
-});
-afterEach(async () => {
-  service.restore();
-  await setLocale('en');
-});
 
 describe('<referral-widget show-leaderboard>', () => {
   it('shows the top referrers in order and the participant’s own rank, and passes axe', async () => {
@@ -80,8 +69,8 @@ describe('<referral-widget show-leaderboard>', () => {
   });
 
   it('a visitor who just signed up sees the board, without a rank', async () => {
-    service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, leaderboard: { period: 'all', size: 10 } });
-    service.routes['/api/v1/getLeaderboard'] = () => json(BOARD);
+    service().routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, leaderboard: { period: 'all', size: 10 } });
+    service().routes['/api/v1/getLeaderboard'] = () => json(BOARD);
     const el = await mount('show-leaderboard');
     await settled(el, 'ready');
     signUp(el, 'new@example.com');

@@ -6,13 +6,12 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import type { MyReferrals } from '../../src/api/client.js';
 import type { MyRewards } from '../../src/api/widget-schemas.js';
-import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
-import { fakeService, json, myRewards, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, stubNavigator, text, texts } from './helpers.js';
+import { fakeServicePerTest, json, myRewards, participant, settings } from './fake-service.js';
+import { mountSignedUp, q, stubNavigator, text, texts } from './helpers.js';
 
-let service: FakeService;
+const service = fakeServicePerTest();
 
 const CODES: MyRewards['codes'] = [
   { code: 'GIFT-7Q2X-91KD', label: 'Referral reward', kind: 'referral' },
@@ -23,23 +22,13 @@ async function shown(rewards: Partial<MyRewards>, attrs = '') {
   rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
   const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann' });
   const mine: MyReferrals = { participant: self, referrals: [], more: false, rewards: myRewards(rewards) };
-  service.routes['/api/v1/getWidgetSettings'] = () => json(settings);
-  service.routes['/api/v1/getMyReferrals'] = () => json(mine);
-  const el = await mount(attrs);
-  await settled(el, 'signed-up');
-  return el;
+  service().routes['/api/v1/getWidgetSettings'] = () => json(settings);
+  service().routes['/api/v1/getMyReferrals'] = () => json(mine);
+  return mountSignedUp(attrs);
 }
 
 const copyButton = (el: ReferralWidget, i: number) => el.shadowRoot!.querySelectorAll<HTMLButtonElement>('[part~=copy-code]')[i]!;
 
-beforeEach(() => {
-  localStorage.clear();
-  service = fakeService();
-});
-afterEach(async () => {
-  service.restore();
-  await setLocale('en');
-});
 
 describe('<referral-widget> reward codes', () => {
   it('shows each code with what it is for and a copy button named for its code', async () => {

@@ -8,13 +8,12 @@ import { expect, waitUntil } from '@open-wc/testing';
 import type { MyReferrals } from '../../src/api/client.js';
 import type { RewardRules } from '../../src/api/schemas.js';
 import type { MyRewards } from '../../src/api/widget-schemas.js';
-import { setLocale } from '../../src/widget/i18n.js';
 import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
-import { campaign, fakeService, json, myRewards, participant, settings, settingsWithRules, type FakeService } from './fake-service.js';
-import { mount, q, settled, text, texts } from './helpers.js';
+import { campaign, fakeServicePerTest, json, myRewards, participant, settings, settingsWithRules } from './fake-service.js';
+import { mountSignedUp, q, text, texts } from './helpers.js';
 
-let service: FakeService;
+const service = fakeServicePerTest();
 
 const FREE_MONTH = { referrals: 3, reward: 50, label: 'Free month' };
 const VIP_YEAR = { referrals: 10, reward: 200, label: 'VIP year' };
@@ -27,23 +26,13 @@ function standing(extra: Partial<MyReferrals> = {}): MyReferrals {
 /** The remembered participant's signed-up screen, with these reward rules and this standing. */
 async function shown({ rules, rewards, mine = {}, attrs = '' }: { rules?: Partial<RewardRules>; rewards?: Partial<MyRewards>; mine?: Partial<MyReferrals>; attrs?: string } = {}) {
   rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
-  service.routes['/api/v1/getWidgetSettings'] = () => json(rules ? settingsWithRules(rules) : settings);
-  service.routes['/api/v1/getMyReferrals'] = () => json(standing({ ...(rewards && { rewards: myRewards(rewards) }), ...mine }));
-  const el = await mount(attrs);
-  await settled(el, 'signed-up');
-  return el;
+  service().routes['/api/v1/getWidgetSettings'] = () => json(rules ? settingsWithRules(rules) : settings);
+  service().routes['/api/v1/getMyReferrals'] = () => json(standing({ ...(rewards && { rewards: myRewards(rewards) }), ...mine }));
+  return mountSignedUp(attrs);
 }
 
 const none = (el: ReferralWidget, selector: string) => expect(q(el, selector), `no ${selector}`).to.equal(null);
 
-beforeEach(() => {
-  localStorage.clear();
-  service = fakeService();
-});
-afterEach(async () => {
-  service.restore();
-  await setLocale('en');
-});
 
 describe('<referral-widget> the offer for the reward rules', () => {
   it('a commission on every payment', async () => {
@@ -84,7 +73,7 @@ describe('<referral-widget> the offer for the reward rules', () => {
   });
 
   it('a campaign whose only reward is a commission still shows its offer', async () => {
-    service.routes['/api/v1/getCampaign'] = () => json({ ...campaign, referrerRewardValue: undefined, refereeRewardValue: undefined, rewardHeader: undefined });
+    service().routes['/api/v1/getCampaign'] = () => json({ ...campaign, referrerRewardValue: undefined, refereeRewardValue: undefined, rewardHeader: undefined });
     const el = await shown({ rules: { referrerRewardPercent: 5 } });
     expect(texts(el, '[part=offer] li')).to.deep.equal(['Plus 5% of what each friend pays.']);
   });
@@ -153,7 +142,7 @@ describe('<referral-widget> milestones', () => {
   });
 
   it('an ended campaign: what was reached stays, no progress toward more', async () => {
-    service.routes['/api/v1/getCampaign'] = () => json({ ...campaign, status: 'End', ended: true });
+    service().routes['/api/v1/getCampaign'] = () => json({ ...campaign, status: 'End', ended: true });
     const el = await shown({ rewards: { milestones: { qualifiedReferrals: 4, reached: [FREE_MONTH], next: VIP_YEAR } } });
     expect(progress(el)).to.equal(null);
     expect(texts(el, '[data-milestone=reached]')).to.deep.equal(['Free month (+$50) (reached)']);

@@ -8,12 +8,11 @@ import { expect, waitUntil } from '@open-wc/testing';
 import type { MyReferrals } from '../../src/api/client.js';
 import type { WaitlistSettings } from '../../src/api/schemas.js';
 import type { MyWaitlist } from '../../src/api/widget-schemas.js';
-import { setLocale } from '../../src/widget/i18n.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
-import { fakeService, json, participant, settings, type FakeService } from './fake-service.js';
-import { mount, q, settled, signUp, text } from './helpers.js';
+import { fakeServicePerTest, json, participant, settings } from './fake-service.js';
+import { mount, mountSignedUp, q, settled, signUp, text } from './helpers.js';
 
-let service: FakeService;
+const service = fakeServicePerTest();
 
 const WAITING: MyWaitlist = { position: 120, of: 4503, granted: false, spotsPerReferral: 5 };
 
@@ -22,21 +21,11 @@ async function shown({ place = WAITING, waitlist = { spotsPerReferral: 5, counts
   rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
   const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann' });
   const mine: MyReferrals = { participant: self, referrals: [], more: false, ...(place && { waitlist: place }) };
-  service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(waitlist && { waitlist }) });
-  service.routes['/api/v1/getMyReferrals'] = () => json(mine);
-  const el = await mount(attrs);
-  await settled(el, 'signed-up');
-  return el;
+  service().routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(waitlist && { waitlist }) });
+  service().routes['/api/v1/getMyReferrals'] = () => json(mine);
+  return mountSignedUp(attrs);
 }
 
-beforeEach(() => {
-  localStorage.clear();
-  service = fakeService();
-});
-afterEach(async () => {
-  service.restore();
-  await setLocale('en');
-});
 
 describe('<referral-widget> in waitlist mode', () => {
   it('shows the position of how many wait, and how far each friend who signs up moves them; a status region; passes axe', async () => {
@@ -66,17 +55,17 @@ describe('<referral-widget> in waitlist mode', () => {
   });
 
   it('a visitor who just signed up is shown their place, read with the token the sign-up gave', async () => {
-    service.routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, waitlist: { spotsPerReferral: 5, counts: 'signups' } });
-    service.routes['/api/v1/addParticipant'] = (_url, body) => json(participant((body as { email: string }).email), 200, { 'refkit-participant-token': 'pt_new', 'refkit-signup': 'created' });
+    service().routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, waitlist: { spotsPerReferral: 5, counts: 'signups' } });
+    service().routes['/api/v1/addParticipant'] = (_url, body) => json(participant((body as { email: string }).email), 200, { 'refkit-participant-token': 'pt_new', 'refkit-signup': 'created' });
     const { fraudScore: _, ...self } = participant('new@example.com');
-    service.routes['/api/v1/getMyReferrals'] = () => json({ participant: self, referrals: [], more: false, waitlist: { position: 4504, of: 4504, granted: false, spotsPerReferral: 5 } } satisfies MyReferrals);
+    service().routes['/api/v1/getMyReferrals'] = () => json({ participant: self, referrals: [], more: false, waitlist: { position: 4504, of: 4504, granted: false, spotsPerReferral: 5 } } satisfies MyReferrals);
     const el = await mount();
     await settled(el, 'ready');
     signUp(el, 'new@example.com');
     await settled(el, 'signed-up');
     await waitUntil(() => q(el, '[part=waitlist]'), 'the waitlist place');
     expect(text(el, '[part=waitlist-position]')).to.equal('You are #4,504 of 4,504 on the waitlist.');
-    const asked = service.calls.filter((c) => c.path === '/api/v1/getMyReferrals');
+    const asked = service().calls.filter((c) => c.path === '/api/v1/getMyReferrals');
     expect(asked.at(-1)!.headers.get('refkit-participant-token')).to.equal('pt_new');
   });
 
