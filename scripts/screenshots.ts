@@ -15,7 +15,8 @@ import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
 import { qualifyParticipant } from '../src/server/domain/rewards.js';
 import { addParticipant } from '../src/server/domain/signups.js';
 import { openRuntime } from '../src/server/runtime.js';
-import { DEMO_CAMPAIGN_ID, seedIfEmpty } from '../src/server/seed.js';
+import { DEMO_CAMPAIGN_ID, DEMO_WAITLIST_ID, seedIfEmpty } from '../src/server/seed.js';
+import { grantAccess } from '../src/server/domain/waitlist.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
@@ -128,6 +129,40 @@ try {
     await widget(page).locator('[part=leaderboard-list]').waitFor();
     await widget(page).locator('[part=leaderboard]').scrollIntoViewIfNeeded();
   }, ann);
+
+  // The waitlist demo page: a line of 4,500 people ahead of Wes, who then brings two friends (5 places each),
+  // and later Vi, who is let in.
+  const line = Array.from({ length: 4_500 }, (_, i) => ({ id: DEMO_WAITLIST_ID, email: `early${i}@example.com` }));
+  for (const p of line) await addParticipant(ctx, p, api);
+  const joinWaitlist = async (page: Page, name: string) => {
+    await page.goto(`${url}/demo/waitlist.html`);
+    await widget(page).getByLabel('First name').fill(name);
+    await widget(page).getByLabel('Email address').fill(`${name.toLowerCase()}@example.com`);
+    await widget(page).getByRole('button', { name: 'Get my referral link' }).click();
+    await inState(page, 'signed-up');
+    await widget(page).locator('[part=waitlist-position]').waitFor();
+  };
+  const wesContext = await browser.newContext();
+  const wes = await wesContext.newPage();
+  await joinWaitlist(wes, 'Wes');
+  const wesCode = (await widget(wes).getByLabel('Your referral link', { exact: true }).inputValue()).split('referralCode=')[1]!;
+  for (const friend of ['wes-friend1@example.com', 'wes-friend2@example.com']) await addParticipant(ctx, { id: DEMO_WAITLIST_ID, email: friend, referredByCode: wesCode }, api);
+  await shoot('waitlist', async (page) => {
+    await page.goto(`${url}/demo/waitlist.html`);
+    await inState(page, 'signed-up');
+    await widget(page).locator('[part=waitlist-position]').waitFor();
+  }, wes);
+  const viContext = await browser.newContext();
+  const vi = await viContext.newPage();
+  await joinWaitlist(vi, 'Vi');
+  await grantAccess(ctx, DEFAULT_ACCOUNT, { id: DEMO_WAITLIST_ID, emails: ['vi@example.com'] });
+  await shoot('waitlist-granted', async (page) => {
+    await page.goto(`${url}/demo/waitlist.html`);
+    await inState(page, 'signed-up');
+    await widget(page).getByText("You're in").first().waitFor();
+  }, vi);
+  await wesContext.close();
+  await viContext.close();
 
   await campaigns.setCampaignStatus(ctx, DEFAULT_ACCOUNT, DEMO_CAMPAIGN_ID, 'Pause');
   await shoot('paused-participant', (page) => returning(page), ann);

@@ -1,9 +1,13 @@
-/** The demo campaign a fresh database gets, so `npm start` shows a working widget at once. */
+/**
+ * The demo campaigns a fresh database gets, so `npm start` shows a working widget at once: a referral
+ * program with a leaderboard (/demo/) and a pre-launch waitlist (/demo/waitlist.html).
+ */
 import * as campaigns from './domain/campaigns.js';
 import { DEFAULT_ACCOUNT, type Ctx } from './domain/context.js';
 import { createApiKey } from './domain/keys.js';
 
 export const DEMO_CAMPAIGN_ID = 'demo';
+export const DEMO_WAITLIST_ID = 'demo-waitlist';
 
 /** Seeds when no campaign exists; returns the new secret key when it did, else undefined. */
 export async function seedIfEmpty(ctx: Ctx, publicUrl: string): Promise<string | undefined> {
@@ -37,5 +41,20 @@ async function seedCampaign(ctx: Ctx, publicUrl: string): Promise<void> {
       leaderboard: { period: 'all', size: 5 },
     },
     DEMO_CAMPAIGN_ID,
+  );
+  await campaigns.createCampaign(
+    ctx,
+    DEFAULT_ACCOUNT,
+    {
+      campaignName: 'Acme Notes for iPhone',
+      hostURL: `${publicUrl}/demo/waitlist.html`,
+      rewardHeader: 'Skip the line',
+      rewardDescription: 'Each friend who joins the waitlist with your link moves you 5 places closer to the front.',
+      shareHeader: 'Move up the waitlist',
+      shareDescription: 'Send your link to friends who take notes on the go.',
+      // Before the launch, a waitlist; after it, turning it off makes this a referral campaign like the other.
+      waitlist: { spotsPerReferral: 5 },
+    },
+    DEMO_WAITLIST_ID,
   );
 }

@@ -49,6 +49,12 @@ for (const kind of kinds) {
       const key = /Secret key:\s+(sk_\S+)/.exec(first.output())![1]!;
       const admin = new RefkitClient({ baseUrl: first.url, secretKey: key });
       assert.equal((await admin.getCampaign('demo')).campaignName, 'Acme Notes launch');
+      // The waitlist demo: its own page, a campaign in waitlist mode, and a sign-up there gets a place.
+      const waitlistPage = await (await fetch(`${first.url}/demo/waitlist.html`)).text();
+      assert.match(waitlistPage, /<referral-widget campaign-id="demo-waitlist"/);
+      assert.deepEqual((await admin.listCampaigns()).find((c) => c.campaignId === 'demo-waitlist')?.waitlist, { spotsPerReferral: 5, counts: 'signups' });
+      await admin.addParticipant({ id: 'demo-waitlist', email: 'wes@example.com' });
+      assert.deepEqual((await admin.getWaitlist('demo-waitlist')).queue.map((e) => [e.position, e.email]), [[1, 'wes@example.com']]);
       assert.equal(await first.stop('SIGTERM'), 0);
       const second = await startProcess({ DATABASE_URL: db.url }, ['--demo']);
       cleanup.push(() => second.stop('SIGKILL'));
