@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser } from 'playwright-core';
 import { RefkitClient } from '../../src/api/client.js';
+import { WEBHOOK_EVENT_TYPES } from '../../src/api/schemas.js';
 import { createOwner } from '../../src/server/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
@@ -478,7 +479,7 @@ describe('dashboard', () => {
       const secret = await page.locator('.notice code').textContent();
       assert.match(secret!, /^whsec_/);
       const added = (await seeded.service.admin.listWebhookEndpoints()).find((e) => e.url === 'https://hooks.acme.example/refkit')!;
-      assert.deepEqual(added.eventTypes, ['referrer_added', 'referee_added']);
+      assert.deepEqual(added.eventTypes, WEBHOOK_EVENT_TYPES.filter((t) => t !== 'reward_unlocked'), 'every type offered, all but the one unticked chosen');
       assert.equal(added.secret, undefined);
 
       // The seeded receiver answers 500 to every fifth delivery, and the seeded dispatcher does not retry.

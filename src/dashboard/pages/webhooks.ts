@@ -2,6 +2,7 @@
 import { css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../api/client.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../api/schemas.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, dateTime } from '../format.js';
@@ -9,7 +10,8 @@ import { href } from '../router.js';
 import { Page } from '../page.js';
 import { deliveryBadge } from '../status.js';
 
-const EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked'] as const;
+// Every type the service sends, all selected by default.
+const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 type Status = '' | 'pending' | 'delivered' | 'failed';
 
 @customElement('rk-webhooks')
@@ -47,7 +49,7 @@ export class Webhooks extends Page {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const eventTypes = data.getAll('eventTypes') as (typeof EVENT_TYPES)[number][];
+    const eventTypes = data.getAll('eventTypes') as WebhookEventType[];
     if (eventTypes.length === 0) {
       this.error = 'Choose at least one event type.';
       return;
