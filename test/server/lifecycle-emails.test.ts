@@ -212,6 +212,30 @@ for (const kind of await databaseKinds()) {
       assert.deepEqual(toSharer, ['Welcome to Acme Notes', 'f***@example.com joined through your link'].sort(), 'one who referred someone is not reminded');
     });
 
+    it("a waitlist's participants let in hear of it, in their language, once; off, they do not", async () => {
+      const id = await campaign({ waitlist: { spotsPerReferral: 5 } });
+      const de = `dora-${tag}@example.com`;
+      const en = `eve-${tag}@example.com`;
+      const off = `otto-${tag}@example.com`;
+      await s.admin.addParticipant({ id, email: de, firstName: 'Dora' }, 'de');
+      await s.admin.addParticipant({ id, email: en, firstName: 'Eve' });
+      await s.admin.addParticipant({ id, email: off });
+      assert.deepEqual((await s.admin.grantAccess({ id, count: 1 })).granted.map((g) => g.email), [de]);
+      const [, german] = await mailbox.to(de, 2);
+      assert.equal(german!.subject, 'Du bist dabei: Acme Notes');
+      assert.match(german!.text ?? '', /^Hallo Dora,\s+dein Platz auf der Warteliste von Acme Notes ist an der Reihe/);
+      assert.equal(header(german!, 'list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+      // Let in again by name: nothing new happens, and no second email.
+      assert.deepEqual((await s.admin.grantAccess({ id, emails: [de, en] })).granted.map((g) => g.email), [en]);
+      const [, english] = await mailbox.to(en, 2);
+      assert.equal(english!.subject, "You're in: Acme Notes");
+      await s.admin.updateEmailSettings({ id, access_granted: false });
+      await s.admin.grantAccess({ id, emails: [off] });
+      await settled();
+      assert.deepEqual((await outbox(s)).filter((r) => r.kind === 'access_granted').map((r) => [r.participant_id, r.status]).length, 2, 'none written for the email turned off');
+      assert.equal((await mailbox.to(de, 2)).length, 2, 'one each');
+    });
+
     it('hostile campaign texts are escaped in the HTML and cannot break the subject', async () => {
       const id = await campaign({ campaignName: '<script>alert(1)</script> & Co' });
       await s.admin.putEmailText({
@@ -359,7 +383,7 @@ for (const kind of await databaseKinds()) {
     it('owners edit texts per email and language, preview drafts, send a test, and page through the log', async () => {
       const id = await campaign();
       let view = await s.admin.getEmailSettings(id);
-      assert.equal(view.texts.length, 30, 'six emails in five languages');
+      assert.equal(view.texts.length, 35, 'seven emails in five languages');
       assert.ok(view.variables.includes('shareLink'));
       view = await s.admin.putEmailText({ id, kind: 'welcome', locale: 'fr', subject: 'Salut {firstName} !', body: 'Voici {shareLink}' });
       assert.deepEqual(

@@ -18,6 +18,7 @@ const KIND_NAMES: Record<EmailKind, string> = {
   reward_available: 'Reward available after its hold',
   milestone: 'Milestone reached',
   reminder: 'Reminder to share',
+  access_granted: 'Waitlist: let in',
 };
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'German', fr: 'French', es: 'Spanish', ar: 'Arabic' };
 type Status = '' | EmailLogEntry['status'];

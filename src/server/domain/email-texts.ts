@@ -59,6 +59,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'Your friends are missing out on {campaign}',
       body: "Hi {firstName},\n\nYou joined {campaign} a while ago but haven't shared your link yet. Send it to a friend: when they join and qualify, you both earn rewards.\n\nYour link: {shareLink}",
     },
+    access_granted: {
+      subject: "You're in: {campaign}",
+      body: "Hi {firstName},\n\nYour place on the {campaign} waitlist has come up: you have access now. Keep sharing your link, your friends count too.\n\nYour link: {shareLink}",
+    },
   },
   de: {
     welcome: {
@@ -84,6 +88,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     reminder: {
       subject: 'Deine Freunde verpassen {campaign}',
       body: 'Hallo {firstName},\n\ndu bist {campaign} vor einer Weile beigetreten, hast deinen Link aber noch nicht geteilt. Schick ihn einem Freund: Wenn er beitritt und sich qualifiziert, erhaltet ihr beide eine Belohnung.\n\nDein Link: {shareLink}',
+    },
+    access_granted: {
+      subject: 'Du bist dabei: {campaign}',
+      body: 'Hallo {firstName},\n\ndein Platz auf der Warteliste von {campaign} ist an der Reihe: Du hast jetzt Zugang. Teile deinen Link weiter, deine Freunde zählen auch.\n\nDein Link: {shareLink}',
     },
   },
   fr: {
@@ -111,6 +119,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'Vos amis passent à côté de {campaign}',
       body: "Bonjour {firstName},\n\nVous avez rejoint {campaign} il y a quelque temps, mais vous n'avez pas encore partagé votre lien. Envoyez-le à un ami : quand il s'inscrit et se qualifie, vous êtes tous les deux récompensés.\n\nVotre lien : {shareLink}",
     },
+    access_granted: {
+      subject: "C'est à vous : {campaign}",
+      body: "Bonjour {firstName},\n\nVotre tour est arrivé sur la liste d'attente de {campaign} : vous avez désormais accès. Continuez à partager votre lien, vos amis comptent aussi.\n\nVotre lien : {shareLink}",
+    },
   },
   es: {
     welcome: {
@@ -136,6 +148,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     reminder: {
       subject: 'Tus amigos se están perdiendo {campaign}',
       body: 'Hola {firstName}:\n\nTe uniste a {campaign} hace un tiempo, pero aún no has compartido tu enlace. Envíaselo a un amigo: cuando se una y cumpla los requisitos, los dos recibiréis una recompensa.\n\nTu enlace: {shareLink}',
+    },
+    access_granted: {
+      subject: 'Ya estás dentro: {campaign}',
+      body: 'Hola {firstName}:\n\nHa llegado tu turno en la lista de espera de {campaign}: ya tienes acceso. Sigue compartiendo tu enlace, tus amigos también cuentan.\n\nTu enlace: {shareLink}',
     },
   },
   ar: {
@@ -163,12 +179,16 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'أصدقاؤك يفوتهم {campaign}',
       body: 'مرحبًا {firstName}،\n\nانضممت إلى {campaign} منذ فترة لكنك لم تشارك رابطك بعد. أرسله إلى صديق: عندما ينضم ويستوفي الشروط، يحصل كلاكما على مكافأة.\n\nرابطك: {shareLink}',
     },
+    access_granted: {
+      subject: 'لقد حان دورك: {campaign}',
+      body: 'مرحبًا {firstName}،\n\nحان دورك في قائمة انتظار {campaign}: أصبح بإمكانك الدخول الآن. واصل مشاركة رابطك، فأصدقاؤك يُحتسبون أيضًا.\n\nرابطك: {shareLink}',
+    },
   },
 };
 
 export const FRAME_WORDS: Record<Locale, FrameWords> = {
   en: {
-    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link' },
+    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link' },
     rewardCode: 'Your reward code',
     heldUntil: 'Available on {availableOn}',
     qrAlt: 'QR code of your share link',
@@ -179,7 +199,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'You are unsubscribed: you will receive no more emails about the referral program of {campaign}.',
   },
   de: {
-    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen' },
+    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen' },
     rewardCode: 'Dein Gutscheincode',
     heldUntil: 'Verfügbar ab {availableOn}',
     qrAlt: 'QR-Code deines Links',
@@ -190,7 +210,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Du bist abgemeldet: Du erhältst keine E-Mails mehr zum Empfehlungsprogramm von {campaign}.',
   },
   fr: {
-    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien' },
+    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien' },
     rewardCode: 'Votre code de récompense',
     heldUntil: 'Disponible le {availableOn}',
     qrAlt: 'Code QR de votre lien',
@@ -201,7 +221,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: "Vous êtes désabonné : vous ne recevrez plus d'e-mails sur le programme de parrainage de {campaign}.",
   },
   es: {
-    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace' },
+    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace' },
     rewardCode: 'Tu código de recompensa',
     heldUntil: 'Disponible el {availableOn}',
     qrAlt: 'Código QR de tu enlace',
@@ -212,7 +232,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Te has dado de baja: no recibirás más correos sobre el programa de recomendación de {campaign}.',
   },
   ar: {
-    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي' },
+    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي' },
     rewardCode: 'رمز مكافأتك',
     heldUntil: 'متاحة في {availableOn}',
     qrAlt: 'رمز QR لرابطك',

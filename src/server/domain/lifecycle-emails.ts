@@ -12,39 +12,11 @@ import type { EmailKind } from '../../api/email-schemas.js';
 import type { NewEmail } from '../store/email-store.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import { readEmailSettings, sends } from './email-settings.js';
+import { outboxEmail, writesEmail, type EmailData } from './email-outbox.js';
 import type { Ctx } from './context.js';
 import { DAY_MS } from './time.js';
 import { PollLoop } from '../poll-loop.js';
-import { newSortableId } from './ids.js';
 import { describeReferral } from './my-referrals.js';
-
-/** What an email's variables are made from, beside the recipient and the campaign. */
-export interface EmailData {
-  /** The reward credited or released, in the campaign's units. */
-  amount?: number;
-  /** When a held reward becomes available (ms). */
-  availableOn?: number;
-  rewardCode?: string;
-  /** The friend it is about: a first name, or the email masked. */
-  friend?: string;
-  milestone?: string;
-  referrals?: number;
-}
-
-export function outboxEmail(campaign: CampaignRow, participantId: number, kind: EmailKind, changeKey: string, data: EmailData, now: number): NewEmail {
-  return {
-    id: newSortableId('eml', 16, now),
-    campaign_id: campaign.id,
-    participant_id: participantId,
-    kind,
-    change_key: changeKey,
-    data: JSON.stringify(data),
-    created_on: now,
-  };
-}
-
-/** Whether this campaign's `kind` emails are written by this process. */
-export const writesEmail = (tx: Store, campaign: CampaignRow, kind: EmailKind): boolean => tx.emails.enabled && sends(campaign, kind);
 
 /** A friend as an email names them to the referrer: as the widget's list of referrals does. */
 export const friendName = (p: ParticipantRow): string => describeReferral(p).name;

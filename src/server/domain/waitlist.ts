@@ -15,6 +15,7 @@ import { ownCampaign } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
+import { outboxEmail, writesEmail } from './email-outbox.js';
 import { emit } from './webhook-events.js';
 
 export function waitlistOf(c: Pick<CampaignRow, 'waitlist'>): Required<WaitlistSettings> | null {
@@ -94,6 +95,11 @@ export async function grantAccess(ctx: Ctx, actor: Actor, body: GrantAccessBody)
       const p = (await tx.findParticipant(g.participantId))!;
       queued = (await emit(tx, 'access_granted', p, campaign, now)) || queued;
       out.push({ participantId: p.id, email: p.email });
+    }
+    // The "you're in" email of each, with the grant (a participant is let in once: one email each).
+    if (out.length > 0 && writesEmail(tx, campaign, 'access_granted')) {
+      await tx.emails.insert(out.map((g) => outboxEmail(campaign, g.participantId, 'access_granted', 'access', {}, now)));
+      queued = true;
     }
     return out;
   });

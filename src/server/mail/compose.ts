@@ -9,7 +9,7 @@ import { supportedLocale, type Locale } from '../../api/locales.js';
 import { isMoney } from '../../api/reward-kind.js';
 import type { MailMessage } from '../domain/context.js';
 import { readEmailSettings } from '../domain/email-settings.js';
-import type { EmailData } from '../domain/lifecycle-emails.js';
+import type { EmailData } from '../domain/email-outbox.js';
 import { shareLink } from '../domain/present.js';
 import { unsubscribeUrl } from '../domain/unsubscribe.js';
 import type { CampaignRow, Store } from '../store/store.js';

@@ -8,7 +8,7 @@ import type { Actor, Ctx } from '../domain/context.js';
 import { normalizeEmail } from '../domain/email.js';
 import { mailUnavailable } from '../domain/email-links.js';
 import { AppError } from '../domain/errors.js';
-import type { EmailData } from '../domain/lifecycle-emails.js';
+import type { EmailData } from '../domain/email-outbox.js';
 import { rulesOf } from '../domain/reward-rules.js';
 import { DAY_MS } from '../domain/time.js';
 import type { CampaignRow } from '../store/store.js';
@@ -32,6 +32,7 @@ function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailD
     case 'milestone':
       return { milestone: milestone?.label ?? 'Gold', referrals: milestone?.referrals ?? 5, amount: milestone?.reward ?? amount };
     case 'reminder':
+    case 'access_granted':
       return {};
   }
 }

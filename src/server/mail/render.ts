@@ -11,7 +11,7 @@ import type { EmailKind } from '../../api/email-schemas.js';
 import { directionOf, type Locale } from '../../api/locales.js';
 import { formatReward, type RewardFormat } from '../../api/reward-format.js';
 import type { MailMessage } from '../domain/context.js';
-import type { EmailData } from '../domain/lifecycle-emails.js';
+import type { EmailData } from '../domain/email-outbox.js';
 import { FRAME_WORDS, type EmailText, type EmailVariable } from '../domain/email-texts.js';
 
 export interface EmailToRender {

@@ -13,7 +13,7 @@ import type { EmailKind } from '../../api/email-schemas.js';
 import type { Ctx, Mailer } from '../domain/context.js';
 import { emailDomain } from '../domain/email.js';
 import { sends } from '../domain/email-settings.js';
-import type { EmailData } from '../domain/lifecycle-emails.js';
+import type { EmailData } from '../domain/email-outbox.js';
 import type { DueEmail } from '../store/email-store.js';
 import { PollLoop } from '../poll-loop.js';
 import { composeEmail, lifecycleMessage } from './compose.js';
