@@ -71,7 +71,7 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
       const db = await kind.create();
       try {
         const started = Date.now();
-        const seeded = await seed(db.url, { participants: size, hubReferrals: HUB_REFERRALS });
+        const seeded = await seed(db.url, { participants: size, hubReferrals: HUB_REFERRALS, waitlist: true });
         log(`\n[${kind.name}] ${size.toLocaleString('en')} participants seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         const service = await startService(db.url);
         try {

@@ -9,9 +9,9 @@
  * Every referral is qualified and credited, and the campaign shows an all-time leaderboard: migration
  * 0019 builds its board from the rows, as it does for a database that had them before leaderboards.
  * One participant at 90% (a referrer, tied at one referral with most of the board) has a participant
- * token, for the widget's getMyReferrals and the rank it reads. The campaign is in waitlist mode too
- * (5 places per referred sign-up): every participant has their place, numbered in row order, so that
- * getMyReferrals reads that participant's waitlist position as well.
+ * token, for the widget's getMyReferrals and the rank it reads. For the growth rows (plan.waitlist) the
+ * campaign is in waitlist mode too (5 places per referred sign-up): every participant has their place,
+ * numbered in row order, so that getMyReferrals reads that participant's waitlist position as well.
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -37,6 +37,11 @@ const SPACING_MS = 10;
 export interface SeedPlan {
   participants: number;
   hubReferrals: number;
+  /**
+   * The campaign in waitlist mode, every participant placed (the growth rows read a position). Off for the
+   * route tables and --compare: there sign-ups are a referral program's, as the code before waitlists had them.
+   */
+  waitlist?: boolean;
 }
 
 export interface Seeded extends SeedPlan {
@@ -129,8 +134,8 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
   const after = connect(url);
   try {
     await migrate(after.db, after.dialect);
-    await after.db.updateTable('campaigns').set({ leaderboard: LEADERBOARD, waitlist: WAITLIST }).where('id', '=', CAMPAIGN_ID).execute();
-    await seedWaitlist(after.db, plan);
+    await after.db.updateTable('campaigns').set({ leaderboard: LEADERBOARD, waitlist: plan.waitlist ? WAITLIST : null }).where('id', '=', CAMPAIGN_ID).execute();
+    if (plan.waitlist) await seedWaitlist(after.db, plan);
     await after.db.insertInto('participant_tokens').values({ hash, participant_id: ranked + 1, created_on: Date.now() }).execute();
     if (after.dialect === 'postgres') for (const t of ['board_entries', 'board_levels', 'board_blocks', 'waitlist_entries', 'waitlist_deltas']) await sql.raw(`vacuum analyze ${t}`).execute(after.db);
   } finally {
