@@ -19,6 +19,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../domain/errors.js';
@@ -73,6 +74,23 @@ const rateLimited = (msBeforeNext: number) => {
   return new AppError(429, 'rate_limited', `Too many requests; retry in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
 };
 
+/** How long start-up waits for Redis before serving with the fallback counters. */
+const REDIS_CONNECT_WAIT_MS = 5_000;
+
+/** Resolves when the client is ready, has failed to connect, or `ms` have passed, whichever is first. */
+function redisSettled(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done).off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done).once('error', done);
+  });
+}
+
 async function rateLimits(app: FastifyInstance, limits: RateLimits) {
   // ioredis is loaded only when configured: most processes never use it, and it is slow to load.
   const redis = limits.redisUrl
@@ -82,6 +100,10 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
   redis?.on('error', (err) => app.log.warn({ err }, 'rate-limit store unavailable; counting in this process'));
   // quit() when connected; a client still trying to connect stops only on disconnect().
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+  // Serve only once Redis has answered or failed: with no offline queue, a call made while the client is still
+  // connecting counts in this process's fallback counters instead, so a burst at start-up would get the limit
+  // once in Redis and again in memory.
+  if (redis) await redisSettled(redis, REDIS_CONNECT_WAIT_MS);
   const prefix = limits.redisPrefix ?? 'refkit-rl:';
   const duration = Math.max(1, Math.ceil(limits.windowMs / 1000));
 
