@@ -236,6 +236,61 @@ for (const kind of await databaseKinds()) {
       assert.equal((await mailbox.to(de, 2)).length, 2, 'one each');
     });
 
+    it("a referrer who reaches the leaderboard's shown places hears of it once per board, with the place, in their language; off, they do not", async () => {
+      const id = await campaign({ holdDays: 0, leaderboard: { period: 'month', size: 2 } } as Partial<CreateCampaignBody>);
+      const people = { ann: `ann-${tag}@example.com`, bob: `bob-${tag}@example.com`, cy: `cy-${tag}@example.com` };
+      const ann = await s.admin.addParticipant({ id, email: people.ann, firstName: 'Ann' }, 'de');
+      const bob = await s.admin.addParticipant({ id, email: people.bob, firstName: 'Bob' });
+      const cy = await s.admin.addParticipant({ id, email: people.cy, firstName: 'Cy' });
+      let n = 0;
+      /** A friend of `referrer` joins and qualifies: one more credited referral. */
+      const refer = async (referrer: { referralCode?: string }) => {
+        const email = `f${++n}-${tag}@example.com`;
+        await s.admin.addParticipant({ id, email, referredByCode: referrer.referralCode! });
+        await s.admin.qualifyParticipant({ id, email });
+      };
+      /** Who the leaderboard news went to, by email, oldest first. */
+      const boardNews = async () => {
+        const rows = await s.ctx.store.db
+          .selectFrom('email_outbox as o')
+          .innerJoin('participants as p', 'p.id', 'o.participant_id')
+          .select('p.email')
+          .where('o.kind', '=', 'leaderboard_top')
+          .orderBy('o.created_on')
+          .orderBy('o.id')
+          .execute();
+        return rows.map((r) => r.email);
+      };
+
+      await refer(ann);
+      await refer(ann);
+      await refer(bob);
+      await refer(cy); // third: the board shows two places
+      await settled();
+      const annBoard = (await mailbox.to(people.ann, 4)).filter((m) => m.subject?.includes('Bestenliste'));
+      assert.equal(annBoard.length, 1, 'Ann heard once, not again at her second referral');
+      const [toAnn] = annBoard;
+      assert.equal(toAnn!.subject, 'Du bist Nr. 1 in der Bestenliste von Acme Notes');
+      assert.match(toAnn!.text ?? '', /^Hallo Ann,\s+mit 1 Freunden, die beigetreten sind .* Nr\. 1 in der Bestenliste von Acme Notes, die die besten 2 zeigt/);
+      assert.equal(header(toAnn!, 'list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
+      const toBob = (await mailbox.to(people.bob, 3)).find((m) => m.subject?.includes('leaderboard'));
+      assert.equal(toBob?.subject, 'You are #2 on the Acme Notes leaderboard');
+      assert.deepEqual(await boardNews(), [people.ann, people.bob], 'Cy, third on a board of two, hears nothing');
+
+      // A new month is a new board: the first to climb it hears again, though last month's board had them third.
+      clock.offset += 35 * DAY_MS;
+      await refer(cy);
+      await settled();
+      const cyNews = (await mailbox.to(people.cy, 2)).find((m) => m.subject?.includes('leaderboard'));
+      assert.equal(cyNews?.subject, 'You are #1 on the Acme Notes leaderboard');
+      assert.deepEqual(await boardNews(), [people.ann, people.bob, people.cy]);
+
+      await s.admin.updateEmailSettings({ id, leaderboard_top: false });
+      await refer(bob); // Bob is #2 on this month's board, but the email is off
+      await settled();
+      assert.deepEqual(await boardNews(), [people.ann, people.bob, people.cy], 'none written for the email turned off');
+    });
+
     it('hostile campaign texts are escaped in the HTML and cannot break the subject', async () => {
       const id = await campaign({ campaignName: '<script>alert(1)</script> & Co' });
       await s.admin.putEmailText({
@@ -383,7 +438,7 @@ for (const kind of await databaseKinds()) {
     it('owners edit texts per email and language, preview drafts, send a test, and page through the log', async () => {
       const id = await campaign();
       let view = await s.admin.getEmailSettings(id);
-      assert.equal(view.texts.length, 35, 'seven emails in five languages');
+      assert.equal(view.texts.length, 40, 'eight emails in five languages');
       assert.ok(view.variables.includes('shareLink'));
       view = await s.admin.putEmailText({ id, kind: 'welcome', locale: 'fr', subject: 'Salut {firstName} !', body: 'Voici {shareLink}' });
       assert.deepEqual(
@@ -407,6 +462,9 @@ for (const kind of await databaseKinds()) {
       assert.match((await s.admin.previewEmail({ id, kind: 'reward_earned', locale: 'en' })).text, /Your reward code: SAMPLE-CODE-123/);
       // A welcome's QR code is inline in a preview (a page shows no cid: image).
       assert.match((await s.admin.previewEmail({ id, kind: 'welcome', locale: 'en' })).html, /<img src="data:image\/png;base64,/);
+      // The leaderboard news shows a sample place among as many as the campaign's board shows.
+      await s.admin.updateCampaign({ id, leaderboard: { period: 'all', size: 25 } });
+      assert.match((await s.admin.previewEmail({ id, kind: 'leaderboard_top', locale: 'en' })).text, /you are #3 on the Acme Notes leaderboard, which shows the top 25\./);
       assert.equal((await s.admin.getEmailSettings(id)).texts.filter((t) => t.custom).length, 1);
 
       await s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'fr', to: `owner-${tag}@example.com` });

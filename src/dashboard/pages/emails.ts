@@ -19,6 +19,7 @@ const KIND_NAMES: Record<EmailKind, string> = {
   milestone: 'Milestone reached',
   reminder: 'Reminder to share',
   access_granted: 'Waitlist: let in',
+  leaderboard_top: 'Leaderboard: in the top places',
 };
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'German', fr: 'French', es: 'Spanish', ar: 'Arabic' };
 type Status = '' | EmailLogEntry['status'];

@@ -19,6 +19,9 @@ export interface EmailData {
   friend?: string;
   milestone?: string;
   referrals?: number;
+  /** A place on the leaderboard, and how many places it shows. */
+  rank?: number;
+  places?: number;
 }
 
 export function outboxEmail(campaign: CampaignRow, participantId: number, kind: EmailKind, changeKey: string, data: EmailData, now: number): NewEmail {

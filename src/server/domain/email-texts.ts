@@ -8,7 +8,7 @@ import type { EmailKind } from '../../api/email-schemas.js';
 import type { Locale } from '../../api/locales.js';
 
 /** The variables a subject or body may use. */
-export const EMAIL_VARIABLES = ['firstName', 'campaign', 'shareLink', 'referralCode', 'reward', 'rewardCode', 'availableOn', 'friend', 'milestone', 'referrals'] as const;
+export const EMAIL_VARIABLES = ['firstName', 'campaign', 'shareLink', 'referralCode', 'reward', 'rewardCode', 'availableOn', 'friend', 'milestone', 'referrals', 'rank', 'places'] as const;
 export type EmailVariable = (typeof EMAIL_VARIABLES)[number];
 
 export interface EmailText {
@@ -63,6 +63,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: "You're in: {campaign}",
       body: "Hi {firstName},\n\nYour place on the {campaign} waitlist has come up: you have access now. Keep sharing your link, your friends count too.\n\nYour link: {shareLink}",
     },
+    leaderboard_top: {
+      subject: 'You are #{rank} on the {campaign} leaderboard',
+      body: 'Hi {firstName},\n\nWith {referrals} friends who joined and qualified, you are #{rank} on the {campaign} leaderboard, which shows the top {places}. Keep sharing your link to stay there.\n\nYour link: {shareLink}',
+    },
   },
   de: {
     welcome: {
@@ -92,6 +96,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     access_granted: {
       subject: 'Du bist dabei: {campaign}',
       body: 'Hallo {firstName},\n\ndein Platz auf der Warteliste von {campaign} ist an der Reihe: Du hast jetzt Zugang. Teile deinen Link weiter, deine Freunde zählen auch.\n\nDein Link: {shareLink}',
+    },
+    leaderboard_top: {
+      subject: 'Du bist Nr. {rank} in der Bestenliste von {campaign}',
+      body: 'Hallo {firstName},\n\nmit {referrals} Freunden, die beigetreten sind und sich qualifiziert haben, bist du Nr. {rank} in der Bestenliste von {campaign}, die die besten {places} zeigt. Teile deinen Link weiter, um dort zu bleiben.\n\nDein Link: {shareLink}',
     },
   },
   fr: {
@@ -123,6 +131,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: "C'est à vous : {campaign}",
       body: "Bonjour {firstName},\n\nVotre tour est arrivé sur la liste d'attente de {campaign} : vous avez désormais accès. Continuez à partager votre lien, vos amis comptent aussi.\n\nVotre lien : {shareLink}",
     },
+    leaderboard_top: {
+      subject: 'Vous êtes n° {rank} du classement de {campaign}',
+      body: "Bonjour {firstName},\n\nAvec {referrals} amis inscrits et qualifiés, vous êtes n° {rank} du classement de {campaign}, qui montre les {places} premiers. Continuez à partager votre lien pour y rester.\n\nVotre lien : {shareLink}",
+    },
   },
   es: {
     welcome: {
@@ -152,6 +164,10 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     access_granted: {
       subject: 'Ya estás dentro: {campaign}',
       body: 'Hola {firstName}:\n\nHa llegado tu turno en la lista de espera de {campaign}: ya tienes acceso. Sigue compartiendo tu enlace, tus amigos también cuentan.\n\nTu enlace: {shareLink}',
+    },
+    leaderboard_top: {
+      subject: 'Eres el n.º {rank} en la clasificación de {campaign}',
+      body: 'Hola {firstName}:\n\nCon {referrals} amigos que se unieron y cumplieron los requisitos, eres el n.º {rank} en la clasificación de {campaign}, que muestra los {places} primeros. Sigue compartiendo tu enlace para mantenerte ahí.\n\nTu enlace: {shareLink}',
     },
   },
   ar: {
@@ -183,12 +199,16 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'لقد حان دورك: {campaign}',
       body: 'مرحبًا {firstName}،\n\nحان دورك في قائمة انتظار {campaign}: أصبح بإمكانك الدخول الآن. واصل مشاركة رابطك، فأصدقاؤك يُحتسبون أيضًا.\n\nرابطك: {shareLink}',
     },
+    leaderboard_top: {
+      subject: 'أنت في المركز {rank} في لوحة صدارة {campaign}',
+      body: 'مرحبًا {firstName}،\n\nمع {referrals} من الأصدقاء الذين انضموا واستوفوا الشروط، أنت في المركز {rank} في لوحة صدارة {campaign} التي تعرض أفضل {places}. واصل مشاركة رابطك لتبقى فيها.\n\nرابطك: {shareLink}',
+    },
   },
 };
 
 export const FRAME_WORDS: Record<Locale, FrameWords> = {
   en: {
-    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link' },
+    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link', leaderboard_top: 'Keep sharing' },
     rewardCode: 'Your reward code',
     heldUntil: 'Available on {availableOn}',
     qrAlt: 'QR code of your share link',
@@ -199,7 +219,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'You are unsubscribed: you will receive no more emails about the referral program of {campaign}.',
   },
   de: {
-    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen' },
+    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen', leaderboard_top: 'Weiter teilen' },
     rewardCode: 'Dein Gutscheincode',
     heldUntil: 'Verfügbar ab {availableOn}',
     qrAlt: 'QR-Code deines Links',
@@ -210,7 +230,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Du bist abgemeldet: Du erhältst keine E-Mails mehr zum Empfehlungsprogramm von {campaign}.',
   },
   fr: {
-    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien' },
+    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien', leaderboard_top: 'Continuer à partager' },
     rewardCode: 'Votre code de récompense',
     heldUntil: 'Disponible le {availableOn}',
     qrAlt: 'Code QR de votre lien',
@@ -221,7 +241,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: "Vous êtes désabonné : vous ne recevrez plus d'e-mails sur le programme de parrainage de {campaign}.",
   },
   es: {
-    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace' },
+    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace', leaderboard_top: 'Seguir compartiendo' },
     rewardCode: 'Tu código de recompensa',
     heldUntil: 'Disponible el {availableOn}',
     qrAlt: 'Código QR de tu enlace',
@@ -232,7 +252,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Te has dado de baja: no recibirás más correos sobre el programa de recomendación de {campaign}.',
   },
   ar: {
-    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي' },
+    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي', leaderboard_top: 'واصل المشاركة' },
     rewardCode: 'رمز مكافأتك',
     heldUntil: 'متاحة في {availableOn}',
     qrAlt: 'رمز QR لرابطك',

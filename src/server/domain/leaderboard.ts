@@ -72,6 +72,23 @@ export async function getLeaderboard(ctx: Ctx, campaignId: string): Promise<Lead
   return rows.map((r, i) => ({ rank: i + 1, name: displayName(r), referrals: r.score }));
 }
 
+/** A referrer's place among those the campaign's leaderboard shows, on the board it shows now; undefined when not among them (or no board). */
+export async function shownPlace(
+  tx: Store,
+  c: CampaignRow,
+  referrerId: number,
+  now: number,
+): Promise<{ board: string; rank: number; places: number; referrals: number } | undefined> {
+  const settings = leaderboardOf(c);
+  if (!settings) return undefined;
+  const board = boardFor(c, settings.period, now);
+  // The rank counts participants held for review whom the top list leaves out: it can only be lower than
+  // the place shown, so a rank within the size is always a shown place.
+  const standing = await tx.leaderboards.standing(c.id, board, referrerId);
+  if (!standing || standing.rank > settings.size) return undefined;
+  return { board, rank: standing.rank, places: settings.size, referrals: standing.score };
+}
+
 /** A participant's own place on the campaign's leaderboard; undefined when the campaign has none. */
 export async function myRank(ctx: Ctx, campaign: CampaignRow, p: ParticipantRow): Promise<MyRank | undefined> {
   const settings = leaderboardOf(campaign);

@@ -17,6 +17,7 @@ import type { Ctx } from './context.js';
 import { DAY_MS } from './time.js';
 import { PollLoop } from '../poll-loop.js';
 import { describeReferral } from './my-referrals.js';
+import { shownPlace } from './leaderboard.js';
 
 /** A friend as an email names them to the referrer: as the widget's list of referrals does. */
 export const friendName = (p: ParticipantRow): string => describeReferral(p).name;
@@ -50,6 +51,8 @@ interface Draft {
  */
 export class RewardEmails {
   readonly #drafts = new Map<string, Draft>();
+  /** Referrers this batch moved up the leaderboard, whose place is read once, when the batch is written. */
+  readonly #movedUp = new Set<number>();
 
   constructor(
     private readonly tx: Store,
@@ -84,8 +87,29 @@ export class RewardEmails {
     this.#drafts.set(`milestone ${participantId} ${changeKey}`, { participantId, kind: 'milestone', changeKey, data: { milestone: label, referrals, amount } });
   }
 
+  /** A credited referral moved this referrer up the leaderboard. */
+  movedUp(referrerId: number): void {
+    if (this.campaign.leaderboard !== null && writesEmail(this.tx, this.campaign, 'leaderboard_top')) this.#movedUp.add(referrerId);
+  }
+
+  /**
+   * The leaderboard news of the referrers moved up: to each now among the places the board shows, once per
+   * board (keyed by it: the all-time board once ever, a monthly one once each month), with the place they
+   * have once every credit of the batch is counted.
+   */
+  async #boardNews(): Promise<void> {
+    for (const id of this.#movedUp) {
+      const place = await shownPlace(this.tx, this.campaign, id, this.now);
+      if (!place) continue;
+      const changeKey = `board:${place.board}`;
+      const data = { rank: place.rank, places: place.places, referrals: place.referrals };
+      this.#drafts.set(`leaderboard_top ${id} ${changeKey}`, { participantId: id, kind: 'leaderboard_top', changeKey, data });
+    }
+  }
+
   /** Writes them (in the batch's transaction), each with its reward code when one was drawn; true when any was. */
   async write(codeOf: (codeKey: string) => string | undefined): Promise<boolean> {
+    await this.#boardNews();
     if (this.#drafts.size === 0) return false;
     const rows = [...this.#drafts.values()].map((d) => {
       const code = d.codeKey === undefined ? undefined : codeOf(d.codeKey);

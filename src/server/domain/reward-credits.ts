@@ -234,6 +234,7 @@ export class RewardBatch {
     s.credited_referrals += 1;
     move.creditedReferrals = (move.creditedReferrals ?? 0) + 1;
     await moveOnBoards(this.tx, this.campaign, referrerId, this.now, 1);
+    this.#emails.movedUp(referrerId);
     await moveForQualified(this.tx, this.campaign, referrerId, 1);
     for (const m of this.rules.milestones) {
       if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;

@@ -9,6 +9,7 @@ import { normalizeEmail } from '../domain/email.js';
 import { mailUnavailable } from '../domain/email-links.js';
 import { AppError } from '../domain/errors.js';
 import type { EmailData } from '../domain/email-outbox.js';
+import { leaderboardOf } from '../domain/leaderboard.js';
 import { rulesOf } from '../domain/reward-rules.js';
 import { DAY_MS } from '../domain/time.js';
 import type { CampaignRow } from '../store/store.js';
@@ -34,6 +35,8 @@ function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailD
     case 'reminder':
     case 'access_granted':
       return {};
+    case 'leaderboard_top':
+      return { rank: 3, places: leaderboardOf(campaign)?.size ?? 10, referrals: 5 };
   }
 }
 

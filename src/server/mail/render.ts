@@ -101,6 +101,8 @@ export function variables(e: EmailToRender): Partial<Record<EmailVariable, strin
     friend: data.friend ?? '',
     milestone: data.milestone ?? '',
     referrals: data.referrals === undefined ? '' : new Intl.NumberFormat(locale).format(data.referrals),
+    rank: data.rank === undefined ? '' : new Intl.NumberFormat(locale).format(data.rank),
+    places: data.places === undefined ? '' : new Intl.NumberFormat(locale).format(data.places),
   };
 }
 
