@@ -5,67 +5,53 @@
  * earned still reads as earned, with what is left beside it. Nothing is wider than the screen.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import type { Locator } from 'playwright-core';
-import { fitsTheScreen, openShop, type Shop } from './helpers/shop.js';
+import { describeShop, fitsTheScreen, textOf } from './helpers/shop.js';
 
-const currentStep = async (widget: Locator) => (await widget.locator('[part=progress] [data-step=current]').innerText()).replace(/\s+/g, ' ').trim();
+const currentStep = (widget: Locator) => textOf(widget.locator('[part=progress] [data-step=current]'));
 
-describe('the widget on rewards, in Chromium', () => {
-  let shop: Shop;
-  let campaignId = '';
+describeShop('the widget on rewards, in Chromium', '', {
+  name: "share step ticked by the copy; the friend's welcome reward and how to get it; earned and left after a redemption",
+  async run(shop, { width, height }, show) {
+    const campaignId = await shop.service.campaign({ hostURL: `${shop.url}/`, referrerRewardValue: 10, refereeRewardValue: 5, rewardCurrency: 'EUR' });
+    show(campaignId);
+    const ann = await shop.browser.newContext({ viewport: { width, height } });
+    await ann.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shop.url });
+    const pageA = await ann.newPage();
+    await pageA.goto(`${shop.url}/`);
+    const widgetA = pageA.locator('referral-widget');
+    await widgetA.getByLabel('Email address').fill(`ann${width}@example.com`);
+    await widgetA.getByRole('button', { name: 'Get my referral link' }).click();
+    await widgetA.locator('[part=progress]').waitFor();
+    assert.equal(await currentStep(widgetA), '1 Share your link (next step)');
+    assert.equal(await widgetA.locator('[data-offer=referee]').innerText(), 'Your friends get €5 when they qualify (for example, with a purchase).');
+    await widgetA.getByRole('button', { name: 'Copy' }).click();
+    await widgetA.getByText('Copied!').waitFor();
+    assert.equal(await currentStep(widgetA), '2 A friend signs up (next step)');
+    const link = await widgetA.getByLabel('Your referral link', { exact: true }).inputValue();
 
-  before(async () => {
-    shop = await openShop(() => campaignId);
-  });
-  after(async () => {
-    await shop?.close();
-  });
+    // Ben comes through Ann's link and signs up: his welcome reward is waiting for him to qualify.
+    const ben = await shop.browser.newContext({ viewport: { width, height } });
+    const pageB = await ben.newPage();
+    await pageB.goto(link);
+    const widgetB = pageB.locator('referral-widget');
+    await widgetB.getByLabel('Email address').fill(`ben${width}@example.com`);
+    await widgetB.getByRole('button', { name: 'Get my referral link' }).click();
+    const pending = widgetB.locator('[data-stat=referee-pending]');
+    await pending.waitFor();
+    assert.equal(await pending.innerText(), '€5 when you qualify (for example, with a purchase)');
+    assert.ok(await fitsTheScreen(pageB), 'nothing wider than the screen');
+    await ben.close();
 
-  for (const [width, height] of [
-    [390, 844],
-    [1280, 900],
-  ] as const) {
-    it(`at ${width} px: share step ticked by the copy; the friend's welcome reward and how to get it; earned and left after a redemption`, async () => {
-      campaignId = await shop.service.campaign({ hostURL: `${shop.url}/`, referrerRewardValue: 10, refereeRewardValue: 5, rewardCurrency: 'EUR' });
-      const ann = await shop.browser.newContext({ viewport: { width, height } });
-      await ann.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shop.url });
-      const pageA = await ann.newPage();
-      await pageA.goto(`${shop.url}/`);
-      const widgetA = pageA.locator('referral-widget');
-      await widgetA.getByLabel('Email address').fill(`ann${width}@example.com`);
-      await widgetA.getByRole('button', { name: 'Get my referral link' }).click();
-      await widgetA.locator('[part=progress]').waitFor();
-      assert.equal(await currentStep(widgetA), '1 Share your link (next step)');
-      assert.equal(await widgetA.locator('[data-offer=referee]').innerText(), 'Your friends get €5 when they qualify (for example, with a purchase).');
-      await widgetA.getByRole('button', { name: 'Copy' }).click();
-      await widgetA.getByText('Copied!').waitFor();
-      assert.equal(await currentStep(widgetA), '2 A friend signs up (next step)');
-      const link = await widgetA.getByLabel('Your referral link', { exact: true }).inputValue();
-
-      // Ben comes through Ann's link and signs up: his welcome reward is waiting for him to qualify.
-      const ben = await shop.browser.newContext({ viewport: { width, height } });
-      const pageB = await ben.newPage();
-      await pageB.goto(link);
-      const widgetB = pageB.locator('referral-widget');
-      await widgetB.getByLabel('Email address').fill(`ben${width}@example.com`);
-      await widgetB.getByRole('button', { name: 'Get my referral link' }).click();
-      const pending = widgetB.locator('[data-stat=referee-pending]');
-      await pending.waitFor();
-      assert.equal(await pending.innerText(), '€5 when you qualify (for example, with a purchase)');
-      assert.ok(await fitsTheScreen(pageB), 'nothing wider than the screen');
-      await ben.close();
-
-      // The backend: Ben qualifies (approved first: both came from this machine); Ann redeems her €10.
-      await shop.service.admin.approveParticipant(campaignId, `ben${width}@example.com`);
-      await shop.service.admin.qualifyParticipant({ id: campaignId, email: `ben${width}@example.com` });
-      await shop.service.admin.redeemReward({ id: campaignId, email: `ann${width}@example.com`, kind: 'referral', amount: 10 });
-      await pageA.reload();
-      await widgetA.locator('[data-stat=referral-balance]').waitFor();
-      assert.equal(await widgetA.locator('[data-stat=referral-earned]').innerText(), '€10');
-      assert.equal(await widgetA.locator('[data-stat=referral-balance]').innerText(), '€0');
-      assert.ok(await fitsTheScreen(pageA), 'nothing wider than the screen');
-      await ann.close();
-    });
-  }
+    // The backend: Ben qualifies (approved first: both came from this machine); Ann redeems her €10.
+    await shop.service.admin.approveParticipant(campaignId, `ben${width}@example.com`);
+    await shop.service.admin.qualifyParticipant({ id: campaignId, email: `ben${width}@example.com` });
+    await shop.service.admin.redeemReward({ id: campaignId, email: `ann${width}@example.com`, kind: 'referral', amount: 10 });
+    await pageA.reload();
+    await widgetA.locator('[data-stat=referral-balance]').waitFor();
+    assert.equal(await widgetA.locator('[data-stat=referral-earned]').innerText(), '€10');
+    assert.equal(await widgetA.locator('[data-stat=referral-balance]').innerText(), '€0');
+    assert.ok(await fitsTheScreen(pageA), 'nothing wider than the screen');
+    await ann.close();
+  },
 });

@@ -5,7 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { databaseKinds } from '../../server/helpers/databases.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
 import { CHROMIUM_ARGS } from './dashboard.js';
@@ -43,3 +44,36 @@ export async function openShop(campaignId: () => string, attrs = ''): Promise<Sh
 
 /** Nothing on the page is wider than the screen. */
 export const fitsTheScreen = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+/** An element's text with its white space collapsed, as a reader sees it. */
+export const textOf = async (l: Locator): Promise<string> => (await l.innerText()).replace(/\s+/g, ' ').trim();
+
+/** A phone's and a desktop's screen. */
+export const VIEWPORTS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 900 },
+] as const;
+
+/**
+ * A suite of the shop's widget: one shop for all its tests, the test run at each of VIEWPORTS. The test
+ * makes its campaign and calls `show(id)` before it opens the page, which then embeds that campaign.
+ */
+export function describeShop(
+  title: string,
+  attrs: string,
+  test: { name: string; run(shop: Shop, viewport: (typeof VIEWPORTS)[number], show: (campaignId: string) => void): Promise<void> },
+): void {
+  describe(title, () => {
+    let shop: Shop;
+    let campaignId = '';
+    before(async () => {
+      shop = await openShop(() => campaignId, attrs);
+    });
+    after(async () => {
+      await shop?.close();
+    });
+    for (const viewport of VIEWPORTS) {
+      it(`at ${viewport.width} px: ${test.name}`, () => test.run(shop, viewport, (id) => (campaignId = id)));
+    }
+  });
+}
