@@ -201,8 +201,20 @@ export function drawQr(host: ShareHost): void {
 
 const selectAll = (e: FocusEvent) => (e.target as HTMLTextAreaElement).select();
 
+/**
+ * Whether the campaign gives rewards at all: a waitlist before its launch often gives none but places, and
+ * then the widget shows no reward tiles and says where a friend is without talking of payments.
+ */
+export const givesRewards = (c: Campaign | undefined, rules: RewardRules | undefined): boolean =>
+  !c ||
+  c.referrerRewardValue === undefined ||
+  c.referrerRewardValue > 0 ||
+  (c.refereeRewardValue ?? 0) > 0 ||
+  (!!rules && (rules.referrerRewardPercent > 0 || rules.milestones.some((m) => m.reward > 0)));
+
 /** Why a friend is where they are, in words. */
-function statusText(r: MyReferral, locale: string) {
+function statusText(r: MyReferral, locale: string, rewards: boolean) {
+  if (!rewards) return r.status === 'qualified' ? msg('Qualified') : r.status === 'in_review' ? msg('Being reviewed') : msg('Joined');
   switch (r.status) {
     case 'qualified':
       return msg('Reward earned');
@@ -271,7 +283,7 @@ export function shareView(o: ShareViewOptions) {
             <figcaption>${msg('Friends nearby can scan this code with their phone camera.')}</figcaption>
           </figure>`}
     ${o.stats
-      ? html`${stats(c, p, amount, o.count)} ${rewardCodes(o.rewards, o.copiedCode, o.onCopyCode)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
+      ? html`${stats(c, p, amount, o.count, givesRewards(c, o.rules))} ${rewardCodes(o.rewards, o.copiedCode, o.onCopyCode)} ${owedNote(o.rewards, amount)} ${pendingRewards(o.rewards, amount, o.locale)}
         ${ended ? nothing : progress(c, o.referrals, amount, o.shared)} ${milestoneProgress(o.rewards, amount, o.count, ended)} ${referralList(o)}`
       : nothing}
     ${o.leaderboard ? leaderboardView({ ...o.leaderboard, rank: o.stats ? o.leaderboard.rank : undefined, count: o.count }) : nothing}
@@ -301,14 +313,17 @@ function offer(c: Campaign | undefined, amount: (v: number) => string, rules: Re
  * A referred participant who has not earned their welcome reward yet reads what it is and how to get
  * it, rather than a zero.
  */
-function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, count: (n: number) => string) {
+function stats(c: Campaign | undefined, p: Participant, amount: (v: number) => string, count: (n: number) => string, rewards: boolean) {
   const welcomeEarned = p.refereeReward ?? p.refereeRewardBalance ?? 0;
+  const referralEarned = p.referralReward ?? p.referralRewardBalance ?? 0;
   const welcomeOffer = p.referredByCode !== undefined && c?.refereeRewardValue ? amount(c.refereeRewardValue) : '';
   const row = (label: string, stat: string, value: string) => html`<div><dt>${label}</dt><dd data-stat=${stat}>${value}</dd></div>`;
   return html`<dl part="stats">
     ${row(msg('Friends joined'), 'referrals', count(p.totalReferrals ?? 0))}
-    ${row(msg('Earned for referrals'), 'referral-earned', amount(p.referralReward ?? p.referralRewardBalance ?? 0))}
-    ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}
+    ${rewards || referralEarned > 0
+      ? html`${row(msg('Earned for referrals'), 'referral-earned', amount(referralEarned))}
+        ${row(msg('Referral rewards left'), 'referral-balance', amount(p.referralRewardBalance ?? 0))}`
+      : nothing}
     ${welcomeEarned > 0
       ? html`${row(msg('Your welcome reward'), 'referee-earned', amount(welcomeEarned))}
         ${row(msg('Welcome reward left'), 'referee-balance', amount(p.refereeRewardBalance ?? 0))}`
@@ -354,7 +369,7 @@ function referralList(o: ShareViewOptions) {
           ${o.referrals.map(
             (r) => html`<li data-referral-status=${r.status}>
               <span part="referral-name">${r.name}</span>
-              <span part="referral-status" data-status=${r.status}>${statusText(r, o.locale)}</span>
+              <span part="referral-status" data-status=${r.status}>${statusText(r, o.locale, givesRewards(o.campaign, o.rules))}</span>
               ${dateOf(r.joinedOn, o.locale)}
             </li>`,
           )}

@@ -5,11 +5,11 @@
  * faked.
  */
 import { expect, waitUntil } from '@open-wc/testing';
-import type { MyReferrals } from '../../src/api/client.js';
+import type { MyReferrals, Participant } from '../../src/api/client.js';
 import type { WaitlistSettings } from '../../src/api/schemas.js';
-import type { MyWaitlist } from '../../src/api/widget-schemas.js';
+import type { MyWaitlist, WidgetSettings } from '../../src/api/widget-schemas.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
-import { fakeServicePerTest, json, participant, settings } from './fake-service.js';
+import { fakeServicePerTest, json, noRules, participant, settings } from './fake-service.js';
 import { mount, mountSignedUp, q, settled, signUp, text } from './helpers.js';
 
 const service = fakeServicePerTest();
@@ -17,17 +17,56 @@ const service = fakeServicePerTest();
 const WAITING: MyWaitlist = { position: 120, of: 4503, granted: false, spotsPerReferral: 5 };
 
 /** The remembered participant's signed-up screen in a campaign with this waitlist. */
-async function shown({ place = WAITING, waitlist = { spotsPerReferral: 5, counts: 'signups' }, attrs = '' }: { place?: MyWaitlist | null; waitlist?: Required<WaitlistSettings> | null; attrs?: string } = {}) {
+async function shown({
+  place = WAITING,
+  waitlist = { spotsPerReferral: 5, counts: 'signups' },
+  attrs = '',
+  friends = [],
+  widgetSettings,
+  self: extra = {},
+}: {
+  place?: MyWaitlist | null;
+  waitlist?: Required<WaitlistSettings> | null;
+  attrs?: string;
+  friends?: MyReferrals['referrals'];
+  /** Replaces the settings this waitlist makes. */
+  widgetSettings?: WidgetSettings;
+  self?: Partial<Participant>;
+} = {}) {
   rememberParticipant('cmp_1', 'ann@example.com', 'pt_token');
-  const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann' });
-  const mine: MyReferrals = { participant: self, referrals: [], more: false, ...(place && { waitlist: place }) };
-  service().routes['/api/v1/getWidgetSettings'] = () => json({ ...settings, ...(waitlist && { waitlist }) });
+  const { fraudScore: _, ...self } = participant('ann@example.com', { firstName: 'Ann', ...extra });
+  const mine: MyReferrals = { participant: self, referrals: friends, more: false, ...(place && { waitlist: place }) };
+  service().routes['/api/v1/getWidgetSettings'] = () => json(widgetSettings ?? { ...settings, ...(waitlist && { waitlist }) });
   service().routes['/api/v1/getMyReferrals'] = () => json(mine);
   return mountSignedUp(attrs);
 }
 
 
 describe('<referral-widget> in waitlist mode', () => {
+  it('a waitlist that gives no rewards shows no reward tiles and says where friends are without talking of payments', async () => {
+    const friends: MyReferrals['referrals'] = [
+      { name: 'Ben', status: 'joined', joinedOn: '2026-03-02T10:00:00.000Z' },
+      { name: 'Cy', status: 'qualified', joinedOn: '2026-03-03T10:00:00.000Z' },
+    ];
+    const free = { ...settings, waitlist: { spotsPerReferral: 5, counts: 'signups' as const }, rules: noRules };
+    service().routes['/api/v1/getCampaign'] = () => json({ campaignId: 'cmp_1', status: 'Live', referrerRewardValue: 0, refereeRewardValue: 0 });
+    const el = await shown({ friends, widgetSettings: free, self: { referralReward: 0, referralRewardBalance: 0, refereeReward: 0, refereeRewardBalance: 0 } });
+    await waitUntil(() => q(el, '[part=referral-status]'), 'the friends');
+    expect(q(el, '[data-stat=referrals]')).to.not.equal(null);
+    expect(q(el, '[data-stat=referral-earned]')).to.equal(null);
+    expect(q(el, '[data-stat=referral-balance]')).to.equal(null);
+    expect([...el.shadowRoot!.querySelectorAll('[part=referral-status]')].map((s) => s.textContent!.trim())).to.deep.equal(['Joined', 'Qualified']);
+    await expect(el).shadowDom.to.be.accessible();
+    el.remove();
+
+    // With a reward, the same friends are waiting for their first payment, and the tiles are back.
+    service().routes['/api/v1/getCampaign'] = () => json({ campaignId: 'cmp_1', status: 'Live', referrerRewardValue: 10, refereeRewardValue: 0 });
+    const paid = await shown({ friends, widgetSettings: free });
+    await waitUntil(() => q(paid, '[part=referral-status]'), 'the friends');
+    expect(q(paid, '[data-stat=referral-earned]')).to.not.equal(null);
+    expect(text(paid, '[part=referral-status]')).to.equal('Waiting for their first payment');
+  });
+
   it('shows the position of how many wait, and how far each friend who signs up moves them; a status region; passes axe', async () => {
     const el = await shown();
     expect(text(el, '[part=waitlist-position]')).to.equal('You are #120 of 4,503 on the waitlist.');
