@@ -230,6 +230,30 @@ eachDatabase(
       assert.deepEqual((await s.admin.erasePerson('nobody@example.com')).participants, []);
     });
 
+    it('sign-ups of the address racing its erasure: every call answers, no address is left twice, and a sign-up that survived earns nothing', async () => {
+      const s = service();
+      const a = await s.campaign();
+      const zed = await s.admin.addParticipant({ id: a, email: 'zed@example.com' });
+      for (let round = 0; round < 5; round++) {
+        const email = `race${round}@example.com`;
+        await s.admin.addParticipant({ id: a, email, referredByCode: zed.referralCode! });
+        const calls = await Promise.allSettled([
+          s.admin.addParticipant({ id: a, email, referredByCode: zed.referralCode! }),
+          s.admin.erasePerson(email),
+          s.browser.signUp({ id: a, email, referredByCode: zed.referralCode! }),
+          s.admin.addParticipant({ id: a, email, referredByCode: zed.referralCode! }),
+        ]);
+        assert.deepEqual(calls.filter((c) => c.status === 'rejected'), [], `round ${round}`);
+        const live = await s.ctx.store.db.selectFrom('participants').select('id').where('email', '=', email).execute();
+        assert.ok(live.length <= 1, `round ${round}: one participant per address`);
+        const zedBefore = (await s.admin.getParticipant(a, 'zed@example.com')).referralReward;
+        if (live.length === 1) {
+          assert.equal((await s.admin.qualifyParticipant({ id: a, email })).refereeReward, 0, `round ${round}: signed up again, so blocked`);
+          assert.equal((await s.admin.getParticipant(a, 'zed@example.com')).referralReward, zedBefore);
+        }
+      }
+    });
+
     it('a keyed erasure replays its answer, which holds no address', async () => {
       const s = service();
       const { a } = await world(s);
