@@ -6,6 +6,7 @@
  * getParticipant answers 404; participant_erased carries nothing personal.
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { ERASED_NAME } from '../../src/api/erased.js';
@@ -77,7 +78,7 @@ eachDatabase(
      */
     async function world(s: TestService) {
       await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added', 'referee_added', 'reward_unlocked', 'participant_erased'] });
-      const a = await s.campaign();
+      const a = await s.campaign({ leaderboard: { period: 'all', size: 10 } });
       const b = await s.campaign();
       const c = await s.campaign({ requireEmailConfirmation: true });
       const zed = await s.admin.addParticipant({ id: a, email: 'zed@example.com', firstName: 'Zed' });
@@ -104,7 +105,7 @@ eachDatabase(
       for (let i = 0; i < 2; i++) {
         await fetch(`${s.url}/api/v1/auth/signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ANN.email, password: 'not the password' }) });
       }
-      return { a, b, c, zed, ben, token: signup.token!, annIds: (await s.ctx.store.db.selectFrom('participants').select('id').where('email', '=', ANN.email).execute()).map((r) => r.id) };
+      return { a, b, c, zed, ben, token: signup.token!, annIds: (await s.ctx.store.db.selectFrom('participants').select('id').where('email', '=', ANN.email).orderBy('id').execute()).map((r) => r.id) };
     }
 
     it('exports everything stored about the address, with other people masked', async () => {
@@ -173,7 +174,11 @@ eachDatabase(
       await rejects(() => s.browser.getMyReferrals(a, { token }), 401, 'unauthorized');
       assert.equal((await s.ctx.store.db.selectFrom('email_unsubscribes').select('participant_id').where('participant_id', 'in', annIds).execute()).length, 2);
 
-      // Zed's "a friend joined" email calls her Deleted participant.
+      // Zed's referrals in the widget, the leaderboard and Zed's "a friend joined" email call her Deleted participant.
+      const { secret } = await s.admin.getSigningSecret(a);
+      const zedsOwn = await s.browser.getMyReferrals(a, { emailSignature: createHmac('sha256', secret).update('zed@example.com').digest('hex') }, 'zed@example.com');
+      assert.deepEqual(zedsOwn.referrals.map((r) => r.name), [ERASED_NAME]);
+      assert.deepEqual((await s.browser.getLeaderboard(a)).map((e) => e.name).sort(), [ERASED_NAME, 'Zed']);
       const friend = await s.ctx.store.db.selectFrom('email_outbox').select('data').where('change_key', '=', `friend:${annIds[0]}`).executeTakeFirstOrThrow();
       assert.equal((JSON.parse(friend.data) as { friend: string }).friend, ERASED_NAME);
 
