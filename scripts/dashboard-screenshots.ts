@@ -17,6 +17,11 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['campaign', `#/campaigns/${id}`, (p) => p.getByRole('heading', { name: 'Live preview' }).waitFor()],
   ['participants', `#/campaigns/${id}/participants`, (p) => p.getByRole('link', { name: /@example/ }).first().waitFor()],
   ['participant', `#/campaigns/${id}/participants/ava.0%40example.com`, (p) => p.getByRole('heading', { name: 'Fraud signals' }).waitFor()],
+  // The erasure's confirmation, the email typed: the one screenshot of a dialog (of the viewport, where it shows).
+  ['erase', `#/campaigns/${id}/participants/ava.0%40example.com`, async (p) => {
+    await p.getByRole('button', { name: 'Erase' }).click();
+    await p.getByLabel(/to confirm/).fill('ava.0@example.com');
+  }],
   ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
   ['billing', `#/campaigns/${id}/billing`, async (p) => {
     await p.getByRole('button', { name: /^Match/ }).first().waitFor();
@@ -43,7 +48,7 @@ try {
       await page.goto(`/admin/${hash}`);
       await ready(page);
       await page.waitForTimeout(300);
-      await page.screenshot({ path: `docs/dashboard-${name}-${width}.png`, fullPage: width !== 390 || name !== 'participants' });
+      await page.screenshot({ path: `docs/dashboard-${name}-${width}.png`, fullPage: name !== 'erase' && (width !== 390 || name !== 'participants') });
       process.stdout.write(`docs/dashboard-${name}-${width}.png\n`);
     }
     await context.close();

@@ -44,6 +44,7 @@ import type {
   WebhookEndpoint,
 } from './schemas.js';
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
+import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import type {
   EmailLogPage,
@@ -58,6 +59,7 @@ import type {
 } from './email-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
+export type { ErasureResult, PersonExport };
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
 export type {
   CampaignAnalytics,
@@ -409,6 +411,14 @@ export class RefkitClient extends BrowserClient {
   }
   revokeParticipantTokens(id: string, email: string): Promise<{ revoked: number }> {
     return this.postJson('/api/v1/admin/revokeParticipantTokens', { id, email });
+  }
+  /** Everything stored about an email across the account's campaigns (docs/privacy.md). */
+  exportPerson(email: string): Promise<PersonExport> {
+    return this.getJson('/api/v1/admin/exportPerson', { email });
+  }
+  /** Erases a person's data across the account's campaigns; their participants read as "Deleted participant". */
+  erasePerson(email: string): Promise<ErasureResult> {
+    return this.postJson('/api/v1/admin/erasePerson', { email });
   }
   createApiKey(name: string): Promise<ApiKey & { key: string }> {
     return this.postJson('/api/v1/admin/createApiKey', { name });

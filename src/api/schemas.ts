@@ -8,7 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
 
-const DateTime = Type.String({ format: 'date-time' });
+export const DateTime = Type.String({ format: 'date-time' });
 
 export const CampaignStatus = Type.Union([Type.Literal('Active'), Type.Literal('Pause'), Type.Literal('End')]);
 export type CampaignStatus = Static<typeof CampaignStatus>;
@@ -135,7 +135,7 @@ const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximu
 
 /** Identifiers and emails are bounded so that a bad client cannot make us store megabytes per row. */
 const Id = Line({ minLength: 1, maxLength: 64 });
-const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
+export const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
 const Code = Line({ minLength: 1, maxLength: 64 });
 const Name = Line({ maxLength: 100 });
 
@@ -525,7 +525,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted', 'participant_erased'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -597,6 +597,19 @@ export const RewardCodesLowEvent = Type.Object({
   updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
 });
 export type RewardCodesLowEvent = Static<typeof RewardCodesLowEvent>;
+
+/** The body of participant_erased: who was erased, and when; never their address or names (docs/privacy.md). */
+export const ParticipantErasedEvent = Type.Object({
+  eventType: Type.Literal('participant_erased'),
+  data: Type.Object({
+    participantId: Type.Integer(),
+    campaignId: Type.String(),
+    erasedAt: DateTime,
+  }),
+  createdAt: Type.Integer({ description: 'epoch milliseconds' }),
+  updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+});
+export type ParticipantErasedEvent = Static<typeof ParticipantErasedEvent>;
 
 export const CreateWebhookEndpointBody = Type.Object(
   {

@@ -1,6 +1,6 @@
 /** A modal confirmation (the native <dialog>: focus trapped, Escape cancels) before an action that cannot be undone lightly. */
-import { LitElement, css, html } from 'lit';
-import { customElement, property, query } from 'lit/decorators.js';
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property, query, state } from 'lit/decorators.js';
 import { base } from './styles.js';
 
 @customElement('rk-confirm')
@@ -17,12 +17,15 @@ export class Confirm extends LitElement {
   @property() body = '';
   @property() confirmLabel = 'Confirm';
   @property({ type: Boolean }) destructive = false;
+  /** Text the owner must type before the confirm button works (an erasure asks for the email); '' for none. */
+  @property() typed = '';
+  @state() private typing = '';
   @query('dialog') dialog!: HTMLDialogElement;
   #resolve: ((ok: boolean) => void) | undefined;
 
-  /** Opens the dialog; resolves true when confirmed. */
-  ask(heading: string, body: string, confirmLabel: string, destructive = false): Promise<boolean> {
-    Object.assign(this, { heading, body, confirmLabel, destructive });
+  /** Opens the dialog; resolves true when confirmed (after typing `typed`, when given). */
+  ask(heading: string, body: string, confirmLabel: string, destructive = false, typed = ''): Promise<boolean> {
+    Object.assign(this, { heading, body, confirmLabel, destructive, typed, typing: '' });
     return this.updateComplete.then(() => {
       this.dialog.showModal();
       return new Promise<boolean>((resolve) => (this.#resolve = resolve));
@@ -39,23 +42,29 @@ export class Confirm extends LitElement {
     return html`<dialog aria-labelledby="t" aria-describedby="b" @cancel=${() => this.#close(false)}>
       <h2 id="t">${this.heading}</h2>
       <p id="b" class="muted">${this.body}</p>
+      ${this.typed
+        ? html`<div class="field">
+            <label for="typed">Type <strong>${this.typed}</strong> to confirm</label>
+            <input id="typed" autocomplete="off" spellcheck="false" .value=${this.typing} @input=${(e: InputEvent) => (this.typing = (e.target as HTMLInputElement).value)} />
+          </div>`
+        : nothing}
       <div class="buttons">
         <button @click=${() => this.#close(false)}>Cancel</button>
-        <button class=${this.destructive ? 'danger' : 'primary'} @click=${() => this.#close(true)}>${this.confirmLabel}</button>
+        <button class=${this.destructive ? 'danger' : 'primary'} ?disabled=${this.typing.trim() !== this.typed} @click=${() => this.#close(true)}>${this.confirmLabel}</button>
       </div>
     </dialog>`;
   }
 }
 
 /** One dialog per page, appended on first use. */
-export function confirmAction(host: HTMLElement, heading: string, body: string, confirmLabel: string, destructive = false): Promise<boolean> {
+export function confirmAction(host: HTMLElement, heading: string, body: string, confirmLabel: string, destructive = false, typed = ''): Promise<boolean> {
   const root = host.shadowRoot ?? host;
   let dialog = root.querySelector('rk-confirm');
   if (!dialog) {
     dialog = document.createElement('rk-confirm');
     root.appendChild(dialog);
   }
-  return dialog.ask(heading, body, confirmLabel, destructive);
+  return dialog.ask(heading, body, confirmLabel, destructive, typed);
 }
 
 declare global {

@@ -17,6 +17,7 @@ import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv, FORMATS } from './http/validation.js';
 import { adminRoutes } from './routes/admin.js';
+import { personAdminRoutes } from './routes/person-admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
 import { browserSessionRoutes } from './routes/browser-session.js';
@@ -100,6 +101,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(referralApiRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
+  await app.register(personAdminRoutes, { ctx });
   await app.register(authRoutes, { ctx });
   await app.register(dashboardAdminRoutes, { ctx });
   await app.register(rewardAdminRoutes, { ctx });

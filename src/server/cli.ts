@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, openSync, realpathSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { SingleBar, Presets } from 'cli-progress';
@@ -429,6 +430,30 @@ function createProgram(run: Run): Command {
     .requiredOption('--email <email>')
     .addOption(jsonOption)
     .action((o: { id: string; email: string; json?: boolean }) => admin(run, 'POST', 'revokeParticipantTokens', { id: o.id, email: o.email }, !!o.json));
+
+  const person = program.command('person').description("a person's data across the campaigns: export it, erase it (docs/privacy.md)");
+  person
+    .command('export')
+    .description('print everything stored about an email across the campaigns, as JSON')
+    .requiredOption('--email <email>')
+    .option('--output <file>', 'write to this file instead of standard output')
+    .action(async (o: { email: string; output?: string }) => {
+      const { status, answer } = await callAdmin(run, 'GET', 'exportPerson', { email: o.email });
+      if (status >= 400) {
+        run.stderr.write(`error: ${describeError(answer as ErrorAnswer)}\n`);
+        run.exitCode = 1;
+      } else if (o.output) {
+        await writeFile(o.output, `${JSON.stringify(answer, null, 2)}\n`);
+      } else {
+        printAnswer(run, answer, true);
+      }
+    });
+  person
+    .command('erase')
+    .description('erase a person: their data is deleted or anonymised in every table; they read as "Deleted participant"; it cannot be undone')
+    .requiredOption('--email <email>')
+    .addOption(jsonOption)
+    .action((o: { email: string; json?: boolean }) => admin(run, 'POST', 'erasePerson', { email: o.email }, !!o.json));
 
   const key = program.command('key').description('secret keys of the default account');
   key

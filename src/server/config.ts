@@ -4,6 +4,7 @@ import { hashSecret } from './domain/secrets.js';
 import type { DispatcherOptions } from './webhooks/dispatcher.js';
 import type { EmailSenderOptions } from './mail/sender.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
+import { DEFAULT_ERASURE_BLOCK_DAYS } from './domain/erasure-block.js';
 
 export interface Config {
   port: number;
@@ -39,6 +40,8 @@ export interface Config {
   mailFrom: string;
   /** The lifecycle email sender's settings (MAIL_*); its defaults unless overridden (tests use short ones). */
   mail: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
+  /** ERASURE_BLOCK_DAYS: an erased address signing up again earns no referral credit for this many days (0: never blocked). */
+  erasureBlockDays: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -181,5 +184,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
     mail: mailSettings(env),
+    erasureBlockDays: count('ERASURE_BLOCK_DAYS', env.ERASURE_BLOCK_DAYS, DEFAULT_ERASURE_BLOCK_DAYS),
   };
 }

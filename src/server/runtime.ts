@@ -13,7 +13,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>): Promise<Runtime> {
+export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays'>>): Promise<Runtime> {
   const { db, dialect, close } = connect(config.databaseUrl);
   try {
     await migrate(db, dialect);
@@ -27,7 +27,7 @@ export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<
   const stopWatching = watchChanges(caches, db, dialect, config.databaseUrl);
   const store = new Store(db, dialect, { caches, emailOutbox: mailer !== undefined });
   return {
-    ctx: { store, now: Date.now, ...(mailer && { mailer }) },
+    ctx: { store, now: Date.now, ...(mailer && { mailer }), ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }) },
     async close() {
       mailer?.close();
       await stopWatching();

@@ -456,6 +456,48 @@ describe('dashboard', () => {
       assert.equal((await seeded.service.admin.getParticipant(id, 'new.one@example.com')).firstName, 'New');
     }));
 
+  it("personal data: a participant's data downloads as JSON; Erase works only once their email is typed, and their referrer's list then shows a Deleted participant", () =>
+    task(async ({ page }) => {
+      const id = seeded.campaignId;
+      const admin = seeded.service.admin;
+      const erin = await admin.addParticipant({ id, email: 'erin.keeps@example.com', firstName: 'Erin' });
+      await admin.addParticipant({ id, email: 'erika.leaves@example.com', firstName: 'Erika', lastName: 'Gone', referredByCode: erin.referralCode! });
+      await admin.qualifyParticipant({ id, email: 'erika.leaves@example.com' });
+      const erinBefore = await admin.getParticipant(id, 'erin.keeps@example.com');
+      await page.goto(`/admin/#/campaigns/${id}/participants/erika.leaves%40example.com`);
+      await page.getByRole('heading', { name: 'Personal data' }).waitFor();
+
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export data' }).click()]);
+      assert.equal(download.suggestedFilename(), 'refkit-erika.leaves@example.com.json');
+      const file = join(tmp, 'person.json');
+      await download.saveAs(file);
+      const exported = JSON.parse(readFileSync(file, 'utf8')) as { email: string; participants: { campaignId: string; participant: { firstName: string; refereeReward: number } }[] };
+      assert.equal(exported.email, 'erika.leaves@example.com');
+      assert.deepEqual(exported.participants.map((p) => [p.campaignId, p.participant.firstName]), [[id, 'Erika']]);
+
+      await page.getByRole('button', { name: 'Erase' }).click();
+      const dialog = page.getByRole('dialog');
+      const erase = dialog.getByRole('button', { name: 'Erase' });
+      assert.equal(await erase.isDisabled(), true);
+      await dialog.getByLabel(/to confirm/).fill('erika@example.com');
+      assert.equal(await erase.isDisabled(), true, 'another address does not unlock it');
+      // Cancel erases nothing.
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      assert.equal((await admin.getParticipant(id, 'erika.leaves@example.com')).firstName, 'Erika');
+      await page.getByRole('button', { name: 'Erase' }).click();
+      await dialog.getByLabel(/to confirm/).fill('erika.leaves@example.com');
+      await erase.click();
+      await page.getByRole('heading', { name: 'Participants', level: 1 }).waitFor();
+      await rejects(() => admin.getParticipant(id, 'erika.leaves@example.com'), 404, 'participant_not_found');
+
+      await page.goto(`/admin/#/campaigns/${id}/participants/erin.keeps%40example.com`);
+      const referrals = page.getByRole('table', { name: /^Referrals/ });
+      await referrals.getByText('Deleted participant').waitFor();
+      assert.equal(await referrals.getByRole('link').count(), 0, 'a deleted participant has no page to open');
+      const erinAfter = await admin.getParticipant(id, 'erin.keeps@example.com');
+      assert.deepEqual([erinAfter.referralReward, erinAfter.totalReferrals], [erinBefore.referralReward, erinBefore.totalReferrals]);
+    }));
+
   it('analytics: funnel, sign-ups per day on a chart, top referrers, revenue and viral coefficient', () =>
     task(async ({ page }) => {
       const a = await seeded.service.admin.getCampaignAnalytics(seeded.campaignId);

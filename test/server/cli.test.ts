@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -200,6 +200,38 @@ describe('refkit CLI', () => {
     assert.deepEqual(await json(['webhook', 'redeliver', '--id', deliveries[0]!.id]), { ok: true });
     assert.deepEqual(await json(['webhook', 'remove', '--id', String(hook.id)]), { ok: true });
     assert.deepEqual(await json(['webhook', 'list']), [] as never);
+  });
+
+  it('person export (to standard output, or --output) and person erase; an unknown or bad address', async () => {
+    const c = await json(['campaign', 'create', '--name', 'People', '--host-url', 'https://people.example']);
+    const rt = await openRuntime({ databaseUrl: db.url });
+    try {
+      await addParticipant(rt.ctx, { id: c.campaignId!, email: 'dora@example.com', firstName: 'Dorothea' }, { source: 'api', ip: null });
+    } finally {
+      await rt.close();
+    }
+    const exported = await cli(['person', 'export', '--email', 'Dora@example.com'], env);
+    assert.equal(exported.code, 0, exported.stderr);
+    const x = JSON.parse(exported.stdout) as { email: string; participants: { campaignId: string; participant: { firstName: string } }[] };
+    assert.equal(x.email, 'dora@example.com');
+    assert.deepEqual(x.participants.map((p) => [p.campaignId, p.participant.firstName]), [[c.campaignId, 'Dorothea']]);
+    const dir = await mkdtemp(join(tmpdir(), 'refkit-person-'));
+    try {
+      const file = join(dir, 'dora.json');
+      const written = await cli(['person', 'export', '--email', 'dora@example.com', '--output', file], env);
+      assert.equal(written.code, 0, written.stderr);
+      assert.equal(written.stdout, '');
+      assert.deepEqual((JSON.parse(await readFile(file, 'utf8')) as typeof x).participants, x.participants);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const erased = await json(['person', 'erase', '--email', 'dora@example.com']);
+    assert.deepEqual((erased.participants as { campaignId: string }[]).map((p) => p.campaignId), [c.campaignId]);
+    assert.deepEqual((JSON.parse((await cli(['person', 'export', '--email', 'dora@example.com'], env)).stdout) as typeof x).participants, []);
+    assert.deepEqual((await json(['person', 'erase', '--email', 'dora@example.com'])).participants, []);
+    const bad = await cli(['person', 'erase', '--email', 'not an address'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /invalid_request, email/);
   });
 
   it('campaign create/update --share-message-* set the per-channel share messages', async () => {

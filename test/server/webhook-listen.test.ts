@@ -79,10 +79,13 @@ describe('refkit webhook listen', () => {
       child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
       await waitFor(() => /Signing secret \(verify with it in your app\): whsec_/.test(out), `the ready banner, got: ${out}`);
-      assert.match(out, /Ready: webhooks of referrer_added, referee_added, reward_unlocked, milestone_reached, reward_reversed, reward_codes_low, access_granted go to http:\/\/127\.0\.0\.1:\d+\//);
+      assert.match(out, /Ready: webhooks of referrer_added, referee_added, reward_unlocked, milestone_reached, reward_reversed, reward_codes_low, access_granted, participant_erased go to http:\/\/127\.0\.0\.1:\d+\//);
       const id = await s.campaign();
       await s.admin.addParticipant({ id, email: 'cli@example.com' });
       await waitFor(() => /referrer_added\s+cli@example\.com .* signature verified/.test(out), `the event line, got: ${out}`);
+      // An erasure's event names no one: the line says which participant.
+      const [erased] = (await s.admin.erasePerson('cli@example.com')).participants;
+      await waitFor(() => new RegExp(`participant_erased\\s+participant ${erased!.participantId} erased .* signature verified`).test(out), `the erasure's line, got: ${out}`);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
       assert.equal(await exited, 0);

@@ -7,8 +7,8 @@ import type { CampaignAnalytics, CampaignSettings } from '../../api/client.js';
 import { api } from '../api.js';
 import { count, money, n, percent } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
 import './reward-liability.js';
+import { participantLink } from '../participant-link.js';
 
 const DAY_S = 86_400;
 /**
@@ -166,7 +166,7 @@ export class Analytics extends Page {
                 <tbody>
                   ${a.topReferrers.map(
                     (p) => html`<tr>
-                      <td><a href=${href.participant(this.campaignId, p.email!)}>${p.email}</a></td>
+                      <td>${participantLink(this.campaignId, p.email!)}</td>
                       <td class="num">${n(p.totalReferrals)}</td>
                       <td class="num">${money(p.revenueGenerated, currency)}</td>
                     </tr>`,

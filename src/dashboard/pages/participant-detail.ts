@@ -6,10 +6,11 @@ import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, date, money, n, reward } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
+import { go, href } from '../router.js';
 import { scoreBadge } from '../status.js';
 import './reward-ledger.js';
 import type { RewardLedger } from './reward-ledger.js';
+import { participantLink } from '../participant-link.js';
 
 @customElement('rk-participant-detail')
 export class ParticipantDetailPage extends Page {
@@ -98,6 +99,33 @@ export class ParticipantDetailPage extends Page {
     await Promise.all([this.#load(), this.ledger?.refresh()]);
   }
 
+  /** Downloads everything stored about this email across the campaigns, as JSON (admin exportPerson). */
+  async #export() {
+    const data = await this.attempt(() => api().exportPerson(this.email));
+    if (!data) return;
+    const url = URL.createObjectURL(new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' }));
+    const link = Object.assign(document.createElement('a'), { href: url, download: `refkit-${this.email}.json` });
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    this.notice = `Exported what is stored about ${this.email}.`;
+  }
+
+  /** Erases the person in every campaign (admin erasePerson), once the owner has typed their email. */
+  async #erase() {
+    const ok = await confirmAction(
+      this,
+      'Erase this person?',
+      `Everything stored about ${this.email}, in every campaign, is deleted or anonymised for good. Their referrals and everyone's balances stay; they show as "Deleted participant".`,
+      'Erase',
+      true,
+      this.email,
+    );
+    if (!ok) return;
+    if (!(await this.attempt(() => api().erasePerson(this.email)))) return;
+    this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
+    go(href.participants(this.campaignId));
+  }
+
   override render() {
     const d = this.detail;
     const back = html`<a href=${href.participants(this.campaignId)}>← All participants</a>`;
@@ -167,9 +195,17 @@ export class ParticipantDetailPage extends Page {
         <section class="card" aria-labelledby="ref-h">
           <h2 id="ref-h">Referred by</h2>
           ${d.referrer
-            ? html`<p><a href=${href.participant(this.campaignId, d.referrer.email!)}>${d.referrer.email}</a></p>
+            ? html`<p>${participantLink(this.campaignId, d.referrer.email!)}</p>
                 <p class="muted">Code <span class="mono">${d.referrer.referralCode}</span> · ${count(d.referrer.totalReferrals, 'referral', 'referrals')}</p>`
             : html`<p class="muted">Nobody: joined directly.</p>`}
+        </section>
+        <section class="card" aria-labelledby="privacy-h">
+          <h2 id="privacy-h">Personal data</h2>
+          <p class="muted">Everything stored about this email, in every campaign: download it, or erase it for good.</p>
+          <div class="actions">
+            <button @click=${() => this.#export()}>Export data</button>
+            <button class="danger-ghost" @click=${() => this.#erase()}>Erase</button>
+          </div>
         </section>
       </div>
       <section aria-labelledby="refs-h">
@@ -182,7 +218,7 @@ export class ParticipantDetailPage extends Page {
                 ? html`<tr><td colspan="4" class="empty">No referrals yet.</td></tr>`
                 : this.referrals.map(
                     (r) => html`<tr>
-                      <td><a href=${href.participant(this.campaignId, r.email!)}>${r.email}</a></td>
+                      <td>${participantLink(this.campaignId, r.email!)}</td>
                       <td data-label="Joined">${date(r.createdOn)}</td>
                       <td data-label="Qualified">${r.rewardEventCompleted ? html`<span class="badge ok">qualified</span>` : html`<span class="badge">pending</span>`}</td>
                       <td data-label="Fraud score">${scoreBadge(r.fraudScore)}</td>

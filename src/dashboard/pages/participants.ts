@@ -9,9 +9,9 @@ import { ApiError, api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, date, n, reward } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
 import { rowReport, rowReportStyles } from '../row-report.js';
 import { scoreBadge } from '../status.js';
+import { participantLink } from '../participant-link.js';
 
 const PAGE_SIZE = 25;
 type Filter = NonNullable<SearchParticipantsQuery['filter']>;
@@ -139,7 +139,7 @@ export class Participants extends Page {
     const held = !p.approval && !p.rejected;
     return html`<tr>
       <td class="who">
-        <a href=${href.participant(this.campaignId, p.email!)}>${p.email}</a>
+        ${participantLink(this.campaignId, p.email!)}
         ${p.firstName || p.lastName ? html`<span class="muted">${[p.firstName, p.lastName].filter(Boolean).join(' ')}</span>` : nothing}
       </td>
       <td class="mono" data-label="Code">${p.referralCode}</td>

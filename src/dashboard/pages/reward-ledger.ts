@@ -8,7 +8,7 @@ import type { CampaignSettings, RewardEntry } from '../../api/client.js';
 import { api } from '../api.js';
 import { date, reward } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
+import { participantLink } from '../participant-link.js';
 
 const PAGE_SIZE = 20;
 
@@ -75,7 +75,7 @@ export class RewardLedger extends Page {
       <td data-label="Amount" class="num">${reward(e.amount, c)}</td>
       <td data-label="Status"><span class="badge ${STATUS_BADGES[e.status]}">${e.status}</span></td>
       <td data-label="Available on" class="when">${date(e.availableOn)}</td>
-      <td data-label="Referee" class="referee">${e.refereeEmail ? html`<a href=${href.participant(this.campaignId, e.refereeEmail)}>${e.refereeEmail}</a>` : '—'}</td>
+      <td data-label="Referee" class="referee">${e.refereeEmail ? participantLink(this.campaignId, e.refereeEmail) : '—'}</td>
       <td data-label="Capped" class="num">${e.capped ? reward(e.capped, c) : '—'}</td>
     </tr>`;
   }

@@ -9,7 +9,7 @@ import type { StripeEventView } from '../../api/client.js';
 import { api } from '../api.js';
 import { dateTime, money } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
+import { participantLink } from '../participant-link.js';
 
 type Status = StripeEventView['status'];
 /** The most the service lists at once. */
@@ -92,7 +92,7 @@ export class StripeEvents extends Page {
   /** Who the event was applied to, the form to match it by hand while unmatched, and why it was not applied. */
   #participant(e: StripeEventView) {
     const error = this.matchError?.id === e.id ? this.matchError.message : '';
-    return html`${e.participantEmail ? html`<a href=${href.participant(this.campaignId, e.participantEmail)}>${e.participantEmail}</a>` : nothing}
+    return html`${e.participantEmail ? participantLink(this.campaignId, e.participantEmail) : nothing}
     ${e.status === 'unmatched'
       ? html`<form class="match" @submit=${(ev: SubmitEvent) => this.#match(ev, e)}>
             <input

@@ -8,7 +8,7 @@ import { STRIPE_PAYOUT_STATUSES, type StripePayoutView } from '../../api/billing
 import { api } from '../api.js';
 import { dateTime, money } from '../format.js';
 import { Page } from '../page.js';
-import { href } from '../router.js';
+import { participantLink } from '../participant-link.js';
 
 type Status = StripePayoutView['status'];
 const PAGE_SIZE = 25;
@@ -76,7 +76,7 @@ export class StripePayouts extends Page {
   #row(p: StripePayoutView) {
     const retriable = p.status === 'failed' || p.status === 'waiting';
     return html`<tr class=${p.status}>
-      <td class="who"><a href=${href.participant(this.campaignId, p.email)}>${p.email}</a></td>
+      <td class="who">${participantLink(this.campaignId, p.email)}</td>
       <td class="what" data-label="Reward">${money(p.amount, p.currency, true)}<span class="muted">${p.label}</span></td>
       <td class="state" data-label="Status">${this.#state(p)}</td>
       <td class="num" data-label="Attempts">${p.attempts}</td>

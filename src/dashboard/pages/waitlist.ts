@@ -8,6 +8,7 @@ import type { CampaignSettings, WaitlistView } from '../../api/client.js';
 import { api } from '../api.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
+import { participantLink } from '../participant-link.js';
 
 /** How much of the queue the page shows. */
 const FRONT = 50;
@@ -108,7 +109,7 @@ export class Waitlist extends Page {
                       : v.queue.map(
                           (e) => html`<tr>
                             <td class="num" data-label="Position">#${e.position}</td>
-                            <td><a href=${href.participant(this.campaignId, e.email)}>${e.email}</a></td>
+                            <td>${participantLink(this.campaignId, e.email)}</td>
                           </tr>`,
                         )}
                 </tbody>

@@ -6,9 +6,9 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../api/schemas.js
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, dateTime } from '../format.js';
-import { href } from '../router.js';
 import { Page } from '../page.js';
 import { deliveryBadge } from '../status.js';
+import { participantLink } from '../participant-link.js';
 
 // Every type the service sends, all selected by default.
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
@@ -148,7 +148,7 @@ export class Webhooks extends Page {
                   (d) => html`<tr>
                       <td class="event">
                         <code>${d.eventType}</code>
-                        ${d.participantEmail === undefined ? '' : html`<a href=${href.participant(d.campaignId, d.participantEmail)}>${d.participantEmail}</a>`}
+                        ${d.participantEmail === undefined ? '' : participantLink(d.campaignId, d.participantEmail)}
                       </td>
                       <td class="url mono" data-label="Endpoint">${urlOf.get(d.endpointId) ?? d.endpointId}</td>
                       <td data-label="Status">${deliveryBadge(d.status)}</td>

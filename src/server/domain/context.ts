@@ -34,6 +34,11 @@ export interface Ctx {
    * a far cheaper one: they hash and check hundreds of passwords, and what they test does not depend on it.
    */
   passwordCost?: ScryptCost;
+  /**
+   * ERASURE_BLOCK_DAYS: for how long after an erasure the same address signing up again earns no referral
+   * credit (./erasure-block.ts); unset means DEFAULT_ERASURE_BLOCK_DAYS.
+   */
+  erasureBlockDays?: number;
 }
 
 /** Who is acting through a secret key (or the CLI): every protected operation is scoped to an account. */

@@ -1,4 +1,5 @@
 /** One place for what an email address is: how it is normalised, checked and de-aliased. */
+import { isErasedEmail } from '../../api/erased.js';
 import { invalid } from './errors.js';
 
 // Deliberately simple (one @, a dot in the domain, no spaces): RFC 5322 accepts addresses no mail
@@ -11,6 +12,8 @@ const EMAIL = /^[^\s@\p{Cc}\p{Cf}]+@[^\s@.\p{Cc}\p{Cf}]+(\.[^\s@.\p{Cc}\p{Cf}]+)
 export function normalizeEmail(raw: string, field = 'email'): string {
   const email = raw.trim().toLowerCase();
   if (email.length > 254 || !EMAIL.test(email)) throw invalid(field, `${field} must be an email address`);
+  // The stand-in address of an erased participant (../../api/erased.ts) is nobody's: no call may name it.
+  if (isErasedEmail(email)) throw invalid(field, `${field} is the reserved address of an erased participant`);
   return email;
 }
 

@@ -17,6 +17,7 @@ import { presentParticipant } from './present.js';
 import { rulesOf } from './reward-rules.js';
 import { assertSignature, tokenParticipant, type Proof } from './proof.js';
 import { iso } from './time.js';
+import { ERASED_NAME, isErasedEmail } from '../../api/erased.js';
 
 /**
  * Pending credits read for the answer: enough to show the first MAX_MY_PENDING and to date the held
@@ -31,8 +32,9 @@ const proofRequired = () =>
     'Proof of being the participant is required: the Refkit-Participant-Token this browser was given, or email with Refkit-Email-Signature',
   );
 
-/** `ann.lee@example.com` -> `a***@example.com`: enough to recognise a friend, not to write to them. */
+/** `ann.lee@example.com` -> `a***@example.com`: enough to recognise a friend, not to write to them. An erased participant: Deleted participant. */
 export function maskEmail(email: string): string {
+  if (isErasedEmail(email)) return ERASED_NAME;
   const at = email.lastIndexOf('@');
   return `${email.slice(0, 1)}***${email.slice(at)}`;
 }

@@ -21,6 +21,7 @@ import { toCents } from './money.js';
 import { RewardBatch } from './reward-credits.js';
 import { commission, commissionApplies } from './reward-rules.js';
 import { getParticipant } from './participants.js';
+import { blockMs, refereeBlocked } from './erasure-block.js';
 import type { ParticipantView } from './present.js';
 
 
@@ -52,16 +53,21 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
       if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
     }
-    if (completed) await creditIfDue(batch, refereeId, referrerId);
+    if (completed) await creditIfDue(batch, refereeId, referrerId, blockMs(ctx));
     return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();
   return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
 }
 
-/** Credits both sides of one referral if it is due (see the rule above), with what it brings with it. */
-async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number): Promise<void> {
+/**
+ * Credits both sides of one referral if it is due (see the rule above), with what it brings with it. A
+ * referee who signed up again with an address erased within `block` ms earns neither side anything
+ * (./erasure-block.ts): the referral stays unclaimed, so no later payment earns a commission either.
+ */
+async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number, block: number): Promise<void> {
   const tx = batch.tx;
+  if (await refereeBlocked(tx, batch.campaign, refereeId, block)) return;
   if (!(await tx.claimRefereeCredit(refereeId, batch.now))) return;
   const { campaign } = batch;
   await batch.credit(refereeId, { kind: 'referee', rewardKind: 'referee', amount: campaign.referee_reward_value, label: 'Reward for joining through a referral', refereeId });
@@ -98,8 +104,8 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
     const states = await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
     const batch = new RewardBatch(tx, campaign, now, states);
     await tx.approve(participant.id, now);
-    if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId);
-    for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id);
+    if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId, blockMs(ctx));
+    for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id, blockMs(ctx));
     return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();

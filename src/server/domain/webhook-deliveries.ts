@@ -1,10 +1,12 @@
 /** The webhook delivery log an account reads (each delivery with its attempts), and redelivery. */
-import type { ListWebhookDeliveriesQuery, RewardCodesLowEvent, WebhookDelivery, WebhookEvent, WebhookEventType } from '../../api/schemas.js';
+import type { ListWebhookDeliveriesQuery, ParticipantErasedEvent, RewardCodesLowEvent, WebhookDelivery, WebhookEvent, WebhookEventType } from '../../api/schemas.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { iso } from './time.js';
 
-const participantOf = (event: WebhookEvent | RewardCodesLowEvent) => (event.eventType === 'reward_codes_low' ? {} : { participantEmail: event.data.email });
+/** A pool's event is about no participant, and an erasure's names none (its participant has no address left). */
+const participantOf = (event: WebhookEvent | RewardCodesLowEvent | ParticipantErasedEvent) =>
+  event.eventType === 'reward_codes_low' || event.eventType === 'participant_erased' ? {} : { participantEmail: event.data.email };
 
 export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {
   const rows = await ctx.store.webhooks.listDeliveries({ accountId: actor.accountId, ...q, limit: q.limit ?? 50 });
@@ -16,7 +18,7 @@ export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliv
     eventType: r.event_type as WebhookEventType,
     campaignId: r.campaign_id,
     // Who it is about, from the body that was sent (frozen when the event happened); a pool's event is about none.
-    ...participantOf(JSON.parse(r.payload) as WebhookEvent | RewardCodesLowEvent),
+    ...participantOf(JSON.parse(r.payload) as WebhookEvent | RewardCodesLowEvent | ParticipantErasedEvent),
     status: r.status,
     attemptCount: r.attempt_count,
     nextAttemptOn: r.status === 'pending' && r.next_attempt_on !== null ? iso(r.next_attempt_on) : null,

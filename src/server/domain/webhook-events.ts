@@ -2,7 +2,7 @@
  * The webhook outbox: the events each change emits, with one delivery per subscribed endpoint, written
  * in the change's own transaction (the dispatcher in ../webhooks sends them).
  */
-import type { RewardCodesLowData, RewardCodesLowEvent, WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
+import type { ParticipantErasedEvent, RewardCodesLowEvent, RewardCodesLowData, WebhookEvent, WebhookEventData, WebhookEventType } from '../../api/schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../store/store.js';
 import type { OutboxEvent } from '../store/webhook-store.js';
 import { newSortableId } from './ids.js';
@@ -81,13 +81,22 @@ async function subscribed(tx: Store, type: WebhookEventType, campaign: CampaignR
   };
 }
 
-/** Writes reward_codes_low about a campaign's pool to the outbox (see emit); true when a delivery was queued. */
-export async function emitPoolLow(tx: Store, campaign: CampaignRow, data: RewardCodesLowData, now: number): Promise<boolean> {
-  const outbox = await subscribed(tx, 'reward_codes_low', campaign, now);
+/** Writes an event whose body is not a participant's (see emit); true when a delivery was queued. */
+async function emitBody(tx: Store, campaign: CampaignRow, now: number, body: RewardCodesLowEvent | ParticipantErasedEvent): Promise<boolean> {
+  const outbox = await subscribed(tx, body.eventType, campaign, now);
   if (!outbox) return false;
-  const payload = JSON.stringify({ eventType: 'reward_codes_low', data, createdAt: now, updatedAt: now } satisfies RewardCodesLowEvent);
-  await tx.webhooks.insertEvent({ ...outbox.row, payload }, outbox.deliveries);
+  await tx.webhooks.insertEvent({ ...outbox.row, payload: JSON.stringify(body) }, outbox.deliveries);
   return true;
+}
+
+/** Writes reward_codes_low about a campaign's pool to the outbox (see emit); true when a delivery was queued. */
+export function emitPoolLow(tx: Store, campaign: CampaignRow, data: RewardCodesLowData, now: number): Promise<boolean> {
+  return emitBody(tx, campaign, now, { eventType: 'reward_codes_low', data, createdAt: now, updatedAt: now });
+}
+
+/** Writes participant_erased to the outbox: the participant's id, campaign and when, nothing personal. */
+export function emitErased(tx: Store, campaign: CampaignRow, participantId: number, now: number): Promise<boolean> {
+  return emitBody(tx, campaign, now, { eventType: 'participant_erased', data: { participantId, campaignId: campaign.id, erasedAt: iso(now) }, createdAt: now, updatedAt: now });
 }
 
 /**

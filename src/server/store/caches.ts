@@ -59,12 +59,16 @@ export class Caches {
   readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
+  /** Each account's salt of erased addresses, null before its first erasure (./person-store.ts), which bumps the change counter. */
+  readonly erasureSalts = new Cached<number, { salt: string | null }>(this);
   /**
    * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
    * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
-   * for good, and so are the other fields of CodeOwner: no statement changes them or deletes a
+   * for good, and so are the other fields of CodeOwner: no statement but an erasure changes them or deletes a
    * participant. So an entry never goes stale and needs no change counter; only committed rows may fill
    * it (Store.codeOwner), and an unknown code is never kept, so a code created elsewhere is found at once.
+   * The one exception, erasing a person (../domain/erasure.ts), replaces their code and address, and
+   * bumps the change counter so that every process empties this cache too.
    */
   readonly codeOwners = new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
 
@@ -75,6 +79,7 @@ export class Caches {
     this.campaigns.clear();
     this.apiKeys.clear();
     this.endpoints.clear();
+    this.erasureSalts.clear();
     // Nothing makes these stale (see above); dropped with the rest all the same, as after a restore.
     this.codeOwners.clear();
   }

@@ -815,6 +815,26 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0024_erasure': {
+      async up(db: Kysely<any>) {
+        // Erasing a person (../domain/erasure.ts, ./person-store.ts): per account, a random salt, and the
+        // salted hashes of the addresses erased with when, so that the same address signing up again within
+        // ERASURE_BLOCK_DAYS earns no referral credit. The salt is made by the first erasure.
+        await db.schema
+          .createTable('erasure_salts')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('salt', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('erased_addresses')
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('address_hash', 'text', (c) => c.notNull())
+          .addColumn('erased_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('erased_addresses_pk', ['account_id', 'address_hash'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -31,6 +31,7 @@ import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
 import { WaitlistStore } from './waitlist-store.js';
+import { PersonStore } from './person-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
@@ -378,6 +379,8 @@ export class Store {
   readonly emails: EmailStore;
   /** Waitlists, over the same connection (and so the same transaction) as this store. */
   readonly waitlists: WaitlistStore;
+  /** Everything stored about one address: its export and erasure, and the erased addresses. */
+  readonly people: PersonStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -408,6 +411,7 @@ export class Store {
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
     this.waitlists = new WaitlistStore(db, dialect);
+    this.people = new PersonStore(db, dialect, this.caches);
   }
 
   /**

@@ -521,6 +521,22 @@ export interface EmailUnsubscribesTable {
   created_on: number;
 }
 
+/** An account's salt of the erased addresses' hashes (./person-store.ts), made by its first erasure. */
+export interface ErasureSaltsTable {
+  account_id: number;
+  /** 32 random bytes, hex. */
+  salt: string;
+  created_on: number;
+}
+
+/** An address erased from an account: HMAC-SHA256 of its mailbox (emailKey) under the account's salt, hex. */
+export interface ErasedAddressesTable {
+  account_id: number;
+  address_hash: string;
+  /** The latest erasure of the address: the re-sign-up block counts from here. */
+  erased_on: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
   email_texts: EmailTextsTable;
@@ -560,4 +576,6 @@ export interface Database {
   board_levels: BoardLevelsTable;
   board_blocks: BoardBlocksTable;
   board_seq: { n: number };
+  erasure_salts: ErasureSaltsTable;
+  erased_addresses: ErasedAddressesTable;
 }

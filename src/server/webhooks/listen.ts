@@ -35,6 +35,15 @@ export interface Listener {
 
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
+
+/** Who or what an event is about, in a few words: a participant's email and code, an erased participant's id, a pool. */
+function describe(data: Record<string, unknown> | undefined): string {
+  if (!data) return '';
+  if ('email' in data) return `${String(data.email)} (${String(data.code)})`;
+  if ('erasedAt' in data) return `participant ${String(data.participantId)} erased`;
+  return `${String(data.kind)} codes: ${String(data.available)} left`;
+}
+
 /** How many handled `webhook-id`s are remembered: far more than a development session receives. */
 const REMEMBERED_IDS = 10_000;
 
@@ -80,7 +89,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       }
       const id = headers['webhook-id']!;
       const replayed = verified && handled.has(id);
-      const who = !event.data ? '' : 'email' in event.data ? `${String(event.data.email)} (${String(event.data.code)})` : `${String(event.data.kind)} codes: ${String(event.data.available)} left`;
+      const who = describe(event.data);
       const time = new Date().toISOString().slice(11, 19);
       const verdict = !verified ? 'SIGNATURE INVALID' : replayed ? 'signature verified, DUPLICATE webhook-id: already handled, not forwarded' : 'signature verified';
       options.print(`${time}  ${printable(`${String(event.eventType ?? 'unknown')}  ${who}  ${id}`)}  ${verdict}`);

@@ -1,0 +1,49 @@
+/** Exporting and erasing a person across the account's campaigns (docs/privacy.md). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApiErrorBody } from '../../api/schemas.js';
+import { ErasePersonBody, ErasureResult, PersonExport, PersonQuery } from '../../api/person-schemas.js';
+import type { Ctx } from '../domain/context.js';
+import { erasePerson } from '../domain/erasure.js';
+import { exportPerson } from '../domain/person-export.js';
+import { requireActor } from '../http/access.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
+const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
+
+export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  app.get(
+    '/api/v1/admin/exportPerson',
+    {
+      config: { access: 'secret' as const },
+      schema: {
+        ...common,
+        summary: 'Everything stored about an email across the campaigns, as JSON',
+        description:
+          'Their participant rows with their ledger, payments, consent, impressions and email log, their referrals masked, ' +
+          'pending sign-ups and emailed links, and the webhook and Stripe events that carried them. An address nothing is stored about answers empty lists.',
+        querystring: PersonQuery,
+        response: { 200: PersonExport, ...errors },
+      },
+    },
+    async (request) => exportPerson(ctx, requireActor(request), request.query.email),
+  );
+
+  app.post(
+    '/api/v1/admin/erasePerson',
+    {
+      config: { access: 'secret' as const, idempotent: true },
+      schema: {
+        ...common,
+        summary: "Erase a person's data across the campaigns",
+        description:
+          'In one transaction: their participants are anonymised (they read as "Deleted participant"; referrals, totals and balances stay), ' +
+          'and their address, names, sign-up addresses, tokens, emailed links, pending sign-ups, email log and the webhook payloads and stored answers ' +
+          'holding them are deleted or rewritten. Each erased participant emits participant_erased. The same address signing up again earns no referral ' +
+          'credit for ERASURE_BLOCK_DAYS. Erasing again, or an address nothing is stored about, answers 200 with no participants.',
+        body: ErasePersonBody,
+        response: { 200: ErasureResult, ...errors },
+      },
+    },
+    async (request) => erasePerson(ctx, requireActor(request), request.body.email),
+  );
+};
