@@ -74,6 +74,20 @@ export class WebhookStore {
     ) as Promise<EndpointRow[]>;
   }
 
+  /** Sets which event types a current endpoint receives; false when the account has no such endpoint. */
+  async setEventTypes(id: string, accountId: number, eventTypes: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('webhook_endpoints')
+      .set({ event_types: eventTypes })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_on', 'is', null)
+      .executeTakeFirst();
+    if (r.numUpdatedRows === 0n) return false;
+    this.changed();
+    return true;
+  }
+
   /**
    * Removes an endpoint and ends its pending deliveries (as failed): nothing more goes to it. Call in a
    * transaction, so both happen or neither does.
