@@ -86,7 +86,8 @@ export function locatedChecker(schema: TSchema, context = 'request'): (value: un
   const validate = standalone.compile(schema);
   return (value) => {
     if (validate(value)) return undefined;
-    const error = validate.errors![0]!;
+    // Of a union's errors, the deepest says most: `waitlist.spotsPerReferral must be >= 1`, not `waitlist must be null`.
+    const error = validate.errors!.reduce((a, b) => (b.instancePath.split('/').length > a.instancePath.split('/').length ? b : a));
     // A JSON pointer: /a/b~1c is a, b/c.
     const path = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
     const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
