@@ -271,5 +271,27 @@ for (const kind of kinds) {
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /is not a folder/);
     });
+
+    it('export owns campaigns/ and webhooks/: a file naming nothing exported goes; two endpoints at one URL (which no file could name apart) are refused, with nothing written or changed', async () => {
+      const dir = join(work, 'owned');
+      await run(['export', '--dir', dir], source);
+      await writeFile(join(dir, 'webhooks', 'gone.yaml'), 'url: https://gone.example/\neventTypes: [referee_added]\n');
+      await writeFile(join(dir, 'notes.md'), 'kept');
+      const again = await run(['export', '--dir', dir], source);
+      assert.match(again, /^removed .*webhooks\/gone\.yaml \(names nothing exported\)$/m);
+      assert.deepEqual(Object.keys(await tree(dir)).filter((f) => !f.startsWith('campaigns/')), ['notes.md', 'webhooks/127-0-0-1-9-refkit-x-1.yaml']);
+
+      await createEndpoint(rtSource.ctx, DEFAULT_ACCOUNT, { url: 'http://127.0.0.1:9/refkit?x=1', eventTypes: ['referee_added'] }, true);
+      const files = await tree(dir);
+      const refused = await cli(['export', '--dir', dir], env(source));
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /2 webhook endpoints send to http:\/\/127\.0\.0\.1:9\/refkit\?x=1.*refkit webhook remove/);
+      assert.deepEqual(await tree(dir), files);
+      const before = await snapshot(rtSource);
+      const apply = await cliInProcess(['apply', '--dir', dir], env(source));
+      assert.equal(apply.code, 1);
+      assert.match(apply.stderr, /webhooks\/127-0-0-1-9-refkit-x-1\.yaml:\d+:1: 2 webhook endpoints send to/);
+      assert.equal(await snapshot(rtSource), before);
+    });
   });
 }

@@ -137,7 +137,7 @@ function wholeShareMessages(given: ShareMessages, current: ShareMessages): Share
 
 async function applyCampaign(ctx: Ctx, actor: Actor, item: ConfigItem<CampaignConfig>): Promise<PlanEntry> {
   const { source } = item;
-  const { id, emails, ...fields } = item.value;
+  const { id, emails: _emails, ...fields } = item.value;
   const existing = await lookupCampaign(ctx, id);
   if (existing && existing.account_id !== actor.accountId) throw new ConfigRefused(source, ['id'], invalid('id', `Another account has a campaign with the id ${id}: choose another`));
   if (!existing) {
