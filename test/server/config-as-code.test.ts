@@ -99,7 +99,7 @@ for (const kind of kinds) {
       await putEmailText(ctx, DEFAULT_ACCOUNT, { id: spring, kind: 'welcome', locale: 'de', subject: 'Willkommen, {firstName}', body: 'Hallo {firstName},\n\ndein Link: {shareLink}\n' });
       await putEmailText(ctx, DEFAULT_ACCOUNT, { id: spring, kind: 'reminder', locale: 'en', subject: 'Still there?', body: 'Share {shareLink}' });
       const hook = await createEndpoint(ctx, DEFAULT_ACCOUNT, { url: 'http://127.0.0.1:9/refkit?x=1', eventTypes: ['reward_unlocked', 'referee_added'] }, true);
-      secrets = ['whsec_configtestsecret1', 'rk_test_configtestkey12', a.signing_secret, a.email_secret, b.signing_secret, b.email_secret, hook.secret];
+      secrets = ['whsec_configtestsecret1', 'rk_test_configtestkey12', a.signing_secret!, a.email_secret!, b.signing_secret!, b.email_secret!, hook.secret];
     });
     after(async () => {
       await Promise.all([rtSource.close(), rtTarget.close()]);
