@@ -27,8 +27,7 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 export function describePlan(plan: Plan, dryRun: boolean): string {
   let out = '';
   for (const e of plan.entries) {
-    const label = e.action === 'create' ? 'create' : e.action === 'change' ? 'change' : e.action;
-    out += `${SIGNS[e.action]} ${e.kind} ${e.name}: ${label}${e.source && e.action !== 'unchanged' ? ` (${e.source})` : ''}\n`;
+    out += `${SIGNS[e.action]} ${e.kind} ${e.name}: ${e.action}${e.source && e.action !== 'unchanged' ? ` (${e.source})` : ''}\n`;
     out += e.changes.map(changeLine).join('');
   }
   const n = (action: PlanEntry['action']) => plan.entries.filter((e) => e.action === action).length;

@@ -20,7 +20,6 @@ import { presentCampaignSettings } from './present.js';
 
 /** Write-only campaign fields: never written to a file, and refused in one (an unknown field). */
 const SECRET_FIELDS = ['stripeWebhookSecret', 'stripeRewardKey'] as const;
-type SecretField = (typeof SECRET_FIELDS)[number];
 const settable = Type.Omit(Type.Object(CampaignFields), SECRET_FIELDS).properties;
 
 /** The campaign fields a file holds, in the order a file lists them (the API's order). */
@@ -64,20 +63,20 @@ const ordered = <T extends object>(value: T, keys: readonly string[]): T =>
 
 /** A campaign's settings as its file gives them: every field, in the file's order (`end: null` when it has none). */
 export function campaignFieldsOf(s: CampaignSettings): CampaignFieldValues {
-  const all: Omit<CampaignFieldValues, SecretField> & Record<string, unknown> = {
-    campaignName: s.campaignName!,
-    hostURL: s.hostURL!,
-    referrerRewardValue: s.referrerRewardValue!,
-    refereeRewardValue: s.refereeRewardValue!,
-    rewardType: s.rewardType!,
+  const all: Partial<Record<CampaignKey, unknown>> = {
+    campaignName: s.campaignName,
+    hostURL: s.hostURL,
+    referrerRewardValue: s.referrerRewardValue,
+    refereeRewardValue: s.refereeRewardValue,
+    rewardType: s.rewardType,
     rewardCurrency: s.rewardCurrency,
-    rewardHeader: s.rewardHeader!,
-    rewardDescription: s.rewardDescription!,
-    shareHeader: s.shareHeader!,
-    shareDescription: s.shareDescription!,
+    rewardHeader: s.rewardHeader,
+    rewardDescription: s.rewardDescription,
+    shareHeader: s.shareHeader,
+    shareDescription: s.shareDescription,
     end: s.end ?? null,
-    // null: only the origin of hostURL, which is what leaving the field out keeps.
-    ...(s.allowedOrigins !== null && { allowedOrigins: s.allowedOrigins }),
+    // null (only the origin of hostURL) is left out: no request sets it, and leaving the field out keeps it.
+    allowedOrigins: s.allowedOrigins ?? undefined,
     requireEmailConfirmation: s.requireEmailConfirmation,
     shareMessages: ordered(s.shareMessages, SHARE_CHANNELS),
     widgetStyle: ordered(s.widgetStyle, Object.keys(WidgetStyle.properties)),
