@@ -27,6 +27,7 @@ import { REWARD_CODE_KINDS, STRIPE_REWARD_MODES, WEBHOOK_EVENT_TYPES, type Rewar
 import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
+import { addConfigCommands } from './config-commands.js';
 
 export type { CliIo } from './cli-run.js';
 
@@ -270,6 +271,8 @@ function createProgram(run: Run): Command {
       await runtime.close();
       run.stdout.write('database is up to date\n');
     });
+
+  addConfigCommands(program, run);
 
   const campaign = program.command('campaign').description('create and change campaigns');
   campaignFields(campaign.command('create').description('create a campaign'))

@@ -71,5 +71,6 @@ describe("the documentation's shell examples", () => {
     assert.match(output, /"referralRewardRedeemed":10/);
     assert.match(output, /"rewardEventCompleted":true/);
     assert.match(output, /^created: [1-9]\d*$/m, "the import created participants");
+    assert.match(output, /^Exported \d+ campaigns and \d+ webhook endpoints?\.\n(?:.*\n)*?No changes\.$/m, 'the exported campaigns, applied at once, change nothing');
   });
 });

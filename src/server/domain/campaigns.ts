@@ -77,9 +77,10 @@ type CampaignInput = Partial<Omit<CreateCampaignBody, 'campaignName' | 'hostURL'
 
 /**
  * Maps the wire names of campaign fields to columns; only the fields given are returned. `current`: the
- * campaign being changed, whose share messages a change merges into.
+ * campaign being changed, whose share messages a change merges into. `refkit apply` (./config-plan.ts)
+ * compares a row with what this makes of it, to tell a change from a field given as it is.
  */
-function columns(input: CampaignInput, current?: CampaignRow) {
+export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   const row: Partial<CampaignRow> = {};
   if (input.campaignName !== undefined) row.name = input.campaignName;
   if (input.hostURL !== undefined) row.host_url = new URL(input.hostURL).href;
@@ -132,7 +133,7 @@ export async function createCampaign(
   id: string = newId('cmp'),
 ): Promise<CampaignRow> {
   assertCanConfirm(ctx, input);
-  const patch = columns(input);
+  const patch = campaignColumns(input);
   assertCanPayOut(patch);
   const now = ctx.now();
   await ctx.store.insertCampaign({
@@ -154,7 +155,7 @@ export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampai
   const current = await ownCampaign(ctx, actor, input.id);
   assertCanConfirm(ctx, input);
   const { id, ...fields } = input;
-  const patch = columns(fields, current);
+  const patch = campaignColumns(fields, current);
   assertCanPayOut(patch, current);
   await assertWaitlistChange(ctx.store, current, patch.waitlist);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });

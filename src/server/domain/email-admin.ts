@@ -3,7 +3,7 @@
  * address, write their own subject and body per email and language (or go back to the default), and read
  * the delivery log.
  */
-import { EMAIL_KINDS, type EmailLogPage, type EmailLogQuery, type EmailTextKey, type EmailTextsView, type PutEmailTextBody, type UpdateEmailSettingsBody } from '../../api/email-schemas.js';
+import { EMAIL_KINDS, type EmailLogPage, type EmailSettings, type EmailLogQuery, type EmailTextKey, type EmailTextsView, type PutEmailTextBody, type UpdateEmailSettingsBody } from '../../api/email-schemas.js';
 import { LOCALES } from '../../api/locales.js';
 import type { EmailKind } from '../../api/email-schemas.js';
 import { ownCampaign } from './campaigns.js';
@@ -29,6 +29,13 @@ export async function emailTexts(ctx: Ctx, actor: Actor, campaignId: string): Pr
   };
 }
 
+/** The settings a change leaves: the fields given replace theirs (the postal address without the spaces around it). */
+export const storedEmailSettings = (current: EmailSettings, patch: Partial<EmailSettings>): EmailSettings => ({
+  ...current,
+  ...patch,
+  ...(patch.postalAddress !== undefined && { postalAddress: patch.postalAddress.trim() }),
+});
+
 /** Rounds of updateEmailSettings before it gives up on a campaign whose settings keep changing under it. */
 const SETTINGS_ROUNDS = 5;
 
@@ -43,16 +50,19 @@ export async function updateEmailSettings(ctx: Ctx, actor: Actor, body: UpdateEm
   for (let round = 0; round < SETTINGS_ROUNDS; round++) {
     const stored = (await ctx.store.emails.settingsOf(id)) ?? null;
     const current = readEmailSettings({ ...campaign, email_settings: stored });
-    const settings = { ...current, ...patch, ...(patch.postalAddress !== undefined && { postalAddress: patch.postalAddress.trim() }) };
+    const settings = storedEmailSettings(current, patch);
     if (await ctx.store.emails.replaceSettings(id, stored, JSON.stringify(settings), ctx.now())) return emailTexts(ctx, actor, id);
   }
   throw new AppError(503, 'unavailable', 'The email settings are being changed by someone else just now; try again');
 }
 
+/** A subject as it is stored: without the spaces around it. */
+export const storedSubject = (subject: string) => subject.trim();
+
 export async function putEmailText(ctx: Ctx, actor: Actor, body: PutEmailTextBody): Promise<EmailTextsView> {
   const campaign = await ownCampaign(ctx, actor, body.id);
   if (body.body.trim() === '') throw invalid('body', 'body must not be blank');
-  await ctx.store.emails.putText({ campaign_id: campaign.id, kind: body.kind, locale: body.locale, subject: body.subject.trim(), body: body.body, updated_on: ctx.now() });
+  await ctx.store.emails.putText({ campaign_id: campaign.id, kind: body.kind, locale: body.locale, subject: storedSubject(body.subject), body: body.body, updated_on: ctx.now() });
   return emailTexts(ctx, actor, campaign.id);
 }
 

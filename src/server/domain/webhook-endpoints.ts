@@ -37,8 +37,13 @@ export async function listEndpoints(ctx: Ctx, actor: Actor): Promise<WebhookEndp
   return (await ctx.store.webhooks.listEndpoints(actor.accountId)).map(presentEndpoint);
 }
 
+const endpointNotFound = () => new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
+
+/** Changes which events an endpoint receives; its URL and signing secret stay (`refkit apply`). */
+export async function setEndpointEventTypes(ctx: Ctx, actor: Actor, id: string, eventTypes: WebhookEventType[]): Promise<void> {
+  if (!(await ctx.store.webhooks.setEventTypes(id, actor.accountId, JSON.stringify(eventTypes)))) throw endpointNotFound();
+}
+
 export async function deleteEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) {
-    throw new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
-  }
+  if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) throw endpointNotFound();
 }

@@ -67,18 +67,41 @@ export function explain(v: Pick<ErrorObject, 'keyword' | 'instancePath' | 'param
 
 let standalone: AjvClass | undefined;
 
+/** A problem with where it is: the path to the value at fault (an unknown field's own key; a missing field's object). */
+export interface LocatedProblem extends Problem {
+  path: string[];
+}
+
 /**
- * A check of values against a request schema outside a request (the rows of an import), by an Ajv with
+ * A check of values against a request schema outside a request (a file the CLI reads), by an Ajv with
  * the very formats and keywords the routes' validators have: the value's first problem, or undefined.
+ * `context` names a value that is wrong as a whole (`file must be object`).
  */
-export function checker(schema: TSchema): (value: unknown) => Problem | undefined {
+export function locatedChecker(schema: TSchema, context = 'request'): (value: unknown) => LocatedProblem | undefined {
   if (!standalone) {
     standalone = new AjvClass({ allErrors: false, strict: false });
     addFormats.default(standalone);
     extendAjv(standalone as unknown as Ajv);
   }
   const validate = standalone.compile(schema);
-  return (value) => (validate(value) ? undefined : explain(validate.errors![0]!));
+  return (value) => {
+    if (validate(value)) return undefined;
+    // Of a union's errors, the deepest says most: `waitlist.spotsPerReferral must be >= 1`, not `waitlist must be null`.
+    const error = validate.errors!.reduce((a, b) => (b.instancePath.split('/').length > a.instancePath.split('/').length ? b : a));
+    // A JSON pointer: /a/b~1c is a, b/c.
+    const path = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
+    return { ...explain(error, context), path: error.keyword === 'additionalProperties' && unknown !== undefined ? [...path, unknown] : path };
+  };
+}
+
+/** The same check without the path (the rows of an import). */
+export function checker(schema: TSchema): (value: unknown) => Problem | undefined {
+  const check = locatedChecker(schema);
+  return (value) => {
+    const problem = check(value);
+    return problem && (problem.field === undefined ? { message: problem.message } : { field: problem.field, message: problem.message });
+  };
 }
 
 /** Adds Refkit's formats and keywords to an ajv that already has ajv-formats (Fastify's `ajv.onCreate`). */

@@ -3,7 +3,7 @@
  * `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several processes share the work without taking the same
  * row; SQLite has a single writer, so the plain statement is already exclusive.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { prepare, preparedWrite, type Write } from './prepared.js';
@@ -74,20 +74,31 @@ export class WebhookStore {
     ) as Promise<EndpointRow[]>;
   }
 
-  /**
-   * Removes an endpoint and ends its pending deliveries (as failed): nothing more goes to it. Call in a
-   * transaction, so both happen or neither does.
-   */
-  async deleteEndpoint(id: string, accountId: number, now: number): Promise<boolean> {
+  /** Sets which event types a current endpoint receives; false when the account has no such endpoint. */
+  setEventTypes(id: string, accountId: number, eventTypes: string): Promise<boolean> {
+    return this.updateCurrent(id, accountId, { event_types: eventTypes });
+  }
+
+  /** Changes an account's current endpoint (the caches are told); false when it has no such endpoint. */
+  private async updateCurrent(id: string, accountId: number, set: Updateable<WebhookEndpointsTable>): Promise<boolean> {
     const r = await this.db
       .updateTable('webhook_endpoints')
-      .set({ deleted_on: now })
+      .set(set)
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .where('deleted_on', 'is', null)
       .executeTakeFirst();
     if (r.numUpdatedRows === 0n) return false;
     this.changed();
+    return true;
+  }
+
+  /**
+   * Removes an endpoint and ends its pending deliveries (as failed): nothing more goes to it. Call in a
+   * transaction, so both happen or neither does.
+   */
+  async deleteEndpoint(id: string, accountId: number, now: number): Promise<boolean> {
+    if (!(await this.updateCurrent(id, accountId, { deleted_on: now }))) return false;
     await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_on: null, updated_on: now })
