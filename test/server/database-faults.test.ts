@@ -1,0 +1,293 @@
+/**
+ * Faults under load, against servers of the test's own (./helpers/own-servers.ts), never the shared ones:
+ * - PostgreSQL restarted (`pg_ctl restart -m fast`), and stopped for a while then started, in the middle of
+ *   a sign-up load on the real service process (`refkit serve`): the process keeps running; every call is
+ *   answered 200 or 503 `database_unavailable` with Retry-After, none 500 and none left hanging; /readyz is
+ *   503 while the database is away and 200 after; sign-ups succeed again without restarting the service;
+ *   every sign-up answered 200 is in the database exactly once, and a 503'd one retried with its
+ *   Idempotency-Key is there exactly once too; the webhook dispatcher delivers the events of after.
+ * - Redis killed and started again under load: limits are counted in the process meanwhile (a client
+ *   over the limit still gets 429), nothing else changes (no 500), and the counters go back to Redis.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { RefkitClient } from '../../src/api/client.js';
+import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
+import { databaseKinds } from './helpers/databases.js';
+import { ownPostgresProblem, ownRedisProblem, skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';
+import { startProcess, type ServiceProcess } from './helpers/process.js';
+import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
+import { startService, type TestService } from './helpers/service.js';
+
+const KEY = 'sk_test_0123456789abcdefghijklmnop';
+/** DATABASE_CONNECT_TIMEOUT_MS of the service under test: the longest a query waits for a connection. */
+const CONNECT_TIMEOUT_MS = 2_000;
+/**
+ * A call not answered within this is a hang: a keyed sign-up runs at most three database steps in turn
+ * (the key's claim, the sign-up, the key's answer or release), each waiting at most CONNECT_TIMEOUT_MS for
+ * a connection, and a statement in flight fails when its connection closes.
+ */
+const HANG_MS = 3 * CONNECT_TIMEOUT_MS + 1_000;
+/** Concurrent clients of the load. */
+const CLIENTS = 6;
+/** Sign-ups answered 200 before the fault, and again after it. */
+const SUCCESSES = 30;
+
+interface Answer {
+  email: string;
+  /** The HTTP status, or 0 when no answer came within HANG_MS. */
+  status: number;
+  retryAfter: string | null;
+  code: string | undefined;
+}
+
+/** A keyed sign-up with its email as Idempotency-Key, as a product's backend that retries would send it. */
+async function signUp(url: string, campaignId: string, email: string): Promise<Answer> {
+  try {
+    const res = await fetch(`${url}/api/v1/addParticipant`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': email },
+      body: JSON.stringify({ id: campaignId, email }),
+      signal: AbortSignal.timeout(HANG_MS),
+    });
+    const body = (await res.json()) as { error?: { code: string; message: string } };
+    if (res.status !== 200) assert.equal(typeof body.error?.message, 'string', `the error envelope of a ${res.status}`);
+    return { email, status: res.status, retryAfter: res.headers.get('retry-after'), code: body.error?.code };
+  } catch (err) {
+    if ((err as Error).name === 'TimeoutError') return { email, status: 0, retryAfter: null, code: undefined };
+    throw err;
+  }
+}
+
+/** CLIENTS clients signing up distinct emails in a loop until stopped; every answer is kept in order. */
+function signUpLoad(url: string, campaignId: string, prefix: string) {
+  const answers: Answer[] = [];
+  let stopped = false;
+  let next = 0;
+  const worker = async () => {
+    while (!stopped) answers.push(await signUp(url, campaignId, `${prefix}${next++}@example.com`));
+  };
+  const workers = Promise.all(Array.from({ length: CLIENTS }, worker));
+  return {
+    answers,
+    /** Waits until `n` sign-ups from answer `from` on were answered 200. */
+    succeeded: (n: number, from = 0) => waitFor(() => answers.slice(from).filter((a) => a.status === 200).length >= n, `${n} sign-ups answered 200`, 30_000),
+    stop: async () => {
+      stopped = true;
+      await workers;
+    },
+  };
+}
+
+const postgresSkip = skipUnlessCi(ownPostgresProblem());
+
+describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, () => {
+  let cluster: OwnPostgres;
+  let service: ServiceProcess;
+  let receiver: Receiver;
+  let admin: RefkitClient;
+  let campaignId: string;
+  let sql: (text: string, values?: unknown[]) => Promise<pg.QueryResultRow[]>;
+
+  before(async () => {
+    cluster = await startOwnPostgres();
+    receiver = await startReceiver();
+    service = await startProcess({
+      DATABASE_URL: cluster.url('refkit'),
+      REFKIT_SECRET_KEY: KEY,
+      DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      RATE_LIMIT_PER_IP: '0',
+      RATE_LIMIT_SIGNUPS_PER_IP: '0',
+      RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_POLL_MS: '200',
+      WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200',
+    });
+    admin = new RefkitClient({ baseUrl: service.url, secretKey: KEY });
+    campaignId = (await admin.createCampaign({ campaignName: 'Faults', hostURL: 'https://faults.example' })).campaignId!;
+    await admin.createWebhookEndpoint({ url: receiver.url, eventTypes: ['referrer_added'] });
+    sql = async (text, values = []) => {
+      const client = new pg.Client({ connectionString: cluster.url('refkit') });
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+  });
+
+  after(async () => {
+    await service?.stop('SIGKILL');
+    await receiver?.close();
+    await cluster?.destroy();
+  });
+
+  const readyz = async () => (await fetch(`${service.url}/readyz`, { signal: AbortSignal.timeout(HANG_MS) })).status;
+
+  /** What every fault must leave behind; `answers` are the load's, the fault having happened in their midst. */
+  async function checkAfterFault(answers: Answer[]): Promise<void> {
+    assert.equal(service.child.exitCode, null, `the service process is still running:\n${service.output()}`);
+    const counts = new Map<number, number>();
+    for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
+    assert.deepEqual(
+      [...counts.keys()].filter((s) => s !== 200 && s !== 503),
+      [],
+      `every call answered 200 or 503 (0: no answer within ${HANG_MS} ms): ${JSON.stringify(Object.fromEntries(counts))}\n${service.output()}`,
+    );
+    const refused = answers.filter((a) => a.status === 503);
+    assert.ok(refused.length > 0, 'the outage was real: some calls were answered 503');
+    for (const a of refused) {
+      assert.equal(a.code, 'database_unavailable');
+      assert.match(a.retryAfter ?? '', /^[1-9]$/, 'a 503 says when to retry, in a few seconds');
+    }
+
+    // Every sign-up answered 200 committed: it is there, once.
+    const stored = new Map((await sql('select email, count(*)::int as n from participants where campaign_id = $1 group by email', [campaignId])).map((r) => [r.email as string, r.n as number]));
+    for (const a of answers.filter((x) => x.status === 200)) assert.equal(stored.get(a.email), 1, `${a.email} answered 200 is stored once`);
+    // A 503'd sign-up may or may not have committed; retried with its key it takes effect once.
+    for (const a of refused) {
+      let retry = await signUp(service.url, campaignId, a.email);
+      // The key of a call the database refused is released once the database is back (within a second).
+      while (retry.status === 409 && retry.code === 'idempotency_in_progress') {
+        await sleep(Number(retry.retryAfter) * 1000);
+        retry = await signUp(service.url, campaignId, a.email);
+      }
+      assert.equal(retry.status, 200, `${a.email}, retried after its 503: ${JSON.stringify(retry)}`);
+    }
+    const after = await sql('select email, count(*)::int as n from participants where campaign_id = $1 and email = any($2) group by email', [campaignId, refused.map((a) => a.email)]);
+    assert.equal(after.length, new Set(refused.map((a) => a.email)).size, 'every retried sign-up is stored');
+    assert.ok(after.every((r) => r.n === 1), 'once');
+
+    // The dispatcher lived through it: an event of a sign-up made now is delivered.
+    const marker = `after-${randomUUID()}@example.com`;
+    assert.equal((await signUp(service.url, campaignId, marker)).status, 200);
+    await waitFor(() => receiver.received.some((r) => r.body.includes(marker)), 'the webhook of a sign-up after the fault');
+  }
+
+  it('pg_ctl restart -m fast in the middle of the load: 200 or 503, recovered without a service restart, nothing answered 200 lost', async () => {
+    const load = signUpLoad(service.url, campaignId, 'restart-');
+    await load.succeeded(SUCCESSES);
+    await cluster.restart();
+    const restarted = load.answers.length;
+    await load.succeeded(SUCCESSES, restarted);
+    await load.stop();
+    assert.equal(await readyz(), 200);
+    await checkAfterFault(load.answers);
+  });
+
+  it('stopped, away for two seconds, started again: /readyz 503 then 200, sign-ups 503 then 200', async () => {
+    const load = signUpLoad(service.url, campaignId, 'stop-');
+    await load.succeeded(SUCCESSES);
+    await cluster.stop();
+    const stoppedAt = load.answers.length;
+    assert.equal(await readyz(), 503, '/readyz while the database is away');
+    await sleep(2_000);
+    assert.ok(
+      load.answers.slice(stoppedAt).every((a) => a.status === 503),
+      `with the database stopped, every sign-up is 503: ${JSON.stringify(load.answers.slice(stoppedAt).filter((a) => a.status !== 503).slice(0, 3))}`,
+    );
+    assert.equal(await readyz(), 503, '/readyz still 503 two seconds on');
+    await cluster.start();
+    await waitFor(async () => (await readyz()) === 200, '/readyz 200 once the database is back');
+    await load.succeeded(SUCCESSES, load.answers.length);
+    await load.stop();
+    await checkAfterFault(load.answers);
+  });
+});
+
+const redisSkip = skipUnlessCi(ownRedisProblem());
+const [sqlite] = await databaseKinds();
+
+describe('Redis killed and started again under load', { skip: redisSkip }, () => {
+  let redis: OwnRedis;
+  let s: TestService;
+  let inspect: Redis;
+  const LIMIT = 5;
+  const prefix = `refkit-faults-${randomUUID()}:`;
+
+  before(async () => {
+    redis = await startOwnRedis();
+    s = await startService(sqlite!, {
+      rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: LIMIT, signupsPerIp: 0, keyFailuresPerIp: 0, redisUrl: redis.url, redisPrefix: prefix },
+      trustProxy: 1,
+    });
+    inspect = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    inspect.on('error', () => undefined);
+  });
+  after(async () => {
+    inspect?.disconnect();
+    await s?.close();
+    await redis?.kill();
+  });
+
+  /** A keyless read as if from `ip` behind one trusted proxy (the test is that proxy). */
+  const readFrom = async (campaignId: string, ip: string) =>
+    (await fetch(`${s.url}/api/v1/getCampaign?id=${campaignId}`, { headers: { 'x-forwarded-for': ip } })).status;
+  /** LIMIT + 1 reads from a new client: the limit admits LIMIT and refuses the next with 429. */
+  async function overTheLimit(campaignId: string, ip: string): Promise<void> {
+    const statuses = [];
+    for (let i = 0; i <= LIMIT; i++) statuses.push(await readFrom(campaignId, ip));
+    assert.deepEqual(statuses, [...Array<number>(LIMIT).fill(200), 429], `reads from ${ip}`);
+  }
+  const countersOf = async (ip: string) => (await inspect.keys(`${prefix}*${ip}`)).length;
+
+  it('limits fall back to memory while Redis is away (429 past the limit, no 500) and go back to Redis when it returns', async () => {
+    const campaignId = await s.campaign();
+    // The load: keyed sign-ups (never limited) and keyless reads from clients that each go past the limit.
+    const statuses: number[] = [];
+    let stopped = false;
+    let n = 0;
+    const worker = async (w: number) => {
+      while (!stopped) {
+        const i = n++;
+        const signup = await fetch(`${s.url}/api/v1/addParticipant`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${s.secretKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: campaignId, email: `redis-${i}@example.com` }),
+        });
+        statuses.push(signup.status);
+        statuses.push(await readFrom(campaignId, `198.51.100.${(w * 50 + (i % 50)) % 250}`));
+      }
+    };
+    const workers = Promise.all([0, 1, 2, 3].map(worker));
+    /** Waits until the load has had `count` more answers: it goes on through whatever the test does. */
+    const loadGoesOn = (count: number) => {
+      const from = statuses.length;
+      return waitFor(() => statuses.length >= from + count, `${count} more answers to the load`);
+    };
+    try {
+      await inspect.connect();
+      await loadGoesOn(20);
+      await overTheLimit(campaignId, '203.0.113.1');
+      assert.ok((await countersOf('203.0.113.1')) > 0, 'with Redis up, the counters are in Redis');
+
+      await redis.kill();
+      await overTheLimit(campaignId, '203.0.113.2');
+      await loadGoesOn(20);
+      await overTheLimit(campaignId, '203.0.113.3');
+
+      await redis.start();
+      // The service's client reconnects on its own (within its retry delay): a new client's first read is
+      // counted in Redis again.
+      let probe = 10;
+      await waitFor(async () => {
+        const ip = `203.0.113.${probe++}`;
+        await readFrom(campaignId, ip);
+        return (await countersOf(ip)) > 0;
+      }, 'counters in Redis again');
+      await overTheLimit(campaignId, '203.0.113.200');
+      assert.ok((await countersOf('203.0.113.200')) > 0, 'counted in Redis');
+      await loadGoesOn(20);
+    } finally {
+      stopped = true;
+      await workers;
+    }
+    const unexpected = statuses.filter((st) => st !== 200 && st !== 429);
+    assert.deepEqual(unexpected, [], 'every call of the load answered 200 or 429');
+  });
+});
