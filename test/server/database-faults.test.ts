@@ -11,16 +11,21 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { RefkitClient } from '../../src/api/client.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
+import { connect, openSqlite } from '../../src/server/store/connect.js';
+import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
 import { ownPostgresProblem, ownRedisProblem, skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';
 import { startProcess, type ServiceProcess } from './helpers/process.js';
-import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
+import { freePort, startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
 
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
@@ -46,11 +51,11 @@ interface Answer {
 }
 
 /** A keyed sign-up with its email as Idempotency-Key, as a product's backend that retries would send it. */
-async function signUp(url: string, campaignId: string, email: string): Promise<Answer> {
+async function signUp(url: string, campaignId: string, email: string, key = KEY): Promise<Answer> {
   try {
     const res = await fetch(`${url}/api/v1/addParticipant`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': email },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': email },
       body: JSON.stringify({ id: campaignId, email }),
       signal: AbortSignal.timeout(HANG_MS),
     });
@@ -58,13 +63,15 @@ async function signUp(url: string, campaignId: string, email: string): Promise<A
     if (res.status !== 200) assert.equal(typeof body.error?.message, 'string', `the error envelope of a ${res.status}`);
     return { email, status: res.status, retryAfter: res.headers.get('retry-after'), code: body.error?.code };
   } catch (err) {
-    if ((err as Error).name === 'TimeoutError') return { email, status: 0, retryAfter: null, code: undefined };
+    // No answer in time, or none at all (the connection refused or cut: the service process is gone).
+    if ((err as Error).name === 'TimeoutError' || (err as Error).message === 'fetch failed') return { email, status: 0, retryAfter: null, code: undefined };
     throw err;
   }
 }
 
 /** CLIENTS clients signing up distinct emails in a loop until stopped; every answer is kept in order. */
-function signUpLoad(url: string, campaignId: string, prefix: string) {
+function signUpLoad(service: ServiceProcess, campaignId: string, prefix: string) {
+  const { url } = service;
   const answers: Answer[] = [];
   let stopped = false;
   let next = 0;
@@ -75,13 +82,80 @@ function signUpLoad(url: string, campaignId: string, prefix: string) {
   return {
     answers,
     /** Waits until `n` sign-ups from answer `from` on were answered 200. */
-    succeeded: (n: number, from = 0) => waitFor(() => answers.slice(from).filter((a) => a.status === 200).length >= n, `${n} sign-ups answered 200`, 30_000),
+    succeeded: (n: number, from = 0) =>
+      waitFor(
+        () => {
+          if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service process exited:\n${tail(service.output())}`);
+          return answers.slice(from).filter((a) => a.status === 200).length >= n;
+        },
+        `${n} sign-ups answered 200`,
+        30_000,
+      ),
     stop: async () => {
       stopped = true;
       await workers;
     },
   };
 }
+
+/** The end of a long output: what a failure message shows of the service's log. */
+const tail = (text: string) => (text.length > 4_000 ? `...${text.slice(-4_000)}` : text);
+
+/** What a promise rejected with (it must reject). */
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => assert.fail('expected a failure'),
+    (err: unknown) => err,
+  );
+}
+
+describe('what counts as "database unavailable"', () => {
+  it('real failures of each kind: an outage is, a fault of ours or of another service is not', async () => {
+    // Nothing listens on the port: the pool's connect fails (ECONNREFUSED, from the database's connection).
+    const away = connect(`postgres://postgres@127.0.0.1:${await freePort()}/refkit`, { connectTimeoutMs: 1_000 });
+    const refused = await failure(away.db.selectFrom('campaigns').selectAll().execute());
+    await away.close();
+    assert.equal(isDatabaseUnavailable(refused), true, `refused connection: ${String(refused)}`);
+    // The same socket code from anything else (a webhook target, Stripe, SMTP) says nothing of the database.
+    const elsewhere = await failure(fetch(`http://127.0.0.1:${await freePort()}/`));
+    assert.equal(isDatabaseUnavailable(elsewhere), false, 'ECONNREFUSED of a fetch');
+    assert.equal(isDatabaseUnavailable((elsewhere as Error).cause), false, 'its cause');
+    // SQLite: another connection holds the write lock past the busy timeout.
+    const dir = mkdtempSync(join(tmpdir(), 'refkit-busy-'));
+    const holder = openSqlite(join(dir, 'busy.db'));
+    const waiter = openSqlite(join(dir, 'busy.db'));
+    holder.exec('create table t (x integer); begin immediate; insert into t values (1)');
+    waiter.pragma('busy_timeout = 0');
+    const busy = (() => {
+      try {
+        waiter.exec('insert into t values (2)');
+        return undefined;
+      } catch (err) {
+        return err;
+      }
+    })();
+    holder.exec('rollback');
+    holder.close();
+    waiter.close();
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(isDatabaseUnavailable(busy), true, `SQLITE_BUSY: ${String(busy)}`);
+    // Faults of ours stay faults: a constraint, a syntax error.
+    const sqlite = connect('sqlite::memory:');
+    const syntax = await failure(sqlite.db.selectFrom('no_such_table' as never).selectAll().execute());
+    await sqlite.close();
+    assert.equal(isDatabaseUnavailable(syntax), false, 'no such table');
+    assert.equal(isDatabaseUnavailable(new TypeError('x is undefined')), false);
+    assert.equal(isDatabaseUnavailable(undefined), false);
+    // PostgreSQL's codes and node-postgres's messages, wrapped or not.
+    for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '53300']) {
+      assert.equal(isDatabaseUnavailable(Object.assign(new Error('x'), { code })), true, code);
+    }
+    assert.equal(isDatabaseUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' })), false, '23505');
+    assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
+    assert.equal(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect')), true);
+    assert.equal(isDatabaseUnavailable(new Error('wrapped', { cause: new Error('Connection terminated unexpectedly') })), true);
+  });
+});
 
 const postgresSkip = skipUnlessCi(ownPostgresProblem());
 
@@ -131,13 +205,13 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
 
   /** What every fault must leave behind; `answers` are the load's, the fault having happened in their midst. */
   async function checkAfterFault(answers: Answer[]): Promise<void> {
-    assert.equal(service.child.exitCode, null, `the service process is still running:\n${service.output()}`);
+    assert.equal(service.child.exitCode, null, `the service process is still running:\n${tail(service.output())}`);
     const counts = new Map<number, number>();
     for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
     assert.deepEqual(
       [...counts.keys()].filter((s) => s !== 200 && s !== 503),
       [],
-      `every call answered 200 or 503 (0: no answer within ${HANG_MS} ms): ${JSON.stringify(Object.fromEntries(counts))}\n${service.output()}`,
+      `every call answered 200 or 503 (0: no answer within ${HANG_MS} ms): ${JSON.stringify(Object.fromEntries(counts))}\n${tail(service.output())}`,
     );
     const refused = answers.filter((a) => a.status === 503);
     assert.ok(refused.length > 0, 'the outage was real: some calls were answered 503');
@@ -170,7 +244,7 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
   }
 
   it('pg_ctl restart -m fast in the middle of the load: 200 or 503, recovered without a service restart, nothing answered 200 lost', async () => {
-    const load = signUpLoad(service.url, campaignId, 'restart-');
+    const load = signUpLoad(service, campaignId, 'restart-');
     await load.succeeded(SUCCESSES);
     await cluster.restart();
     const restarted = load.answers.length;
@@ -181,7 +255,7 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
   });
 
   it('stopped, away for two seconds, started again: /readyz 503 then 200, sign-ups 503 then 200', async () => {
-    const load = signUpLoad(service.url, campaignId, 'stop-');
+    const load = signUpLoad(service, campaignId, 'stop-');
     await load.succeeded(SUCCESSES);
     await cluster.stop();
     const stoppedAt = load.answers.length;
@@ -289,5 +363,30 @@ describe('Redis killed and started again under load', { skip: redisSkip }, () =>
     }
     const unexpected = statuses.filter((st) => st !== 200 && st !== 429);
     assert.deepEqual(unexpected, [], 'every call of the load answered 200 or 429');
+  });
+});
+
+describe('SQLite locked by another process past the busy timeout', () => {
+  it('a sign-up is answered 503 database_unavailable with Retry-After, and succeeds once the lock is let go', async () => {
+    const s = await startService(sqlite!);
+    try {
+      const campaignId = await s.campaign();
+      // Another process (the CLI, a second serve) holding the write lock longer than the service waits for it.
+      const other = openSqlite(s.database.url.slice('sqlite:'.length));
+      other.exec('begin immediate');
+      let answer: Answer;
+      try {
+        answer = await signUp(s.url, campaignId, 'locked@example.com', s.secretKey);
+      } finally {
+        other.exec('rollback');
+        other.close();
+      }
+      assert.deepEqual([answer.status, answer.code], [503, 'database_unavailable']);
+      assert.match(answer.retryAfter ?? '', /^[1-9]$/);
+      assert.equal((await signUp(s.url, campaignId, 'locked@example.com', s.secretKey)).status, 200);
+      assert.equal((await s.admin.getParticipant(campaignId, 'locked@example.com')).email, 'locked@example.com');
+    } finally {
+      await s.close();
+    }
   });
 });
