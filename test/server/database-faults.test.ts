@@ -23,7 +23,8 @@ import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { connect, openSqlite } from '../../src/server/store/connect.js';
 import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
-import { ownPostgresProblem, ownRedisProblem, skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';
+import { postgresServerProblem, REQUIREMENTS } from '../requirements.js';
+import { skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';
 import { startProcess, type ServiceProcess } from './helpers/process.js';
 import { freePort, startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -157,7 +158,7 @@ describe('what counts as "database unavailable"', () => {
   });
 });
 
-const postgresSkip = skipUnlessCi(ownPostgresProblem());
+const postgresSkip = skipUnlessCi(await postgresServerProblem());
 
 describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, () => {
   let cluster: OwnPostgres;
@@ -274,7 +275,7 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
   });
 });
 
-const redisSkip = skipUnlessCi(ownRedisProblem());
+const redisSkip = skipUnlessCi(await REQUIREMENTS.find((r) => r.name === 'redis-server')!.check());
 const [sqlite] = await databaseKinds();
 
 describe('Redis killed and started again under load', { skip: redisSkip }, () => {

@@ -1,44 +1,23 @@
 /**
  * A PostgreSQL cluster and a Redis of a test's own, on free loopback ports, that the test may stop,
  * restart and start again: the shared ones (127.0.0.1:5432, :6379) serve other test files running at the
- * same time and are never touched. Their programs are found on this machine (Debian's PostgreSQL under
- * /usr/lib/postgresql/<version>/bin, redis-server on PATH); see test/requirements.ts.
+ * same time and are never touched. Their programs are the machine's (test/requirements.ts).
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { postgresBinDir, postgresUser } from '../../requirements.js';
 import { freePort } from './receiver.js';
 
 const run = promisify(execFile);
 
-/** The folder of PostgreSQL's server programs (initdb, pg_ctl), the newest version installed, or undefined. */
-export function postgresBinDir(): string | undefined {
-  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
-  const candidates = fromConfig.status === 0 ? [fromConfig.stdout.trim()] : [];
-  if (existsSync('/usr/lib/postgresql')) {
-    const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => `/usr/lib/postgresql/${v}/bin`));
-  }
-  return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')) && existsSync(join(dir, 'postgres')));
-}
-
-/** Why this machine cannot run a cluster of the test's own, or undefined. */
-export function ownPostgresProblem(): string | undefined {
-  if (!postgresBinDir()) return 'no PostgreSQL server programs (initdb, pg_ctl, postgres) under /usr/lib/postgresql/*/bin or pg_config --bindir';
-  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0) return 'running as root, and there is no user postgres to run the cluster as';
-  return undefined;
-}
-
-/** Why this machine cannot run a Redis of the test's own, or undefined. */
-export function ownRedisProblem(): string | undefined {
-  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
-  return probe.status === 0 ? undefined : 'no `redis-server` on PATH';
-}
-
-/** A reason to skip outside CI; under CI a missing program fails the test instead (nothing may be skipped there). */
+/**
+ * A reason to skip outside CI (test/requirements.ts's postgresServerProblem, or its check of redis-server);
+ * under CI a missing program fails the test instead (nothing may be skipped there).
+ */
 export function skipUnlessCi(problem: string | undefined): string | undefined {
   if (problem !== undefined && process.env.CI) throw new Error(`${problem} (CI must run this test)`);
   return problem;
@@ -65,7 +44,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const bin = postgresBinDir()!;
   const dir = mkdtempSync(join(tmpdir(), 'refkit-own-pg-'));
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout), Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout));
+  if (asRoot) chownSync(dir, postgresUser()!.uid, postgresUser()!.gid);
   const as = (program: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, program), ...args]) : run(join(bin, program), args);
   const data = join(dir, 'data');
