@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,8 +20,10 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { RefkitClient } from '../../src/api/client.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
-import { connect, openSqlite } from '../../src/server/store/connect.js';
+import { openRuntime } from '../../src/server/runtime.js';
+import { connect, DEFAULT_CONNECT_TIMEOUT_MS, openSqlite } from '../../src/server/store/connect.js';
 import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
 import { postgresServerProblem, REQUIREMENTS } from '../requirements.js';
@@ -155,6 +158,32 @@ describe('what counts as "database unavailable"', () => {
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
     assert.equal(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect')), true);
     assert.equal(isDatabaseUnavailable(new Error('wrapped', { cause: new Error('Connection terminated unexpectedly') })), true);
+  });
+});
+
+describe('DATABASE_CONNECT_TIMEOUT_MS', () => {
+  it('is read from the environment (default 5000 ms), a positive whole number', () => {
+    assert.equal(loadConfig({}).databaseConnectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
+    assert.equal(DEFAULT_CONNECT_TIMEOUT_MS, 5_000);
+    assert.equal(loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '1500' }).databaseConnectTimeoutMs, 1_500);
+    for (const bad of ['0', '-1', '2.5', 'soon']) assert.throws(() => loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: bad }), ConfigError, bad);
+  });
+
+  it('bounds the wait for a server that takes the connection and never answers: the query fails as unavailable', async () => {
+    // A host that accepts TCP and then says nothing (a hung server, a half-open network path).
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/refkit`;
+      // Through the runtime the service opens (it migrates first, so its first query is the one that waits).
+      const err = await failure(openRuntime({ databaseUrl: url, databaseConnectTimeoutMs: 300 }));
+      assert.equal(isDatabaseUnavailable(err), true, String(err));
+      assert.match(String((err as Error).message), /timeout/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 
