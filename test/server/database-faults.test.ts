@@ -23,6 +23,7 @@ import { RefkitClient } from '../../src/api/client.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { openRuntime } from '../../src/server/runtime.js';
+import { Caches, watchChanges } from '../../src/server/store/caches.js';
 import { connect, DEFAULT_CONNECT_TIMEOUT_MS, openSqlite } from '../../src/server/store/connect.js';
 import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -301,6 +302,31 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
     await load.succeeded(SUCCESSES, load.answers.length);
     await load.stop();
     await checkAfterFault(load.answers);
+  });
+
+  it("the cache's NOTIFY listener listens again after a restart: another process's change is heard without the change counter", async () => {
+    const url = cluster.url('refkit');
+    const { db, dialect, close } = connect(url);
+    const caches = new Caches();
+    // The change counter is read once at the start and then not for an hour: only a notification can tell.
+    const stopWatching = watchChanges(caches, db, dialect, url, 3_600_000);
+    const heard = async (what: string) => {
+      const seen = caches.generation;
+      await waitFor(async () => {
+        await sql('update campaigns set name = name where id = $1', [campaignId]);
+        return caches.generation > seen;
+      }, what);
+    };
+    try {
+      await heard('a change, before the restart');
+      await cluster.restart();
+      // The listener notices its connection is gone and listens again (dropping the caches as it does).
+      await heard('listening again after the restart');
+      await heard('a change after the restart');
+    } finally {
+      await stopWatching();
+      await close();
+    }
   });
 });
 
