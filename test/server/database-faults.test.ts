@@ -32,6 +32,7 @@ import { skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type O
 import { startProcess, type ServiceProcess } from './helpers/process.js';
 import { freePort, startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
+import { startMailbox, type Mailbox } from './helpers/smtp.js';
 
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
 /** DATABASE_CONNECT_TIMEOUT_MS of the service under test: the longest a query waits for a connection. */
@@ -194,13 +195,17 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
   let cluster: OwnPostgres;
   let service: ServiceProcess;
   let receiver: Receiver;
+  let mailbox: Mailbox;
   let admin: RefkitClient;
   let campaignId: string;
+  /** A campaign whose sign-ups get a welcome email (the load's campaign sends none: hundreds would queue). */
+  let welcomingId: string;
   let sql: (text: string, values?: unknown[]) => Promise<pg.QueryResultRow[]>;
 
   before(async () => {
     cluster = await startOwnPostgres();
     receiver = await startReceiver();
+    mailbox = await startMailbox();
     service = await startProcess({
       DATABASE_URL: cluster.url('refkit'),
       REFKIT_SECRET_KEY: KEY,
@@ -211,9 +216,14 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_POLL_MS: '200',
       WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200',
+      SMTP_URL: mailbox.url,
+      MAIL_POLL_MS: '200',
+      MAIL_RETRY_DELAYS_MS: '200,200,200,200,200',
     });
     admin = new RefkitClient({ baseUrl: service.url, secretKey: KEY });
     campaignId = (await admin.createCampaign({ campaignName: 'Faults', hostURL: 'https://faults.example' })).campaignId!;
+    await admin.updateEmailSettings({ id: campaignId, welcome: false });
+    welcomingId = (await admin.createCampaign({ campaignName: 'Welcoming', hostURL: 'https://faults.example' })).campaignId!;
     await admin.createWebhookEndpoint({ url: receiver.url, eventTypes: ['referrer_added'] });
     sql = async (text, values = []) => {
       const client = new pg.Client({ connectionString: cluster.url('refkit') });
@@ -229,6 +239,7 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
   after(async () => {
     await service?.stop('SIGKILL');
     await receiver?.close();
+    await mailbox?.close();
     await cluster?.destroy();
   });
 
@@ -268,10 +279,11 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
     assert.equal(after.length, new Set(refused.map((a) => a.email)).size, 'every retried sign-up is stored');
     assert.ok(after.every((r) => r.n === 1), 'once');
 
-    // The dispatcher lived through it: an event of a sign-up made now is delivered.
+    // The background loops lived through it: a sign-up made now has its webhook delivered and its welcome sent.
     const marker = `after-${randomUUID()}@example.com`;
-    assert.equal((await signUp(service.url, campaignId, marker)).status, 200);
+    assert.equal((await signUp(service.url, welcomingId, marker)).status, 200);
     await waitFor(() => receiver.received.some((r) => r.body.includes(marker)), 'the webhook of a sign-up after the fault');
+    await mailbox.to(marker);
   }
 
   it('pg_ctl restart -m fast in the middle of the load: 200 or 503, recovered without a service restart, nothing answered 200 lost', async () => {
