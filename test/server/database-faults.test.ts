@@ -329,6 +329,38 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
     await checkAfterFault(load.answers);
   });
 
+  it('a keyed call cut off after claiming its key: 503, and its retry runs once the database is back (the key is released then)', async () => {
+    const email = `cut-${randomUUID()}@example.com`;
+    // Hold the sign-up after its key's claim has committed: the participants table is locked.
+    const locker = new pg.Client({ connectionString: cluster.url('refkit') });
+    locker.on('error', () => undefined);
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table participants in access exclusive mode');
+    const call = signUp(service.url, campaignId, email);
+    await waitFor(async () => (await sql(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%participants%'`)).length > 0, 'the sign-up waiting for the lock');
+    assert.equal((await sql('select count(*)::int as n from idempotency_keys where key = $1 and status is null', [email]))[0]!.n, 1, 'its key is claimed');
+    // The database goes away under it: the claim cannot be released now.
+    await cluster.stop();
+    let answer: Answer;
+    try {
+      answer = await call;
+    } finally {
+      await cluster.start();
+      await locker.end().catch(() => undefined);
+    }
+    assert.deepEqual([answer.status, answer.code], [503, 'database_unavailable']);
+    // A retry meets the claim until the service's release gets through (a second or so), then runs: one participant.
+    let retry = await signUp(service.url, campaignId, email);
+    for (let i = 0; i < 30 && retry.status !== 200; i++) {
+      assert.deepEqual([retry.status, retry.code], [409, 'idempotency_in_progress'], JSON.stringify(retry));
+      await sleep(Number(retry.retryAfter) * 1000);
+      retry = await signUp(service.url, campaignId, email);
+    }
+    assert.equal(retry.status, 200, 'the retry ran (without the release it would wait for the claim to be abandoned: five minutes)');
+    assert.equal((await sql('select count(*)::int as n from participants where email = $1', [email]))[0]!.n, 1);
+  });
+
   it("the cache's NOTIFY listener listens again after a restart: another process's change is heard without the change counter", async () => {
     const url = cluster.url('refkit');
     const { db, dialect, close } = connect(url);
