@@ -6,7 +6,8 @@
  * required, as nothing may be skipped there.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -69,6 +70,33 @@ export async function redisProblem(): Promise<string | undefined> {
   }
 }
 
+/**
+ * The folder of PostgreSQL's server programs (initdb, pg_ctl, postgres), for the fault tests' cluster of
+ * their own: `pg_config --bindir`, else Debian's newest /usr/lib/postgresql/<version>/bin; or undefined.
+ */
+export function postgresBinDir(): string | undefined {
+  const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const candidates = fromConfig.status === 0 ? [fromConfig.stdout.trim()] : [];
+  if (existsSync('/usr/lib/postgresql')) {
+    candidates.push(...readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin`));
+  }
+  return candidates.find((dir) => ['initdb', 'pg_ctl', 'postgres'].every((p) => existsSync(join(dir, p))));
+}
+
+/** User postgres's ids (from /etc/passwd), which a cluster started by root runs as; or undefined. */
+export function postgresUser(): { uid: number; gid: number } | undefined {
+  const line = (existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8') : '').split('\n').find((l) => l.startsWith('postgres:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  return uid && gid ? { uid: Number(uid), gid: Number(gid) } : undefined;
+}
+
+/** Why no PostgreSQL cluster of a test's own can run here, or undefined. PostgreSQL refuses root: then it runs as user postgres. */
+export async function postgresServerProblem(): Promise<string | undefined> {
+  if (!postgresBinDir()) return 'no initdb, pg_ctl and postgres under `pg_config --bindir` or /usr/lib/postgresql/*/bin';
+  if (process.getuid?.() === 0 && !postgresUser()) return 'running as root, and there is no user postgres to run it as';
+  return undefined;
+}
+
 export const REQUIREMENTS: Requirement[] = [
   {
     name: `Chromium at ${CHROMIUM}`,
@@ -108,6 +136,20 @@ export const REQUIREMENTS: Requirement[] = [
     fix: 'start redis-server, or set TEST_REDIS_URL',
     withoutIt: 'that test is skipped',
     check: redisProblem,
+  },
+  {
+    name: 'PostgreSQL server programs',
+    neededBy: 'the fault tests (test/server/database-faults.test.ts restarts a PostgreSQL of its own)',
+    fix: 'apt-get install -y postgresql',
+    withoutIt: 'those tests are skipped',
+    check: postgresServerProblem,
+  },
+  {
+    name: 'redis-server',
+    neededBy: 'the fault tests (test/server/database-faults.test.ts stops and starts a Redis of its own)',
+    fix: 'apt-get install -y redis-server',
+    withoutIt: 'those tests are skipped',
+    check: program('redis-server'),
   },
 ];
 

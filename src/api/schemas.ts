@@ -107,6 +107,7 @@ export const ErrorCode = Type.Union(
     'rate_limited',
     'internal',
     'unavailable',
+    'database_unavailable',
   ].map((code) => Type.Literal(code)),
 );
 export type ErrorCode = Static<typeof ErrorCode>;

@@ -5,11 +5,17 @@ import type { DispatcherOptions } from './webhooks/dispatcher.js';
 import type { EmailSenderOptions } from './mail/sender.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { DEFAULT_ERASURE_BLOCK_DAYS } from './domain/erasure-block.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/connect.js';
 
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /**
+   * PostgreSQL: how long a query waits for a connection before it fails as database_unavailable (503);
+   * the bound on a request's wait while the database is away (DATABASE_CONNECT_TIMEOUT_MS).
+   */
+  databaseConnectTimeoutMs: number;
   /** SHA-256 of REFKIT_SECRET_KEY, when set: accepted as a secret key of the default account. */
   secretKeyHash: string | undefined;
   logLevel: string;
@@ -163,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     port,
     host,
     databaseUrl,
+    databaseConnectTimeoutMs: positiveInt('DATABASE_CONNECT_TIMEOUT_MS', env.DATABASE_CONNECT_TIMEOUT_MS || String(DEFAULT_CONNECT_TIMEOUT_MS)),
     secretKeyHash: secretKey === undefined ? undefined : hashSecret(secretKey),
     logLevel: env.LOG_LEVEL || 'info',
     // Webhooks to loopback and private networks are a server-side request forgery risk in production.

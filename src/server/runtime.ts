@@ -13,8 +13,10 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays'>>): Promise<Runtime> {
-  const { db, dialect, close } = connect(config.databaseUrl);
+export async function openRuntime(
+  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs'>>,
+): Promise<Runtime> {
+  const { db, dialect, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   try {
     await migrate(db, dialect);
   } catch (err) {

@@ -60,7 +60,7 @@ describe('npm test: the check of the machine', () => {
     assert.equal(run.status, 1, run.output);
     assert.match(run.stderr, /\(under CI nothing may be skipped\)/);
     const listed = run.stderr.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4).split(' (')[0]);
-    assert.deepEqual(listed, ['Ruby', 'python3', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`]);
+    assert.deepEqual(listed, ['Ruby', 'python3', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`, 'redis-server']);
   });
 
   it('outside CI, an unreachable PostgreSQL and Redis are skipped, saying what is left out', () => {
@@ -68,6 +68,7 @@ describe('npm test: the check of the machine', () => {
     assert.equal(run.status, 0, run.output);
     assert.match(run.stdout, /^npm test: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not available \(.*ECONNREFUSED.*\): the service suite runs on SQLite only\. Under CI this fails\.$/m);
     assert.match(run.stdout, /^npm test: Redis at redis:\/\/127\.0\.0\.1:1 is not available \(.*ECONNREFUSED.*\): that test is skipped\. Under CI this fails\.$/m);
+    assert.match(run.stdout, /^npm test: redis-server is not available \(no `redis-server` on PATH\): those tests are skipped\. Under CI this fails\.$/m);
     assert.match(run.stdout, /^npm test: this machine has what the tests need\.$/m);
   });
 

@@ -23,6 +23,7 @@ import type { Ctx } from '../domain/context.js';
 import { AppError } from '../domain/errors.js';
 import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
 import { DAY_MS } from '../store/migrations.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -31,6 +32,8 @@ export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** An unanswered claim this old belongs to a request that will never answer (its process is gone). */
 export const ABANDONED_AFTER_MS = 5 * 60_000;
 const PURGE_EVERY_MS = 10 * 60_000;
+/** How often a release the database refused (it was away) is tried again. */
+const RELEASE_RETRY_MS = 1_000;
 /** Printable ASCII, 1 to 255 characters, as Stripe takes them. */
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 
@@ -166,10 +169,27 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
     }, done);
   });
 
+  /**
+   * Releases the claim of a call that failed. When the database is away (the call's 503 was that), the
+   * release is tried again every RELEASE_RETRY_MS until it is back, so that the client's retry with the
+   * key runs once it can, not only after ABANDONED_AFTER_MS; the claim's age still ends the tries.
+   */
+  let closing = false;
+  app.addHook('onClose', async () => void (closing = true));
+  const release = (claim: Claim): Promise<void> =>
+    store.release(claim.accountId, claim.key, claim.claimedOn).catch((err: unknown) => {
+      if (!isDatabaseUnavailable(err)) throw err;
+      const retry = () => {
+        if (closing || ctx.now() - claim.claimedOn >= ABANDONED_AFTER_MS) return;
+        store.release(claim.accountId, claim.key, claim.claimedOn).catch(() => setTimeout(retry, RELEASE_RETRY_MS).unref());
+      };
+      setTimeout(retry, RELEASE_RETRY_MS).unref();
+    });
+
   /** Stores the answer (or releases the key after a failure on our side) before it is sent. */
   const settle = async (claim: Claim, reply: FastifyReply, payload: unknown) => {
     const status = reply.statusCode;
-    if (typeof payload !== 'string' || asksForRetry(status, payload)) return store.release(claim.accountId, claim.key, claim.claimedOn);
+    if (typeof payload !== 'string' || asksForRetry(status, payload)) return release(claim);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (replayable(name) && value !== undefined) headers[name] = String(value);
     return store.answer(claim.accountId, claim.key, claim.claimedOn, { status, headers, body: payload });
@@ -184,7 +204,8 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       // The operation's effects stand and its answer still goes out; a retry after ABANDONED_AFTER_MS
       // would run again, as after a crash at this point.
       (err: unknown) => {
-        request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
+        if (isDatabaseUnavailable(err)) request.log.warn({ err }, 'could not store the answer of an Idempotency-Key: the database is away');
+        else request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
         done(null, payload);
       },
     );

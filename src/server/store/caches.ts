@@ -21,6 +21,8 @@ import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable, Webhook
 export const CACHE_CHECK_MS = 500;
 /** The NOTIFY channel of migration 0007_speed's triggers; the payload is the schema that changed. */
 export const CACHE_CHANNEL = 'refkit_cache';
+/** How long after losing its connection the NOTIFY listener tries to listen again (and again, until it can). */
+const RELISTEN_MS = 1_000;
 const MAX_ENTRIES = 10_000;
 /** Share links in use at once, in one process: a code and four short fields each, a few megabytes at most. */
 const CODE_OWNER_ENTRIES = 50_000;
@@ -111,27 +113,54 @@ export function watchChanges(caches: Caches, db: Kysely<Database>, dialect: Dial
   return async () => {
     stopped = true;
     clearInterval(timer);
-    await (await listener)?.end().catch(() => undefined);
+    await listener?.end();
   };
 }
 
-async function listen(caches: Caches, url: string, stopped: () => boolean): Promise<pg.Client | undefined> {
-  const client = new (postgresDriver().Client)({ connectionString: url });
-  // A lost listening connection is not fatal: the change counter still bounds staleness.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    const schema = (await client.query<{ s: string }>('select current_schema() as s')).rows[0]?.s;
-    client.on('notification', (msg) => {
-      if (msg.payload === schema) caches.invalidate();
-    });
-    await client.query(`listen ${CACHE_CHANNEL}`);
-    if (stopped()) await client.end();
-    return client;
-  } catch {
-    await client.end().catch(() => undefined);
-    return undefined;
-  }
+/**
+ * Listens on CACHE_CHANNEL over a connection of its own, and listens again (after `retryMs`, and again
+ * until it can) whenever that connection is lost, as when PostgreSQL restarts: meanwhile the change counter still
+ * bounds staleness, and the caches are dropped on listening again (a notification may have been missed).
+ */
+function listen(caches: Caches, url: string, stopped: () => boolean, retryMs = RELISTEN_MS): { end(): Promise<void> } {
+  let client: pg.Client | undefined;
+  let opening: Promise<void> = Promise.resolve();
+  let retry: NodeJS.Timeout | undefined;
+  const again = (lost: pg.Client) => {
+    if (stopped() || client !== lost) return;
+    client = undefined;
+    retry = setTimeout(() => (opening = open(true)), retryMs);
+    retry.unref();
+  };
+  const open = async (reopened: boolean) => {
+    if (stopped()) return;
+    const c = new (postgresDriver().Client)({ connectionString: url });
+    client = c;
+    // A lost listening connection is not fatal: it is opened again.
+    c.on('error', () => again(c));
+    c.on('end', () => again(c));
+    try {
+      await c.connect();
+      const schema = (await c.query<{ s: string }>('select current_schema() as s')).rows[0]?.s;
+      c.on('notification', (msg) => {
+        if (msg.payload === schema) caches.invalidate();
+      });
+      await c.query(`listen ${CACHE_CHANNEL}`);
+      if (reopened) caches.invalidate();
+      if (stopped()) await c.end();
+    } catch {
+      again(c);
+      await c.end().catch(() => undefined);
+    }
+  };
+  opening = open(false);
+  return {
+    async end() {
+      clearTimeout(retry);
+      await opening;
+      await client?.end().catch(() => undefined);
+    },
+  };
 }
 
 /** The SQL of the triggers (per dialect), kept here beside the code that relies on them. */

@@ -13,6 +13,7 @@ import { Checkpointer } from './checkpointer.js';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
 import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
+import { markDatabaseError } from './unavailable.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -116,7 +117,9 @@ export const DEFAULT_POOL_SIZE = 10;
 function namingStatements(pool: pg.Pool): PostgresPool {
   return {
     async connect() {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err: unknown) => {
+        throw markDatabaseError(err);
+      });
       // A migration by another process can change a table under a statement this connection prepared:
       // that statement then fails with "cached plan must not change result type". It runs again unnamed,
       // and the connection is closed on release, so its successor prepares afresh.
@@ -124,12 +127,19 @@ function namingStatements(pool: pg.Pool): PostgresPool {
       return {
         query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
           const name = typeof text === 'string' ? statementName(text) : undefined;
-          if (!name) return client.query(text as string, values);
-          return client.query({ name, text: text as string, values }).catch((err: { code?: string }) => {
-            if (err.code !== FEATURE_NOT_SUPPORTED) throw err;
-            stale = true;
-            return client.query(text as string, values);
-          });
+          if (!name) {
+            const result = client.query(text as string, values);
+            // A cursor (a streamed query) is no promise: it reports its own errors as it is read.
+            return typeof text === 'string' ? result.catch(rethrowMarked) : result;
+          }
+          return client
+            .query({ name, text: text as string, values })
+            .catch((err: { code?: string }) => {
+              if (err.code !== FEATURE_NOT_SUPPORTED) throw err;
+              stale = true;
+              return client.query(text as string, values);
+            })
+            .catch(rethrowMarked);
         }) as never,
         release: () => client.release(stale),
       };
@@ -138,12 +148,52 @@ function namingStatements(pool: pg.Pool): PostgresPool {
   };
 }
 
+const rethrowMarked = (err: unknown): never => {
+  throw markDatabaseError(err);
+};
+
 /** PostgreSQL's code for "cached plan must not change result type" (among others). */
 const FEATURE_NOT_SUPPORTED = '0A000';
 
-export function connect(url: string, options: { poolSize?: number } = {}): Db {
+/**
+ * How long a query waits for a connection (a free one of the pool, or a new one to the server) before
+ * it fails as "database unavailable" (DATABASE_CONNECT_TIMEOUT_MS): the bound on how long a request can
+ * wait while PostgreSQL is away or every connection is busy. A query in flight when the server goes away
+ * fails as soon as its connection closes.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** TCP keepalive on every connection: a server that vanished without closing it is noticed. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+export interface ConnectOptions {
+  poolSize?: number;
+  /** PostgreSQL: see DEFAULT_CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A PostgreSQL pool that outlives its server's restarts: a connection the server ends while it is idle
+ * in the pool, or while a query holds it, emits 'error', and an 'error' nobody listens to ends the
+ * process. The pool drops such a connection (idle, or on release), and the query it held has already
+ * failed; new connections are made when the server is back.
+ */
+function postgresPool(url: string, options: ConnectOptions): pg.Pool {
+  const pool = new (postgresDriver().Pool)({
+    connectionString: url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  const ignore = () => undefined;
+  pool.on('error', ignore);
+  pool.on('connect', (client) => client.on('error', ignore));
+  return pool;
+}
+
+export function connect(url: string, options: ConnectOptions = {}): Db {
   if (dialectOf(url) === 'postgres') {
-    const pool = new (postgresDriver().Pool)({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+    const pool = postgresPool(url, options);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool) }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
