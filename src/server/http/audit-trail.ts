@@ -13,7 +13,6 @@ import fp from 'fastify-plugin';
 import { recordAudit } from '../domain/audit.js';
 import type { Actor, Ctx } from '../domain/context.js';
 import { REPLAYED_HEADER } from './idempotency.js';
-import { permissionOf } from './permissions.js';
 
 /** The fields of a call: its query and its JSON body together. */
 export type CallFields = Record<string, unknown>;
@@ -56,11 +55,8 @@ const fieldsOf = (request: FastifyRequest): CallFields => ({
 });
 
 /** Whether a request's route is recorded: a change route, or a route that declares `audit` (acceptInvitation). */
-export function isAudited(request: Pick<FastifyRequest, 'method' | 'routeOptions'>): boolean {
-  const { audit } = request.routeOptions.config;
-  if (audit?.record === false) return false;
-  const needed = permissionOf(request);
-  return needed === 'change' || needed === 'manage' || (needed === undefined && audit !== undefined);
+export function isAudited(request: FastifyRequest): boolean {
+  return request.server.routeRules.get(`${request.method} ${request.routeOptions.url}`)?.audited ?? false;
 }
 
 const defaultCampaign = (f: CallFields, answer: unknown) => str(f.id) ?? str(f.campaignId) ?? str((answer as { campaignId?: unknown } | null)?.campaignId);
@@ -83,13 +79,12 @@ async function auditTrail(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
     );
   });
 
-  // Once the answer is made and before it is sent, awaited: an answer a client got has its entry.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode >= 300 || !isAudited(request) || !request.actor || reply.hasHeader(REPLAYED_HEADER)) return payload;
+  /** Appends the entry of a change that succeeded. */
+  const write = async (request: FastifyRequest, actor: Actor, contentType: string, payload: unknown) => {
     const spec = request.routeOptions.config.audit ?? {};
     const fields = fieldsOf(request);
     let answer: unknown = null;
-    if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+    if (typeof payload === 'string' && contentType.startsWith('application/json')) {
       try {
         answer = JSON.parse(payload);
       } catch {
@@ -97,8 +92,8 @@ async function auditTrail(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       }
     }
     try {
-      const after = spec.snapshot ? await spec.snapshot(request.actor, fields).catch(() => null) : answer;
-      await recordAudit(ctx, { ...request.actor, ip: request.ip }, {
+      const after = spec.snapshot ? await spec.snapshot(actor, fields).catch(() => null) : answer;
+      await recordAudit(ctx, actor, {
         action: spec.action ?? request.routeOptions.url!.slice(request.routeOptions.url!.lastIndexOf('/') + 1),
         campaignId: spec.campaign === null ? undefined : (spec.campaign ?? defaultCampaign)(fields, answer),
         target: (spec.target ?? defaultTarget)(fields, answer),
@@ -109,7 +104,13 @@ async function auditTrail(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       // The change has committed: failing its answer now would tell the caller it did not happen. Logged.
       request.log.error({ err }, 'the audit log entry of a change could not be written');
     }
-    return payload;
+  };
+  // Once the answer is made and before it is sent, awaited: an answer a client got has its entry. A
+  // callback-style hook that returns at once on every other request (no promise per request).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const actor = request.actor;
+    if (!actor || reply.statusCode >= 300 || !isAudited(request) || reply.hasHeader(REPLAYED_HEADER)) return done(null, payload);
+    write(request, actor, String(reply.getHeader('content-type') ?? ''), payload).then(() => done(null, payload), done);
   });
 }
 

@@ -11,7 +11,17 @@ import { ApiErrorBody } from '../../api/schemas.js';
 import { AppError } from '../domain/errors.js';
 import { allows, type Permission } from '../domain/roles.js';
 
+/** What a route needs and whether it is recorded in the audit log: for tests that walk every route, and for the docs. */
+export interface RouteRule {
+  permission?: Permission;
+  audited: boolean;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** `POST /api/v1/admin/updateCampaign` -> its permission and whether it writes audit entries. */
+    routeRules: ReadonlyMap<string, RouteRule>;
+  }
   interface FastifyContextConfig {
     /** What a protected route needs (./permissions.ts): read (GET's default), change (other methods' default) or manage (members, keys). */
     permission?: Permission;
@@ -34,10 +44,19 @@ const WHAT: Record<Permission, string> = {
 };
 
 async function permissions(app: FastifyInstance) {
-  // The OpenAPI document tells the truth: every protected route may answer 403 forbidden.
+  const rules = new Map<string, RouteRule>();
+  app.decorate('routeRules', rules);
   app.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    for (const method of [route.method].flat()) {
+      const request = { method, routeOptions: { config } } as Pick<FastifyRequest, 'method' | 'routeOptions'>;
+      const permission = permissionOf(request);
+      const audited = permission === 'change' || permission === 'manage' ? config.audit?.record !== false : config.audit !== undefined;
+      if (permission !== undefined || audited) rules.set(`${method} ${route.url}`, { ...(permission && { permission }), audited });
+    }
+    // The OpenAPI document tells the truth: every protected route may answer 403 forbidden.
     const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (route.config?.access === 'secret' && response && !('403' in response)) response[403] = ApiErrorBody;
+    if (config.access === 'secret' && response && !('403' in response)) response[403] = ApiErrorBody;
   });
 
   // After access's onRequest (plugins' hooks run in the order registered), which names the actor and role.
