@@ -91,7 +91,7 @@ describe('dashboard: team and audit log', () => {
       }
 
       await page.reload();
-      await page.getByRole('cell', { name: 'vera@acme.example' }).waitFor();
+      await page.getByRole('cell', { name: 'vera@acme.example', exact: true }).waitFor();
       await page.getByLabel('Role of vera@acme.example').selectOption('admin');
       await page.getByText('vera@acme.example is now an admin.').waitFor();
       assert.equal((await s.admin.listMembers()).find((m) => m.email === 'vera@acme.example')?.role, 'admin');

@@ -85,7 +85,7 @@ export class AuditLog extends Page {
           </div>
         </form>
       </section>
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex="0" role="region" aria-label="Audit log entries">
         <table>
           <thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Change</th><th>Address</th></tr></thead>
           <tbody>

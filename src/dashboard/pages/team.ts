@@ -54,20 +54,26 @@ export class Team extends Page {
     await this.#load();
   }
 
-  async #setRole(m: Member, role: RoleName) {
-    if (await this.attempt(() => api().changeMemberRole(m.email, role))) this.notice = `${m.email} is now ${role === 'admin' ? 'an admin' : `a ${role}`}.`;
+  /** Runs a change, then shows the lists as they are now (a refused role change snaps back) and says how it went. */
+  async #change(fn: () => Promise<unknown>, done: string) {
+    const ok = await this.attempt(fn);
+    const error = this.error;
     await this.#load();
+    if (ok) this.notice = done;
+    else this.error = error;
+  }
+
+  #setRole(m: Member, role: RoleName) {
+    return this.#change(() => api().changeMemberRole(m.email, role), `${m.email} is now ${role === 'admin' ? 'an admin' : `a ${role}`}.`);
   }
 
   async #remove(m: Member) {
     if (!(await confirmAction(this, 'Remove this member?', `${m.email} is signed out at once and can no longer sign in.`, 'Remove member', true))) return;
-    if (await this.attempt(() => api().removeMember(m.email))) this.notice = `${m.email} removed.`;
-    await this.#load();
+    await this.#change(() => api().removeMember(m.email), `${m.email} removed.`);
   }
 
-  async #revoke(i: Invitation) {
-    if (await this.attempt(() => api().revokeInvitation(i.id))) this.notice = `Invitation to ${i.email} revoked.`;
-    await this.#load();
+  #revoke(i: Invitation) {
+    return this.#change(() => api().revokeInvitation(i.id), `Invitation to ${i.email} revoked.`);
   }
 
   override render() {
