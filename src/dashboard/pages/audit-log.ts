@@ -17,6 +17,9 @@ function changed(e: AuditEntry): string {
   return JSON.stringify(after ?? before ?? '') ?? '';
 }
 
+/** At most a few lines of it: the CSV export and the API have the whole snapshots. */
+const short = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text);
+
 @customElement('rk-audit-log')
 export class AuditLog extends Page {
   static override styles = [
@@ -97,7 +100,7 @@ export class AuditLog extends Page {
                     <td>${e.actor} <span class="badge">${e.actorRole}</span></td>
                     <td class="mono">${e.action}</td>
                     <td>${[e.campaignId, e.target].filter(Boolean).join(' · ') || '—'}</td>
-                    <td class="what">${changed(e)}</td>
+                    <td class="what" title=${changed(e)}>${short(changed(e))}</td>
                     <td class="mono">${e.ip ?? '—'}</td>
                   </tr>`,
                 )}
