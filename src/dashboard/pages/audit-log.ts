@@ -28,7 +28,7 @@ export class AuditLog extends Page {
       form.filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; align-items: end; }
       form.filters .field { margin: 0; }
       .actions { display: flex; gap: 8px; }
-      td.what { max-width: 420px; overflow-wrap: anywhere; font-size: 13px; }
+      td.what { min-width: 260px; max-width: 420px; overflow-wrap: anywhere; font-size: 13px; }
       .more { margin-top: 16px; }
     `,
   ];
