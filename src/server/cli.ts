@@ -19,7 +19,7 @@ import { CLI_ACTOR, DEFAULT_ACCOUNT } from './domain/context.js';
 import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
-import { jsonOption, local, localChange, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
+import { jsonOption, localChange, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
 import { teamCommands } from './cli-team.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';

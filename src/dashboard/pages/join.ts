@@ -1,23 +1,20 @@
 /** Joining through an invitation's link (#/join?token=...): set a password; signed in at once. */
 import { html, nothing } from 'lit';
-import { customElement, property, state } from 'lit/decorators.js';
-import { api, describe } from '../api.js';
-import { Page } from '../page.js';
+import { customElement, property } from 'lit/decorators.js';
+import { api } from '../api.js';
 import { href } from '../router.js';
 import { SignIn } from './sign-in.js';
 
 @customElement('rk-join')
-export class Join extends Page {
-  static override styles = SignIn.styles;
+export class Join extends SignIn {
   @property() token = '';
-  @state() private busy = false;
 
   override connectedCallback(): void {
     super.connectedCallback();
     document.title = 'Join · Refkit';
   }
 
-  async #submit(e: SubmitEvent) {
+  #submit(e: SubmitEvent) {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const password = String(data.get('password'));
@@ -25,17 +22,11 @@ export class Join extends Page {
       this.error = 'The two passwords differ.';
       return;
     }
-    this.busy = true;
-    this.error = '';
-    try {
+    return this.enter(async () => {
       const session = await api().acceptInvitation(this.token, password);
       location.hash = href.campaigns();
-      this.dispatchEvent(new CustomEvent('signed-in', { detail: session, bubbles: true, composed: true }));
-    } catch (err) {
-      this.error = describe(err);
-    } finally {
-      this.busy = false;
-    }
+      return session;
+    });
   }
 
   override render() {

@@ -48,28 +48,19 @@ export class InvitationStore {
 
   /** Revokes an open invitation; false when it is not open (used, revoked, expired or another account's). */
   async revoke(accountId: number, id: string, now: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('invitations')
-      .set({ revoked_on: now })
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .where('accepted_on', 'is', null)
-      .where('revoked_on', 'is', null)
-      .where('expires_on', '>', now)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return this.#closeOpen(id, now, { revoked_on: now }, accountId);
   }
 
   /** Uses an invitation up, once: one conditional statement, so of two parallel acceptances one wins. */
   async accept(id: string, now: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('invitations')
-      .set({ accepted_on: now })
-      .where('id', '=', id)
-      .where('accepted_on', 'is', null)
-      .where('revoked_on', 'is', null)
-      .where('expires_on', '>', now)
-      .executeTakeFirst();
+    return this.#closeOpen(id, now, { accepted_on: now });
+  }
+
+  /** Sets `set` on the invitation if it is still open at `now` (of `accountId`, when given); whether it was. */
+  async #closeOpen(id: string, now: number, set: { revoked_on: number } | { accepted_on: number }, accountId?: number): Promise<boolean> {
+    let q = this.db.updateTable('invitations').set(set).where('id', '=', id).where('accepted_on', 'is', null).where('revoked_on', 'is', null).where('expires_on', '>', now);
+    if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
