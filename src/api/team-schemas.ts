@@ -41,7 +41,7 @@ export const RemoveMemberBody = Type.Object({ email: Email }, { additionalProper
 export const AcceptInvitationBody = Type.Object(
   {
     token: Line({ minLength: 1, maxLength: 100, description: 'The token of the emailed invitation link' }),
-    password: Type.String({ minLength: 1, maxLength: 1000, description: 'The new member’s password: at least 10 characters' }),
+    password: Line({ minLength: 1, maxLength: 200, description: 'The new member’s password: at least 10 characters' }),
   },
   { additionalProperties: false },
 );
