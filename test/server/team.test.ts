@@ -248,7 +248,8 @@ for (const kind of kinds) {
       const members = await call(s, 'GET', '/api/v1/admin/listMembers', {}, sessionAuth(owner));
       assert.deepEqual((members.body as unknown as { email: string; role: string }[]).map((m) => [m.email, m.role]), [['boss@example.com', 'owner'], ['vi@example.com', 'viewer']]);
       const joinedEntry = await newestEntry(s);
-      assert.deepEqual([joinedEntry.action, joinedEntry.actor_label, joinedEntry.actor_role], ['acceptInvitation', 'vi@example.com', 'viewer']);
+      assert.deepEqual([joinedEntry.action, joinedEntry.actor_label, joinedEntry.actor_role, joinedEntry.target], ['acceptInvitation', 'vi@example.com', 'viewer', 'vi@example.com']);
+      assert.doesNotMatch(joinedEntry.after!, /csrf.*[A-Za-z0-9_-]{20}/, 'the session token is redacted');
       // Inviting someone who can already sign in: 409.
       assert.equal((await invite('vi@example.com', 'admin')).body.error?.code, 'owner_exists');
 

@@ -20,7 +20,7 @@ import { openSession, SESSION_TTL_MS } from '../domain/sessions.js';
 import * as team from '../domain/team.js';
 import { requireActor } from '../http/access.js';
 import { setSessionCookie } from '../http/session-cookie.js';
-import { byObjectId, invitationChange, memberChange } from './audit-specs.js';
+import { invitationChange, memberChange } from './audit-specs.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
@@ -103,7 +103,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
   app.post(
     '/api/v1/auth/acceptInvitation',
     {
-      config: { access: 'public' as const, audit: { ...byObjectId, target: () => undefined } },
+      config: { access: 'public' as const, audit: { campaign: null, target: (_fields, answer) => (answer as { email?: string } | null)?.email } },
       schema: {
         tags: ['auth'],
         summary: "Join an account through an invitation's link: set a password; signed in at once",
