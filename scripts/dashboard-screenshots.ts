@@ -4,11 +4,16 @@
  * node --import tsx scripts/dashboard-screenshots.ts [name ...] (only those views, e.g. `emails`)
  */
 import type { Page } from 'playwright-core';
+import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
+import { createOwner } from '../src/server/domain/owners.js';
 import { launch, seededService, signedIn } from '../test/e2e/helpers/dashboard.js';
 
 const seeded = await seededService();
 const browser = await launch();
 const { service, campaignId } = seeded;
+// The Team page's members: the seeded owner, an admin and a viewer.
+await createOwner(service.ctx, 'sam@acme.example', 'a long admin passphrase', DEFAULT_ACCOUNT, 'admin');
+await createOwner(service.ctx, 'lee@acme.example', 'a long viewer passphrase', DEFAULT_ACCOUNT, 'viewer');
 const id = encodeURIComponent(campaignId);
 
 const only = process.argv.slice(2);
@@ -38,6 +43,8 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ],
   ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
+  ['team', '#/team', (p) => p.getByRole('cell', { name: 'lee@acme.example', exact: true }).waitFor()],
+  ['audit', '#/audit', (p) => p.getByRole('cell', { name: 'createCampaign' }).first().waitFor()],
 ];
 const VIEWS = only.length === 0 ? ALL_VIEWS : ALL_VIEWS.filter(([name]) => only.includes(name));
 

@@ -57,6 +57,7 @@ import type {
   TestEmailBody,
   UpdateEmailSettingsBody,
 } from './email-schemas.js';
+import type { AuditEntry, Invitation, Member, RoleName } from './team-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { ErasureResult, PersonExport };
@@ -83,6 +84,15 @@ export type {
   RewardEntry,
   LeaderboardEntry,
 };
+export type { AuditEntry, Invitation, Member, RoleName };
+/** What listAuditLog and exportAuditLog may be narrowed to. */
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  campaignId?: string;
+  from?: string;
+  to?: string;
+}
 export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
 export type { StripeEventView };
 
@@ -428,6 +438,38 @@ export class RefkitClient extends BrowserClient {
   }
   listApiKeys(): Promise<ApiKey[]> {
     return this.getJson('/api/v1/admin/listApiKeys', {});
+  }
+
+  // ---- the team and the audit log (docs/team.md) ----
+
+  listMembers(): Promise<Member[]> {
+    return this.getJson('/api/v1/admin/listMembers', {});
+  }
+  listInvitations(): Promise<Invitation[]> {
+    return this.getJson('/api/v1/admin/listInvitations', {});
+  }
+  inviteMember(email: string, role: RoleName): Promise<Invitation> {
+    return this.postJson('/api/v1/admin/inviteMember', { email, role });
+  }
+  revokeInvitation(id: string): Promise<Invitation> {
+    return this.postJson('/api/v1/admin/revokeInvitation', { id });
+  }
+  changeMemberRole(email: string, role: RoleName): Promise<Member> {
+    return this.postJson('/api/v1/admin/changeMemberRole', { email, role });
+  }
+  removeMember(email: string): Promise<{ email: string }> {
+    return this.postJson('/api/v1/admin/removeMember', { email });
+  }
+  acceptInvitation(token: string, password: string): Promise<OwnerSession> {
+    return this.postJson('/api/v1/auth/acceptInvitation', { token, password });
+  }
+  listAuditLogPage(filters: AuditFilters = {}, paging: Paging = {}): Promise<Page<AuditEntry>> {
+    return this.getPage('/api/v1/admin/listAuditLog', { ...filters, ...paging });
+  }
+  /** The address of the audit log's CSV with these filters (the dashboard's download link). */
+  exportAuditLogUrl(filters: AuditFilters = {}): string {
+    const q = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+    return `${this.baseUrl}/api/v1/admin/exportAuditLog${q.size ? `?${q}` : ''}`;
   }
   createWebhookEndpoint(body: CreateWebhookEndpointBody): Promise<WebhookEndpoint & { secret: string }> {
     return this.postJson('/api/v1/admin/createWebhookEndpoint', body);

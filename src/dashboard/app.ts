@@ -21,6 +21,9 @@ import './pages/waitlist.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
+import './pages/team.js';
+import './pages/audit-log.js';
+import './pages/join.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
@@ -36,6 +39,9 @@ const TITLES: Record<Route['page'], string> = {
   waitlist: 'Waitlist',
   webhooks: 'Webhooks',
   keys: 'API keys',
+  team: 'Team',
+  audit: 'Audit log',
+  join: 'Join',
   account: 'Account',
 };
 
@@ -175,6 +181,7 @@ export class Dashboard extends LitElement {
 
   override render() {
     if (this.phase === 'loading') return html`<div class="loading" role="status">Loading…</div>`;
+    if (this.phase === 'signed-out' && this.route.page === 'join') return html`<rk-join .token=${this.route.token}></rk-join>`;
     if (this.phase === 'signed-out') return html`<rk-sign-in .initialError=${this.error}></rk-sign-in>`;
     const id = this.#currentCampaign();
     const page = this.route.page;
@@ -191,6 +198,8 @@ export class Dashboard extends LitElement {
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
+        <div class="section">Account</div>
+        ${this.#link(href.team(), 'Team', page === 'team')} ${this.#link(href.audit(), 'Audit log', page === 'audit')}
         ${this.campaigns.length > 1 && 'id' in this.route
           ? html`<label for="pick">Campaign</label>
               <div class="campaign-pick">
@@ -241,6 +250,13 @@ export class Dashboard extends LitElement {
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':
         return html`<rk-keys></rk-keys>`;
+      case 'team':
+        return html`<rk-team .email=${this.email}></rk-team>`;
+      case 'audit':
+        return html`<rk-audit-log .campaigns=${this.campaigns}></rk-audit-log>`;
+      case 'join':
+        // Signed in already: the invitation is someone else's business (or used); go on as yourself.
+        return html`<rk-campaigns .campaigns=${this.campaigns}></rk-campaigns>`;
       case 'account':
         return html`<rk-account .email=${this.email}></rk-account>`;
     }

@@ -11,11 +11,18 @@ export type Route =
   | { page: 'waitlist'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
+  | { page: 'team' }
+  | { page: 'audit' }
+  | { page: 'join'; token: string }
   | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const [first, id, sub, email] = parts;
+  if (first === 'join') return { page: 'join', token: new URLSearchParams(query).get('token') ?? '' };
+  if (first === 'team') return { page: 'team' };
+  if (first === 'audit') return { page: 'audit' };
   if (first === 'webhooks') return { page: 'webhooks' };
   if (first === 'keys') return { page: 'keys' };
   if (first === 'account') return { page: 'account' };
@@ -44,6 +51,8 @@ export const href = {
   waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
+  team: () => '#/team',
+  audit: () => '#/audit',
   account: () => '#/account',
 };
 

@@ -5,8 +5,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
-import type { Ctx } from './domain/context.js';
+import type { Actor, Ctx } from './domain/context.js';
 import access from './http/access.js';
+import auditTrail from './http/audit-trail.js';
+import permissions from './http/permissions.js';
 import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
@@ -31,6 +33,8 @@ import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import { widgetRoutes } from './routes/widget.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { emailAdminRoutes } from './routes/email-admin.js';
+import { auditRoutes } from './routes/audit.js';
+import { teamRoutes } from './routes/team.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -39,6 +43,8 @@ export interface AppOptions {
     Partial<Pick<Config, 'demo' | 'publicUrl'>> & { rateLimits?: RateLimits };
   /** false silences the logs (tests); otherwise pino at config.logLevel, with these options (e.g. a stream) added. */
   logger?: false | Record<string, unknown>;
+  /** Who the key of config.secretKeyHash acts as (the CLI passes CLI_ACTOR); default REFKIT_SECRET_KEY's actor. */
+  envKeyActor?: Actor;
 }
 
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
@@ -49,7 +55,7 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
-export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, config, logger, envKeyActor }: AppOptions): Promise<FastifyInstance> {
   const readable = logger === undefined && config.demo === true;
   const app = Fastify({
     ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
@@ -95,9 +101,13 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(cookie, { hook: false });
   // Rate limits first: the key check in access counts wrong keys with them.
   await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
-  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
+  await app.register(access, { ctx, secretKeyHash: config.secretKeyHash, ...(envKeyActor && { envKeyActor }) });
+  // Roles, after access has named the actor; before idempotency, so a refusal claims no key.
+  await app.register(permissions);
   // After access (its preHandler names the account a key belongs to), before the routes it documents.
   await app.register(idempotency, { ctx });
+  // After idempotency: a replayed answer is marked by then, and writes no entry.
+  await app.register(auditTrail, { ctx });
   await app.register(referralApiRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
@@ -110,6 +120,8 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(unsubscribeRoutes, { ctx });
   await app.register(emailAdminRoutes, { ctx });
+  await app.register(teamRoutes, { ctx, publicUrl: config.publicUrl });
+  await app.register(auditRoutes, { ctx });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });

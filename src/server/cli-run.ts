@@ -2,6 +2,8 @@
 import { Option } from 'commander';
 import { loadConfig } from './config.js';
 import type { RowProblem } from '../api/schemas.js';
+import { recordAudit, type AuditRecord } from './domain/audit.js';
+import { CLI_ACTOR } from './domain/context.js';
 import { AppError, RowsRefused } from './domain/errors.js';
 import { openRuntime, type Runtime } from './runtime.js';
 
@@ -61,4 +63,22 @@ export async function withDatabase(run: Run, json: boolean, task: (runtime: Runt
 /** Runs a domain call against the database of DATABASE_URL and prints its answer; a refusal prints its message and exits 1. */
 export function local(run: Run, fn: (runtime: Runtime) => Promise<unknown>, json: boolean, empty?: string): Promise<void> {
   return withDatabase(run, json, async (runtime) => printAnswer(run, await fn(runtime), json, empty));
+}
+
+/**
+ * A command that changes something without an admin route (those write their own entry): runs `fn`, then
+ * appends its audit entry as the CLI, `action` being the command (`user create`). A refusal writes none.
+ */
+export function localChange<T>(
+  run: Run,
+  action: string,
+  fn: (runtime: Runtime) => Promise<T>,
+  what: (answer: T) => Omit<AuditRecord, 'action'>,
+  json: boolean,
+): Promise<void> {
+  return local(run, async (runtime) => {
+    const answer = await fn(runtime);
+    await recordAudit(runtime.ctx, CLI_ACTOR, { action, ...what(answer) });
+    return answer;
+  }, json);
 }

@@ -4,12 +4,15 @@
  * scripts that used it, with a warning, as `docker login` does: an argument stays in the shell's
  * history and shows in the process list.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { read } from 'read';
 import { ConfigError } from './config.js';
-import { createOwner, listOwners, removeOwner } from './domain/owners.js';
+import { CLI_ACTOR } from './domain/context.js';
+import { createOwner, listOwners } from './domain/owners.js';
+import { isRole, ROLES, type Role } from './domain/roles.js';
+import { removeMember } from './domain/team.js';
 import { MIN_PASSWORD_LENGTH } from './domain/passwords.js';
-import { jsonOption, local, type Run } from './cli-run.js';
+import { jsonOption, local, localChange, type Run } from './cli-run.js';
 
 /** All of a stream, as text. */
 async function readAll(input: NodeJS.ReadableStream): Promise<string> {
@@ -46,6 +49,12 @@ export async function newPassword(run: Run, o: PasswordOptions): Promise<string>
   return password;
 }
 
+/** A --role value: owner, admin or viewer. */
+export function roleOption(value: string): Role {
+  if (!isRole(value)) throw new InvalidArgumentError(`Expected one of ${ROLES.join(', ')}.`);
+  return value;
+}
+
 /** The email of `user create you@example.com` or `user create --email you@example.com`. */
 function ownerEmail(given: string | undefined, option: string | undefined): string {
   if (given !== undefined && option !== undefined && given !== option) throw new ConfigError(`two emails given (${given} and --email ${option}): give one`);
@@ -60,16 +69,23 @@ export function userCommands(user: Command, run: Run): void {
       .command('create')
       .description('create an owner of the default account (asks for the password, hidden)')
       .argument('[email]', "the owner's email (or --email)")
-      .option('--email <email>'),
+      .option('--email <email>')
+      .option('--role <role>', `${ROLES.join(', ')} (default owner; docs/team.md)`, roleOption, 'owner'),
   )
     .addOption(jsonOption)
-    .action(async (given: string | undefined, o: PasswordOptions & { email?: string; json?: boolean }) => {
+    .action(async (given: string | undefined, o: PasswordOptions & { email?: string; role: Role; json?: boolean }) => {
       const email = ownerEmail(given, o.email);
       const password = await newPassword(run, o);
-      await local(run, async ({ ctx }) => {
-        const owner = await createOwner(ctx, email, password);
-        return { id: owner.id, email: owner.email };
-      }, !!o.json);
+      await localChange(
+        run,
+        'user create',
+        async ({ ctx }) => {
+          const owner = await createOwner(ctx, email, password, CLI_ACTOR, o.role);
+          return { id: owner.id, email: owner.email, ...(o.role !== 'owner' && { role: o.role }) };
+        },
+        (a) => ({ target: a.email, after: { ...a, role: o.role } }),
+        !!o.json,
+      );
     });
   user
     .command('list')
@@ -81,5 +97,7 @@ export function userCommands(user: Command, run: Run): void {
     .description('remove an owner; their dashboard sessions end at once')
     .requiredOption('--email <email>')
     .addOption(jsonOption)
-    .action((o: { email: string; json?: boolean }) => local(run, ({ ctx }) => removeOwner(ctx, o.email), !!o.json));
+    .action((o: { email: string; json?: boolean }) =>
+      localChange(run, 'user remove', ({ ctx }) => removeMember(ctx, CLI_ACTOR, o.email), (a) => ({ target: a.email }), !!o.json),
+    );
 }

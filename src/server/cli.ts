@@ -16,11 +16,12 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages, WaitlistSettings } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { DEFAULT_ACCOUNT } from './domain/context.js';
+import { CLI_ACTOR, DEFAULT_ACCOUNT } from './domain/context.js';
 import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
 import { hashSecret } from './domain/secrets.js';
 import { openRuntime } from './runtime.js';
-import { jsonOption, local, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
+import { jsonOption, localChange, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
+import { teamCommands } from './cli-team.js';
 import { newPassword, userCommands } from './cli-users.js';
 import { serve } from './serve.js';
 import { REWARD_CODE_KINDS, STRIPE_REWARD_MODES, WEBHOOK_EVENT_TYPES, type RewardCodeKind, type StripeRewardMode, type WebhookEventType } from '../api/schemas.js';
@@ -49,7 +50,7 @@ async function callAdmin(
   const config = { ...loadConfig(run.env), ...overrides };
   const runtime = await openRuntime(config);
   const key = `sk_cli_${randomBytes(24).toString('base64url')}`;
-  const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashSecret(key) }, logger: false });
+  const app = await buildApp({ ctx: runtime.ctx, config: { ...config, secretKeyHash: hashSecret(key) }, logger: false, envKeyActor: CLI_ACTOR });
   try {
     const payload = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
     const res = await app.inject({
@@ -326,15 +327,15 @@ function createProgram(run: Run): Command {
     .requiredOption('--file <file>', 'the codes file')
     .addOption(jsonOption)
     .action((o: { id: string; kind: RewardCodeKind; file: string; json?: boolean }) =>
-      local(run, async ({ ctx }) => {
+      localChange(run, 'rewards codes add', async ({ ctx }) => {
         // Opened here, so that a missing file fails before anything is read or written.
         const input = createReadStream(o.file, { fd: openSync(o.file, 'r') });
         try {
-          return await addRewardCodes(ctx, DEFAULT_ACCOUNT, o.id, o.kind, await codesOfCsv(input));
+          return await addRewardCodes(ctx, CLI_ACTOR, o.id, o.kind, await codesOfCsv(input));
         } finally {
           input.destroy();
         }
-      }, !!o.json),
+      }, (a) => ({ campaignId: o.id, target: o.kind, after: a }), !!o.json),
     );
   codes
     .command('list')
@@ -345,7 +346,8 @@ function createProgram(run: Run): Command {
 
   const user = program.command('user').description('dashboard owners (sign in at /admin/)');
   userCommands(user, run);
-  addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json), (o) => newPassword(run, o));
+  addOwnerAccountCommands(user, (action, fn, json) => localChange(run, action, ({ ctx }) => fn(ctx), (a) => ({ target: a.email, after: a }), json), (o) => newPassword(run, o));
+  teamCommands(program, run, { admin: (method, route, body, json, empty) => admin(run, method, route, body, json, empty) });
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant
@@ -355,7 +357,7 @@ function createProgram(run: Run): Command {
     .argument('<file>', 'the CSV file')
     .addOption(jsonOption)
     .action((file: string, o: { campaign: string; json?: boolean }) =>
-      local(run, async ({ ctx }) => {
+      localChange(run, 'participant import', async ({ ctx }) => {
         const total = statSync(file).size;
         // Progress by bytes read: known from the start, unlike the number of rows. On stderr, so --json stays clean.
         // Off a terminal (a log, a pipe) it still reports, every few seconds and at the end.
@@ -369,13 +371,13 @@ function createProgram(run: Run): Command {
         // and the finally below closes it at once rather than leaving an open in flight.
         const input = createReadStream(file, { fd: openSync(file, 'r') });
         try {
-          return await importParticipants(ctx, DEFAULT_ACCOUNT, o.campaign, csvRows(input, (b) => (bytes = b)), ({ rows }) => bar.update(bytes, { rows }));
+          return await importParticipants(ctx, CLI_ACTOR, o.campaign, csvRows(input, (b) => (bytes = b)), ({ rows }) => bar.update(bytes, { rows }));
         } finally {
           input.destroy();
           bar.update(bytes);
           bar.stop();
         }
-      }, !!o.json),
+      }, (a) => ({ campaignId: o.campaign, after: a }), !!o.json),
     );
   participant
     .command('export')

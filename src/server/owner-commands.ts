@@ -8,8 +8,8 @@ import { passwordOptions, type PasswordOptions } from './cli-users.js';
 import type { Ctx } from './domain/context.js';
 import { resetOwner, signOutOwner } from './domain/owners.js';
 
-/** Runs a domain call against the service's database and prints its answer (cli.ts's `local`). */
-export type RunLocal = (fn: (ctx: Ctx) => Promise<unknown>, json: boolean) => Promise<void>;
+/** Runs a domain change against the service's database, writes its audit entry as `action`, and prints its answer (cli-run.ts's `localChange`). */
+export type RunLocal = (action: string, fn: (ctx: Ctx) => Promise<{ email: string }>, json: boolean) => Promise<void>;
 
 /** The new password, asked for or read as `user create` does (cli-users.ts, newPassword). */
 export type AskPassword = (o: PasswordOptions) => Promise<string>;
@@ -24,12 +24,12 @@ export function addOwnerAccountCommands(user: Command, local: RunLocal, askPassw
     .addOption(new Option('--json', 'print the answer as JSON'))
     .action(async (o: PasswordOptions & { email: string; json?: boolean }) => {
       const password = await askPassword(o);
-      await local((ctx) => resetOwner(ctx, o.email, password), !!o.json);
+      await local('user reset-password', (ctx) => resetOwner(ctx, o.email, password), !!o.json);
     });
   user
     .command('sign-out')
     .description('sign an owner out everywhere: every session of theirs ends')
     .requiredOption('--email <email>')
     .addOption(new Option('--json', 'print the answer as JSON'))
-    .action((o: { email: string; json?: boolean }) => local((ctx) => signOutOwner(ctx, o.email), !!o.json));
+    .action((o: { email: string; json?: boolean }) => local('user sign-out', (ctx) => signOutOwner(ctx, o.email), !!o.json));
 }

@@ -1,6 +1,7 @@
 /** The sign-in form: email and password; the service sets the session cookie. */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
+import type { OwnerSession } from '../../api/client.js';
 import { ApiError, api, describe } from '../api.js';
 import { Page } from '../page.js';
 
@@ -20,7 +21,7 @@ export class SignIn extends Page {
     `,
   ];
   @property() initialError = '';
-  @state() private busy = false;
+  @state() protected busy = false;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -28,19 +29,24 @@ export class SignIn extends Page {
     document.title = 'Sign in · Refkit';
   }
 
-  async #submit(e: SubmitEvent) {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget as HTMLFormElement);
+  /** Signs in by `fn` (a password, an invitation): the shell takes over on success; a failure is shown. */
+  protected async enter(fn: () => Promise<OwnerSession>) {
     this.busy = true;
     this.error = '';
     try {
-      const session = await api().signIn(String(data.get('email')), String(data.get('password')));
+      const session = await fn();
       this.dispatchEvent(new CustomEvent('signed-in', { detail: session, bubbles: true, composed: true }));
     } catch (err) {
       this.error = err instanceof ApiError && err.code === 'rate_limited' ? `${err.message}.` : describe(err);
     } finally {
       this.busy = false;
     }
+  }
+
+  #submit(e: SubmitEvent) {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    return this.enter(() => api().signIn(String(data.get('email')), String(data.get('password'))));
   }
 
   override render() {

@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { ScryptCost } from './passwords.js';
+import type { Role } from './roles.js';
 
 /** An email to one person. Both bodies are given: mail clients that show no HTML get the text. */
 export interface MailMessage {
@@ -41,10 +42,28 @@ export interface Ctx {
   erasureBlockDays?: number;
 }
 
-/** Who is acting through a secret key (or the CLI): every protected operation is scoped to an account. */
+/**
+ * Who is acting: a signed-in user (their id and email), a secret key (its id and prefix), or the `refkit`
+ * CLI (the machine's operator). What the audit log records as the actor (./audit.ts).
+ */
+export type ActorIdentity =
+  | { kind: 'user'; id: number; email: string }
+  | { kind: 'key'; id: string; prefix: string }
+  | { kind: 'cli' };
+
+/** Who is acting through a secret key, a session or the CLI: every protected operation is scoped to an account. */
 export interface Actor {
   accountId: number;
+  /** Who it is; absent only for internal calls (set-up, tests), which the audit log records as `cli`. */
+  identity?: ActorIdentity;
+  /** Their role: a user's own; secret keys and the CLI act as owners (docs/team.md). */
+  role?: Role;
+  /** The client address the request came from (none for the CLI). */
+  ip?: string;
 }
 
 /** The account that REFKIT_SECRET_KEY and the CLI act for, created by the first migration. */
 export const DEFAULT_ACCOUNT: Actor = { accountId: 1 };
+
+/** The CLI's actor: the machine's operator, acting for the default account as an owner. */
+export const CLI_ACTOR: Actor = { accountId: 1, identity: { kind: 'cli' }, role: 'owner' };

@@ -97,13 +97,8 @@ function linkUrl(campaign: CampaignRow, code: string): string {
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function message(campaign: CampaignRow, to: string, purpose: LinkPurpose, url: string): MailMessage {
-  const name = campaign.name;
-  const [subject, intro, action] =
-    purpose === 'confirm'
-      ? [`Confirm your email for ${name}`, `Please confirm that you signed up for ${name} with this address.`, 'Confirm my email']
-      : [`Your link to ${name}`, `Someone (hopefully you) asked to see your referral rewards for ${name}.`, 'Show my rewards'];
-  const ignore = 'If this was not you, ignore this email: nothing happens without the link. It works once, within 24 hours.';
+/** A short email around one link: a sentence, the link as a button, and what to do if it was not you. */
+export function buttonEmail(to: string, subject: string, intro: string, action: string, url: string, ignore: string): MailMessage {
   return {
     to,
     subject,
@@ -113,4 +108,14 @@ function message(campaign: CampaignRow, to: string, purpose: LinkPurpose, url: s
       `<p><a href="${escapeHtml(url)}" style="display:inline-block;padding:10px 16px;background:#4f46e5;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(action)}</a></p>` +
       `<p style="color:#555">${escapeHtml(ignore)}</p>`,
   };
+}
+
+function message(campaign: CampaignRow, to: string, purpose: LinkPurpose, url: string): MailMessage {
+  const name = campaign.name;
+  const [subject, intro, action] =
+    purpose === 'confirm'
+      ? [`Confirm your email for ${name}`, `Please confirm that you signed up for ${name} with this address.`, 'Confirm my email']
+      : [`Your link to ${name}`, `Someone (hopefully you) asked to see your referral rewards for ${name}.`, 'Show my rewards'];
+  const ignore = 'If this was not you, ignore this email: nothing happens without the link. It works once, within 24 hours.';
+  return buttonEmail(to, subject, intro, action, url, ignore);
 }

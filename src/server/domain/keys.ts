@@ -45,15 +45,19 @@ export async function listApiKeys(ctx: Ctx, actor: Actor): Promise<ApiKey[]> {
   return (await ctx.store.listApiKeys(actor.accountId)).map(presentKey);
 }
 
+/** REFKIT_SECRET_KEY's actor: a key of the default account that is not stored. */
+export const ENV_KEY_ACTOR: Actor = { ...DEFAULT_ACCOUNT, identity: { kind: 'key', id: 'env', prefix: 'REFKIT_SECRET_KEY' }, role: 'owner' };
+
 /**
- * The account a presented secret key acts for, or undefined. `envKeyHash` is the hash of
- * REFKIT_SECRET_KEY when set: accepted as a key of the default account without being stored.
+ * Who a presented secret key acts as, or undefined. Keys act as owners of their account (docs/team.md).
+ * `envKeyHash` is the hash of REFKIT_SECRET_KEY when set: accepted as a key of the default account without
+ * being stored, acting as `envActor` (ENV_KEY_ACTOR; the CLI's own one-command key acts as the CLI).
  */
-export async function authenticate(ctx: Ctx, presented: string, envKeyHash?: string): Promise<Actor | undefined> {
+export async function authenticate(ctx: Ctx, presented: string, envKeyHash?: string, envActor: Actor = ENV_KEY_ACTOR): Promise<Actor | undefined> {
   const hash = hashSecret(presented);
-  if (envKeyHash && timingSafeEqual(Buffer.from(hash), Buffer.from(envKeyHash))) return DEFAULT_ACCOUNT;
+  if (envKeyHash && timingSafeEqual(Buffer.from(hash), Buffer.from(envKeyHash))) return envActor;
   // Looked up by hash: comparing hashes of a high-entropy key leaks nothing useful through timing.
   const row = await ctx.store.findApiKeyByHash(hash);
   if (!row || row.revoked_on !== null) return undefined;
-  return { accountId: row.account_id };
+  return { accountId: row.account_id, identity: { kind: 'key', id: row.id, prefix: row.prefix }, role: 'owner' };
 }

@@ -3,6 +3,7 @@ import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import type { Role } from './roles.js';
 import { forgetFailures, reserveSignIn } from './signin-throttle.js';
 import { newDeviceToken, trustedDevice } from './trusted-devices.js';
 
@@ -17,7 +18,7 @@ export interface Owner {
   accountId: number;
 }
 
-export async function createOwner(ctx: Ctx, rawEmail: string, password: string, actor: Actor = DEFAULT_ACCOUNT): Promise<Owner> {
+export async function createOwner(ctx: Ctx, rawEmail: string, password: string, actor: Actor = DEFAULT_ACCOUNT, role: Role = 'owner'): Promise<Owner> {
   const email = normalizeEmail(rawEmail);
   assertPasswordLength('password', password);
   const id = await ctx.store.owners.insertUser({
@@ -25,25 +26,18 @@ export async function createOwner(ctx: Ctx, rawEmail: string, password: string, 
     email,
     password_hash: await hashPassword(password, ctx.passwordCost),
     created_on: ctx.now(),
+    role,
   });
   if (id === undefined) throw new AppError(409, 'owner_exists', 'An owner with this email exists', 'email');
   return { id, email, accountId: actor.accountId };
 }
 
-const ownerNotFound = () => new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
+export const ownerNotFound = () => new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
 
 /** The owners of the account, oldest first, as the CLI lists them. */
 export async function listOwners(ctx: Ctx, actor: Actor = DEFAULT_ACCOUNT): Promise<{ id: number; email: string; createdOn: string }[]> {
   const rows = await ctx.store.owners.listUsers(actor.accountId);
   return rows.map((r) => ({ id: r.id, email: r.email, createdOn: new Date(r.created_on).toISOString() }));
-}
-
-/** Removes an owner and signs them out everywhere (their sessions go with them); 404 when there is no such owner. */
-export async function removeOwner(ctx: Ctx, rawEmail: string, actor: Actor = DEFAULT_ACCOUNT): Promise<{ email: string }> {
-  const email = normalizeEmail(rawEmail);
-  const removed = await ctx.store.transaction((tx) => tx.owners.deleteUser(actor.accountId, email));
-  if (!removed) throw ownerNotFound();
-  return { email };
 }
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'The email or the password is wrong');

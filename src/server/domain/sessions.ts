@@ -6,6 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { OwnerSession } from '../../api/schemas.js';
 import type { Actor, Ctx } from './context.js';
 import type { Owner } from './owners.js';
+import { roleOf } from './roles.js';
 import { iso } from './time.js';
 
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -34,7 +35,8 @@ export async function openSession(ctx: Ctx, owner: Owner): Promise<{ token: stri
 export async function findSession(ctx: Ctx, token: string): Promise<LiveSession | undefined> {
   const row = await ctx.store.owners.findLiveSession(hashToken(token), ctx.now());
   if (!row) return undefined;
-  return { id: row.id, ownerId: row.user_id, actor: { accountId: row.account_id }, view: { email: row.email, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
+  const actor: Actor = { accountId: row.account_id, identity: { kind: 'user', id: row.user_id, email: row.email }, role: roleOf(row.role) };
+  return { id: row.id, ownerId: row.user_id, actor, view: { email: row.email, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
 }
 
 export function csrfMatches(session: LiveSession, presented: string | undefined): boolean {

@@ -32,7 +32,7 @@ declare module 'fastify' {
     campaignOf?: (request: FastifyRequest) => string | undefined;
   }
   interface FastifyRequest {
-    /** The account a valid secret key acts for; undefined on keyless calls. */
+    /** Who acts (a secret key, a session's user or the CLI), for which account, with which role; undefined on keyless calls. */
     actor: Actor | undefined;
     /** The owner's session when the call came with a live session cookie (and no Authorization). */
     ownerSession: LiveSession | undefined;
@@ -42,6 +42,8 @@ declare module 'fastify' {
 export interface AccessOptions {
   ctx: Ctx;
   secretKeyHash: string | undefined;
+  /** Who the key of secretKeyHash acts as: REFKIT_SECRET_KEY's actor, or the CLI's for its one-command key. */
+  envKeyActor?: Actor;
 }
 
 const unauthorized = () =>
@@ -65,7 +67,7 @@ export function requireActor(request: FastifyRequest): Actor {
   return request.actor;
 }
 
-async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOptions) {
+async function access(app: FastifyInstance, { ctx, secretKeyHash, envKeyActor }: AccessOptions) {
   app.decorateRequest('actor', undefined);
   app.decorateRequest('ownerSession', undefined);
 
@@ -79,16 +81,16 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash }: AccessOption
         const csrf = request.headers[CSRF_HEADER];
         if (!SAFE_METHODS.has(request.method) && !csrfMatches(session, typeof csrf === 'string' ? csrf : undefined)) throw csrfFailed();
         request.ownerSession = session;
-        request.actor = session.actor;
+        request.actor = { ...session.actor, ip: request.ip };
         return;
       }
       if (kind === 'secret') throw unauthorized();
       return;
     }
     const m = /^Bearer\s+(\S+)$/i.exec(header);
-    const actor = await app.throttleKeyChecks(request, async () => (m?.[1] ? authenticate(ctx, m[1], secretKeyHash) : undefined));
+    const actor = await app.throttleKeyChecks(request, async () => (m?.[1] ? authenticate(ctx, m[1], secretKeyHash, envKeyActor) : undefined));
     if (!actor) throw unauthorized();
-    request.actor = actor;
+    request.actor = { ...actor, ip: request.ip };
   };
   // Callback-style hooks that return at once on the common keyless path: an async hook costs every
   // request a promise and a turn of the microtask queue.

@@ -35,12 +35,15 @@ import { campaignView } from '../domain/campaign-views.js';
 import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
 import { linkNext } from '../http/link-next.js';
+import { byObjectId, campaignChange, keyChange, participantChange } from './audit-specs.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
 const config = { access: 'secret' as const, idempotent: true };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  const campaignEdit = { ...config, audit: campaignChange(ctx) };
+  const participantEdit = { ...config, audit: participantChange(ctx) };
   app.post(
     '/api/v1/admin/createCampaign',
     { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: Campaign, ...errors } } },
@@ -49,14 +52,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
 
   app.post(
     '/api/v1/admin/updateCampaign',
-    { config, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
+    { config: campaignEdit, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
     async (request) => campaignView(ctx, await campaigns.updateCampaign(ctx, requireActor(request), request.body)),
   );
 
   app.post(
     '/api/v1/admin/setCampaignStatus',
     {
-      config,
+      config: campaignEdit,
       schema: {
         ...common,
         summary: 'Pause, resume or end a campaign',
@@ -103,7 +106,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
   app.post(
     '/api/v1/admin/redeemReward',
     {
-      config,
+      config: participantEdit,
       schema: { ...common, summary: 'Redeem from a reward balance', body: RedeemRewardBody, response: { 200: Participant, ...errors } },
     },
     async (request) => presentView(await rewards.redeemReward(ctx, requireActor(request), request.body)),
@@ -112,7 +115,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
   app.post(
     '/api/v1/admin/approveParticipant',
     {
-      config,
+      config: participantEdit,
       schema: {
         ...common,
         summary: 'Approve a participant held back by fraud scoring',
@@ -153,7 +156,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       // Not idempotent: its answer is the only copy of the new key (the service keeps a hash), and a
       // stored answer to replay would keep the key in the clear for a day. A retry makes a second key,
       // which listApiKeys shows and revokeApiKey removes.
-      config: { access: 'secret' as const },
+      config: { access: 'secret' as const, permission: 'manage' as const, audit: byObjectId },
       schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
     },
     async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name),
@@ -161,7 +164,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
 
   app.post(
     '/api/v1/admin/revokeApiKey',
-    { config, schema: { ...common, summary: 'Revoke a secret key', body: RevokeApiKeyBody, response: { 200: Ok, ...errors } } },
+    { config: { ...config, permission: 'manage' as const, audit: keyChange(ctx) }, schema: { ...common, summary: 'Revoke a secret key', body: RevokeApiKeyBody, response: { 200: Ok, ...errors } } },
     async (request) => {
       await keys.revokeApiKey(ctx, requireActor(request), request.body.id);
       return { ok: true as const };

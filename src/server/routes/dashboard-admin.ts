@@ -28,6 +28,7 @@ import { withSpooledUpload } from '../http/upload-spool.js';
 import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
 import { acceptCsvBodies } from '../http/csv-body.js';
+import { participantChange } from './audit-specs.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
@@ -89,7 +90,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
   app.post(
     '/api/v1/admin/rejectParticipant',
     {
-      config,
+      config: { ...config, audit: participantChange(ctx) },
       schema: {
         ...common,
         summary: 'Reject a participant held for review',

@@ -72,7 +72,8 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
   app.post(
     '/api/v1/admin/previewEmail',
     {
-      config,
+      // A render: it changes nothing, so every role may preview.
+      config: { ...config, permission: 'read' as const },
       schema: {
         ...common,
         summary: 'Render an email for a sample participant: the saved text, or the subject and body given (nothing is saved)',

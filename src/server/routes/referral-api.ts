@@ -154,7 +154,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/qualifyParticipant',
     {
-      config: { access: 'secret', idempotent: true },
+      config: { access: 'secret', idempotent: true, audit: { record: false } },
       schema: {
         tags,
         security: bearer,

@@ -6,6 +6,7 @@ import { exportRewardEntries, rewardLiability } from '../domain/liability.js';
 import { presentView } from '../domain/present.js';
 import { refundPayment } from '../domain/refunds.js';
 import { requireActor } from '../http/access.js';
+import { participantChange } from './audit-specs.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
@@ -15,7 +16,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/admin/refundPayment',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      config: { access: 'secret' as const, idempotent: true, audit: participantChange(ctx) },
       schema: {
         ...common,
         summary: "Record a refund of a referee's payment, and take back what it earned",

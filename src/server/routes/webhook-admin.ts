@@ -14,16 +14,18 @@ import type { Ctx } from '../domain/context.js';
 import * as deliveries from '../domain/webhook-deliveries.js';
 import * as endpoints from '../domain/webhook-endpoints.js';
 import { requireActor } from '../http/access.js';
+import { byObjectId, endpointChange } from './audit-specs.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
 const common = { tags: ['webhooks'], security: [{ bearerAuth: [] }] };
 const config = { access: 'secret' as const, idempotent: true };
+const change = { ...config, audit: byObjectId };
 
 export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPrivate: boolean }> = async (app, { ctx, allowPrivate }) => {
   app.post(
     '/api/v1/admin/createWebhookEndpoint',
     {
-      config,
+      config: change,
       schema: {
         ...common,
         summary: 'Add a webhook endpoint; its signing secret is in this answer only',
@@ -42,7 +44,7 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPriv
 
   app.post(
     '/api/v1/admin/deleteWebhookEndpoint',
-    { config, schema: { ...common, summary: 'Remove a webhook endpoint', body: IdBody, response: { 200: Ok, ...errors } } },
+    { config: { ...config, audit: endpointChange(ctx) }, schema: { ...common, summary: 'Remove a webhook endpoint', body: IdBody, response: { 200: Ok, ...errors } } },
     async (request) => {
       await endpoints.deleteEndpoint(ctx, requireActor(request), request.body.id);
       return { ok: true as const };
@@ -66,7 +68,7 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; allowPriv
   app.post(
     '/api/v1/admin/redeliverWebhook',
     {
-      config,
+      config: change,
       schema: { ...common, summary: 'Send a delivery again now, with a fresh retry schedule', body: IdBody, response: { 200: Ok, ...errors } },
     },
     async (request) => {

@@ -815,6 +815,55 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0023_team_audit': {
+      async up(db: Kysely<any>) {
+        // Roles (../domain/roles.ts): everyone who could sign in before could do everything, so stays an owner.
+        await db.schema.alterTable('users').addColumn('role', 'text', (c) => c.notNull().defaultTo('owner')).execute();
+        // Invitations to join an account (../domain/team.ts): the emailed token only as its hash; single use.
+        await db.schema
+          .createTable('invitations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('invited_by', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('expires_on', 'bigint', (c) => c.notNull())
+          .addColumn('accepted_on', 'bigint')
+          .addColumn('revoked_on', 'bigint')
+          .execute();
+        await db.schema.createIndex('invitations_account').on('invitations').columns(['account_id', 'created_on']).execute();
+        // The audit log (./audit-store.ts): append-only, kept forever.
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('actor_kind', 'text', (c) => c.notNull())
+          .addColumn('actor_id', 'text')
+          .addColumn('actor_label', 'text', (c) => c.notNull())
+          .addColumn('actor_role', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('campaign_id', 'text')
+          .addColumn('target', 'text')
+          .addColumn('before', 'text')
+          .addColumn('after', 'text')
+          .addColumn('ip', 'text')
+          .execute();
+        await db.schema.createIndex('audit_log_account').on('audit_log').columns(['account_id', 'created_on', 'id']).execute();
+        // Append-only in the database itself, not only by convention: an UPDATE or DELETE of an entry fails.
+        if (dialect === 'postgres') {
+          await sql`create function refkit_audit_append_only() returns trigger language plpgsql as $$
+            begin raise exception 'audit_log is append-only'; end $$`.execute(db);
+          await sql`create trigger audit_log_append_only before update or delete on audit_log
+            for each row execute function refkit_audit_append_only()`.execute(db);
+        } else {
+          await sql`create trigger audit_log_no_update before update on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+          await sql`create trigger audit_log_no_delete before delete on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+        }
+      },
+    },
     '0024_erasure': {
       async up(db: Kysely<any>) {
         // Erasing a person (../domain/erasure.ts, ./person-store.ts): per account, a random salt, and the

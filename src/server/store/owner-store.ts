@@ -1,12 +1,16 @@
 /** SQL of dashboard owners: users, their sessions, and the failed sign-ins the throttle counts. */
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { Dialect } from './connect.js';
 import type { Database, SessionsTable, UsersTable } from './tables.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 
 export class OwnerStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /** Inserts unless the email is taken; the new id, or undefined if taken. */
   async insertUser(row: Insertable<UsersTable>): Promise<number | undefined> {
@@ -18,17 +22,37 @@ export class OwnerStore {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   }
 
-  /** The owners of an account, oldest first. */
-  listUsers(accountId: number): Promise<Pick<UserRow, 'id' | 'email' | 'created_on'>[]> {
-    return this.db.selectFrom('users').select(['id', 'email', 'created_on']).where('account_id', '=', accountId).orderBy('id').execute();
+  /** The users of an account, oldest first. */
+  listUsers(accountId: number): Promise<Pick<UserRow, 'id' | 'email' | 'created_on' | 'role'>[]> {
+    return this.db.selectFrom('users').select(['id', 'email', 'created_on', 'role']).where('account_id', '=', accountId).orderBy('id').execute();
   }
 
-  /** Deletes an owner of the account and their sessions (run it in a transaction); false when there is none. */
+  /** The user of the account with this email, if any. */
+  findMember(accountId: number, email: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+  }
+
+  /** Deletes a user of the account and their sessions (run it in a transaction); false when there is none. */
   async deleteUser(accountId: number, email: string): Promise<boolean> {
     const user = this.db.selectFrom('users').select('id').where('account_id', '=', accountId).where('email', '=', email);
     await this.db.deleteFrom('sessions').where('user_id', 'in', user).execute();
     const r = await this.db.deleteFrom('users').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
+  }
+
+  async setRole(userId: number, role: string): Promise<void> {
+    await this.db.updateTable('users').set({ role }).where('id', '=', userId).execute();
+  }
+
+  /**
+   * The emails of the account's owners, their rows locked until the transaction ends (PostgreSQL; SQLite's
+   * write transaction is already exclusive): two owners demoting or removing each other at once queue, and
+   * the second sees that the first left one owner.
+   */
+  async lockOwners(accountId: number): Promise<string[]> {
+    let q = this.db.selectFrom('users').select('email').where('account_id', '=', accountId).where('role', '=', 'owner');
+    if (this.dialect === 'postgres') q = q.forUpdate();
+    return (await q.execute()).map((r) => r.email);
   }
 
   findUserById(id: number): Promise<UserRow | undefined> {
@@ -49,12 +73,12 @@ export class OwnerStore {
   }
 
   /** A session that is neither revoked nor expired at `now`, with its user. */
-  findLiveSession(id: string, now: number): Promise<(SessionRow & { email: string; account_id: number }) | undefined> {
+  findLiveSession(id: string, now: number): Promise<(SessionRow & { email: string; account_id: number; role: string }) | undefined> {
     return this.db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
       .selectAll('sessions')
-      .select(['users.email', 'users.account_id'])
+      .select(['users.email', 'users.account_id', 'users.role'])
       .where('sessions.id', '=', id)
       .where('sessions.revoked_on', 'is', null)
       .where('sessions.expires_on', '>', now)

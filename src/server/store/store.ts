@@ -9,6 +9,8 @@ import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, Participa
 import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
 import { DirectoryStore } from './directory-store.js';
+import { AuditStore } from './audit-store.js';
+import { InvitationStore } from './invitation-store.js';
 import { OwnerStore } from './owner-store.js';
 import { ParticipantTokenStore } from './participant-token-store.js';
 import { builtWrite, directUnit, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
@@ -358,6 +360,10 @@ export class Store {
   readonly webhooks: WebhookStore;
   /** Dashboard owners and their sessions. */
   readonly owners: OwnerStore;
+  /** Invitations to join an account. */
+  readonly invitations: InvitationStore;
+  /** The audit log (append-only). */
+  readonly audit: AuditStore;
   /** Participant tokens: who one proves, revoking them (issued with a sign-up, or by insertParticipantToken). */
   readonly tokens: ParticipantTokenStore;
   /** Per-campaign daily counters of the dashboard's analytics. */
@@ -399,7 +405,9 @@ export class Store {
     this.#impressions = options.impressions ?? new ImpressionBuffer((batch) => writeImpressions(db, dialect, batch));
     this.#afterCommit = afterCommit;
     this.webhooks = new WebhookStore(db, dialect, this.caches, () => this.changedCached());
-    this.owners = new OwnerStore(db);
+    this.owners = new OwnerStore(db, dialect);
+    this.invitations = new InvitationStore(db);
+    this.audit = new AuditStore(db);
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);

@@ -260,6 +260,44 @@ export interface UsersTable {
   /** scrypt, with its parameters and salt: `scrypt$N$r$p$salt$hash` (base64url). */
   password_hash: string;
   created_on: number;
+  /** owner, admin or viewer (../domain/roles.ts); users from before roles are owners (migration 0023). */
+  role: Generated<string>;
+}
+
+export interface InvitationsTable {
+  id: string;
+  account_id: number;
+  email: string;
+  role: string;
+  /** SHA-256 of the emailed token: a stolen table joins nobody. */
+  token_hash: string;
+  /** Who invited: the audit log's actor label (an email, a key prefix, or `cli`). */
+  invited_by: string;
+  created_on: number;
+  expires_on: number;
+  accepted_on: number | null;
+  revoked_on: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  account_id: number;
+  created_on: number;
+  /** user, key or cli. */
+  actor_kind: string;
+  /** The user's id, the key's id, or null (cli). */
+  actor_id: string | null;
+  /** The user's email, the key's prefix, or `cli`. */
+  actor_label: string;
+  actor_role: string;
+  /** The operation id (updateCampaign, inviteMember, ...) or the CLI command. */
+  action: string;
+  campaign_id: string | null;
+  target: string | null;
+  /** JSON snapshots, secrets redacted; null when there is nothing to show. */
+  before: string | null;
+  after: string | null;
+  ip: string | null;
 }
 
 export interface SessionsTable {
@@ -556,6 +594,8 @@ export interface Database {
   impressions: ImpressionsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  invitations: InvitationsTable;
+  audit_log: AuditLogTable;
   signin_failures: SigninFailuresTable;
   participant_reviews: ParticipantReviewsTable;
   campaign_daily_stats: CampaignDailyStatsTable;

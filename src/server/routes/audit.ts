@@ -1,0 +1,54 @@
+/** The audit log's routes: a filtered, paged list and a CSV export. Read by every role; nothing changes it. */
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApiErrorBody } from '../../api/schemas.js';
+import { AuditEntry, AuditFilterQuery, AuditLogQuery } from '../../api/team-schemas.js';
+import { exportAuditLog, listAuditLog, presentAuditEntry } from '../domain/audit.js';
+import type { Ctx } from '../domain/context.js';
+import { requireActor } from '../http/access.js';
+import { linkNext } from '../http/link-next.js';
+
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody };
+const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+const common = { tags: ['team'], security };
+const config = { access: 'secret' as const };
+
+export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+  app.get(
+    '/api/v1/admin/listAuditLog',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'The audit log: every change made through the dashboard, the admin API or the CLI, newest first',
+        description:
+          'Filters (together): actor (an email, a key prefix, or cli), action (an operation id), campaignId, from and to (ISO instants). ' +
+          'Paged as getAllParticipants (page and pageSize, or the cursor of the Link header).',
+        querystring: AuditLogQuery,
+        response: { 200: Type.Array(AuditEntry), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const page = await listAuditLog(ctx, requireActor(request), request.query);
+      linkNext(request, reply, page.next);
+      return page.rows.map((r) => presentAuditEntry(r.row));
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/exportAuditLog',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: 'The audit log as CSV, oldest first, with the filters of listAuditLog',
+        querystring: AuditFilterQuery,
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const csv = exportAuditLog(ctx, requireActor(request), request.query);
+      return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="audit-log.csv"').send(csv);
+    },
+  );
+};
