@@ -147,10 +147,20 @@ eachDatabase(
       const before = await othersRows(s, annIds);
       const zedReferrals = (await s.admin.getReferrals(a, 'zed@example.com')).length;
 
+      // Who looked at their data is recorded, with their address as the target.
+      await s.admin.exportPerson(ANN.email);
+      const audit = () => s.ctx.store.db.selectFrom('audit_log').select(['id', 'action', 'actor_label', 'created_on', 'target']).orderBy('id').execute();
+      const entries = await audit();
+      assert.equal(entries.at(-1)?.action, 'exportPerson');
+      assert.equal(entries.at(-1)?.target, ANN.email);
       const result = await s.admin.erasePerson(ANN.email.toUpperCase());
       assert.deepEqual(result.participants.map((p) => p.campaignId).sort(), [a, b].sort());
 
       assert.deepEqual(await findAnywhere(s, NEEDLES), []);
+      // The audit log keeps every entry, who made it and when (only the person is taken out), and records the erasure.
+      const kept = await audit();
+      assert.deepEqual(kept.slice(0, entries.length), [...entries.slice(0, -1), { ...entries.at(-1)!, target: 'Deleted participant' }]);
+      assert.deepEqual(kept.slice(entries.length).map((e) => [e.action, e.target]), [['erasePerson', `participants ${result.participants.map((p) => `#${p.participantId}`).join(', ')}`]]);
       assert.deepEqual(await othersRows(s, annIds), before);
       await rejects(() => s.admin.getParticipant(a, ANN.email), 404, 'participant_not_found');
       await rejects(() => s.admin.getParticipant(b, ANN.email), 404, 'participant_not_found');

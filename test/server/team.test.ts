@@ -75,6 +75,7 @@ async function world(s: TestService) {
   const endpoint = await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added'] });
   const doomed = await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/doomed', eventTypes: ['referrer_added'] });
   await s.admin.addParticipant({ id, email: 'cy@example.com' });
+  await s.admin.addParticipant({ id, email: 'erase-me@example.com' });
   const [delivery] = await s.admin.listWebhookDeliveries({ endpointId: endpoint.id });
   const decoy = await s.admin.createApiKey('decoy');
   await createOwner(s.ctx, 'gone@example.com', PASSWORD, DEFAULT_ACCOUNT, 'viewer');
@@ -114,6 +115,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     sendTestEmail: { id: w.id, kind: 'welcome', locale: 'en', to: 'test@example.com' },
     putEmailText: { id: w.id, kind: 'welcome', locale: 'en', subject: 'Hi', body: 'Welcome {{firstName}}' },
     resetEmailText: { id: w.id, kind: 'welcome', locale: 'en' },
+    erasePerson: { email: 'erase-me@example.com' },
   };
   return special[name] ?? base;
 }

@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { ERASED_NAME, erasedEmail } from '../../api/erased.js';
 import type { ErasureResult } from '../../api/person-schemas.js';
-import type { Anonymised } from '../store/person-store.js';
+import type { Anonymised, PersonParticipant } from '../store/person-store.js';
+import type { Store } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { addressHash } from './erasure-block.js';
@@ -36,6 +37,26 @@ function scrub(json: string, email: string, anonymised: Map<number, Anonymised>)
   return JSON.stringify(body);
 }
 
+/**
+ * The audit log keeps who changed what, when (an entry is never deleted), but not the person: in every
+ * entry that mentions the address, in any case, the address and the participants' names become "Deleted
+ * participant" in its target and snapshots.
+ */
+async function redactAudit(tx: Store, accountId: number, email: string, found: readonly PersonParticipant[]): Promise<void> {
+  const names = new Set(found.flatMap((p) => [p.first_name, p.last_name]).flatMap((n) => (n?.trim() ? [n.trim().toLowerCase()] : [])));
+  const address = new RegExp(email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+  const replace = (v: unknown): unknown => {
+    if (typeof v === 'string') return names.has(v.trim().toLowerCase()) ? ERASED_NAME : v.replace(address, ERASED_NAME);
+    if (Array.isArray(v)) return v.map(replace);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
+    return v;
+  };
+  const json = (text: string | null) => (text === null ? null : JSON.stringify(replace(JSON.parse(text))));
+  for (const e of await tx.audit.mentioning(accountId, email)) {
+    await tx.audit.redact(e.id, { target: e.target === null ? null : (replace(e.target) as string), before: json(e.before), after: json(e.after) });
+  }
+}
+
 export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Promise<ErasureResult> {
   const email = normalizeEmail(rawEmail);
   const { accountId } = actor;
@@ -56,6 +77,7 @@ export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Pro
       await people.renameInOthersEmails(p.id, (data) => JSON.stringify({ ...(JSON.parse(data) as object), friend: ERASED_NAME }));
     }
     for (const e of events) await people.setEventPayload(e.id, scrub(e.payload, email, anonymised));
+    await redactAudit(tx, accountId, email, found);
     await people.deleteAddressRows(accountId, email);
     await people.dropStripeEmail(accountId, email);
     await people.deleteAnswersWith(accountId, email);

@@ -7,6 +7,12 @@ import { erasePerson } from '../domain/erasure.js';
 import { exportPerson } from '../domain/person-export.js';
 import { requireActor } from '../http/access.js';
 
+/** An erasure's entry target: the participants erased, by id. */
+const erasedTarget = (_fields: unknown, answer: unknown) => {
+  const ids = (answer as ErasureResult | null)?.participants.map((p) => `#${p.participantId}`) ?? [];
+  return ids.length > 0 ? `participants ${ids.join(', ')}` : 'nobody';
+};
+
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
 const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
 
@@ -14,7 +20,8 @@ export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.get(
     '/api/v1/admin/exportPerson',
     {
-      config: { access: 'secret' as const },
+      // Reading a person's data is recorded too (who looked, for whom), without the data itself.
+      config: { access: 'secret' as const, audit: { campaign: null, snapshot: async () => null } },
       schema: {
         ...common,
         summary: 'Everything stored about an email across the campaigns, as JSON',
@@ -31,7 +38,8 @@ export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/admin/erasePerson',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      // The entry names the participants by id: the address is gone (and the log keeps no trace of it).
+      config: { access: 'secret' as const, idempotent: true, audit: { campaign: null, target: erasedTarget } },
       schema: {
         ...common,
         summary: "Erase a person's data across the campaigns",

@@ -1,8 +1,9 @@
 /**
- * SQL of the audit log. Append-only: this module inserts and reads, and nothing else (no statement of the
- * service updates or deletes an entry; the triggers of migration 0023 refuse one anyway). Kept forever.
+ * SQL of the audit log. Append-only: this module inserts and reads, and changes an entry only to take an
+ * erased person out of its target and snapshots (redact); no statement deletes one, and the triggers of
+ * migration 0023 refuse a change to who did what, when. Kept forever.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 import type { AuditLogTable, Database } from './tables.js';
@@ -44,6 +45,23 @@ export class AuditStore {
     if ('after' in start) q = q.where((eb) => eb(eb.refTuple('created_on', 'id'), '<', eb.tuple(start.after.createdOn, start.after.id)));
     else if (start.offset > 0) q = q.offset(bound(start.offset));
     return q.execute();
+  }
+
+  /** The account's entries whose target or snapshots mention `text` (lower case), whatever its case there. */
+  mentioning(accountId: number, text: string): Promise<Pick<AuditRow, 'id' | 'target' | 'before' | 'after'>[]> {
+    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const mentions = (column: 'target' | 'before' | 'after') => sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
+    return this.db
+      .selectFrom('audit_log')
+      .select(['id', 'target', 'before', 'after'])
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([mentions('target'), mentions('before'), mentions('after')]))
+      .execute();
+  }
+
+  /** Rewrites an entry's target and snapshots (erasing a person): the only change an entry allows. */
+  async redact(id: number, fields: Pick<AuditRow, 'target' | 'before' | 'after'>): Promise<void> {
+    await this.db.updateTable('audit_log').set(fields).where('id', '=', id).execute();
   }
 
   /** Entries oldest first after the entry `afterId` (0: from the start), for an export in batches. */

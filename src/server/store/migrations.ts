@@ -852,14 +852,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('ip', 'text')
           .execute();
         await db.schema.createIndex('audit_log_account').on('audit_log').columns(['account_id', 'created_on', 'id']).execute();
-        // Append-only in the database itself, not only by convention: an UPDATE or DELETE of an entry fails.
+        // Append-only in the database itself, not only by convention: a DELETE of an entry fails, and so does an
+        // UPDATE of who did what, when, where. Only its target and snapshots may change: erasing a person
+        // (../domain/erasure.ts) replaces their address and names there.
+        const fixed = ['id', 'account_id', 'created_on', 'actor_kind', 'actor_id', 'actor_label', 'actor_role', 'action', 'campaign_id', 'ip'];
         if (dialect === 'postgres') {
+          const cols = (row: string) => sql.raw(`(${fixed.map((c) => `${row}.${c}`).join(', ')})`);
           await sql`create function refkit_audit_append_only() returns trigger language plpgsql as $$
-            begin raise exception 'audit_log is append-only'; end $$`.execute(db);
+            begin
+              if tg_op = 'DELETE' or ${cols('new')} is distinct from ${cols('old')} then
+                raise exception 'audit_log is append-only';
+              end if;
+              return new;
+            end $$`.execute(db);
           await sql`create trigger audit_log_append_only before update or delete on audit_log
             for each row execute function refkit_audit_append_only()`.execute(db);
         } else {
-          await sql`create trigger audit_log_no_update before update on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+          await sql`create trigger audit_log_no_update before update of ${sql.raw(fixed.join(', '))} on audit_log
+            begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
           await sql`create trigger audit_log_no_delete before delete on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
         }
       },
