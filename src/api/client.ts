@@ -56,6 +56,7 @@ import type {
   TestEmailBody,
   UpdateEmailSettingsBody,
 } from './email-schemas.js';
+import type { AccountSettings, UpdateAccountSettingsBody } from './settings-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
@@ -433,6 +434,15 @@ export class RefkitClient extends BrowserClient {
   }
   redeliverWebhook(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/redeliverWebhook', { id });
+  }
+
+  // ---- the account's settings ----
+
+  getAccountSettings(): Promise<AccountSettings> {
+    return this.getJson('/api/v1/admin/getAccountSettings', {});
+  }
+  updateAccountSettings(body: UpdateAccountSettingsBody): Promise<AccountSettings> {
+    return this.postJson('/api/v1/admin/updateAccountSettings', body);
   }
 
   // ---- lifecycle emails ----

@@ -30,6 +30,7 @@ import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import { widgetRoutes } from './routes/widget.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { emailAdminRoutes } from './routes/email-admin.js';
+import { accountSettingsAdminRoutes } from './routes/account-settings-admin.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -108,6 +109,7 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
   await app.register(unsubscribeRoutes, { ctx });
   await app.register(emailAdminRoutes, { ctx });
+  await app.register(accountSettingsAdminRoutes, { ctx });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });

@@ -39,6 +39,8 @@ export interface Config {
   mailFrom: string;
   /** The lifecycle email sender's settings (MAIL_*); its defaults unless overridden (tests use short ones). */
   mail: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
+  /** How often the retention pruner runs (RETENTION_INTERVAL_MS, an hour by default; docs/privacy.md#retention). */
+  retentionIntervalMs: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -181,5 +183,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
     mail: mailSettings(env),
+    retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS || '3600000'),
   };
 }

@@ -15,7 +15,7 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { postgresDriver, type Dialect } from './connect.js';
 import { forgetRowShapes } from './sqlite-rows.js';
-import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
+import type { AccountSettingsTable, ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
 export const CACHE_CHECK_MS = 500;
@@ -59,12 +59,15 @@ export class Caches {
   readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
+  /** Each account's settings row, or none (`row` undefined: the defaults), so a default account reads nothing either. */
+  readonly accountSettings = new Cached<number, { row: Row<AccountSettingsTable> | undefined }>(this);
   /**
    * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
    * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
-   * for good, and so are the other fields of CodeOwner: no statement changes them or deletes a
-   * participant. So an entry never goes stale and needs no change counter; only committed rows may fill
-   * it (Store.codeOwner), and an unknown code is never kept, so a code created elsewhere is found at once.
+   * for good, and so are the other fields of CodeOwner but `signup_net`, which only the retention pruner
+   * clears (../domain/retention.ts), and that bumps the change counter once it has. So an entry goes stale
+   * only then; only committed rows may fill it (Store.codeOwner), and an unknown code is never kept, so a
+   * code created elsewhere is found at once.
    */
   readonly codeOwners = new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
 
@@ -75,7 +78,8 @@ export class Caches {
     this.campaigns.clear();
     this.apiKeys.clear();
     this.endpoints.clear();
-    // Nothing makes these stale (see above); dropped with the rest all the same, as after a restore.
+    this.accountSettings.clear();
+    // Only the pruner makes these stale (see above); dropped with the rest all the same, as after a restore.
     this.codeOwners.clear();
   }
 }

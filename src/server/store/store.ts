@@ -34,6 +34,8 @@ import { WaitlistStore } from './waitlist-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
+import { AccountSettingsStore } from './account-settings-store.js';
+import { RetentionStore } from './retention-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -378,6 +380,10 @@ export class Store {
   readonly emails: EmailStore;
   /** Waitlists, over the same connection (and so the same transaction) as this store. */
   readonly waitlists: WaitlistStore;
+  /** Each account's settings (retention), cached. */
+  readonly accountSettings: AccountSettingsStore;
+  /** The retention pruner's lease, progress and batches. */
+  readonly retention: RetentionStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -408,6 +414,8 @@ export class Store {
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
     this.waitlists = new WaitlistStore(db, dialect);
+    this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
+    this.retention = new RetentionStore(db, dialect);
   }
 
   /**
