@@ -5,6 +5,19 @@ import { AccountSettings, UpdateAccountSettingsBody } from '../../api/settings-s
 import { getAccountSettings, updateAccountSettings } from '../domain/account-settings.js';
 import type { Ctx } from '../domain/context.js';
 import { requireActor } from '../http/access.js';
+import { invalid } from '../domain/errors.js';
+
+/**
+ * The validator coerces a JSON null to 0 for an integer, and ipDays 0 means "store no IPs, clear those
+ * stored": a period given as null is refused before that, rather than read as the most drastic setting.
+ */
+async function refuseNullPeriods(request: { body: unknown }): Promise<void> {
+  const retention = (request.body as { retention?: unknown } | null)?.retention;
+  if (retention === null || typeof retention !== 'object') return;
+  for (const [field, value] of Object.entries(retention)) {
+    if (value === null) throw invalid(`retention.${field}`, `retention.${field} must be a whole number of days`);
+  }
+}
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody };
 const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
@@ -28,6 +41,7 @@ export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }>
     '/api/v1/admin/updateAccountSettings',
     {
       config: { ...config, idempotent: true },
+      preValidation: refuseNullPeriods,
       schema: {
         ...common,
         summary: 'Change how long data is kept (the periods given; the others stay). ipDays 0: sign-up IP addresses are not stored at all',
