@@ -63,7 +63,7 @@ eachDatabase('retention settings', (service) => {
       const { status, json } = await post(s, '/api/v1/admin/updateAccountSettings', body);
       assert.equal(status, 400, JSON.stringify(body));
       assert.equal(json.error.code, 'invalid_request');
-      assert.match(String(json.error.field ?? json.error.message), new RegExp(field), JSON.stringify(body));
+      assert.match(`${json.error.field} ${json.error.message}`, new RegExp(field), JSON.stringify(body));
     }
     assert.deepEqual((await s.admin.getAccountSettings()).retention, { ipDays: 0, webhookDays: 7, emailDays: 365 });
     await rejects(() => s.browser.getAccountSettings(), 401, 'unauthorized');
