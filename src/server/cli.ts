@@ -26,6 +26,7 @@ import { REWARD_CODE_KINDS, STRIPE_REWARD_MODES, WEBHOOK_EVENT_TYPES, type Rewar
 import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
+import { addSettingsCommands } from './settings-commands.js';
 
 export type { CliIo } from './cli-run.js';
 
@@ -342,6 +343,11 @@ function createProgram(run: Run): Command {
   const user = program.command('user').description('dashboard owners (sign in at /admin/)');
   userCommands(user, run);
   addOwnerAccountCommands(user, (fn, json) => local(run, ({ ctx }) => fn(ctx), json), (o) => newPassword(run, o));
+  addSettingsCommands(
+    program,
+    (method, route, body, json) => admin(run, method, route, body, json),
+    (fn, json) => local(run, ({ ctx }) => fn(ctx), json),
+  );
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { newPruneReport, pruneExpired, type PruneReport } from '../../src/server/domain/retention.js';
 import { rejects } from './helpers/assert.js';
+import { cli } from './helpers/cli.js';
 import { rowCount, seedOldRows, type OldRows } from './helpers/retention-seed.js';
 import { eachDatabase } from './helpers/suite.js';
 import type { TestService } from './helpers/service.js';
@@ -67,6 +68,31 @@ eachDatabase('retention settings', (service) => {
     }
     assert.deepEqual((await s.admin.getAccountSettings()).retention, { ipDays: 0, webhookDays: 7, emailDays: 365 });
     await rejects(() => s.browser.getAccountSettings(), 401, 'unauthorized');
+  });
+
+  it('refkit settings retention shows and changes the periods (a bad one exits 1, changing nothing); settings prune runs the pruner', async () => {
+    const s = service();
+    const env = { DATABASE_URL: s.database.url };
+    const shown = await cli(['settings', 'retention', '--json'], env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.deepEqual(JSON.parse(shown.stdout).retention, DEFAULTS);
+    const changed = await cli(['settings', 'retention', '--ip-days', '0', '--email-days', '30', '--json'], env);
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.deepEqual(JSON.parse(changed.stdout).retention, { ipDays: 0, webhookDays: 30, emailDays: 30 });
+    const human = await cli(['settings', 'retention'], env);
+    assert.match(human.stdout, /ipDays.*0/);
+    for (const args of [['--webhook-days', '0'], ['--ip-days', '3651'], ['--email-days', 'many']]) {
+      const bad = await cli(['settings', 'retention', ...args], env);
+      assert.equal(bad.code, 1, args.join(' '));
+      assert.match(bad.stderr, /Days|days/);
+    }
+    assert.deepEqual((await s.admin.getAccountSettings()).retention, { ipDays: 0, webhookDays: 30, emailDays: 30 });
+    const id = await s.campaign();
+    await seedOldRows(s.ctx.store.db, s.ctx.store.dialect, id, await endpoint(s), s.ctx.now() - DAY_MS, { participants: 3, webhookEvents: 0, emails: 0 }, 'c');
+    const pruned = await cli(['settings', 'prune', '--json'], env);
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.equal(JSON.parse(pruned.stdout).participantIps, 3);
+    assert.equal(await count(s, 'participants', 'signup_ip is not null'), 0);
   });
 
   it('keeps the sign-up IP by default; with ipDays 0 stores none (pending sign-ups neither), and the network signals find nothing', async () => {
