@@ -33,6 +33,7 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ],
   ['webhooks', '#/webhooks', (p) => p.getByRole('button', { name: 'Redeliver' }).first().waitFor()],
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
+  ['retention', '#/settings/retention', (p) => p.getByLabel('Email log').waitFor()],
 ];
 const VIEWS = only.length === 0 ? ALL_VIEWS : ALL_VIEWS.filter(([name]) => only.includes(name));
 

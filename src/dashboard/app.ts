@@ -21,6 +21,7 @@ import './pages/waitlist.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
+import './pages/data-retention.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
@@ -36,6 +37,7 @@ const TITLES: Record<Route['page'], string> = {
   waitlist: 'Waitlist',
   webhooks: 'Webhooks',
   keys: 'API keys',
+  retention: 'Data retention',
   account: 'Account',
 };
 
@@ -191,6 +193,8 @@ export class Dashboard extends LitElement {
           : nothing}
         <div class="section">Developers</div>
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
+        <div class="section">Settings</div>
+        ${this.#link(href.retention(), 'Data retention', page === 'retention')}
         ${this.campaigns.length > 1 && 'id' in this.route
           ? html`<label for="pick">Campaign</label>
               <div class="campaign-pick">
@@ -241,6 +245,8 @@ export class Dashboard extends LitElement {
         return html`<rk-webhooks></rk-webhooks>`;
       case 'keys':
         return html`<rk-keys></rk-keys>`;
+      case 'retention':
+        return html`<rk-data-retention></rk-data-retention>`;
       case 'account':
         return html`<rk-account .email=${this.email}></rk-account>`;
     }

@@ -11,6 +11,7 @@ export type Route =
   | { page: 'waitlist'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
+  | { page: 'retention' }
   | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
@@ -19,6 +20,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'webhooks') return { page: 'webhooks' };
   if (first === 'keys') return { page: 'keys' };
   if (first === 'account') return { page: 'account' };
+  if (first === 'settings' && id === 'retention') return { page: 'retention' };
   if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
   if (first === 'campaigns' && id) {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
@@ -44,6 +46,7 @@ export const href = {
   waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
+  retention: () => '#/settings/retention',
   account: () => '#/account',
 };
 
