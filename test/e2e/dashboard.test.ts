@@ -824,7 +824,7 @@ describe('dashboard', () => {
           await page.getByRole('link', { name: 'Data retention' }).click();
           await page.getByRole('heading', { name: 'Data retention', level: 1 }).waitFor();
           const form = page.locator('rk-data-retention form');
-          assert.equal(await form.getByLabel('IP addresses').inputValue(), '90');
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
           assert.equal(await form.getByLabel('Delivered webhooks').inputValue(), '30');
           assert.equal(await form.getByLabel('Email log').inputValue(), '90');
           await form.getByLabel('Delivered webhooks').fill('14');
@@ -836,14 +836,14 @@ describe('dashboard', () => {
           assert.equal(await form.getByLabel('Email log').inputValue(), '180');
 
           await form.getByLabel('Store no IP addresses at all').check();
-          assert.equal(await form.getByLabel('IP addresses').isDisabled(), true);
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).isDisabled(), true);
           await page.getByRole('button', { name: 'Save' }).click();
           await page.getByText('Saved. Older data goes at the next pruning').waitFor();
           assert.equal((await api.getAccountSettings()).retention.ipDays, 0);
           await page.reload();
           assert.equal(await form.getByLabel('Store no IP addresses at all').isChecked(), true);
           await form.getByLabel('Store no IP addresses at all').uncheck();
-          assert.equal(await form.getByLabel('IP addresses').inputValue(), '90');
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
           await page.getByRole('button', { name: 'Save' }).click();
           await page.getByText('Saved. Older data goes at the next pruning').waitFor();
           assert.equal((await api.getAccountSettings()).retention.ipDays, 90);

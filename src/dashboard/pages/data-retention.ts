@@ -11,7 +11,7 @@ const PERIODS: { key: Period; label: string; hint: string; min: number }[] = [
   {
     key: 'ipDays',
     label: 'IP addresses',
-    hint: 'The address and network each participant signed up from, which fraud scoring compares. 0: none are stored at all, and the network signals of fraud scoring are off.',
+    hint: 'The address and network each participant signed up from, which fraud scoring compares. With none stored, its network signals are off.',
     min: 0,
   },
   { key: 'webhookDays', label: 'Delivered webhooks', hint: 'Webhook events delivered to every endpoint, with their attempts. Undelivered ones are kept until they are delivered.', min: 1 },
