@@ -93,19 +93,20 @@ export async function pruneExpired(ctx: Ctx, options: PruneOptions = {}, report:
     };
     try {
       for (const account of await store.retention.accounts()) {
+        const accountId = Number(account.id);
         const days = retentionOf(account);
-        const campaigns = await store.retention.campaignIds(account.id);
+        const campaigns = await store.retention.campaignIds(accountId);
         // IPs: ipDays 0 keeps none, so clears those stored before it was set.
         const ipsBefore = now - days.ipDays * DAY_MS;
         const ipsFrom = account.ips_cleared_before === null ? 0 : Number(account.ips_cleared_before);
         if (ipsFrom < ipsBefore) {
           for (const campaign of campaigns) await clearIps(store, campaign, ipsFrom, ipsBefore, size, batch, report);
-          await store.retention.setIpsClearedBefore(account.id, ipsBefore);
+          await store.retention.setIpsClearedBefore(accountId, ipsBefore);
         }
         for (const campaign of campaigns) {
           while ((await batch(async () => count(report, 'pendingSignupIps', await store.retention.clearPendingSignupIps(campaign, ipsBefore, size)))) === size);
         }
-        await deleteWebhookEvents(store, account.id, now - days.webhookDays * DAY_MS, Math.max(1, Math.floor(size / EVENT_BATCH_SHARE)), batch, report);
+        await deleteWebhookEvents(store, accountId, now - days.webhookDays * DAY_MS, Math.max(1, Math.floor(size / EVENT_BATCH_SHARE)), batch, report);
         for (const campaign of campaigns) {
           while ((await batch(async () => count(report, 'emails', await store.retention.deleteEmails(campaign, now - days.emailDays * DAY_MS, size)))) === size);
         }
