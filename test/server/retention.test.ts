@@ -5,15 +5,17 @@
  * answered while it works through many rows in batches.
  */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { newPruneReport, pruneExpired, type PruneReport } from '../../src/server/domain/retention.js';
 import { rejects } from './helpers/assert.js';
 import { cli } from './helpers/cli.js';
 import { rowCount, seedOldRows, type OldRows } from './helpers/retention-seed.js';
+import { databaseKinds } from './helpers/databases.js';
+import { linkIn, startMailbox, type Mailbox } from './helpers/smtp.js';
 import { eachDatabase } from './helpers/suite.js';
-import type { TestService } from './helpers/service.js';
+import { startService, type TestService } from './helpers/service.js';
 
 const DEFAULTS = { ipDays: 90, webhookDays: 30, emailDays: 90 };
 /** Rows of the many-rows test: RETENTION_ROWS (default 100,000; `npm run bench -- --retention` measures 1,000,000). */
@@ -95,7 +97,7 @@ eachDatabase('retention settings', (service) => {
     assert.equal(await count(s, 'participants', 'signup_ip is not null'), 0);
   });
 
-  it('keeps the sign-up IP by default; with ipDays 0 stores none (pending sign-ups neither), and the network signals find nothing', async () => {
+  it('keeps the sign-up IP by default; with ipDays 0 stores none, and the network signals find nothing', async () => {
     const s = service();
     const id = await s.campaign();
     const ipOf = (email: string) => one<{ signup_ip: string | null; signup_net: string | null }>(s, sql`select signup_ip, signup_net from participants where email = ${email}`);
@@ -117,6 +119,45 @@ eachDatabase('retention settings', (service) => {
     assert.deepEqual(await ipOf('eve@example.com'), { signup_ip: null, signup_net: null });
   });
 });
+
+for (const kind of await databaseKinds()) {
+  describe(`retention of double opt-in sign-ups [${kind.name}]`, { skip: kind.skip }, () => {
+    let mailbox: Mailbox;
+    let s: TestService;
+    before(async () => {
+      mailbox = await startMailbox();
+    });
+    after(async () => {
+      await mailbox.close();
+    });
+    beforeEach(async () => {
+      s = await startService(kind, { smtpUrl: mailbox.url });
+    });
+    afterEach(async () => {
+      await s.close();
+    });
+
+    it('with ipDays 0 a pending sign-up stores no IP, nor does the participant its confirmation makes', async () => {
+      const id = await s.campaign({ requireEmailConfirmation: true });
+      const pendingIp = async (email: string) =>
+        (await one<{ signup_ip: string | null }>(s, sql`select signup_ip from pending_signups where email = ${email}`)).signup_ip;
+      // By default the pending sign-up keeps the address it was made from.
+      await s.browser.addParticipant({ id, email: `kept-${kind.name}@example.com` });
+      assert.equal(await pendingIp(`kept-${kind.name}@example.com`), '127.0.0.1');
+      await s.admin.updateAccountSettings({ retention: { ipDays: 0 } });
+      const email = `pat-${kind.name}@example.com`;
+      await s.browser.addParticipant({ id, email });
+      assert.equal(await pendingIp(email), null);
+      const [mail] = await mailbox.to(email);
+      const link = linkIn(mail!);
+      await s.browser.verifyEmail(link.campaignId, link.token);
+      assert.deepEqual(
+        await one(s, sql`select signup_ip, signup_net from participants where email = ${email}`),
+        { signup_ip: null, signup_net: null },
+      );
+    });
+  });
+}
 
 eachDatabase('retention pruner', (service) => {
   it('clears old IPs and deletes old delivered webhooks and logged emails; keeps pending, failed, reminders and recent rows', async () => {
