@@ -15,6 +15,8 @@
  *   --compare REV       the working tree's service against REV's, in turns, each started first once
  *                       (bench/compare.ts): by default on new sign-ups, or on --routes; writes no file.
  *                       --webhook adds a webhook endpoint taking every event to both databases.
+ *   --retention         the retention pruner through 1,000,000 old rows (--rows N for another count; writes
+ *                       the file only at the default), and sign-ups' latency while it runs (bench/retention.ts).
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ import { runCompare } from './compare.js';
 import { runGrowth } from './growth.js';
 import { startLoader } from './loader.js';
 import { runProfile } from './profile.js';
+import { runRetention } from './retention.js';
 import { machine, writeSection } from './report.js';
 import { benchKind, failures, markdown, type KindReport, type Timing } from './routes.js';
 
@@ -37,6 +40,8 @@ const { values } = parseArgs({
     webhook: { type: 'boolean', default: false },
     'keep-profiles': { type: 'string' },
     db: { type: 'string' },
+    retention: { type: 'boolean', default: false },
+    rows: { type: 'string' },
   },
 });
 /** --routes: the names (their beginnings) of the routes to measure, for every mode that takes it. */
@@ -50,7 +55,11 @@ const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.na
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
 const loader = startLoader();
 try {
-  if (values.growth) {
+  if (values.retention) {
+    const rows = Number(values.rows ?? 1_000_000);
+    if (!Number.isInteger(rows) || rows < 1_000) throw new Error('--rows takes a whole number of rows, at least 1000');
+    await runRetention(runnable, rows, command, log, values.rows === undefined);
+  } else if (values.growth) {
     const sizes = (values.sizes ?? '10000,100000,1000000').split(',').map((s) => Number(s.trim()));
     if (sizes.some((n) => !Number.isInteger(n) || n < 2_000)) throw new Error('--sizes takes whole numbers of participants, each at least 2000');
     await runGrowth(runnable, sizes, loader, command, log, only);

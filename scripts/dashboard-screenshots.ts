@@ -45,6 +45,7 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['keys', '#/keys', (p) => p.getByRole('button', { name: /^Revoke/ }).first().waitFor()],
   ['team', '#/team', (p) => p.getByRole('cell', { name: 'lee@acme.example', exact: true }).waitFor()],
   ['audit', '#/audit', (p) => p.getByRole('cell', { name: 'createCampaign' }).first().waitFor()],
+  ['retention', '#/settings/retention', (p) => p.getByLabel('Email log').waitFor()],
 ];
 const VIEWS = only.length === 0 ? ALL_VIEWS : ALL_VIEWS.filter(([name]) => only.includes(name));
 

@@ -58,6 +58,7 @@ import type {
   UpdateEmailSettingsBody,
 } from './email-schemas.js';
 import type { AuditEntry, Invitation, Member, RoleName } from './team-schemas.js';
+import type { AccountSettings, UpdateAccountSettingsBody } from './settings-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
 export type { ErasureResult, PersonExport };
@@ -485,6 +486,15 @@ export class RefkitClient extends BrowserClient {
   }
   redeliverWebhook(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/redeliverWebhook', { id });
+  }
+
+  // ---- the account's settings ----
+
+  getAccountSettings(): Promise<AccountSettings> {
+    return this.getJson('/api/v1/admin/getAccountSettings', {});
+  }
+  updateAccountSettings(body: UpdateAccountSettingsBody): Promise<AccountSettings> {
+    return this.postJson('/api/v1/admin/updateAccountSettings', body);
   }
 
   // ---- lifecycle emails ----

@@ -24,6 +24,7 @@ import './pages/account.js';
 import './pages/team.js';
 import './pages/audit-log.js';
 import './pages/join.js';
+import './pages/data-retention.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
@@ -42,6 +43,7 @@ const TITLES: Record<Route['page'], string> = {
   team: 'Team',
   audit: 'Audit log',
   join: 'Join',
+  retention: 'Data retention',
   account: 'Account',
 };
 
@@ -200,6 +202,8 @@ export class Dashboard extends LitElement {
         ${this.#link(href.webhooks(), 'Webhooks', page === 'webhooks')} ${this.#link(href.keys(), 'API keys', page === 'keys')}
         <div class="section">Account</div>
         ${this.#link(href.team(), 'Team', page === 'team')} ${this.#link(href.audit(), 'Audit log', page === 'audit')}
+        <div class="section">Settings</div>
+        ${this.#link(href.retention(), 'Data retention', page === 'retention')}
         ${this.campaigns.length > 1 && 'id' in this.route
           ? html`<label for="pick">Campaign</label>
               <div class="campaign-pick">
@@ -257,6 +261,8 @@ export class Dashboard extends LitElement {
       case 'join':
         // Signed in already: the invitation is someone else's business (or used); go on as yourself.
         return html`<rk-campaigns .campaigns=${this.campaigns}></rk-campaigns>`;
+      case 'retention':
+        return html`<rk-data-retention></rk-data-retention>`;
       case 'account':
         return html`<rk-account .email=${this.email}></rk-account>`;
     }

@@ -14,6 +14,7 @@ export type Route =
   | { page: 'team' }
   | { page: 'audit' }
   | { page: 'join'; token: string }
+  | { page: 'retention' }
   | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
@@ -26,6 +27,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'webhooks') return { page: 'webhooks' };
   if (first === 'keys') return { page: 'keys' };
   if (first === 'account') return { page: 'account' };
+  if (first === 'settings' && id === 'retention') return { page: 'retention' };
   if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
   if (first === 'campaigns' && id) {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
@@ -53,6 +55,7 @@ export const href = {
   keys: () => '#/keys',
   team: () => '#/team',
   audit: () => '#/audit',
+  retention: () => '#/settings/retention',
   account: () => '#/account',
 };
 

@@ -35,6 +35,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { emailAdminRoutes } from './routes/email-admin.js';
 import { auditRoutes } from './routes/audit.js';
 import { teamRoutes } from './routes/team.js';
+import { accountSettingsAdminRoutes } from './routes/account-settings-admin.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -122,6 +123,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor }: AppOptions)
   await app.register(emailAdminRoutes, { ctx });
   await app.register(teamRoutes, { ctx, publicUrl: config.publicUrl });
   await app.register(auditRoutes, { ctx });
+  await app.register(accountSettingsAdminRoutes, { ctx });
   await app.register(healthRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });

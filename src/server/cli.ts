@@ -29,6 +29,7 @@ import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
 import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
 import { addConfigCommands } from './config-commands.js';
+import { addSettingsCommands } from './settings-commands.js';
 
 export type { CliIo } from './cli-run.js';
 
@@ -348,6 +349,11 @@ function createProgram(run: Run): Command {
   userCommands(user, run);
   addOwnerAccountCommands(user, (action, fn, json) => localChange(run, action, ({ ctx }) => fn(ctx), (a) => ({ target: a.email, after: a }), json), (o) => newPassword(run, o));
   teamCommands(program, run, { admin: (method, route, body, json, empty) => admin(run, method, route, body, json, empty) });
+  addSettingsCommands(
+    program,
+    (method, route, body, json) => admin(run, method, route, body, json),
+    (action, fn, json) => localChange(run, action, ({ ctx }) => fn(ctx), (answer) => ({ after: answer }), json),
+  );
 
   const participant = program.command('participant').alias('participants').description('rewards, approval and import of participants');
   participant

@@ -48,6 +48,8 @@ export interface Config {
   mail: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
   /** ERASURE_BLOCK_DAYS: an erased address signing up again earns no referral credit for this many days (0: never blocked). */
   erasureBlockDays: number;
+  /** How often the retention pruner runs (RETENTION_INTERVAL_MS, an hour by default; docs/privacy.md#retention). */
+  retentionIntervalMs: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -192,5 +194,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
     mail: mailSettings(env),
     erasureBlockDays: count('ERASURE_BLOCK_DAYS', env.ERASURE_BLOCK_DAYS, DEFAULT_ERASURE_BLOCK_DAYS),
+    retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS || '3600000'),
   };
 }

@@ -18,6 +18,7 @@ import { Dispatcher } from './webhooks/dispatcher.js';
 import { StripePayoutSender } from './integrations/stripe-payouts.js';
 import { EmailSender } from './mail/sender.js';
 import { ReminderScan } from './domain/lifecycle-emails.js';
+import { RetentionPruner } from './domain/retention.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -91,6 +92,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Credits of campaigns that pay rewards into Stripe (stripeRewardMode), from the outbox; one sender per payout.
   const payouts = new StripePayoutSender(runtime.ctx, {}, app.log.child({ component: 'stripe-payouts' }));
   payouts.start();
+  // Data past each account's retention periods, in small batches; one process at a time (its lease).
+  const pruner = new RetentionPruner(runtime.ctx, config.retentionIntervalMs, app.log.child({ component: 'retention' }));
+  pruner.start();
 
   if (role.banner) {
     const address = app.server.address();
@@ -110,6 +114,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await sender?.stop();
     await releaser.stop();
     await payouts.stop();
+    await pruner.stop();
     await runtime.close();
   });
 }

@@ -859,6 +859,51 @@ describe('dashboard', () => {
     }));
 
   for (const width of [1280, 390]) {
+    it(`data retention at ${width} px: the defaults shown; periods saved (a reload shows them); no IPs at all, and back; a period out of bounds is not sent`, () =>
+      task(async ({ page }) => {
+        const api = seeded.service.admin;
+        try {
+          await page.getByRole('link', { name: 'Data retention' }).click();
+          await page.getByRole('heading', { name: 'Data retention', level: 1 }).waitFor();
+          const form = page.locator('rk-data-retention form');
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
+          assert.equal(await form.getByLabel('Delivered webhooks').inputValue(), '30');
+          assert.equal(await form.getByLabel('Email log').inputValue(), '90');
+          await form.getByLabel('Delivered webhooks').fill('14');
+          await form.getByLabel('Email log').fill('180');
+          await page.getByRole('button', { name: 'Save' }).click();
+          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+          assert.deepEqual((await api.getAccountSettings()).retention, { ipDays: 90, webhookDays: 14, emailDays: 180 });
+          await page.reload();
+          assert.equal(await form.getByLabel('Email log').inputValue(), '180');
+
+          await form.getByLabel('Store no IP addresses at all').check();
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).isDisabled(), true);
+          await page.getByRole('button', { name: 'Save' }).click();
+          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+          assert.equal((await api.getAccountSettings()).retention.ipDays, 0);
+          await page.reload();
+          assert.equal(await form.getByLabel('Store no IP addresses at all').isChecked(), true);
+          await form.getByLabel('Store no IP addresses at all').uncheck();
+          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
+          await page.getByRole('button', { name: 'Save' }).click();
+          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+          assert.equal((await api.getAccountSettings()).retention.ipDays, 90);
+
+          // Beyond ten years: the browser holds the form back, and nothing changes.
+          await form.getByLabel('Email log').fill('5000');
+          await page.getByRole('button', { name: 'Save' }).click();
+          assert.equal(await form.getByLabel('Email log').evaluate((el) => (el as HTMLInputElement).validity.rangeOverflow), true);
+          assert.equal((await api.getAccountSettings()).retention.emailDays, 180);
+          assert.equal(await overflowsSideways(page), false);
+        } finally {
+          // The other tests sign people up on this service with the defaults.
+          await api.updateAccountSettings({ retention: { ipDays: 90, webhookDays: 30, emailDays: 90 } });
+        }
+      }, width));
+  }
+
+  for (const width of [1280, 390]) {
     it(`account at ${width} px: change the password (other sessions end, this one goes on), then sign out everywhere`, async () => {
       // An owner of this test's own: the seeded owner's password stays as the other tests need it.
       const me = { email: `account-${width}@acme.example`, password: 'the first passphrase' };
@@ -916,6 +961,7 @@ describe('dashboard', () => {
           [`#/campaigns/${id}/billing`, 'Billing'],
           [`#/webhooks`, 'Webhooks'],
           [`#/keys`, 'API keys'],
+          [`#/settings/retention`, 'Data retention'],
           [`#/account`, 'Account'],
           // The Emails page is checked by its own test (axe and width at 1280 and 390 px): with its preview
           // frame, Playwright's network-idle now and then never came under this machine's load.

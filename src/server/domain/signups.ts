@@ -25,6 +25,7 @@ import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type Li
 import { AppError } from './errors.js';
 import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
+import { storableIp } from './account-settings.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
 import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
@@ -90,6 +91,8 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   const campaign = how.actor ? await ownCampaign(ctx, how.actor, input.id) : await findCampaign(ctx, input.id);
   assertOpen(campaign, ctx.now());
+  // An account that keeps no IPs stores none, and scores the sign-up without one (docs/privacy.md#retention).
+  how = { ...how, ip: await storableIp(ctx, campaign.account_id, how.ip) };
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};
   // A host's signature vouches for the address as much as a followed confirmation link does.
@@ -195,7 +198,7 @@ export async function verifyEmail(ctx: Ctx, campaignId: string, code: string, ip
     campaign,
     { email: link.email, firstName: pending.first_name ?? undefined, lastName: pending.last_name ?? undefined, referrer },
     // Scored from where the sign-up was made, not from where the email was opened.
-    { source: 'browser', ip: pending.signup_ip ?? ip, locale },
+    { source: 'browser', ip: await storableIp(ctx, campaign.account_id, pending.signup_ip ?? ip), locale },
     (tx) => tx.deletePendingSignup(campaign.id, link.email),
   );
   if (!created) return signedIn((await ctx.store.findParticipantByEmail(campaign.id, link.email))!);

@@ -15,7 +15,7 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { postgresDriver, type Dialect } from './connect.js';
 import { forgetRowShapes } from './sqlite-rows.js';
-import type { ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
+import type { AccountSettingsTable, ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
 export const CACHE_CHECK_MS = 500;
@@ -63,14 +63,16 @@ export class Caches {
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
   /** Each account's salt of erased addresses, null before its first erasure (./person-store.ts), which bumps the change counter. */
   readonly erasureSalts = new Cached<number, { salt: string | null }>(this);
+  /** Each account's settings row, or none (`row` undefined: the defaults), so a default account reads nothing either. */
+  readonly accountSettings = new Cached<number, { row: Row<AccountSettingsTable> | undefined }>(this);
   /**
    * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
    * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
-   * for good, and so are the other fields of CodeOwner: no statement but an erasure changes them or deletes a
-   * participant. So an entry never goes stale and needs no change counter; only committed rows may fill
-   * it (Store.codeOwner), and an unknown code is never kept, so a code created elsewhere is found at once.
-   * The one exception, erasing a person (../domain/erasure.ts), replaces their code and address, and
-   * bumps the change counter so that every process empties this cache too.
+   * for good, and so are the other fields of CodeOwner, with two exceptions that bump the change counter
+   * so that every process empties this cache too: erasing a person (../domain/erasure.ts) replaces their
+   * code and address, and the retention pruner (../domain/retention.ts) clears `signup_net`. Only
+   * committed rows may fill it (Store.codeOwner), and an unknown code is never kept, so a code created
+   * elsewhere is found at once.
    */
   readonly codeOwners = new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
 
@@ -82,7 +84,7 @@ export class Caches {
     this.apiKeys.clear();
     this.endpoints.clear();
     this.erasureSalts.clear();
-    // Nothing makes these stale (see above); dropped with the rest all the same, as after a restore.
+    this.accountSettings.clear();
     this.codeOwners.clear();
   }
 }

@@ -8,6 +8,7 @@ import type { Dialect } from './connect.js';
 import { BOARD_BLOCK, BOARD_SPAN } from './leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
 import { ASSUMPTION_FAILED } from './signup-reads.js';
+import { EMAIL_PRUNABLE } from './retention-store.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
 export const DAY_MS = 86_400_000;
@@ -892,6 +893,41 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('erased_on', 'bigint', (c) => c.notNull())
           .addPrimaryKeyConstraint('erased_addresses_pk', ['account_id', 'address_hash'])
           .execute();
+      },
+    },
+    '0025_retention': {
+      async up(db: Kysely<any>) {
+        // An account's settings (./account-settings-store.ts): how many days IP addresses and user agents,
+        // delivered webhook events and the email log are kept (0 days of IPs: none are stored). No row: the
+        // defaults (../domain/account-settings.ts). Cached in every process, so a change bumps cache_epoch.
+        await db.schema
+          .createTable('account_settings')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('ip_days', 'integer', (c) => c.notNull())
+          .addColumn('webhook_days', 'integer', (c) => c.notNull())
+          .addColumn('email_days', 'integer', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .execute();
+        for (const event of ['insert', 'update', 'delete'] as const) await cacheTriggerSql(dialect, 'account_settings', event).execute(db);
+        // The pruner's progress and its lease (./retention-store.ts): per account, the sign-up time before
+        // which every participant's IP has been cleared, so a run starts where the last one stopped instead
+        // of reading the cleared rows again; and the one row whose lease makes one process at a time prune.
+        await db.schema
+          .createTable('retention_marks')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('ips_cleared_before', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('job_leases')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('holder', 'text')
+          .addColumn('until', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.insertInto('job_leases').values({ name: 'retention', holder: null, until: 0 }).execute();
+        // The email log's prunable rows in age order, per campaign: each batch of the pruner is the start
+        // of this range. Rows enter it when they are sent, failed or skipped (by the sender, not by the
+        // sign-up that wrote them pending); reminders stay out, as their row is what sends one only once.
+        await sql`create index email_outbox_prunable on email_outbox (campaign_id, created_on, id) where ${EMAIL_PRUNABLE}`.execute(db);
       },
     },
   };

@@ -37,6 +37,8 @@ import { PersonStore } from './person-store.js';
 import { RewardCodeStore } from './reward-code-store.js';
 import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
+import { AccountSettingsStore } from './account-settings-store.js';
+import { RetentionStore } from './retention-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -387,6 +389,10 @@ export class Store {
   readonly waitlists: WaitlistStore;
   /** Everything stored about one address: its export and erasure, and the erased addresses. */
   readonly people: PersonStore;
+  /** Each account's settings (retention), cached. */
+  readonly accountSettings: AccountSettingsStore;
+  /** The retention pruner's lease, progress and batches. */
+  readonly retention: RetentionStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -420,6 +426,8 @@ export class Store {
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
     this.waitlists = new WaitlistStore(db, dialect);
     this.people = new PersonStore(db, dialect, this.caches);
+    this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
+    this.retention = new RetentionStore(db, dialect);
   }
 
   /**

@@ -575,8 +575,36 @@ export interface ErasedAddressesTable {
   erased_on: number;
 }
 
+/** An account's retention settings (migration 0025_retention); no row: the defaults. */
+export interface AccountSettingsTable {
+  account_id: number;
+  /** Days a participant's sign-up IP and network are kept; 0: never stored. */
+  ip_days: number;
+  /** Days delivered webhook events (and their deliveries and attempts) are kept. */
+  webhook_days: number;
+  /** Days sent, failed and skipped lifecycle emails stay in the log. */
+  email_days: number;
+  updated_on: number;
+}
+
+/** Per account: every participant who signed up before this has no IP or network stored any more. */
+export interface RetentionMarksTable {
+  account_id: number;
+  ips_cleared_before: number;
+}
+
+/** A lease per background job that one process at a time may run. */
+export interface JobLeasesTable {
+  name: string;
+  holder: string | null;
+  until: number;
+}
+
 /** Columns wrapped in Generated<> have database defaults, so inserts may leave them out. */
 export interface Database {
+  account_settings: AccountSettingsTable;
+  retention_marks: RetentionMarksTable;
+  job_leases: JobLeasesTable;
   email_texts: EmailTextsTable;
   email_outbox: EmailOutboxTable;
   email_unsubscribes: EmailUnsubscribesTable;
