@@ -251,18 +251,25 @@ eachDatabase('retention pruner', (service) => {
     assert.equal(await count(s, 'participants', 'signup_ip is not null'), 50);
     // The holder's lease ran out (a process that died): the next run takes it.
     await sql`update job_leases set until = ${now - 1} where name = 'retention'`.execute(s.ctx.store.db);
-    // A run that loses its lease mid-way (another process took it after it expired) stops at its next batch.
-    const report = newPruneReport();
-    const running = pruneExpired(s.ctx, { batchSize: 10, holder: 'me' }, report);
+    // A run that loses its lease mid-way (another process took it after it expired) stops at its next batch:
+    // the thief takes it just before the run's third claim (its first and two batches' renewals).
+    const retention = s.ctx.store.retention;
+    const claim = retention.claimLease.bind(retention);
+    let claims = 0;
     let stolen = false;
-    while (!report.done) {
-      if (!stolen && report.batches >= 2) {
+    retention.claimLease = async (...args) => {
+      if (++claims === 4) {
         await sql`update job_leases set holder = 'thief', until = ${now + 60_000} where name = 'retention'`.execute(s.ctx.store.db);
         stolen = true;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      return claim(...args);
+    };
+    const report = newPruneReport();
+    try {
+      await pruneExpired(s.ctx, { batchSize: 10, holder: 'me' }, report);
+    } finally {
+      retention.claimLease = claim;
     }
-    await running;
     assert.ok(stolen);
     assert.ok(report.participantIps >= 20 && report.participantIps < 50, `${report.participantIps} cleared`);
     // The thief's lease stays the thief's.
