@@ -16,6 +16,7 @@ import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv, FORMATS } from './http/validation.js';
+import { metricsRoutes, type MetricsRouteOptions } from './metrics/http.js';
 import { adminRoutes } from './routes/admin.js';
 import { assetRoutes } from './routes/assets.js';
 import { authRoutes } from './routes/auth.js';
@@ -38,6 +39,8 @@ export interface AppOptions {
     Partial<Pick<Config, 'demo' | 'publicUrl'>> & { rateLimits?: RateLimits };
   /** false silences the logs (tests); otherwise pino at config.logLevel, with these options (e.g. a stream) added. */
   logger?: false | Record<string, unknown>;
+  /** When metrics are on: requests are counted and timed, and `GET /metrics` served if `serve` (./metrics/http.ts). */
+  metrics?: MetricsRouteOptions;
 }
 
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
@@ -48,7 +51,7 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
-export async function buildApp({ ctx, config, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, config, logger, metrics }: AppOptions): Promise<FastifyInstance> {
   const readable = logger === undefined && config.demo === true;
   const app = Fastify({
     ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
@@ -92,8 +95,10 @@ export async function buildApp({ ctx, config, logger }: AppOptions): Promise<Fas
   // Decorators only (parseCookie, serializeCookie): its hooks would parse cookies and allocate a Map on
   // every request, and only the session cookie of the dashboard's routes is ever read (./http/access.ts).
   await app.register(cookie, { hook: false });
+  // Before access: /metrics is answered before the key check, as its bearer is no secret key.
+  if (metrics) await app.register(metricsRoutes, metrics);
   // Rate limits first: the key check in access counts wrong keys with them.
-  await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
+  await app.register(rateLimits, { ...(config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined }), refused: (limit) => ctx.metrics?.rateLimited(limit) });
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash });
   // After access (its preHandler names the account a key belongs to), before the routes it documents.
   await app.register(idempotency, { ctx });

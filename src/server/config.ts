@@ -39,6 +39,18 @@ export interface Config {
   mailFrom: string;
   /** The lifecycle email sender's settings (MAIL_*); its defaults unless overridden (tests use short ones). */
   mail: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
+  /** Prometheus metrics (docs/operate.md#monitoring): off (undefined) unless METRICS_TOKEN or METRICS_BIND is set. */
+  metrics: MetricsConfig | undefined;
+}
+
+/**
+ * Where `GET /metrics` is served and who may read it: with `bind`, on a listener of its own at that address
+ * (and not on the service's port); otherwise on the service's port. With `token`, only to
+ * `Authorization: Bearer <token>`. At least one is set: metrics on the service's port need a token.
+ */
+export interface MetricsConfig {
+  token?: string;
+  bind?: { host: string; port: number };
 }
 
 export type TrustProxy = false | number | string[];
@@ -132,6 +144,32 @@ function smtpUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+/** A bearer token as hard to guess as a secret key's random part. */
+export const METRICS_TOKEN_MIN_LENGTH = 24;
+
+/** METRICS_BIND: `host:port` (`[::1]:9464` for IPv6). */
+export function metricsBind(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value.trim());
+  const host = m?.[1] ?? m?.[2];
+  const port = Number(m?.[3]);
+  if (!m || host === undefined || port > 65535 || (!ipaddr.isValid(host) && !/^[a-z0-9.-]+$/i.test(host))) {
+    throw new ConfigError(`METRICS_BIND must be host:port (127.0.0.1:9464, or [::1]:9464), not "${value}"`);
+  }
+  return { host, port };
+}
+
+function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  const bind = env.METRICS_BIND ? metricsBind(env.METRICS_BIND) : undefined;
+  if (token !== undefined && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters with no spaces; make one with: node -e "console.log(crypto.randomBytes(24).toString('base64url'))"`,
+    );
+  }
+  if (token === undefined && bind === undefined) return undefined;
+  return { ...(token !== undefined && { token }), ...(bind && { bind }) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?: boolean } = {}): Config {
   const demo = flags.demo ?? bool('REFKIT_DEMO', env.REFKIT_DEMO, env.NODE_ENV === 'development');
   const port = Number(env.PORT ?? 8787);
@@ -181,5 +219,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
     mail: mailSettings(env),
+    metrics: metricsConfig(env),
   };
 }

@@ -25,6 +25,7 @@ import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type Li
 import { AppError } from './errors.js';
 import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
+import { report } from './metrics.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
 import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
@@ -271,6 +272,7 @@ async function createParticipant(
           })
         : await ctx.store.insertSignup(signup);
     if (participant) {
+      report(ctx.metrics, ctx.store, (m) => m.signedUp(campaign.id, participant.approval === 0));
       // The dispatcher is woken only when it has something to send.
       if (signup.event || signup.emails) ctx.onEventsCommitted?.();
       return token ? { participant, token: token.token } : { participant };
