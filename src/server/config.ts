@@ -187,6 +187,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
         'RATE_LIMIT_SIGNUPS_PER_CAMPAIGN sets the ceiling on keyless sign-ups per campaign',
     );
   }
+  const metrics = metricsConfig(env);
+  const workers = Math.max(1, count('WORKERS', env.WORKERS, 1));
+  if (metrics && workers > 1) {
+    // Workers share the service's port and METRICS_BIND's alike, so each scrape would reach one worker at
+    // random and its counters would seem to jump between the workers' values.
+    throw new ConfigError('Metrics (METRICS_TOKEN, METRICS_BIND) need WORKERS=1: run one process per instance and scrape each (docs/operate.md#monitoring)');
+  }
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const publicUrl = (env.PUBLIC_URL || `http://${publicHost}:${port}`).replace(/\/+$/, '');
   try {
@@ -212,13 +219,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
       redisUrl: env.REDIS_URL || undefined,
     },
-    workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
+    workers,
     publicUrl,
     cliCommand: env.REFKIT_CLI || 'npx refkit',
     trustProxy: trustProxy(env.TRUST_PROXY),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || `Refkit <no-reply@${new URL(publicUrl).hostname}>`,
     mail: mailSettings(env),
-    metrics: metricsConfig(env),
+    metrics,
   };
 }

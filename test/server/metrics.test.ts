@@ -41,6 +41,8 @@ describe('metrics: configuration', () => {
   it('refuses a short token and an address that is no host:port', () => {
     assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && /METRICS_TOKEN must be at least 24/.test(e.message));
     assert.throws(() => loadConfig({ METRICS_TOKEN: `${TOKEN} with spaces` }), ConfigError);
+    assert.throws(() => loadConfig({ METRICS_TOKEN: TOKEN, WORKERS: '2' }), (e: unknown) => e instanceof ConfigError && /need WORKERS=1/.test(e.message));
+    assert.equal(loadConfig({ WORKERS: '2' }).metrics, undefined);
     for (const bad of ['9464', '127.0.0.1', '127.0.0.1:99999', ':9464', 'host:port', '[::1]9464']) {
       assert.throws(() => loadConfig({ METRICS_BIND: bad }), (e: unknown) => e instanceof ConfigError && /METRICS_BIND must be host:port/.test(e.message), bad);
     }
