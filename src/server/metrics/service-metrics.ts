@@ -33,6 +33,16 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
   readonly registry = new Registry();
   #sources: MetricSources | undefined;
 
+  /** A histogram with no labels: the process's database. */
+  #histogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram({ name, help, buckets, registers: [this.registry] });
+  }
+
+  /** A business counter: one series per campaign (docs/operate.md says what that costs). */
+  #byCampaign(name: string, help: string): Counter<'campaign'> {
+    return new Counter({ name, help, labelNames: ['campaign'] as const, registers: [this.registry] });
+  }
+
   readonly #requests = new Counter({
     name: 'refkit_http_requests_total',
     help: 'HTTP requests answered, by route pattern (never the raw URL), method and status.',
@@ -46,18 +56,8 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly #queryTime = new Histogram({
-    name: 'refkit_db_query_duration_seconds',
-    help: 'Time each database statement took (PostgreSQL: sent to answered; SQLite: the call).',
-    buckets: QUERY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #poolWait = new Histogram({
-    name: 'refkit_db_pool_wait_seconds',
-    help: 'Time a unit of work waited for a pool connection (PostgreSQL) or for the writer (SQLite).',
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly #queryTime = this.#histogram('refkit_db_query_duration_seconds', 'Time each database statement took (PostgreSQL: sent to answered; SQLite: the call).', QUERY_BUCKETS);
+  readonly #poolWait = this.#histogram('refkit_db_pool_wait_seconds', 'Time a unit of work waited for a pool connection (PostgreSQL) or for the writer (SQLite).', LATENCY_BUCKETS);
   readonly #waiting = new Gauge({
     name: 'refkit_db_pool_waiting',
     help: 'Units of work waiting now for a pool connection (PostgreSQL) or for the writer (SQLite).',
@@ -66,12 +66,7 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
       if (this.#sources) this.#waiting.set(this.#sources.waiting());
     },
   });
-  readonly #batchSize = new Histogram({
-    name: 'refkit_sqlite_group_commit_batch_units',
-    help: 'Units of work (requests’ transactions and single writes) committed by each SQLite group commit.',
-    buckets: BATCH_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly #batchSize = this.#histogram('refkit_sqlite_group_commit_batch_units', 'Units of work (requests’ transactions and single writes) committed by each SQLite group commit.', BATCH_BUCKETS);
   readonly #pending = new Gauge({
     name: 'refkit_outbox_pending',
     help: 'Items still to send in each outbox (the database’s, the same from every instance: use max, not sum).',
@@ -96,36 +91,11 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
     labelNames: ['job'] as const,
     registers: [this.registry],
   });
-  readonly #signups = new Counter({
-    name: 'refkit_signups_total',
-    help: 'Participants created, by campaign.',
-    labelNames: ['campaign'] as const,
-    registers: [this.registry],
-  });
-  readonly #qualifications = new Counter({
-    name: 'refkit_qualifications_total',
-    help: 'Referees’ qualifying events recorded (once per referee), by campaign.',
-    labelNames: ['campaign'] as const,
-    registers: [this.registry],
-  });
-  readonly #credits = new Counter({
-    name: 'refkit_reward_credits_total',
-    help: 'Reward credits written (fixed rewards, commissions, milestones), by campaign.',
-    labelNames: ['campaign'] as const,
-    registers: [this.registry],
-  });
-  readonly #reversals = new Counter({
-    name: 'refkit_reward_reversals_total',
-    help: 'Reward reversals written (refunds taking credits back), by campaign.',
-    labelNames: ['campaign'] as const,
-    registers: [this.registry],
-  });
-  readonly #holds = new Counter({
-    name: 'refkit_fraud_holds_total',
-    help: 'Sign-ups fraud scoring held for review, by campaign.',
-    labelNames: ['campaign'] as const,
-    registers: [this.registry],
-  });
+  readonly #signups = this.#byCampaign('refkit_signups_total', 'Participants created, by campaign.');
+  readonly #qualifications = this.#byCampaign('refkit_qualifications_total', 'Referees’ qualifying events recorded (once per referee), by campaign.');
+  readonly #credits = this.#byCampaign('refkit_reward_credits_total', 'Reward credits written (fixed rewards, commissions, milestones), by campaign.');
+  readonly #reversals = this.#byCampaign('refkit_reward_reversals_total', 'Reward reversals written (refunds taking credits back), by campaign.');
+  readonly #holds = this.#byCampaign('refkit_fraud_holds_total', 'Sign-ups fraud scoring held for review, by campaign.');
   readonly #refusals = new Counter({
     name: 'refkit_rate_limit_refusals_total',
     help: 'Calls refused by a rate limit (429), by limit.',
