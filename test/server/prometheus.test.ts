@@ -63,6 +63,36 @@ async function query(prometheus: string, expr: string): Promise<number | undefin
   return first === undefined ? undefined : Number(first.value[1]);
 }
 
+describe('refkit serve with METRICS_BIND', () => {
+  let db: TestDatabase;
+  let service: ServiceProcess;
+  let metricsUrl: string;
+  before(async () => {
+    db = await kinds[0]!.create();
+    const port = await freePort();
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    service = await startProcess({ DATABASE_URL: db.url, METRICS_BIND: `127.0.0.1:${port}` });
+  });
+  after(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+
+  it('serves the metrics on that address, to anyone who reaches it, and not on the service’s port', async () => {
+    const res = await waitFor(() => fetch(metricsUrl).catch(() => undefined), 'the metrics listener');
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /^# TYPE refkit_signups_total counter$/m);
+    const main = await fetch(`${service.url}/metrics`);
+    assert.equal(main.status, 404);
+    assert.equal(((await main.json()) as { error: { code: string } }).error.code, 'not_found');
+  });
+
+  it('stops listening when the service shuts down', async () => {
+    assert.equal(await service.stop(), 0);
+    await assert.rejects(fetch(metricsUrl));
+  });
+});
+
 for (const kind of kinds) {
   describe(`Prometheus scrapes refkit serve [${kind.name}]`, { skip: kind.skip }, () => {
     let db: TestDatabase;
