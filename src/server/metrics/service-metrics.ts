@@ -5,10 +5,11 @@
  * backlogs and the schedulers' lag are read from the database at each scrape (../store/monitoring-store.ts).
  * docs/operate.md lists every series, with its labels and their cardinality.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { AttemptResult, DomainMetrics, Outbox, RateLimitName } from '../domain/metrics.js';
 import type { Backlogs, MonitoringStore } from '../store/monitoring-store.js';
 import type { DbObserver } from '../store/observer.js';
+import { PlainHistogram, RequestStats } from './request-stats.js';
 
 /** Request and statement times, seconds: from a cached point read to a slow export. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -33,31 +34,21 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
   readonly registry = new Registry();
   #sources: MetricSources | undefined;
 
-  /** A histogram with no labels: the process's database. */
-  #histogram(name: string, help: string, buckets: number[]): Histogram {
-    return new Histogram({ name, help, buckets, registers: [this.registry] });
-  }
 
   /** A business counter: one series per campaign (docs/operate.md says what that costs). */
   #byCampaign(name: string, help: string): Counter<'campaign'> {
     return new Counter({ name, help, labelNames: ['campaign'] as const, registers: [this.registry] });
   }
 
-  readonly #requests = new Counter({
-    name: 'refkit_http_requests_total',
-    help: 'HTTP requests answered, by route pattern (never the raw URL), method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly #requestTime = new Histogram({
-    name: 'refkit_http_request_duration_seconds',
-    help: 'Time from a request received to its answer sent, by route pattern and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly #queryTime = this.#histogram('refkit_db_query_duration_seconds', 'Time each database statement took (PostgreSQL: sent to answered; SQLite: the call).', QUERY_BUCKETS);
-  readonly #poolWait = this.#histogram('refkit_db_pool_wait_seconds', 'Time a unit of work waited for a pool connection (PostgreSQL) or for the writer (SQLite).', LATENCY_BUCKETS);
+  readonly #requests = new RequestStats(
+    'refkit_http_requests_total',
+    'HTTP requests answered, by route pattern (never the raw URL), method and status.',
+    'refkit_http_request_duration_seconds',
+    'Time from a request received to its answer sent, by route pattern and method.',
+    LATENCY_BUCKETS,
+  );
+  readonly #queryTime = new PlainHistogram('refkit_db_query_duration_seconds', 'Time each database statement took (PostgreSQL: sent to answered; SQLite: the call).', QUERY_BUCKETS);
+  readonly #poolWait = new PlainHistogram('refkit_db_pool_wait_seconds', 'Time a unit of work waited for a pool connection (PostgreSQL) or for the writer (SQLite).', LATENCY_BUCKETS);
   readonly #waiting = new Gauge({
     name: 'refkit_db_pool_waiting',
     help: 'Units of work waiting now for a pool connection (PostgreSQL) or for the writer (SQLite).',
@@ -66,7 +57,7 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
       if (this.#sources) this.#waiting.set(this.#sources.waiting());
     },
   });
-  readonly #batchSize = this.#histogram('refkit_sqlite_group_commit_batch_units', 'Units of work (requests’ transactions and single writes) committed by each SQLite group commit.', BATCH_BUCKETS);
+  readonly #batchSize = new PlainHistogram('refkit_sqlite_group_commit_batch_units', 'Units of work (requests’ transactions and single writes) committed by each SQLite group commit.', BATCH_BUCKETS);
   readonly #pending = new Gauge({
     name: 'refkit_outbox_pending',
     help: 'Items still to send in each outbox (the database’s, the same from every instance: use max, not sum).',
@@ -104,6 +95,7 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
   });
 
   constructor() {
+    for (const m of [...this.#requests.metrics, this.#queryTime.metric, this.#poolWait.metric, this.#batchSize.metric]) this.registry.registerMetric(m as never);
     // The process's own: CPU, memory, event loop lag, GC, handles (prom-client's names, no prefix).
     collectDefaultMetrics({ register: this.registry });
     // Every label value that can be known in advance is there from the start, at zero: a rate() or an
@@ -166,8 +158,7 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
 
   /** One answered request (./http.ts). */
   request(route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status });
-    this.#requestTime.observe({ route, method }, seconds);
+    this.#requests.observe(route, method, status, seconds);
   }
 
   // ---- DbObserver ----
