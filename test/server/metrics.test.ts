@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { listenForMetrics } from '../../src/server/metrics/listener.js';
+import { ServiceMetrics } from '../../src/server/metrics/service-metrics.js';
 import { MonitoringStore } from '../../src/server/store/monitoring-store.js';
 import { databaseKinds } from './helpers/databases.js';
 import { families, valueOf } from './helpers/prometheus-text.js';
@@ -46,6 +47,39 @@ describe('metrics: configuration', () => {
     for (const bad of ['9464', '127.0.0.1', '127.0.0.1:99999', ':9464', 'host:port', '[::1]9464']) {
       assert.throws(() => loadConfig({ METRICS_BIND: bad }), (e: unknown) => e instanceof ConfigError && /METRICS_BIND must be host:port/.test(e.message), bad);
     }
+  });
+});
+
+describe('metrics: a scrape whose database reads fail', () => {
+  it('leaves the database’s series out, answers the rest, and has them back once the database answers', async (t) => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    t.after(() => process.off('warning', onWarning));
+    const metrics = new ServiceMetrics();
+    let down = true;
+    const empty = { pending: 3, oldestCreatedOn: 1_000, earliestDueOn: null };
+    metrics.watch({
+      monitoring: {
+        backlogs: async () => {
+          if (down) throw new Error('connection refused');
+          return { webhooks: empty, emails: empty, stripe_payouts: empty };
+        },
+        earliestHeldReward: async () => null,
+      } as unknown as MonitoringStore,
+      waiting: () => 0,
+      now: () => 61_000,
+    });
+    metrics.signedUp('cmp_a', false);
+    let text = await metrics.text();
+    assert.equal(valueOf(text, 'refkit_signups_total', { campaign: 'cmp_a' }), 1);
+    assert.doesNotMatch(text, /^refkit_outbox_pending\{/m, 'no stale backlog');
+    assert.doesNotMatch(text, /^refkit_scheduler_lag_seconds\{/m);
+    await waitFor(() => warnings.some((w) => /could not read the outboxes: connection refused/.test(w)), 'the warning');
+    down = false;
+    text = await metrics.text();
+    assert.equal(valueOf(text, 'refkit_outbox_pending', { outbox: 'webhooks' }), 3);
+    assert.equal(valueOf(text, 'refkit_outbox_oldest_pending_age_seconds', { outbox: 'emails' }), 60);
   });
 });
 

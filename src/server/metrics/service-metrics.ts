@@ -26,8 +26,6 @@ export interface MetricSources {
   /** Units of work waiting for a connection (PostgreSQL) or the writer (SQLite). */
   waiting: () => number;
   now: () => number;
-  /** Told when a scrape's database reads fail (the rest of the scrape is still answered). */
-  onError?: (err: unknown) => void;
 }
 
 export class ServiceMetrics implements DomainMetrics, DbObserver {
@@ -142,7 +140,7 @@ export class ServiceMetrics implements DomainMetrics, DbObserver {
       this.#pending.reset();
       this.#oldestAge.reset();
       this.#lag.reset();
-      sources.onError?.(err);
+      process.emitWarning(`Refkit: a metrics scrape could not read the outboxes: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     const now = sources.now();
