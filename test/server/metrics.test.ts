@@ -17,6 +17,7 @@ import { MonitoringStore } from '../../src/server/store/monitoring-store.js';
 import { databaseKinds } from './helpers/databases.js';
 import { families, valueOf } from './helpers/prometheus-text.js';
 import { freePort, waitFor } from './helpers/receiver.js';
+import { startMailbox, type Mailbox } from './helpers/smtp.js';
 import { ROOT } from './helpers/root.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 
@@ -324,8 +325,37 @@ for (const kind of kinds) {
 
     describe('deliveries by result', () => {
       let s: TestService;
-      before(async () => (s = await startService(kind, { metrics: { token: TOKEN }, dispatcher: { pollMs: 20, retryDelaysMs: [10] } })));
-      after(() => s.close());
+      let mailbox: Mailbox;
+      before(async () => {
+        mailbox = await startMailbox();
+        s = await startService(kind, {
+          metrics: { token: TOKEN },
+          dispatcher: { pollMs: 20, retryDelaysMs: [10] },
+          smtpUrl: mailbox.url,
+          mail: { pollMs: 30, retryDelaysMs: [50, 50], leaseMs: 5_000 },
+        });
+      });
+      after(async () => {
+        await s.close();
+        await mailbox.close();
+      });
+
+      it('counts each lifecycle email: sent, and a refused one retried before it is sent', async () => {
+        const id = await s.campaign();
+        const emails = (t: string, result: string) => valueOf(t, 'refkit_outbox_attempts_total', { outbox: 'emails', result });
+        await s.admin.addParticipant({ id, email: 'welcome@example.com' });
+        await mailbox.to('welcome@example.com', 1);
+        await waitFor(async () => emails(await scrape(s), 'sent') === 1, 'the welcome email counted as sent');
+        mailbox.refuse(1);
+        await s.admin.addParticipant({ id, email: 'refused@example.com' });
+        await mailbox.to('refused@example.com', 1);
+        const text = await waitFor(async () => {
+          const t = await scrape(s);
+          return emails(t, 'sent') === 2 && valueOf(t, 'refkit_outbox_pending', { outbox: 'emails' }) === 0 && t;
+        }, 'the refused email sent on its retry');
+        assert.equal(emails(text, 'retry'), 1);
+        assert.equal(emails(text, 'failed'), 0);
+      });
 
       it('counts each webhook attempt: a retry, then failed for good', async () => {
         const id = await s.campaign();
