@@ -124,6 +124,12 @@ export const REQUIREMENTS: Requirement[] = [
     check: program('python3'),
   },
   {
+    name: 'Prometheus (prometheus and promtool)',
+    neededBy: 'the service suite (prometheus.test.ts scrapes the service with it and checks docs/ops/alerts.yml)',
+    fix: 'apt-get install -y prometheus',
+    check: async () => (await program('prometheus')()) ?? program('promtool')(),
+  },
+  {
     name: `PostgreSQL at ${PG_URL}`,
     neededBy: 'the service suite on PostgreSQL (the user needs CREATEDB)',
     fix: 'start PostgreSQL with a database `test` (trust auth), or set TEST_DATABASE_URL',

@@ -18,6 +18,7 @@ import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv, FORMATS } from './http/validation.js';
+import { metricsRoutes, type MetricsRouteOptions } from './metrics/http.js';
 import { adminRoutes } from './routes/admin.js';
 import { personAdminRoutes } from './routes/person-admin.js';
 import { assetRoutes } from './routes/assets.js';
@@ -46,6 +47,8 @@ export interface AppOptions {
   logger?: false | Record<string, unknown>;
   /** Who the key of config.secretKeyHash acts as (the CLI passes CLI_ACTOR); default REFKIT_SECRET_KEY's actor. */
   envKeyActor?: Actor;
+  /** When metrics are on: requests are counted and timed, and `GET /metrics` served if `serve` (./metrics/http.ts). */
+  metrics?: MetricsRouteOptions;
 }
 
 /** Request bodies are a few fields; anything bigger is a mistake or an attack. */
@@ -56,7 +59,7 @@ function proxyTrust(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
-export async function buildApp({ ctx, config, logger, envKeyActor }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: AppOptions): Promise<FastifyInstance> {
   const readable = logger === undefined && config.demo === true;
   const app = Fastify({
     ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
@@ -100,8 +103,10 @@ export async function buildApp({ ctx, config, logger, envKeyActor }: AppOptions)
   // Decorators only (parseCookie, serializeCookie): its hooks would parse cookies and allocate a Map on
   // every request, and only the session cookie of the dashboard's routes is ever read (./http/access.ts).
   await app.register(cookie, { hook: false });
+  // Before access: /metrics is answered before the key check, as its bearer is no secret key.
+  if (metrics) await app.register(metricsRoutes, metrics);
   // Rate limits first: the key check in access counts wrong keys with them.
-  await app.register(rateLimits, config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
+  await app.register(rateLimits, { ...(config.rateLimits ?? { ...DEFAULT_RATE_LIMITS, redisUrl: undefined }), refused: (limit) => ctx.metrics?.rateLimited(limit) });
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash, ...(envKeyActor && { envKeyActor }) });
   // Roles, after access has named the actor; before idempotency, so a refusal claims no key.
   await app.register(permissions);

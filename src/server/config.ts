@@ -50,6 +50,18 @@ export interface Config {
   erasureBlockDays: number;
   /** How often the retention pruner runs (RETENTION_INTERVAL_MS, an hour by default; docs/privacy.md#retention). */
   retentionIntervalMs: number;
+  /** Prometheus metrics (docs/operate.md#monitoring): off (undefined) unless METRICS_TOKEN or METRICS_BIND is set. */
+  metrics: MetricsConfig | undefined;
+}
+
+/**
+ * Where `GET /metrics` is served and who may read it: with `bind`, on a listener of its own at that address
+ * (and not on the service's port); otherwise on the service's port. With `token`, only to
+ * `Authorization: Bearer <token>`. At least one is set: metrics on the service's port need a token.
+ */
+export interface MetricsConfig {
+  token?: string;
+  bind?: { host: string; port: number };
 }
 
 export type TrustProxy = false | number | string[];
@@ -143,6 +155,32 @@ function smtpUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+/** A bearer token as hard to guess as a secret key's random part. */
+export const METRICS_TOKEN_MIN_LENGTH = 24;
+
+/** METRICS_BIND: `host:port` (`[::1]:9464` for IPv6). */
+export function metricsBind(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value.trim());
+  const host = m?.[1] ?? m?.[2];
+  const port = Number(m?.[3]);
+  if (!m || host === undefined || port > 65535 || (!ipaddr.isValid(host) && !/^[a-z0-9.-]+$/i.test(host))) {
+    throw new ConfigError(`METRICS_BIND must be host:port (127.0.0.1:9464, or [::1]:9464), not "${value}"`);
+  }
+  return { host, port };
+}
+
+function metricsConfig(env: NodeJS.ProcessEnv): MetricsConfig | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  const bind = env.METRICS_BIND ? metricsBind(env.METRICS_BIND) : undefined;
+  if (token !== undefined && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(
+      `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters with no spaces; make one with: node -e "console.log(crypto.randomBytes(24).toString('base64url'))"`,
+    );
+  }
+  if (token === undefined && bind === undefined) return undefined;
+  return { ...(token !== undefined && { token }), ...(bind && { bind }) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?: boolean } = {}): Config {
   const demo = flags.demo ?? bool('REFKIT_DEMO', env.REFKIT_DEMO, env.NODE_ENV === 'development');
   const port = Number(env.PORT ?? 8787);
@@ -159,6 +197,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
       'RATE_LIMIT_PER_CAMPAIGN is gone: reads are no longer limited per campaign (a few addresses could lock everyone out). ' +
         'RATE_LIMIT_SIGNUPS_PER_CAMPAIGN sets the ceiling on keyless sign-ups per campaign',
     );
+  }
+  const metrics = metricsConfig(env);
+  const workers = Math.max(1, count('WORKERS', env.WORKERS, 1));
+  if (metrics && workers > 1) {
+    // Workers share the service's port and METRICS_BIND's alike, so each scrape would reach one worker at
+    // random and its counters would seem to jump between the workers' values.
+    throw new ConfigError('Metrics (METRICS_TOKEN, METRICS_BIND) need WORKERS=1: run one process per instance and scrape each (docs/operate.md#monitoring)');
   }
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const publicUrl = (env.PUBLIC_URL || `http://${publicHost}:${port}`).replace(/\/+$/, '');
@@ -186,7 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
       redisUrl: env.REDIS_URL || undefined,
     },
-    workers: Math.max(1, count('WORKERS', env.WORKERS, 1)),
+    workers,
     publicUrl,
     cliCommand: env.REFKIT_CLI || 'npx refkit',
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -195,5 +240,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     mail: mailSettings(env),
     erasureBlockDays: count('ERASURE_BLOCK_DAYS', env.ERASURE_BLOCK_DAYS, DEFAULT_ERASURE_BLOCK_DAYS),
     retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS || '3600000'),
+    metrics,
   };
 }

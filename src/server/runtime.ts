@@ -6,6 +6,8 @@ import { smtpMailer } from './mail/smtp.js';
 import { Caches, watchChanges } from './store/caches.js';
 import { connect } from './store/connect.js';
 import { migrate } from './store/migrations.js';
+import { MonitoringStore } from './store/monitoring-store.js';
+import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { Store } from './store/store.js';
 
 export interface Runtime {
@@ -13,10 +15,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** `metrics`: the process's metrics (when on), told what the database and the domain do. */
 export async function openRuntime(
   config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs'>>,
+  { metrics }: { metrics?: ServiceMetrics } = {},
 ): Promise<Runtime> {
-  const { db, dialect, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
+  const { db, dialect, waiting, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, observer: metrics });
   try {
     await migrate(db, dialect);
   } catch (err) {
@@ -28,8 +32,16 @@ export async function openRuntime(
   // Other processes' changes to what is cached reach this one through the database (./store/caches.ts).
   const stopWatching = watchChanges(caches, db, dialect, config.databaseUrl);
   const store = new Store(db, dialect, { caches, emailOutbox: mailer !== undefined });
+  const ctx: Ctx = {
+    store,
+    now: Date.now,
+    ...(mailer && { mailer }),
+    ...(metrics && { metrics }),
+    ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }),
+  };
+  metrics?.watch({ monitoring: new MonitoringStore(db), waiting, now: () => ctx.now() });
   return {
-    ctx: { store, now: Date.now, ...(mailer && { mailer }), ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }) },
+    ctx,
     async close() {
       mailer?.close();
       await stopWatching();

@@ -19,6 +19,8 @@ import { StripePayoutSender } from './integrations/stripe-payouts.js';
 import { EmailSender } from './mail/sender.js';
 import { ReminderScan } from './domain/lifecycle-emails.js';
 import { RetentionPruner } from './domain/retention.js';
+import { listenForMetrics } from './metrics/listener.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -67,9 +69,15 @@ async function runPrimary(config: Config): Promise<void> {
 }
 
 async function runServer(config: Config, role: { seed: boolean; banner: boolean }): Promise<void> {
-  const runtime = await openRuntime(config);
+  const metrics = config.metrics && new ServiceMetrics();
+  const runtime = await openRuntime(config, { metrics });
   const newKey = role.seed ? await seedIfEmpty(runtime.ctx, config.publicUrl) : undefined;
-  const app = await buildApp({ ctx: runtime.ctx, config });
+  const app = await buildApp({
+    ctx: runtime.ctx,
+    config,
+    // Served on the service's port only when no listener of its own is asked for (METRICS_BIND).
+    ...(metrics && { metrics: { metrics, token: config.metrics!.token, serve: config.metrics!.bind === undefined } }),
+  });
   const handlersDone = trackHandlers(app);
   const dispatcher = new Dispatcher(runtime.ctx, { ...config.webhooks, allowPrivate: config.webhookAllowPrivate }, app.log.child({ component: 'webhooks' }));
   // Lifecycle emails are written and sent only when SMTP_URL is set (docs/emails.md).
@@ -83,6 +91,8 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Now, not in the first sign-up: loading it holds the event loop for 60-100 ms.
   loadDisposableDomains();
   await app.listen({ port: config.port, host: config.host });
+  const metricsListener = metrics && config.metrics!.bind && (await listenForMetrics(metrics, config.metrics!.bind, config.metrics!.token));
+  if (metricsListener) app.log.info({ address: metricsListener.listeningOrigin }, 'metrics listening');
   dispatcher.start();
   sender?.start();
   reminders?.start();
@@ -108,6 +118,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     // then wait for handlers whose client has gone away (their work still runs), and only then close the
     // database they write to. The grace delay above bounds the whole.
     await app.close();
+    if (metricsListener) await metricsListener.close();
     await handlersDone();
     await dispatcher.stop();
     await reminders?.stop();

@@ -47,7 +47,7 @@ function npmTest(args: string[], env: Record<string, string>) {
 
 describe('npm test: the check of the machine', () => {
   it('with no ruby on PATH, it stops before any suite with one message naming Ruby and how to get it', () => {
-    const run = npmTest(['typecheck'], { ...NOBODY, PATH: pathWith('python3') });
+    const run = npmTest(['typecheck'], { ...NOBODY, PATH: pathWith('python3', 'prometheus', 'promtool') });
     assert.equal(run.status, 1, run.output);
     assert.match(run.stderr, /^npm test cannot run: this machine lacks what the tests need:$/m);
     assert.match(run.stderr, /^ {2}- Ruby \(no `ruby` on PATH\): needed by the service suite .*To fix: apt-get install -y ruby\.$/m);
@@ -60,11 +60,11 @@ describe('npm test: the check of the machine', () => {
     assert.equal(run.status, 1, run.output);
     assert.match(run.stderr, /\(under CI nothing may be skipped\)/);
     const listed = run.stderr.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4).split(' (')[0]);
-    assert.deepEqual(listed, ['Ruby', 'python3', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`, 'redis-server']);
+    assert.deepEqual(listed, ['Ruby', 'python3', 'Prometheus', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`, 'redis-server']);
   });
 
   it('outside CI, an unreachable PostgreSQL and Redis are skipped, saying what is left out', () => {
-    const run = npmTest(['--preflight'], { ...NOBODY, PATH: pathWith('ruby', 'python3') });
+    const run = npmTest(['--preflight'], { ...NOBODY, PATH: pathWith('ruby', 'python3', 'prometheus', 'promtool') });
     assert.equal(run.status, 0, run.output);
     assert.match(run.stdout, /^npm test: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not available \(.*ECONNREFUSED.*\): the service suite runs on SQLite only\. Under CI this fails\.$/m);
     assert.match(run.stdout, /^npm test: Redis at redis:\/\/127\.0\.0\.1:1 is not available \(.*ECONNREFUSED.*\): that test is skipped\. Under CI this fails\.$/m);
@@ -73,7 +73,7 @@ describe('npm test: the check of the machine', () => {
   });
 
   it('refuses a suite it does not know, naming the ones it has', () => {
-    const run = npmTest(['servr'], { ...NOBODY, PATH: pathWith('ruby', 'python3') });
+    const run = npmTest(['servr'], { ...NOBODY, PATH: pathWith('ruby', 'python3', 'prometheus', 'promtool') });
     assert.equal(run.status, 2, run.output);
     assert.match(run.stderr, /^Unknown suite servr; the suites are typecheck, lint, manifest, server, widget, e2e\.$/m);
   });

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import type { DomainMetrics } from './metrics.js';
 import type { ScryptCost } from './passwords.js';
 import type { Role } from './roles.js';
 
@@ -30,6 +31,8 @@ export interface Ctx {
    * dispatcher and the email sender can send at once.
    */
   onEventsCommitted?: () => void;
+  /** Present when metrics are on (METRICS_TOKEN or METRICS_BIND): told what the domain did (./metrics.ts). */
+  metrics?: DomainMetrics;
   /**
    * The scrypt cost of new password hashes; unset (the service, always) means PASSWORD_COST. The tests set
    * a far cheaper one: they hash and check hundreds of passwords, and what they test does not depend on it.

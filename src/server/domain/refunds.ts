@@ -42,7 +42,7 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
     if (cents > left) {
       throw new AppError(409, 'refund_exceeds_payments', `The refund is more than is left to refund of ${input.paymentId === undefined ? 'the participant’s payments' : 'this payment'} (${(left / 100).toFixed(2)})`, 'amount');
     }
-    const batch = new RewardBatch(tx, campaign, now, states);
+    const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
     let rest = cents;
     for (const p of payments) {
       if (rest === 0) break;

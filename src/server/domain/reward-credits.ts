@@ -23,6 +23,7 @@ import type { WebhookEventType } from '../../api/schemas.js';
 import type { CounterMove, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
 import type { CampaignRow, RewardKind, RewardState, Store } from '../store/store.js';
 import type { RewardCodeKind } from '../store/tables.js';
+import { report, type DomainMetrics } from './metrics.js';
 import { moveOnBoards } from './leaderboard.js';
 import { moveForQualified } from './waitlist.js';
 import { PayoutQueue } from './payout-queue.js';
@@ -68,11 +69,17 @@ export class RewardBatch {
   /** The lifecycle emails of what this batch credits, releases and reaches. */
   readonly #emails: RewardEmails;
 
+  /** Entries written that credit (fixed rewards, commissions, milestones) and that reverse, for the metrics. */
+  #credits = 0;
+  #reversals = 0;
+
+  /** `metrics`: told the batch's credits and reversals once its transaction has committed. */
   constructor(
     readonly tx: Store,
     readonly campaign: CampaignRow,
     readonly now: number,
     private readonly states: Map<number, RewardState>,
+    private readonly metrics?: DomainMetrics,
   ) {
     this.rules = rulesOf(campaign);
     this.#codes = new CodeDraws(tx, campaign, now);
@@ -117,6 +124,7 @@ export class RewardBatch {
       this.#earned.set(participantId, earned + amount);
     }
     const held = this.rules.holdDays > 0;
+    this.#credits++;
     const entry: NewRewardEntry = {
       participant_id: participantId,
       kind: c.kind,
@@ -189,6 +197,7 @@ export class RewardBatch {
     const balance = Math.max(0, s[EARNED[kind]] - s[REDEEMED[kind]]);
     const take = Math.min(amount, balance);
     const owe = amount - take;
+    this.#reversals++;
     const move = this.#move(participantId);
     this.#entries.push(this.#reversalEntry(participantId, kind, take, owe > 0 ? `${label}: ${take} taken back, ${owe} owed` : label, refereeId, paymentId));
     s[EARNED[kind]] -= take;
@@ -267,6 +276,9 @@ export class RewardBatch {
     }
     if (await this.#codes.settle()) queued = true;
     if (await this.#emails.write((key) => this.#given.get(key)?.[0]?.code)) queued = true;
+    const { id } = this.campaign;
+    const [credits, reversals] = [this.#credits, this.#reversals];
+    if (credits + reversals > 0) report(this.metrics, this.tx, (m) => m.rewards(id, credits, reversals));
     return queued;
   }
 

@@ -29,7 +29,7 @@ export async function releaseDueRewards(ctx: Ctx): Promise<number> {
         const entries = await tx.rewardEntries.release(id, now);
         if (entries.length === 0) return undefined; // another process released them first
         if (!campaigns.has(state.campaign_id)) campaigns.set(state.campaign_id, await tx.findCampaign(state.campaign_id));
-        const batch = new RewardBatch(tx, campaigns.get(state.campaign_id)!, now, states);
+        const batch = new RewardBatch(tx, campaigns.get(state.campaign_id)!, now, states, ctx.metrics);
         await batch.released(entries);
         return batch.commit();
       });

@@ -17,6 +17,7 @@ import { assertOpen } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { redemption } from './ledger.js';
+import { report } from './metrics.js';
 import { toCents } from './money.js';
 import { RewardBatch } from './reward-credits.js';
 import { commission, commissionApplies } from './reward-rules.js';
@@ -42,9 +43,12 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     const states = await tx.lockParticipants([referrerId, refereeId]);
-    const batch = new RewardBatch(tx, campaign, now, states);
+    const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
     const completed = await tx.completeRewardEvent(refereeId, now);
-    if (completed) await tx.incrementCompletedReferred(referrerId, now);
+    if (completed) {
+      await tx.incrementCompletedReferred(referrerId, now);
+      report(ctx.metrics, tx, (m) => m.qualified(campaign.id));
+    }
     if (input.amountPaid !== undefined) {
       const cents = toCents(input.amountPaid);
       // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
@@ -102,7 +106,7 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     const states = await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
-    const batch = new RewardBatch(tx, campaign, now, states);
+    const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
     await tx.approve(participant.id, now);
     if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId, blockMs(ctx));
     for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id, blockMs(ctx));

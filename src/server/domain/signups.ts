@@ -26,6 +26,7 @@ import { AppError } from './errors.js';
 import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
 import { storableIp } from './account-settings.js';
+import { report } from './metrics.js';
 import { normalizeCode } from './participants.js';
 import type { Visibility } from './present.js';
 import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof } from './proof.js';
@@ -274,6 +275,7 @@ async function createParticipant(
           })
         : await ctx.store.insertSignup(signup);
     if (participant) {
+      report(ctx.metrics, ctx.store, (m) => m.signedUp(campaign.id, participant.approval === 0));
       // The dispatcher is woken only when it has something to send.
       if (signup.event || signup.emails) ctx.onEventsCommitted?.();
       return token ? { participant, token: token.token } : { participant };

@@ -23,6 +23,7 @@ import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../domain/errors.js';
+import type { RateLimitName } from '../domain/metrics.js';
 import type { Admission } from '../domain/signups.js';
 
 export interface RateLimits {
@@ -91,7 +92,8 @@ function redisSettled(redis: Redis, ms: number): Promise<void> {
   });
 }
 
-async function rateLimits(app: FastifyInstance, limits: RateLimits) {
+/** `refused`: told each refusal, by the limit's name (the metrics). */
+async function rateLimits(app: FastifyInstance, limits: RateLimits & { refused?: (limit: RateLimitName) => void }) {
   // ioredis is loaded only when configured: most processes never use it, and it is slow to load.
   const redis = limits.redisUrl
     ? new (await import('ioredis')).Redis(limits.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
@@ -118,6 +120,17 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
   const signupsPerClient = limiter('signups-ip', limits.signupsPerIp);
   const perCampaign = limiter('signups', limits.signupsPerCampaign);
   const keyFailures = limiter('keyfail', limits.keyFailuresPerIp);
+  const names = new Map<RateLimiterAbstract | undefined, RateLimitName>([
+    [perClient, 'per_ip'],
+    [signupsPerClient, 'signups_per_ip'],
+    [perCampaign, 'signups_per_campaign'],
+    [keyFailures, 'key_failures_per_ip'],
+  ]);
+  /** The refusal of `counter`'s limit, counted. */
+  const refusal = (counter: RateLimiterAbstract, refused: RateLimiterRes) => {
+    limits.refused?.(names.get(counter)!);
+    return rateLimited(refused.msBeforeNext);
+  };
 
   /** Takes a place in `counter` for `key`: true, or the refusal (how long until a place frees up). */
   async function reserve(counter: RateLimiterAbstract, key: string): Promise<true | RateLimiterRes> {
@@ -132,7 +145,7 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
 
   async function consume(counter: RateLimiterAbstract | undefined, key: string): Promise<void> {
     const taken = counter ? await reserve(counter, key) : true;
-    if (taken !== true) throw rateLimited(taken.msBeforeNext);
+    if (taken !== true) throw refusal(counter!, taken);
   }
 
   // The client's key is worked out only when a limit will count it (parsing the address is not free).
@@ -154,7 +167,7 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
         const taken = await reserve(...places[i]!);
         if (taken !== true) {
           await release(places.slice(0, i));
-          throw rateLimited(taken.msBeforeNext);
+          throw refusal(places[i]![0], taken);
         }
       }
       return () => release(places);
@@ -170,7 +183,7 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits) {
       if (taken === true) await keyFailures.reward(client);
       return result;
     }
-    if (taken !== true) throw rateLimited(taken.msBeforeNext);
+    if (taken !== true) throw refusal(keyFailures, taken);
     return undefined;
   });
 }

@@ -141,6 +141,7 @@ export class StripePayoutSender {
     if (waiting !== undefined || !campaign || customer === undefined) {
       const outcome = { status: 'waiting' as const, nextAttemptOn: this.#ctx.now() + this.#options.waitMs, error: waiting ?? '', attempted: false };
       await store.stripePayouts.settle(row, outcome, this.#ctx.now());
+      this.#ctx.metrics?.attempt('stripe_payouts', 'waiting');
       return;
     }
     let paid: Paid;
@@ -153,6 +154,7 @@ export class StripePayoutSender {
         ? { status: 'queued', nextAttemptOn: now + delays[Math.min(row.attempts, delays.length - 1)]!, error: describe(err), customer, attempted: true }
         : { status: 'failed', nextAttemptOn: null, error: describe(err), customer, attempted: true };
       await store.stripePayouts.settle(row, outcome, now);
+      this.#ctx.metrics?.attempt('stripe_payouts', outcome.status === 'queued' ? 'retry' : 'failed');
       this.#log?.warn({ payout: row.id, error: outcome.error, next: outcome.status }, 'Stripe payout attempt');
       return;
     }
@@ -204,6 +206,7 @@ export class StripePayoutSender {
       await tx.rewardEntries.write([{ participantId: row.participant_id, ...move }], [], now);
       return true;
     });
+    this.#ctx.metrics?.attempt('stripe_payouts', 'paid');
     this.#log?.info({ payout: row.id, stripe: paid.stripe_id, recorded: done }, 'Stripe payout');
   }
 

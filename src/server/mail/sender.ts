@@ -80,6 +80,7 @@ export class EmailSender extends PollLoop {
         if (n >= perDomain) {
           // Over the domain's limit: due again once a share of the window has passed (no attempt counted).
           await this.ctx.store.emails.finish(d.id, now, { status: 'pending', nextAttemptOn: now + Math.ceil(domainWindowMs / perDomain), error: d.last_error, attempted: false });
+          this.ctx.metrics?.attempt('emails', 'deferred');
         } else {
           sent.set(domain, n + 1);
           sendNow.push(d);
@@ -97,6 +98,7 @@ export class EmailSender extends PollLoop {
     const skip = d.unsubscribed ? 'unsubscribed' : !campaign || !sends(campaign, kind) ? 'this email was turned off' : undefined;
     if (skip !== undefined || !campaign) {
       await store.emails.finish(d.id, this.ctx.now(), { status: 'skipped', nextAttemptOn: null, error: skip ?? null, attempted: false });
+      this.ctx.metrics?.attempt('emails', 'skipped');
       return;
     }
     let error: string | null = null;
@@ -115,6 +117,7 @@ export class EmailSender extends PollLoop {
           ? { status: 'failed' as const, nextAttemptOn: null }
           : { status: 'pending' as const, nextAttemptOn: now + delay };
     await store.emails.finish(d.id, now, { ...outcome, error, attempted: true });
+    this.ctx.metrics?.attempt('emails', outcome.status === 'pending' ? 'retry' : outcome.status);
     this.log?.[error ? 'warn' : 'info']({ email: d.id, kind, error, next: outcome.status }, 'lifecycle email');
   }
 }

@@ -11,6 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
 import { Checkpointer } from './checkpointer.js';
 import { GroupCommit, GroupCommitDialect } from './group-commit.js';
+import { secondsSince, type DbObserver } from './observer.js';
 import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
 import { markDatabaseError } from './unavailable.js';
@@ -22,6 +23,8 @@ export interface Db {
   dialect: Dialect;
   /** The SQLite writer, whose counters tests read. */
   groupCommit?: GroupCommit;
+  /** Units of work waiting now for a pool connection (PostgreSQL) or for the writer (SQLite). */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -114,30 +117,30 @@ export const DEFAULT_POOL_SIZE = 10;
  * The pool as Kysely sees it, running the prepared queries (./prepared.ts) as named statements: Kysely
  * sends every query unnamed, which PostgreSQL parses and plans on each call.
  */
-function namingStatements(pool: pg.Pool): PostgresPool {
+function namingStatements(pool: pg.Pool, observer: DbObserver | undefined): PostgresPool {
   return {
     async connect() {
+      const asked = observer && performance.now();
       const client = await pool.connect().catch((err: unknown) => {
         throw markDatabaseError(err);
       });
+      if (observer) observer.poolWait(secondsSince(asked!));
+      const run: RunQuery = observer ? timed(client, observer) : (query, values) => client.query(query as string, values);
       // A migration by another process can change a table under a statement this connection prepared:
       // that statement then fails with "cached plan must not change result type". It runs again unnamed,
       // and the connection is closed on release, so its successor prepares afresh.
       let stale = false;
       return {
         query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
-          const name = typeof text === 'string' ? statementName(text) : undefined;
-          if (!name) {
-            const result = client.query(text as string, values);
-            // A cursor (a streamed query) is no promise: it reports its own errors as it is read.
-            return typeof text === 'string' ? result.catch(rethrowMarked) : result;
-          }
-          return client
-            .query({ name, text: text as string, values })
+          // A cursor (a streamed read) is not timed, and reports its own errors as it is read: it answers row by row.
+          if (typeof text !== 'string') return client.query(text as never, values);
+          const name = statementName(text);
+          if (!name) return run(text, values).catch(rethrowMarked);
+          return run({ name, text, values })
             .catch((err: { code?: string }) => {
               if (err.code !== FEATURE_NOT_SUPPORTED) throw err;
               stale = true;
-              return client.query(text as string, values);
+              return run(text, values);
             })
             .catch(rethrowMarked);
         }) as never,
@@ -151,6 +154,20 @@ function namingStatements(pool: pg.Pool): PostgresPool {
 const rethrowMarked = (err: unknown): never => {
   throw markDatabaseError(err);
 };
+
+type RunQuery = (query: string | pg.QueryConfig, values?: unknown[]) => Promise<pg.QueryResult>;
+
+/** A client's query, telling `observer` how long each statement took to answer. */
+function timed(client: pg.PoolClient, observer: DbObserver): RunQuery {
+  return async (query, values) => {
+    const start = performance.now();
+    try {
+      return await client.query(query as string, values);
+    } finally {
+      observer.query(secondsSince(start));
+    }
+  };
+}
 
 /** PostgreSQL's code for "cached plan must not change result type" (among others). */
 const FEATURE_NOT_SUPPORTED = '0A000';
@@ -167,6 +184,8 @@ const KEEPALIVE_DELAY_MS = 10_000;
 
 export interface ConnectOptions {
   poolSize?: number;
+  /** Told each statement's time, waits and SQLite's batches (./observer.ts; metrics). */
+  observer?: DbObserver;
   /** PostgreSQL: see DEFAULT_CONNECT_TIMEOUT_MS. */
   connectTimeoutMs?: number;
 }
@@ -192,18 +211,19 @@ function postgresPool(url: string, options: ConnectOptions): pg.Pool {
 }
 
 export function connect(url: string, options: ConnectOptions = {}): Db {
+  const { observer } = options;
   if (dialectOf(url) === 'postgres') {
     const pool = postgresPool(url, options);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool) }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool, observer) }) });
+    return { db, dialect: 'postgres', waiting: () => pool.waitingCount, close: () => db.destroy() };
   }
   const path = sqlitePath(url);
   const writer = openSqlite(path);
   // WAL lets this second connection read committed data while the writer's batch is open.
   const reader = path === ':memory:' ? writer : openSqlite(path);
-  const group = new GroupCommit(writer, reader, (c) => cachingStatements(c), path === ':memory:' ? undefined : new Checkpointer(path));
+  const group = new GroupCommit(writer, reader, (c) => cachingStatements(c), path === ':memory:' ? undefined : new Checkpointer(path), observer);
   const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
   readDirectly(db, (query) => group.read(query));
   writeUnitsDirectly(db, (work) => group.unit(work));
-  return { db, dialect: 'sqlite', groupCommit: group, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', groupCommit: group, waiting: () => group.waiting, close: () => db.destroy() };
 }

@@ -41,12 +41,17 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import type { Checkpointer } from './checkpointer.js';
+import { secondsSince, type DbObserver } from './observer.js';
 import { allRows, iterateRows } from './sqlite-rows.js';
 
 /** A FIFO lock: units of work take the writer in the order they asked for it. */
 class Mutex {
   #locked = false;
   readonly #waiters: (() => void)[] = [];
+  /** Units waiting for the writer. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
   lock(): Promise<void> {
     if (!this.#locked) {
       this.#locked = true;
@@ -142,10 +147,15 @@ export class GroupCommit {
   #readOpen = false;
   #streaming = false;
   readonly stats: GroupCommitStats = { batches: 0, units: 0, largestBatch: 0, syncs: 0, checkpoints: 0, catchUps: 0 };
+  readonly #observer: DbObserver | undefined;
 
-  /** `checkpointer`: runs the WAL's checkpoints off the event loop (without one, SQLite runs them in COMMIT). */
-  constructor(writer: SQLite.Database, reader: SQLite.Database, statements: (db: SQLite.Database) => SqliteDatabase, checkpointer?: Checkpointer) {
+  /**
+   * `checkpointer`: runs the WAL's checkpoints off the event loop (without one, SQLite runs them in COMMIT).
+   * `observer`: told each statement's time, each wait for the writer and each batch's size (metrics).
+   */
+  constructor(writer: SQLite.Database, reader: SQLite.Database, statements: (db: SQLite.Database) => SqliteDatabase, checkpointer?: Checkpointer, observer?: DbObserver) {
     this.#writer = writer;
+    this.#observer = observer;
     // The durability FULL would give at each COMMIT comes from #sync below, off the event loop.
     writer.pragma('synchronous = NORMAL');
     // Each unit's savepoint keeps the original of every page it changes in a sub-journal, which SQLite
@@ -170,7 +180,21 @@ export class GroupCommit {
   /** A read outside any transaction: committed data only. */
   read(query: CompiledQuery): QueryResult<unknown> {
     this.#openRead();
-    return execute(this.#reads, query);
+    return this.#observer ? this.#timed(this.#reads, query, this.#observer) : execute(this.#reads, query);
+  }
+
+  #timed(statements: SqliteDatabase, query: CompiledQuery, observer: DbObserver): QueryResult<unknown> {
+    const start = performance.now();
+    try {
+      return execute(statements, query);
+    } finally {
+      observer.query(secondsSince(start));
+    }
+  }
+
+  /** Units of work waiting for the writer now. */
+  get waiting(): number {
+    return this.#mutex.waiting;
   }
 
   /** Rows one at a time across awaits: in a read transaction of their own, as the turn's would end under them. */
@@ -201,7 +225,7 @@ export class GroupCommit {
 
   /** A statement inside the unit that holds the writer. */
   write(query: CompiledQuery): QueryResult<unknown> {
-    return execute(this.#writes, query);
+    return this.#observer ? this.#timed(this.#writes, query, this.#observer) : execute(this.#writes, query);
   }
 
   /**
@@ -225,7 +249,13 @@ export class GroupCommit {
 
   /** Takes the writer and opens a savepoint for one unit of work (a transaction or a single write). */
   async begin(): Promise<void> {
-    await this.#mutex.lock();
+    if (this.#observer) {
+      const start = performance.now();
+      await this.#mutex.lock();
+      this.#observer.poolWait(secondsSince(start));
+    } else {
+      await this.#mutex.lock();
+    }
     try {
       if (this.#closed) throw new Error('The database has been closed');
       if (!this.#batch) {
@@ -323,6 +353,7 @@ export class GroupCommit {
     this.stats.batches++;
     this.stats.units += batch.units;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.units);
+    this.#observer?.batch(batch.units);
     this.#unsynced.push(batch);
     this.#sync();
     this.#scheduleCheckpoint();

@@ -448,8 +448,13 @@ export class Store {
    * committed (other processes hear of it through the triggers of migration 0007_speed).
    */
   changedCached(): void {
-    if (this.#afterCommit) this.#afterCommit.push(() => this.caches.invalidate());
-    else this.caches.invalidate();
+    this.afterCommit(() => this.caches.invalidate());
+  }
+
+  /** Runs `f` once this store's transaction has committed (never if it rolls back); at once outside one. */
+  afterCommit(f: () => void): void {
+    if (this.#afterCommit) this.#afterCommit.push(f);
+    else f();
   }
 
   async ping(): Promise<void> {

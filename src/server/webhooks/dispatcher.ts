@@ -94,6 +94,7 @@ export class Dispatcher extends PollLoop {
       { delivery_id: d.id, attempted_on: started, status_code: statusCode, error, duration_ms: Math.max(0, now - started) },
       outcome,
     );
+    this.#ctx.metrics?.attempt('webhooks', outcome.status === 'pending' ? 'retry' : outcome.status);
     this.#log?.[error ? 'warn' : 'info']({ delivery: d.id, event: d.event_id, statusCode, error, next: outcome.status }, 'webhook attempt');
   }
 

@@ -18,6 +18,7 @@ import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
 import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
 import { StripePayoutSender, type PayoutSenderOptions } from '../../../src/server/integrations/stripe-payouts.js';
 import { EmailSender, type EmailSenderOptions } from '../../../src/server/mail/sender.js';
+import { ServiceMetrics } from '../../../src/server/metrics/service-metrics.js';
 
 export interface TestService {
   url: string;
@@ -30,6 +31,8 @@ export interface TestService {
   app: FastifyInstance;
   /** The Stripe payout sender, when options.payouts asked for one. */
   payouts?: StripePayoutSender;
+  /** The process's metrics, when options.metrics turned them on. */
+  metrics?: ServiceMetrics;
   /** Creates a campaign with sensible defaults, through the admin API. */
   campaign(fields?: Partial<CreateCampaignBody>): Promise<string>;
   /** Stops the server and the database connection; the database itself stays (see drop). */
@@ -69,6 +72,8 @@ export interface ServiceOptions {
   payouts?: Partial<PayoutSenderOptions>;
   /** Runs the lifecycle email sender (needs smtpUrl) with these settings; its links point at the service. */
   mail?: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
+  /** Metrics on (off unless given): `GET /metrics` on the service's port, for this bearer token when given. */
+  metrics?: { token?: string };
 }
 
 /**
@@ -79,7 +84,8 @@ export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 
 export async function startService(kind: DatabaseKind, options: ServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await kind.create());
-  const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' });
+  const metrics = options.metrics && new ServiceMetrics();
+  const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' }, { metrics });
   if (options.now) runtime.ctx.now = options.now;
   runtime.ctx.passwordCost = options.passwordCost ?? TEST_PASSWORD_COST;
   const app = await buildApp({
@@ -94,6 +100,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
       rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, redisUrl: undefined },
     },
     logger: options.logTo ? { stream: options.logTo } : false,
+    ...(metrics && { metrics: { metrics, token: options.metrics!.token, serve: true } }),
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -128,6 +135,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
     ctx: runtime.ctx,
     app,
     payouts,
+    metrics,
     database,
     async campaign(fields = {}) {
       const c = await admin.createCampaign({
