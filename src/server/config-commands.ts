@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { exportConfig } from './domain/config-files.js';
 import { applyConfig, ConfigRefused, type Change, type Plan, type PlanEntry } from './domain/config-plan.js';
-import { DEFAULT_ACCOUNT } from './domain/context.js';
+import { recordAudit } from './domain/audit.js';
+import { CLI_ACTOR, DEFAULT_ACCOUNT, type Ctx } from './domain/context.js';
 import { withDatabase, type Run } from './cli-run.js';
 import { describeProblem, readConfigDir, writeConfigDir } from './config-yaml.js';
 
@@ -41,6 +42,20 @@ export function describePlan(plan: Plan, dryRun: boolean): string {
   return out;
 }
 
+/** The audit log's entries of an apply: one per campaign or endpoint it created or changed, with each field from and to. */
+async function recordApplied(ctx: Ctx, plan: Plan): Promise<void> {
+  for (const e of plan.entries) {
+    if (e.action !== 'create' && e.action !== 'change') continue;
+    await recordAudit(ctx, CLI_ACTOR, {
+      action: 'apply',
+      campaignId: e.campaignId,
+      target: `${e.kind} ${e.name}`,
+      before: e.action === 'create' ? null : Object.fromEntries(e.changes.map((c) => [c.field, c.from])),
+      after: Object.fromEntries(e.changes.map((c) => [c.field, c.to])),
+    });
+  }
+}
+
 export function addConfigCommands(program: Command, run: Run): void {
   program
     .command('export')
@@ -70,6 +85,7 @@ export function addConfigCommands(program: Command, run: Run): void {
       await withDatabase(run, false, async ({ ctx }) => {
         try {
           const plan = await applyConfig(ctx, DEFAULT_ACCOUNT, files.set, { dryRun: !!o.dryRun, allowPrivate: webhookAllowPrivate });
+          if (!o.dryRun) await recordApplied(ctx, plan);
           run.stdout.write(describePlan(plan, !!o.dryRun));
         } catch (err) {
           if (!(err instanceof ConfigRefused)) throw err;

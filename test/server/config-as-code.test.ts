@@ -40,6 +40,7 @@ async function snapshot(rt: Runtime): Promise<string> {
     endpoints: await db.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute(),
     texts: await db.selectFrom('email_texts').selectAll().orderBy('campaign_id').orderBy('kind').orderBy('locale').execute(),
     events: (await db.selectFrom('webhook_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n,
+    audit: await db.selectFrom('audit_log').select(['action', 'actor_kind', 'campaign_id', 'target', 'before', 'after']).orderBy('id').execute(),
   });
 }
 
@@ -198,6 +199,17 @@ for (const kind of kinds) {
       assert.deepEqual(changedColumns(after.campaigns!.find((c) => c.id !== 'spring')!, was.campaigns!.find((c) => c.id !== 'spring')!), []);
       assert.deepEqual(changedColumns(after.endpoints![0]!, was.endpoints![0]!), ['event_types']);
       assert.deepEqual(after.texts!.map((t) => [t.kind, t.locale, t.subject]), [['reminder', 'en', 'Still here?']]);
+      // One audit entry for each campaign and endpoint the apply changed, as the CLI, with what changed.
+      const entries = after.audit!.slice(was.audit!.length);
+      assert.deepEqual(
+        entries.map((e) => [e.action, e.actor_kind, e.campaign_id, e.target]),
+        [
+          ['apply', 'cli', 'spring', 'campaign spring (Spring: "sale")'],
+          ['apply', 'cli', null, 'webhook http://127.0.0.1:9/refkit?x=1'],
+        ],
+      );
+      assert.deepEqual(JSON.parse(String(entries[0]!.before)).shareHeader, 'Share');
+      assert.deepEqual(JSON.parse(String(entries[0]!.after)).shareHeader, 'Share and earn');
       assert.equal(after.events, was.events);
       // The folder now says what the database holds.
       const check = join(work, 'check');

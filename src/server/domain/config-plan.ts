@@ -43,6 +43,8 @@ export interface PlanEntry {
   kind: 'campaign' | 'webhook';
   /** The campaign's id and name, or the endpoint's URL. */
   name: string;
+  /** The campaign's id (campaigns only). */
+  campaignId?: string;
   action: 'create' | 'change' | 'unchanged' | 'not in config';
   source?: string;
   changes: Change[];
@@ -116,7 +118,7 @@ async function apply(ctx: Ctx, actor: Actor, set: ConfigSet, allowPrivate: boole
   const named = new Set(set.campaigns.map((c) => c.value.id));
   const before = await listCampaignSettings(ctx, actor);
   for (const item of [...set.campaigns].sort((a, b) => (a.value.id < b.value.id ? -1 : 1))) plan.entries.push(await applyCampaign(ctx, actor, item));
-  for (const c of before.filter((c) => !named.has(c.campaignId!))) plan.entries.push({ kind: 'campaign', name: `${c.campaignId} (${c.campaignName})`, action: 'not in config', changes: [] });
+  for (const c of before.filter((c) => !named.has(c.campaignId!))) plan.entries.push({ kind: 'campaign', name: `${c.campaignId} (${c.campaignName})`, campaignId: c.campaignId!, action: 'not in config', changes: [] });
 
   const endpoints = await listEndpoints(ctx, actor);
   for (const item of set.webhooks) {
@@ -145,7 +147,7 @@ async function applyCampaign(ctx: Ctx, actor: Actor, item: ConfigItem<CampaignCo
     const stored = rowFields(created, ctx.now());
     const changes: Change[] = CAMPAIGN_KEYS.filter((k) => fields[k] !== undefined).map((k) => ({ sign: '+', field: k, to: stored[k] }));
     changes.push(...(await applyEmails(ctx, actor, item, id)));
-    return { kind: 'campaign', name: `${id} (${created.name})`, action: 'create', source, changes };
+    return { kind: 'campaign', name: `${id} (${created.name})`, campaignId: id, action: 'create', source, changes };
   }
   const now = rowFields(existing, ctx.now());
   const body: Record<string, unknown> = {};
@@ -161,7 +163,7 @@ async function applyCampaign(ctx: Ctx, actor: Actor, item: ConfigItem<CampaignCo
   }
   if (changes.length > 0) await inFile(source, [], () => updateCampaign(ctx, actor, { id, ...body } as UpdateCampaignBody));
   changes.push(...(await applyEmails(ctx, actor, item, id)));
-  return { kind: 'campaign', name: `${id} (${fields.campaignName})`, action: changes.length > 0 ? 'change' : 'unchanged', source, changes };
+  return { kind: 'campaign', name: `${id} (${fields.campaignName})`, campaignId: id, action: changes.length > 0 ? 'change' : 'unchanged', source, changes };
 }
 
 /** The lifecycle email settings and texts of a campaign file: the settings given that differ, each text written, each other text of the owner's reset. */
