@@ -23,15 +23,17 @@ import { iso } from './time.js';
  */
 const erasedCode = () => `ERASED-${randomBytes(12).toString('hex').toUpperCase()}`;
 
+/** A copy of a parsed JSON value with every string, at any depth, passed through `fn` (keys are left as they are). */
+function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === 'string') return fn(value);
+  if (Array.isArray(value)) return value.map((x) => mapStrings(x, fn));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, mapStrings(x, fn)]));
+  return value;
+}
+
 /** A stored JSON body with the person taken out: their participant's fields replaced, and the address anywhere else. */
 function scrub(json: string, email: string, anonymised: Map<number, Anonymised>): string {
-  const replace = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.includes(email) ? v.replaceAll(email, ERASED_NAME) : v;
-    if (Array.isArray(v)) return v.map(replace);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
-    return v;
-  };
-  const body = replace(JSON.parse(json)) as { data?: Record<string, unknown> };
+  const body = mapStrings(JSON.parse(json), (v) => (v.includes(email) ? v.replaceAll(email, ERASED_NAME) : v)) as { data?: Record<string, unknown> };
   const anon = typeof body.data?.participantId === 'number' ? anonymised.get(body.data.participantId) : undefined;
   if (anon && body.data) Object.assign(body.data, { email: anon.email, firstName: '', lastName: '', code: anon.code });
   return JSON.stringify(body);
@@ -45,15 +47,10 @@ function scrub(json: string, email: string, anonymised: Map<number, Anonymised>)
 async function redactAudit(tx: Store, accountId: number, email: string, found: readonly PersonParticipant[]): Promise<void> {
   const names = new Set(found.flatMap((p) => [p.first_name, p.last_name]).flatMap((n) => (n?.trim() ? [n.trim().toLowerCase()] : [])));
   const address = new RegExp(email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
-  const replace = (v: unknown): unknown => {
-    if (typeof v === 'string') return names.has(v.trim().toLowerCase()) ? ERASED_NAME : v.replace(address, ERASED_NAME);
-    if (Array.isArray(v)) return v.map(replace);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
-    return v;
-  };
-  const json = (text: string | null) => (text === null ? null : JSON.stringify(replace(JSON.parse(text))));
+  const replace = (v: string) => (names.has(v.trim().toLowerCase()) ? ERASED_NAME : v.replace(address, ERASED_NAME));
+  const json = (text: string | null) => (text === null ? null : JSON.stringify(mapStrings(JSON.parse(text), replace)));
   for (const e of await tx.audit.mentioning(accountId, email)) {
-    await tx.audit.redact(e.id, { target: e.target === null ? null : (replace(e.target) as string), before: json(e.before), after: json(e.after) });
+    await tx.audit.redact(e.id, { target: e.target === null ? null : replace(e.target), before: json(e.before), after: json(e.after) });
   }
 }
 
