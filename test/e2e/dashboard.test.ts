@@ -265,6 +265,8 @@ describe('dashboard', () => {
       await page.getByLabel(/Let in by email/).fill('w3@example.com, nobody@example.com');
       await page.getByRole('button', { name: 'Let these in' }).click();
       await page.getByText('Let in 1 participant. Not participants: nobody@example.com.').waitFor();
+      // The message comes with the grant's answer; the queue is read again after it: wait for the new list.
+      await page.getByText('2 waiting, 2 let in.').waitFor();
       assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w1@example.com']);
       assert.equal((await admin.getWaitlist(id!)).granted, 2);
     }));
