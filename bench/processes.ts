@@ -128,7 +128,7 @@ export async function runProcesses(kind: DatabaseKind, counts: number[], first: 
   // A row with no answer at all (every request outlasted the run) measured nothing: a failure too.
   const failed = rows.filter((r) => r.result.requests === 0 || r.result.non2xx > 0 || r.result.errors > 0);
   for (const r of failed) log(`FAILED: ${r.processes} x ${r.route}: ${r.result.non2xx} non-2xx (${JSON.stringify(r.result.statuses)}), ${r.result.errors} errors`);
-  const body = [machine(command), describe(timing), '', markdown(rows, trips)].join('\n');
+  const body = [machine(command), describe(timing), '', markdown(rows, trips), '', ...limits(rows)].join('\n');
   log(`\n${body}`);
   if (write && failed.length === 0) writeSection('Processes', body);
   return failed.length;
@@ -141,6 +141,19 @@ function describe(timing: ProcessesTiming): string {
     `- CPU µs/req is CPU time over the measured run per answered request: of the service processes together (/proc/<pid>/stat), of the PostgreSQL backends serving this database (their /proc/<pid>/stat; the server's own WAL writer and checkpointer are not in it), and of the load generators (what spreading the load costs). "cores used" is their sum times req/s, against ${cores} cores; "machine busy" is the whole machine's busy share over the run (/proc/stat: every process, other work on this shared machine included).`,
     '- WAL B/req: the write-ahead log this database\'s transactions wrote (pg_waldump over the run\'s span, by relation and transaction), per request. statements/req: the statements one such call sends to PostgreSQL (round trips), counted on the service run in the benchmark\'s own process over 40 calls of each kind (bench/round-trips.ts).',
   ].join('\n');
+}
+
+/** Where each process count's CPU went, summed over its loads: the service's, the database's, the generators', and the rest of the machine's. */
+function limits(rows: Row[]): string[] {
+  const cores = cpus().length;
+  return [...new Set(rows.map((r) => r.processes))].map((n) => {
+    const mine = rows.filter((r) => r.processes === n);
+    const mean = (f: (r: Row) => number) => mine.reduce((t, r) => t + f(r), 0) / mine.length;
+    const [service, postgres, generators] = [(r: Row) => r.serviceUs, (r: Row) => r.postgresUs ?? 0, (r: Row) => r.loaderUs].map((f) => mean((r) => (f(r) * r.result.rps) / 1e6));
+    const busy = mean((r) => (r.busyPercent / 100) * cores);
+    const pgPerService = mean((r) => (r.postgresUs ?? 0) / r.serviceUs);
+    return `- ${n} process${n === 1 ? '' : 'es'}: of the ${cores} cores, the service used ${service!.toFixed(2)}, PostgreSQL's backends ${postgres!.toFixed(2)}, the load generators ${generators!.toFixed(2)} (the mean over the loads); the machine was ${((100 * busy) / cores).toFixed(0)}% busy, so other work took ${Math.max(0, busy - service! - postgres! - generators!).toFixed(2)}. The database's CPU per request was ${pgPerService.toFixed(2)}x the service's.`;
+  });
 }
 
 function markdown(rows: Row[], trips: RoundTrips): string {
