@@ -11,9 +11,9 @@ import { cpus } from 'node:os';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { startLoader, type LoadResult, type Loader } from './loader.js';
 import { observePostgres, type PgWindow } from './pg-cost.js';
-import { machine, ms, quantile, rps, table, writeSection } from './report.js';
+import { machine, ms, rps, table, writeSection } from './report.js';
 import { countRoundTrips, type RoundTrips } from './round-trips.js';
-import { PLAN, pickRoutes, serviceRoutes, type Route } from './routes.js';
+import { PLAN, combined, pickRoutes, serviceRoutes, type Route } from './routes.js';
 import { seed } from './seed.js';
 import { processCpuMs, startService, type Server } from './servers.js';
 
@@ -50,24 +50,8 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - fields[3]! - fields[4]!, total };
 }
 
-/** Several generators' results as one: requests and req/s added, latencies taken together. */
-function together(results: LoadResult[]): LoadResult {
-  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const sum = (f: (r: LoadResult) => number) => results.reduce((t, r) => t + f(r), 0);
-  const statuses: Record<string, number> = {};
-  for (const r of results) for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-  return {
-    rps: sum((r) => r.rps),
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    latencies,
-    requests: sum((r) => r.requests),
-    allRequests: sum((r) => r.allRequests),
-    non2xx: sum((r) => r.non2xx),
-    errors: sum((r) => r.errors),
-    statuses,
-  };
-}
+/** Several generators' results as one: as combined() takes slices, but their req/s added (they ran at the same time). */
+const together = (results: LoadResult[]): LoadResult => ({ ...combined(results), rps: results.reduce((t, r) => t + r.rps, 0) });
 
 /** One load on every server at once, each from its own generator; the CPU of everything involved over the measured run. */
 async function measureAll(servers: Server[], loaders: Loader[], load: Route['load'], timing: ProcessesTiming, pgUrl: string): Promise<Omit<Row, 'processes' | 'route'>> {
