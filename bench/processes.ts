@@ -18,7 +18,7 @@ import { seed } from './seed.js';
 import { processCpuMs, startService, type Server } from './servers.js';
 
 export interface ProcessesTiming {
-  /** Connections in all, split evenly between the processes (48: whole for 1, 2, 3 and 4). */
+  /** Connections in all, split evenly between the processes (48: whole for 1, 2, 3, 4, 6 and 8). */
   connections: number;
   warmupSeconds: number;
   seconds: number;
