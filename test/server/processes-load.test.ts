@@ -40,6 +40,8 @@ const HOT = 24;
 const SPREAD = 12;
 const UNREFERRED = 6;
 const CONCURRENCY = 16;
+/** Four processes starting on a 2-core machine shared with other test runs have taken over 20 s each. */
+const START_MS = 90_000;
 
 for (const processes of [2, 4]) {
   describe(`${processes} service processes on one PostgreSQL under a mixed load`, { skip: postgres.skip }, () => {
@@ -63,13 +65,13 @@ for (const processes of [2, 4]) {
       // The campaign and the endpoint are made through the first process before the others start, so
       // every process begins with them in its caches (a later change reaches the others by NOTIFY, which
       // caches.test.ts covers).
-      started.push(await startProcess({ DATABASE_URL: database.url, ...ENV }));
+      started.push(await startProcess({ DATABASE_URL: database.url, ...ENV }, [], { startTimeoutMs: START_MS }));
       const first = new RefkitClient({ baseUrl: started[0]!.url, secretKey: KEY });
       const id = (await first.createCampaign({ campaignName: 'Load', hostURL: 'https://load.example', referrerRewardValue: 10, refereeRewardValue: 5, referrerRewardPercent: 10, milestones: MILESTONES }))
         .campaignId!;
       await first.createWebhookEndpoint({ url: receiver.url, eventTypes: ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached'] });
       // One after another: several starting at once on a busy 2-core machine can outlast the start timeout.
-      for (let i = 1; i < processes; i++) started.push(await startProcess({ DATABASE_URL: database.url, ...ENV }));
+      for (let i = 1; i < processes; i++) started.push(await startProcess({ DATABASE_URL: database.url, ...ENV }, [], { startTimeoutMs: START_MS }));
       const clients = started.map((p) => new RefkitClient({ baseUrl: p.url, secretKey: KEY }));
       let turn = 0;
       const next = () => clients[turn++ % clients.length]!;

@@ -23,6 +23,8 @@ export interface ServiceProcess {
 export interface ChildOptions {
   cwd?: string;
   input?: string;
+  /** How long `serve` may take to listen (default 20 s; a test starting several on a busy machine may need more). */
+  startTimeoutMs?: number;
 }
 
 export function runCli(args: string[], env: Record<string, string>, { cwd, input }: ChildOptions = {}) {
@@ -46,7 +48,7 @@ export async function startProcess(env: Record<string, string>, args: string[] =
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`service did not start:\n${out}`));
-    }, 20_000);
+    }, options.startTimeoutMs ?? 20_000);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
