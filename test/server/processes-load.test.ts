@@ -5,7 +5,8 @@
  * answers said, as if the calls had run one at a time: every email answered 200 is there once; each
  * referrer's totalReferrals is its referral rows; the reward counters are their ledger; each milestone is
  * credited once; every webhook event is delivered, once per event id (the webhook-id), and none is missing.
- * Sized by counts of requests, not by durations: about 350 calls a run, 15 to 30 s on a busy 2-core machine.
+ * Sized by counts of requests, not by durations: about 350 calls a run; 15 s (2 processes) and 27 s (4) on
+ * this 2-core machine at a load average of 15 from other work, 51 and 88 s at 33.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
