@@ -7,8 +7,8 @@ import autocannon from 'autocannon';
 import type { LoadResult, LoadSpec } from './loader.js';
 import { quantile } from './report.js';
 
-/** Numbers sign-ups across every run of this process, so no two requests share an email. */
-let serial = 0;
+/** Numbers sign-ups across every run of this process, so no two requests share an email (from where bench/loader.ts says). */
+let serial = Number(process.argv[2] ?? 0);
 
 /** The n-th client address: 10.0.0.0/8 and then 11/8 and so on, one /24 network per 256 clients. */
 const clientAddress = (n: number) => `${10 + (n >>> 24)}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;

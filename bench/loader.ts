@@ -39,13 +39,19 @@ export interface LoadResult {
 
 export interface Loader {
   measure(spec: LoadSpec): Promise<LoadResult>;
+  /** The load generator's process id (what its CPU time is read by: bench/processes.ts weighs its cost). */
+  pid: number;
   close(): void;
 }
 
 type Reply = { ok: true; result: LoadResult } | { ok: false; error: string };
 
-export function startLoader(): Loader {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+/**
+ * `first`: where this generator's numbering of emails and client addresses starts, so that several
+ * generators at once (one per service process, bench/processes.ts) never send the same one.
+ */
+export function startLoader(first = 0): Loader {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./load.ts', import.meta.url)), [String(first)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   let queue = Promise.resolve();
   return {
     measure(spec) {
@@ -68,6 +74,7 @@ export function startLoader(): Loader {
       );
       return next;
     },
+    pid: child.pid!,
     close: () => void child.kill(),
   };
 }

@@ -17,6 +17,10 @@
  *                       --webhook adds a webhook endpoint taking every event to both databases.
  *   --retention         the retention pruner through 1,000,000 old rows (--rows N for another count; writes
  *                       the file only at the default), and sign-ups' latency while it runs (bench/retention.ts).
+ *   --processes 1,2,4   N `refkit serve` processes on one PostgreSQL for each N, one load generator per
+ *                       process, on sign-ups and paid qualifications: req/s, latency, the CPU of the
+ *                       services, the database backends and the generators, WAL and statements per call
+ *                       (bench/processes.ts); writes the "Processes" section (not with --quick). PostgreSQL only.
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
@@ -24,6 +28,7 @@ import { databaseKinds } from '../test/server/helpers/databases.js';
 import { runCompare } from './compare.js';
 import { runGrowth } from './growth.js';
 import { startLoader } from './loader.js';
+import { runProcesses } from './processes.js';
 import { runProfile } from './profile.js';
 import { runRetention } from './retention.js';
 import { machine, writeSection } from './report.js';
@@ -42,6 +47,7 @@ const { values } = parseArgs({
     db: { type: 'string' },
     retention: { type: 'boolean', default: false },
     rows: { type: 'string' },
+    processes: { type: 'string' },
   },
 });
 /** --routes: the names (their beginnings) of the routes to measure, for every mode that takes it. */
@@ -55,7 +61,15 @@ const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.na
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
 const loader = startLoader();
 try {
-  if (values.retention) {
+  if (values.processes !== undefined) {
+    // --quick: few connections, so that even a busy machine answers some calls of each load within its 2 s.
+    const timing = values.quick ? { connections: 8, warmupSeconds: 1, seconds: 2 } : { connections: 48, warmupSeconds: 2, seconds: 8 };
+    const counts = values.processes.split(',').map((n) => Number(n.trim()));
+    if (counts.some((n) => !Number.isInteger(n) || n < 1 || timing.connections % n !== 0)) throw new Error(`--processes takes counts of processes that divide ${timing.connections} (the connections): 1,2,4 for example`);
+    const postgres = runnable.find((k) => k.name === 'postgres');
+    if (!postgres) throw new Error('--processes runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
+    if ((await runProcesses(postgres, counts, loader, timing, command, log, !values.quick)) > 0) process.exitCode = 1;
+  } else if (values.retention) {
     const rows = Number(values.rows ?? 1_000_000);
     if (!Number.isInteger(rows) || rows < 1_000) throw new Error('--rows takes a whole number of rows, at least 1000');
     await runRetention(runnable, rows, command, log, values.rows === undefined);

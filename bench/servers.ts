@@ -19,7 +19,7 @@ export interface Server {
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime of a process, read from /proc (fields 14 and 15, counted after the command's closing parenthesis). */
-function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;

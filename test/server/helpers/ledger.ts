@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
 import { ledgerTotals } from '../../../src/server/domain/ledger.js';
+import type { Database } from '../../../src/server/store/tables.js';
 import type { TestService } from './service.js';
 
 /** Every participant of the campaign has counters equal to the sums of its entries; how many entries there are in all. */
-export async function assertCountersAreTheLedger(s: TestService, campaignId: string): Promise<number> {
-  const { db } = s.ctx.store;
+export const assertCountersAreTheLedger = (s: TestService, campaignId: string): Promise<number> => assertLedgerIn(s.ctx.store.db, campaignId);
+
+/** The same, read through any connection to the database (one a test opens beside service processes). */
+export async function assertLedgerIn(db: Kysely<Database>, campaignId: string): Promise<number> {
   const people = await db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).execute();
   let count = 0;
   for (const p of people) {

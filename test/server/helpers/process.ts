@@ -23,6 +23,8 @@ export interface ServiceProcess {
 export interface ChildOptions {
   cwd?: string;
   input?: string;
+  /** How long `serve` may take to listen (default 20 s; a test starting several on a busy machine may need more). */
+  startTimeoutMs?: number;
 }
 
 export function runCli(args: string[], env: Record<string, string>, { cwd, input }: ChildOptions = {}) {
@@ -42,7 +44,11 @@ export async function startProcess(env: Record<string, string>, args: string[] =
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 20_000);
+    // A child that has not started is nobody's to stop (the caller gets no handle): end it here.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start:\n${out}`));
+    }, options.startTimeoutMs ?? 20_000);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
