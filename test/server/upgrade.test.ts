@@ -153,16 +153,27 @@ describe('upgrade from the previous release without downtime [postgres]', { skip
       while (writes < target) await sleep(10);
     };
     const load = Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+    // After each step: a failure stops the load at once and names the step (a broken process answers
+    // fast, and a flood of failing requests would only starve the processes still to start).
+    const noFailures = async (step: string) => {
+      if (lb.failures.length === 0) return;
+      stop = true;
+      await load;
+      assert.fail(`${lb.failures.length} requests failed ${step}; the first: ${lb.failures.slice(0, 3).join('\n')}`);
+    };
 
     await phase();
+    await noFailures('on the previous release, before migrating');
     // This release's migrations, run while the old processes serve.
     const migrated = await cli(['migrate'], env);
     assert.equal(migrated.code, 0, migrated.stderr);
     await phase();
-    for (const p of old) {
+    await noFailures("on the previous release's processes, after this release's migrations");
+    for (const [i, p] of old.entries()) {
       assert.equal(await p.stop('SIGTERM'), 0, p.output());
       lb.add((await start('new')).url);
       await phase();
+      await noFailures(`with ${i + 1} of the 2 processes replaced by this release`);
     }
     stop = true;
     await load;
