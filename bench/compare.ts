@@ -17,10 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
 import { median, ms, rps, table } from './report.js';
@@ -29,8 +26,8 @@ import { WEBHOOK_EVENT_TYPES } from '../src/api/schemas.js';
 import { connect } from '../src/server/store/connect.js';
 import { CAMPAIGN_ID, seed } from './seed.js';
 import { startService, type Server } from './servers.js';
+import { buildRevision } from '../scripts/revision.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** Compared when no --routes is given: the route this comparison was made for. */
 const DEFAULT_ROUTES = ['addParticipant (new, referred'];
 
@@ -40,26 +37,6 @@ export interface CompareTiming {
   /** Pairs of slices per route, and each slice's length. */
   pairs: number;
   sliceSeconds: number;
-}
-
-/** REV's service, built in a worktree of its own: its CLI, and how to remove it all. */
-function buildRevision(rev: string, log: (line: string) => void): { sha: string; dir: string; remove(): void } {
-  const sha = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = mkdtempSync(join(tmpdir(), 'refkit-compare-'));
-  const remove = () => {
-    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
-    rmSync(dir, { recursive: true, force: true });
-  };
-  execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'ignore' });
-  try {
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    log(`building ${rev} (${sha.slice(0, 7)}) in ${dir}`);
-    execFileSync('npm', ['run', 'build:server'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-  } catch (err) {
-    remove();
-    throw err;
-  }
-  return { sha, dir, remove };
 }
 
 /** Seeds `url` with REV's own seeding code (its migrations), as the working tree's seed() does for B. */

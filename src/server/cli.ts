@@ -30,6 +30,7 @@ import { listen } from './webhooks/listen.js';
 import { addOwnerAccountCommands } from './owner-commands.js';
 import { addConfigCommands } from './config-commands.js';
 import { addSettingsCommands } from './settings-commands.js';
+import { addDatabaseCommands } from './database-commands.js';
 
 export type { CliIo } from './cli-run.js';
 
@@ -265,14 +266,7 @@ function createProgram(run: Run): Command {
     .option('--demo', 'demo mode: seed a fresh database with the demo campaign and a key, serve /demo/ (what npm start runs)')
     .action((o: { demo?: boolean }) => serve(loadConfig(run.env, o.demo ? { demo: true } : {})));
 
-  program
-    .command('migrate')
-    .description('bring the database schema up to date, then exit')
-    .action(async () => {
-      const runtime = await openRuntime(loadConfig(run.env));
-      await runtime.close();
-      run.stdout.write('database is up to date\n');
-    });
+  addDatabaseCommands(program, run);
 
   addConfigCommands(program, run);
 

@@ -5,13 +5,15 @@ import type { Ctx } from './domain/context.js';
 import { smtpMailer } from './mail/smtp.js';
 import { Caches, watchChanges } from './store/caches.js';
 import { connect } from './store/connect.js';
-import { migrate } from './store/migrations.js';
+import { migrate, type SchemaStatus } from './store/migrations.js';
 import { MonitoringStore } from './store/monitoring-store.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { Store } from './store/store.js';
 
 export interface Runtime {
   ctx: Ctx;
+  /** The schema after migrating: `unknown` names migrations of a newer release (this code is older). */
+  schema: SchemaStatus;
   close(): Promise<void>;
 }
 
@@ -21,8 +23,9 @@ export async function openRuntime(
   { metrics }: { metrics?: ServiceMetrics } = {},
 ): Promise<Runtime> {
   const { db, dialect, waiting, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, observer: metrics });
+  let schema: SchemaStatus;
   try {
-    await migrate(db, dialect);
+    schema = await migrate(db, dialect);
   } catch (err) {
     await close();
     throw databaseOpenError(err, config.databaseUrl);
@@ -42,6 +45,7 @@ export async function openRuntime(
   metrics?.watch({ monitoring: new MonitoringStore(db), waiting, now: () => ctx.now() });
   return {
     ctx,
+    schema,
     async close() {
       mailer?.close();
       await stopWatching();

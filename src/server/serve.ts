@@ -91,6 +91,10 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Now, not in the first sign-up: loading it holds the event loop for 60-100 ms.
   loadDisposableDomains();
   await app.listen({ port: config.port, host: config.host });
+  // A rolled-back deploy: served as it is (expand/contract), but said, so that it does not go unnoticed.
+  if (runtime.schema.unknown.length > 0) {
+    app.log.warn({ unknownMigrations: runtime.schema.unknown }, 'the database has migrations this release does not know: this code is older than the schema');
+  }
   const metricsListener = metrics && config.metrics!.bind && (await listenForMetrics(metrics, config.metrics!.bind, config.metrics!.token));
   if (metricsListener) app.log.info({ address: metricsListener.listeningOrigin }, 'metrics listening');
   dispatcher.start();

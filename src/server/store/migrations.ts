@@ -941,20 +941,49 @@ class CodeMigrationProvider implements MigrationProvider {
 }
 
 /**
- * Whether the newest migration has run, read from Kysely's own table. Starting a process on a migrated
- * database then reads one row, where Kysely's migrator would first list the tables of every schema of
- * the database (which fails when another schema is dropped at that moment) and take its lock.
+ * Where a database's schema stands against this release's migrations: `pending`, the ones of this
+ * release it has not run (in order); `unknown`, the ones it has run that this release does not have (a
+ * newer release migrated it: this code is older than the schema, as after a rolled-back deploy).
  */
-async function isUpToDate(db: Kysely<any>, dialect: Dialect, schema: string | undefined): Promise<boolean> {
-  const newest = Object.keys(migrations(dialect)).sort().at(-1);
-  const table = schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration');
+export interface SchemaStatus {
+  pending: string[];
+  unknown: string[];
+}
+
+/** This release's migration names, in the order they run. */
+export const migrationNames = (dialect: Dialect): string[] => Object.keys(migrations(dialect)).sort();
+
+/** Kysely's bookkeeping table, in the connection's own schema on PostgreSQL (see migrate()). */
+async function migrationTable(db: Kysely<any>, dialect: Dialect): Promise<{ schema: string | undefined; table: RawBuilder<unknown> }> {
+  // Kysely looks for its bookkeeping tables in every schema unless told which: on a PostgreSQL database
+  // where another schema has them, it would skip creating its own. Pin them to the connection's schema.
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  return { schema, table: schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration') };
+}
+
+/**
+ * Reads the schema's standing from Kysely's own table, changing nothing. Starting a process on a migrated
+ * database then reads that table only, where Kysely's migrator would first list the tables of every
+ * schema of the database (which fails when another schema is dropped at that moment) and take its lock.
+ */
+export async function schemaStatus(db: Kysely<any>, dialect: Dialect): Promise<SchemaStatus> {
+  return (await readStatus(db, dialect)).status;
+}
+
+async function readStatus(db: Kysely<any>, dialect: Dialect): Promise<{ schema: string | undefined; status: SchemaStatus }> {
+  const { schema, table } = await migrationTable(db, dialect);
+  const known = migrationNames(dialect);
+  let ran: string[];
   try {
-    const { rows } = await sql<{ name: string | null }>`select max(name) as name from ${table}`.execute(db);
-    return rows[0]?.name === newest;
+    ran = (await sql<{ name: string }>`select name from ${table}`.execute(db)).rows.map((r) => r.name);
   } catch {
-    // No such table yet: a new database.
-    return false;
+    // No such table yet: a new database, every migration to run.
+    ran = [];
   }
+  const done = new Set(ran);
+  const mine = new Set(known);
+  return { schema, status: { pending: known.filter((n) => !done.has(n)), unknown: ran.filter((n) => !mine.has(n)).sort() } };
 }
 
 /** Times a SQLite migration waits out busy_timeout (5 s) for another process's migration: a minute in all. */
@@ -962,16 +991,25 @@ const SQLITE_LOCK_ATTEMPTS = 12;
 const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code === 'SQLITE_BUSY';
 
 /**
- * Brings the schema up to date. Safe to run from several processes at once: on PostgreSQL Kysely takes
- * an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction (group-commit.ts).
+ * Brings the schema up to date, and says where it stands. Safe to run from several processes at once: on
+ * PostgreSQL Kysely takes an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction
+ * (group-commit.ts). `to` (for tests of a migration) runs the migrations up to that one only.
+ *
+ * A schema ahead of this code (migrations it does not know, none of its own missing) is served as it is:
+ * migrations are expand/contract (docs/architecture.md, "Writing a migration"), so a release's code works
+ * on the next release's schema, and a rolled-back deploy keeps serving. Kysely's migrator would refuse
+ * it ("previously executed migration ... is missing"), so it is not run then. A schema that is both
+ * (it lacks some of this release's migrations and has others this release does not know) is refused:
+ * no release's rule covers it.
  */
-/** Runs the migrations not yet run, all of them or (`to`, for tests of a migration) up to that one. */
-export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): Promise<void> {
-  // Kysely looks for its bookkeeping tables in every schema unless told which: on a PostgreSQL database
-  // where another schema has them, it would skip creating its own. Pin them to the connection's schema.
-  const schema =
-    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  if (to === undefined && (await isUpToDate(db, dialect, schema))) return;
+export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): Promise<SchemaStatus> {
+  const { schema, status } = await readStatus(db, dialect);
+  if (to === undefined && status.pending.length === 0) return status;
+  if (status.unknown.length > 0) {
+    throw new Error(
+      `the database has migrations this release does not know (${status.unknown.join(', ')}) and lacks ones it needs (${status.pending.join(', ')}): run the release that made it, or restore a backup`,
+    );
+  }
   const migrator = new Migrator({
     db,
     provider: new CodeMigrationProvider(dialect),
@@ -991,4 +1029,5 @@ export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): P
   }
   // Other processes on this database hear of the new schema as of a change to what they cache (./caches.ts).
   if (to === undefined && results?.some((r) => r.status === 'Success')) await sql`update cache_epoch set n = n + 1`.execute(db);
+  return (await readStatus(db, dialect)).status;
 }

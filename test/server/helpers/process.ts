@@ -25,10 +25,12 @@ export interface ChildOptions {
   input?: string;
   /** How long `serve` may take to listen (default 20 s; a test starting several on a busy machine may need more). */
   startTimeoutMs?: number;
+  /** Another build's dist/server/cli.js (another revision's: the upgrade test); default this checkout's. */
+  cli?: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>, { cwd, input }: ChildOptions = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], {
+export function runCli(args: string[], env: Record<string, string>, { cwd, input, cli = CLI }: ChildOptions = {}) {
+  const child = spawn(process.execPath, [cli, ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     ...(cwd !== undefined && { cwd }),
