@@ -9,6 +9,7 @@ import { BOARD_BLOCK, BOARD_SPAN } from './leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
 import { ASSUMPTION_FAILED } from './signup-reads.js';
 import { EMAIL_PRUNABLE } from './retention-store.js';
+import { migrationDatabase } from './transaction-pooling.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
 export const DAY_MS = 86_400_000;
@@ -963,7 +964,7 @@ const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code ==
 
 /**
  * Brings the schema up to date. Safe to run from several processes at once: on PostgreSQL Kysely takes
- * an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction (group-commit.ts).
+ * an advisory lock (a transaction's behind PgBouncer: ./transaction-pooling.ts); on SQLite the whole run is one BEGIN IMMEDIATE transaction (group-commit.ts).
  */
 /** Runs the migrations not yet run, all of them or (`to`, for tests of a migration) up to that one. */
 export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): Promise<void> {
@@ -973,7 +974,8 @@ export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): P
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   if (to === undefined && (await isUpToDate(db, dialect, schema))) return;
   const migrator = new Migrator({
-    db,
+    // Behind a transaction-pooling PgBouncer, a database whose migrations lock per transaction (./transaction-pooling.ts).
+    db: migrationDatabase(db),
     provider: new CodeMigrationProvider(dialect),
     ...(schema && { migrationTableSchema: schema }),
   });
