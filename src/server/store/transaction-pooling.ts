@@ -76,8 +76,8 @@ class TransactionLockDialect extends PostgresDialect {
  * over the same pool whose transactions lock out other migrations (used for nothing else). Never
  * destroyed: it shares the pool, which the database's own close ends.
  */
-const migrationDatabases = new WeakMap<Kysely<any>, Kysely<any>>();
-export function migrateWithTransactionLock(db: Kysely<any>, config: PostgresDialectConfig): void {
-  migrationDatabases.set(db, new Kysely({ dialect: new TransactionLockDialect(config) }));
+const migrationDatabases = new WeakMap<object, object>();
+export function migrateWithTransactionLock<D>(db: Kysely<D>, config: PostgresDialectConfig): void {
+  migrationDatabases.set(db, new Kysely<D>({ dialect: new TransactionLockDialect(config) }));
 }
-export const migrationDatabase = (db: Kysely<any>): Kysely<any> => migrationDatabases.get(db) ?? db;
+export const migrationDatabase = <D>(db: Kysely<D>): Kysely<D> => (migrationDatabases.get(db) as Kysely<D> | undefined) ?? db;
