@@ -4,14 +4,31 @@
  * machine's (Debian's `pgbouncer`, test/requirements.ts). Each database it serves is an alias whose
  * server sessions start in one schema (`connect_query`): PgBouncer 1.18 refuses the `options` startup
  * parameter the direct test URLs set search_path with, and sessions of one alias are never handed to another.
+ * Its settings are docs/deployment.md's pgbouncer.ini, with the address, authentication and files of its own:
+ * the documented configuration is the one the suite passes through.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { postgresUser } from '../../requirements.js';
 import { freePort } from './receiver.js';
+import { ROOT } from './root.js';
+
+/** The `[pgbouncer]` settings of docs/deployment.md's pgbouncer.ini, by name, in their order. */
+function documentedSettings(): Map<string, string> {
+  const ini = /^```ini\n([\s\S]*?)^```$/m.exec(readFileSync(join(ROOT, 'docs/deployment.md'), 'utf8'))?.[1];
+  const section = ini?.split(/^\[pgbouncer\]$/m)[1];
+  if (section === undefined) throw new Error("docs/deployment.md has no ```ini block with a [pgbouncer] section");
+  const settings = new Map<string, string>();
+  for (const line of section.split('\n')) {
+    const m = /^(\w+)\s*=\s*(.*)$/.exec(line);
+    if (m) settings.set(m[1]!, m[2]!);
+  }
+  if (settings.get('pool_mode') !== 'transaction') throw new Error('docs/deployment.md\'s pgbouncer.ini must pool per transaction: the suite tests that');
+  return settings;
+}
 
 export interface OwnPgbouncer {
   port: number;
@@ -34,27 +51,21 @@ export async function startOwnPgbouncer(target: URL): Promise<OwnPgbouncer> {
   const user = decodeURIComponent(target.username) || 'postgres';
   const ini = join(dir, 'pgbouncer.ini');
   const aliases: string[] = [];
+  const settings = documentedSettings();
+  const own = {
+    listen_addr: '127.0.0.1',
+    listen_port: String(port),
+    unix_socket_dir: '',
+    // The test PostgreSQL trusts loopback: so does this PgBouncer (the documented scram-sha-256 needs passwords).
+    auth_type: 'trust',
+    auth_file: join(dir, 'users.txt'),
+    admin_users: user,
+    log_connections: '0',
+    log_disconnections: '0',
+  };
+  for (const [name, value] of Object.entries(own)) settings.set(name, value);
   const write = () =>
-    writeFileSync(
-      ini,
-      [
-        '[databases]',
-        ...aliases,
-        '[pgbouncer]',
-        'listen_addr = 127.0.0.1',
-        `listen_port = ${port}`,
-        'unix_socket_dir =',
-        'auth_type = trust',
-        `auth_file = ${join(dir, 'users.txt')}`,
-        `admin_users = ${user}`,
-        'pool_mode = transaction',
-        // Test files open many clients at once (several services, CLI processes); the server pays for sessions, not clients.
-        'max_client_conn = 1000',
-        'default_pool_size = 20',
-        'log_connections = 0',
-        'log_disconnections = 0',
-      ].join('\n'),
-    );
+    writeFileSync(ini, ['[databases]', ...aliases, '[pgbouncer]', ...[...settings].map(([name, value]) => `${name} = ${value}`)].join('\n'));
   writeFileSync(join(dir, 'users.txt'), `"${user}" ""\n`);
   write();
   const child: ChildProcess = spawn('pgbouncer', [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', 'pipe', 'pipe'] });
