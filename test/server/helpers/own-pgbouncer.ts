@@ -83,6 +83,10 @@ export async function startOwnPgbouncer(target: URL): Promise<OwnPgbouncer> {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`pgbouncer exited (${code}):\n${log}`)));
   });
+  // Running, it must not keep its process alive: the databases are dropped (and it is stopped) at
+  // 'beforeExit', which never comes while a child or its pipes hold the event loop (a benchmark hung so).
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref(): void }).unref();
   const admin = async (command: string) => {
     const client = new pg.Client({ connectionString: `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/pgbouncer` });
     await client.connect();
