@@ -14,6 +14,7 @@ import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { newReferralCode } from '../src/server/domain/referral-codes.js';
 import { DEFAULT_POOL_SIZE, connect, dialectOf, openSqlite, sqlitePath } from '../src/server/store/connect.js';
+import { behindTransactionPooler, driverUrl } from '../src/server/store/transaction-pooling.js';
 
 const url = process.env.DATABASE_URL!;
 const campaignId = process.env.BENCH_CAMPAIGN_ID!;
@@ -60,9 +61,11 @@ function sqliteQueries(): Queries {
 }
 
 function postgresQueries(): Queries {
-  const pool = new pg.Pool({ connectionString: url, max: DEFAULT_POOL_SIZE });
-  // Named statements are prepared once per connection, as the fastest client would.
-  const one = async (name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows;
+  const pool = new pg.Pool({ connectionString: driverUrl(url), max: DEFAULT_POOL_SIZE });
+  // Named statements are prepared once per connection, as the fastest client would; through PgBouncer
+  // (pgbouncer=true) they run unnamed, as the service's do there.
+  const named = !behindTransactionPooler(url);
+  const one = async (name: string, text: string, values: unknown[]) => (await pool.query(named ? { name, text, values } : { text, values })).rows;
   return {
     point: async (email) => (await one('point', POINT, [campaignId, email]))[0],
     page: () => one('page', PAGE, [campaignId]),

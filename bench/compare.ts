@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
-import { median, ms, rps, table } from './report.js';
+import { KIND_TITLES, median, ms, rps, table } from './report.js';
 import { PLAN, combined, measureOn, pickRoutes, serviceRoutes } from './routes.js';
 import { WEBHOOK_EVENT_TYPES } from '../src/api/schemas.js';
 import { connect } from '../src/server/store/connect.js';
@@ -72,7 +72,7 @@ export async function runCompare(
     for (const kind of kinds) {
       const rows: CompareRow[] = [];
       for (const first of ['A', 'B'] as const) rows.push(...(await compareOnce(kind, loader, revision.dir, first, timing, log, only, receiver?.url)));
-      sections.push(`### ${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${compareTable(rows)}`);
+      sections.push(`### ${KIND_TITLES[kind.name]}\n\n${compareTable(rows)}`);
       failedRequests += rows.reduce((n, r) => n + failed(r), 0);
     }
     const report = [

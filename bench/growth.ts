@@ -5,7 +5,7 @@
  */
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
-import { machine, ms, table, writeSection } from './report.js';
+import { KIND_TITLES, machine, ms, table, writeSection } from './report.js';
 import { MAX_PAGE_OFFSET } from '../src/server/domain/paging.js';
 import { serviceRoutes } from './routes.js';
 import { seed, type Seeded } from './seed.js';
@@ -95,7 +95,7 @@ export async function runGrowth(kinds: DatabaseKind[], sizes: number[], loader: 
     ]);
     const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
     sections.push(
-      `### ${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${table(['route (p50 / p99 / mean ms)', ...sizes.map(label), `mean ${label(sizes[sizes.length - 1]!)} / ${label(sizes[0]!)}`], rows)}`,
+      `### ${KIND_TITLES[kind.name]}\n\n${table(['route (p50 / p99 / mean ms)', ...sizes.map(label), `mean ${label(sizes[sizes.length - 1]!)} / ${label(sizes[0]!)}`], rows)}`,
     );
   }
   const body = [

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { readProfile, topSelfTime } from './cpuprofile-top.js';
 import type { Loader } from './loader.js';
-import { machine, ms, rps, table, writeSection } from './report.js';
+import { KIND_TITLES, machine, ms, rps, table, writeSection } from './report.js';
 import { pickRoutes, serviceRoutes } from './routes.js';
 import { seed } from './seed.js';
 import { startService } from './servers.js';
@@ -53,7 +53,7 @@ export async function runProfile(
           log(`profile kept: ${kept}`);
         }
         const { busyMs, idleMs, top } = topSelfTime(readProfile(join(dir, file)));
-        const title = `${kind.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${route.name}: ${rps(result.rps)} req/s, p99 ${ms(result.p99)} ms; main thread busy ${busyMs.toFixed(0)} ms, idle ${idleMs.toFixed(0)} ms`;
+        const title = `${KIND_TITLES[kind.name]}, ${route.name}: ${rps(result.rps)} req/s, p99 ${ms(result.p99)} ms; main thread busy ${busyMs.toFixed(0)} ms, idle ${idleMs.toFixed(0)} ms`;
         const section = `### ${title}\n\n${table(['self ms', 'share of busy', 'function', 'where'], top.map((t) => [t.ms.toFixed(0), `${(t.share * 100).toFixed(1)}%`, `\`${t.name}\``, t.where]))}`;
         log(`\n${section}`);
         sections.push(section);

@@ -58,3 +58,10 @@ export function writeSection(title: string, body: string): void {
   }
   writeFileSync(BENCHMARKS_FILE, after);
 }
+
+/** Each database kind's heading in the reports. */
+export const KIND_TITLES: Record<string, string> = {
+  sqlite: 'SQLite',
+  postgres: 'PostgreSQL',
+  pgbouncer: 'PostgreSQL through PgBouncer (transaction pooling)',
+};

@@ -21,7 +21,8 @@
  *                       process, on sign-ups and paid qualifications: req/s, latency, the CPU of the
  *                       services, the database backends and the generators, WAL and statements per call
  *                       (bench/processes.ts); writes the "Processes" section (not with --quick). PostgreSQL only.
- *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
+ *   --db sqlite         one database kind only (sqlite, postgres, or pgbouncer: PostgreSQL through a
+ *                       transaction-pooling PgBouncer of the run's own), with any of the above.
  */
 import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
@@ -31,7 +32,7 @@ import { startLoader } from './loader.js';
 import { runProcesses } from './processes.js';
 import { runProfile } from './profile.js';
 import { runRetention } from './retention.js';
-import { machine, writeSection } from './report.js';
+import { KIND_TITLES, machine, writeSection } from './report.js';
 import { benchKind, failures, markdown, type KindReport, type Timing } from './routes.js';
 
 const { values } = parseArgs({
@@ -110,7 +111,7 @@ async function runRoutes(quick: boolean, only?: string[]): Promise<void> {
     `- Each ratio compares a route with the baseline it is judged against, on the same database kind, measured in turns: after both are warmed up, ${timing.pairs} pairs of slices, which of the two goes first alternating (B R, R B, ...) so that a steady drift cancels. Each pair gives a ratio, and the route's is the median of them, which a slice caught in a burst of other load on this shared machine does not move. req/s is the median slice's (p50, p99 and the mean are over all the slices' answers, below); a baseline row gathers every slice of that baseline (the range shows the drift). The targets are listed under "Current figures".`,
     `- The INSERT baseline is measured once more with one connection (${timing.seconds} s after a warm-up, when a route is judged against it): each INSERT then waits for its own fsync and nothing else, so its latencies are the disk's, a floor under any answer given only once its write is on disk (sign-ups, qualify). On SQLite it is measured a third time, as a unit of the service's group commit with ${timing.connections} connections (${timing.seconds} s after a warm-up): the latency of a durable write through that mechanism with nothing else to do, beside which a sign-up's shows what the rest of its work adds.`,
     `- Latencies are autocannon's own timings of each 2xx answer, to the microsecond, taken together over a route's slices (p50, p99, mean). With every connection always waiting for one answer, the mean latency is the connections over req/s (Little's law): a p99 under 25 ms needs a mean well under 25 ms, so at ${timing.connections} connections a route must answer well over ${Math.round((timing.connections * 1000) / 25)} requests a second to meet it.`,
-    ...reports.map((r) => `\n### ${r.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n\n${markdown(r)}`),
+    ...reports.map((r) => `\n### ${KIND_TITLES[r.kind]}\n\n${markdown(r)}`),
   ].join('\n');
   log(`\n${body}`);
   if (!quick && !only) writeSection('Routes', body);

@@ -18,6 +18,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { connect, dialectOf, sqlitePath } from '../src/server/store/connect.js';
 import { migrate } from '../src/server/store/migrations.js';
+import { driverUrl } from '../src/server/store/transaction-pooling.js';
 import { newToken } from '../src/server/domain/proof.js';
 import { hashSecret } from '../src/server/domain/secrets.js';
 import { encodeCursor } from '../src/server/domain/paging.js';
@@ -205,7 +206,8 @@ function insertSqlite(url: string, plan: SeedPlan, base: number): void {
 }
 
 async function insertPostgres(url: string, plan: SeedPlan, base: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  // One transaction on one client: through PgBouncer too (its pgbouncer=true is the service's, not the driver's).
+  const client = new pg.Client({ connectionString: driverUrl(url) });
   await client.connect();
   try {
     const types = ['bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'bigint', 'bigint', 'text', 'integer', 'integer', 'integer', 'integer', 'integer'];

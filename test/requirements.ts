@@ -97,6 +97,9 @@ export async function postgresServerProblem(): Promise<string | undefined> {
   return undefined;
 }
 
+/** Why the service suite cannot run through a PgBouncer of its own (test/server/helpers/own-pgbouncer.ts), or undefined. */
+export const pgbouncerProblem = program('pgbouncer');
+
 export const REQUIREMENTS: Requirement[] = [
   {
     name: `Chromium at ${CHROMIUM}`,
@@ -156,6 +159,13 @@ export const REQUIREMENTS: Requirement[] = [
     fix: 'apt-get install -y redis-server',
     withoutIt: 'those tests are skipped',
     check: program('redis-server'),
+  },
+  {
+    name: 'pgbouncer',
+    neededBy: 'the service suite through PgBouncer (the pgbouncer database kind, test/server/helpers/databases.ts)',
+    fix: 'apt-get install -y pgbouncer (it is in /usr/sbin: put that on PATH)',
+    withoutIt: 'the service suite does not run through PgBouncer',
+    check: pgbouncerProblem,
   },
 ];
 

@@ -19,7 +19,9 @@ import { cli as cliInProcess } from './helpers/cli.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { cli } from './helpers/process.js';
 
-const kinds = await databaseKinds();
+// Not through PgBouncer: its CLI processes, one after another, are the file's time (it alone took a third of
+// the pgbouncer kind's), and what they do to the database is one transaction, as every other file's calls.
+const kinds = await databaseKinds({ pgbouncer: false });
 
 /** Every file under `dir`, by path relative to it, with its text. */
 async function tree(dir: string): Promise<Record<string, string>> {

@@ -13,7 +13,9 @@ import { databaseKinds } from './helpers/databases.js';
 import { startProcess, type ServiceProcess } from './helpers/process.js';
 import { startReceiver, waitFor } from './helpers/receiver.js';
 
-const kinds = await databaseKinds();
+// Not through PgBouncer: a burst under SIGKILL tests what PostgreSQL keeps, which the pooler does not
+// change, and is one of the suite's longest files (docs/testing.md).
+const kinds = await databaseKinds({ pgbouncer: false });
 const KEY = 'sk_burst_test_Qm4r9XvT2bLp8WzK1nYc7HdJ';
 const ENV = { REFKIT_SECRET_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: '1500', WEBHOOK_TIMEOUT_MS: '1000' };
 const REFERRER_REWARD = 10;

@@ -162,7 +162,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
     assert.ok(res.status < 500, said);
     // A call's impressions are written in batches after the answer: flushed, so they count as its own.
     await s.ctx.store.flushImpressions();
-    const now = await dumpDatabase(s.ctx.store.db, kind.name);
+    const now = await dumpDatabase(s.ctx.store.db, kind.dialect);
     if (res.status >= 400) {
       if (method !== 'HEAD') {
         const body = res.body ?? (() => { try { return JSON.parse(res.text) as unknown; } catch { return undefined; } })();
@@ -178,7 +178,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
   async function fromHere() {
     const s = service();
     await s.ctx.store.flushImpressions();
-    rows = await dumpDatabase(s.ctx.store.db, kind.name);
+    rows = await dumpDatabase(s.ctx.store.db, kind.dialect);
   }
 
   /** Values that mean something to the service for a field of this name, else one its schema accepts. */
@@ -302,7 +302,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
     await resetOwner(s.ctx, OWNER.email, OWNER.password);
     await s.ctx.store.db.deleteFrom('signin_failures').execute();
     session = await signIn(s);
-    rows = await dumpDatabase(s.ctx.store.db, kind.name);
+    rows = await dumpDatabase(s.ctx.store.db, kind.dialect);
   }
 
   it(`random and hostile requests to every operation, as every kind of caller: never 500, always the envelope, refusals change nothing`, async () => {
@@ -375,7 +375,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
     const cases = fc.constantFrom(...targets).chain((t) => fc.record({ t: fc.constant(t), c: fc.constantFrom(...forbidden(t)), at: fc.nat() }));
 
     // Every call here is refused, so the rows never change from this dump.
-    const before = await dumpDatabase(s.ctx.store.db, kind.name);
+    const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
     await fc.assert(
       fc.asyncProperty(cases, async ({ t, c, at }) => {
         const valid = String(validSample(t.schema));
@@ -385,7 +385,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
         const what = `${t.op.path} ${t.name}=${JSON.stringify(fields[t.name])} -> ${res.status} ${res.text}`;
         assert.equal(res.status, 400, what);
         assert.deepEqual([(res.body as { error: { code: string; field?: string } }).error.code, (res.body as { error: { field?: string } }).error.field], ['invalid_request', t.name], what);
-        assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before);
+        assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), before);
       }),
       { numRuns: Math.max(100, targets.length * 3), ...seeded },
     );
@@ -487,7 +487,7 @@ eachDatabaseShared('fuzz', (service, kind) => {
       socket.resume();
     });
     assert.equal((await fetch(`${s.url}/readyz`)).status, 200, 'the service still answers');
-    assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), rows, 'the cut-off request changed nothing');
+    assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), rows, 'the cut-off request changed nothing');
     assert.deepEqual(rejections, [], 'no unhandled rejection');
   });
 

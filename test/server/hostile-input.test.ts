@@ -67,7 +67,7 @@ eachDatabaseShared('hostile input', (service, kind) => {
       { what: 'an impossible date as end', method: 'POST', path: '/api/v1/admin/updateCampaign', body: { id, end: '2030-02-30T00:00:00Z' }, key: true, field: 'end' },
       { what: 'a control character in a campaign text', method: 'POST', path: '/api/v1/admin/updateCampaign', body: { id, shareHeader: 'Share\u0007' }, key: true, field: 'shareHeader' },
     ];
-    const before = await dumpDatabase(s.ctx.store.db, kind.name);
+    const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
     for (const c of cases) {
       const res = await fetch(`${s.url}${c.path}`, {
         method: c.method ?? 'GET',
@@ -78,7 +78,7 @@ eachDatabaseShared('hostile input', (service, kind) => {
       assert.equal(res.status, 400, `${c.what}: ${JSON.stringify(body)}`);
       assert.deepEqual([body.error.code, body.error.field], ['invalid_request', c.field], c.what);
     }
-    assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before, 'nothing changed');
+    assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), before, 'nothing changed');
     assert.equal((await s.admin.getCampaign(id)).end, '2099-01-01T00:00:00.000Z', 'the end date is kept');
   });
 
@@ -135,7 +135,7 @@ eachDatabaseShared('hostile input', (service, kind) => {
     const s = service();
     const id = await s.campaign();
     for (const file of [`email,firstName\nlong@example.com,${'x'.repeat(MAX_RECORD_BYTES + 1)}\n`, `email,firstName\nopen@example.com,"${'y'.repeat(MAX_RECORD_BYTES * 2)}`]) {
-      const before = await dumpDatabase(s.ctx.store.db, kind.name);
+      const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
       const res = await fetch(`${s.url}/api/v1/admin/importParticipants?id=${id}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${s.secretKey}`, 'content-type': 'text/csv' },
@@ -145,7 +145,7 @@ eachDatabaseShared('hostile input', (service, kind) => {
       assert.equal(res.status, 413, JSON.stringify(body));
       assert.deepEqual([body.error.code, body.error.field], ['payload_too_large', 'file']);
       assert.match(body.error.message, /^Record 2 of the file is longer than/);
-      assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before);
+      assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), before);
     }
   });
 

@@ -221,7 +221,7 @@ eachDatabase(
       }
       // Arrivals numbered from just before a span's end, so the history crosses a span and several blocks.
       const start = BOARD_SPAN - BOARD_BLOCK - 100;
-      if (kind.name === 'postgres') await sql`select setval('board_seq', ${start})`.execute(s.ctx.store.db);
+      if (kind.dialect === 'postgres') await sql`select setval('board_seq', ${start})`.execute(s.ctx.store.db);
       else await sql`update board_seq set n = ${start}`.execute(s.ctx.store.db);
       // A seeded random history of credits and undos, more arrivals than three blocks hold.
       let seed = 7;

@@ -181,7 +181,7 @@ for (const kind of kinds) {
         assert.ok(valueOf(text, 'refkit_db_pool_wait_seconds_count') > 0);
         assert.equal(valueOf(text, 'refkit_db_pool_waiting'), 0);
         const batches = valueOf(text, 'refkit_sqlite_group_commit_batch_units_count');
-        if (kind.name === 'sqlite') {
+        if (kind.dialect === 'sqlite') {
           assert.ok(batches > 0, 'batches committed');
           assert.ok(valueOf(text, 'refkit_sqlite_group_commit_batch_units_sum') >= batches, 'each batch has a unit or more');
         } else {
@@ -312,7 +312,7 @@ for (const kind of kinds) {
         t.diagnostic(`backlogs() with 2,000 pending of 22,000 deliveries: ${(performance.now() - started).toFixed(1)} ms`);
         assert.ok(webhooks.pending >= 2000);
         const query = 'select count(*), min(created_on), min(next_attempt_on) from webhook_deliveries where status = \'pending\'';
-        if (kind.name === 'sqlite') {
+        if (kind.dialect === 'sqlite') {
           const plan = await sql.raw<{ detail: string }>(`explain query plan ${query}`).execute(db);
           assert.match(plan.rows.map((r) => r.detail).join('\n'), /USING INDEX webhook_deliveries_due/);
         } else {

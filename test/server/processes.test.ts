@@ -110,7 +110,7 @@ for (const kind of kinds) {
       assert.equal((await clients[1]!.getAllParticipants(id)).length, 2);
     });
 
-    if (kind.name === 'postgres') {
+    if (kind.dialect === 'postgres') {
       it('WORKERS=2 serves from a cluster and stops on SIGTERM', async () => {
         const db = await database();
         const p = await start(db, { WORKERS: '2' });

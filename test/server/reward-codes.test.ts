@@ -173,7 +173,7 @@ eachDatabase(
       try {
         const calls = codes('r', 40).map((r, i) => () => (i % 2 === 0 ? s : other).admin.qualifyParticipant({ id, email: `${r}@example.com` }));
         // PostgreSQL: at once. SQLite: in turn (two services in one process cannot wait on each other's write lock).
-        if (kind.name === 'postgres') await Promise.all(calls.map((c) => c()));
+        if (kind.dialect === 'postgres') await Promise.all(calls.map((c) => c()));
         else for (const c of calls) await c();
         const drawn = await givenCodes(s, id);
         assert.equal(drawn.length, 30);

@@ -78,7 +78,7 @@ eachDatabase(
         // PostgreSQL: at once. SQLite: in turn, as its processes take the write lock (two services in one
         // process cannot wait on each other's lock: better-sqlite3 waits on the event loop's thread).
         const runs = [s.ctx, other.ctx, s.ctx].map((ctx) => () => releaseDueRewards(ctx));
-        const released = kind.name === 'postgres' ? await Promise.all(runs.map((r) => r())) : [await runs[0]!(), await runs[1]!(), await runs[2]!()];
+        const released = kind.dialect === 'postgres' ? await Promise.all(runs.map((r) => r())) : [await runs[0]!(), await runs[1]!(), await runs[2]!()];
         assert.equal(released.reduce((a, b) => a + b, 0), 21, 'Ann and her 20 referees, each released by one of them');
         assert.equal(await unlockedEvents(s), 40);
         assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 60);

@@ -49,11 +49,11 @@ for (const kind of kinds) {
 
     it('behind on a new database: every migration named, exit 3, nothing made; after migrate, up to date: exit 0', async () => {
       const db = await database(true);
-      const names = migrationNames(kind.name);
+      const names = migrationNames(kind.dialect);
       const behind = await check(db);
       assert.equal(behind.code, CHECK_EXIT.behind, behind.stderr);
       assert.equal(behind.stdout, `behind: ${names.length} migrations to run (${names.join(', ')}); run refkit migrate\n`);
-      if (kind.name === 'sqlite') assert.equal(existsSync(sqlitePath(db.url)), false, 'checking made no database file');
+      if (kind.dialect === 'sqlite') assert.equal(existsSync(sqlitePath(db.url)), false, 'checking made no database file');
       else assert.equal((await check(db, '--json')).code, CHECK_EXIT.behind, 'and still behind: the check migrated nothing');
       const migrated = await cli(['migrate'], { DATABASE_URL: db.url });
       assert.deepEqual([migrated.code, migrated.stdout], [0, 'database is up to date\n']);
@@ -64,7 +64,7 @@ for (const kind of kinds) {
 
     it('one migration behind: names it', async () => {
       const db = await database(false);
-      const newest = migrationNames(kind.name).at(-1)!;
+      const newest = migrationNames(kind.dialect).at(-1)!;
       await execute(db.url, sql`delete from kysely_migration where name = ${newest}`);
       const behind = await check(db, '--json');
       assert.equal(behind.code, CHECK_EXIT.behind);
@@ -91,7 +91,7 @@ for (const kind of kinds) {
 
     it('diverged (ahead and behind at once): exit 5; migrate and serve refuse it, changing nothing', async () => {
       const db = await database(false);
-      const newest = migrationNames(kind.name).at(-1)!;
+      const newest = migrationNames(kind.dialect).at(-1)!;
       await execute(db.url, sql`insert into kysely_migration (name, timestamp) values (${FUTURE}, ${new Date().toISOString()})`);
       await execute(db.url, sql`delete from kysely_migration where name = ${newest}`);
       const diverged = await check(db);
@@ -105,9 +105,9 @@ for (const kind of kinds) {
     });
 
     it('a database that cannot be read exits 1, not as up to date', async () => {
-      const url = kind.name === 'sqlite' ? 'sqlite:/proc/no-such-dir/refkit.db' : 'postgres://127.0.0.1:1/none';
+      const url = kind.dialect === 'sqlite' ? 'sqlite:/proc/no-such-dir/refkit.db' : 'postgres://127.0.0.1:1/none';
       const result = await cli(['migrate', '--check'], { DATABASE_URL: url });
-      if (kind.name === 'postgres') {
+      if (kind.dialect === 'postgres') {
         assert.equal(result.code, 1);
         assert.match(result.stderr, /cannot reach PostgreSQL/);
       } else {

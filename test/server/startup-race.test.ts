@@ -41,7 +41,7 @@ for (const kind of kinds) {
     });
 
     it('processes released at the same millisecond migrate and seed a new database once between them', async () => {
-      for (let round = 0; round < (kind.name === 'sqlite' ? 3 : 1); round++) {
+      for (let round = 0; round < (kind.dialect === 'sqlite' ? 3 : 1); round++) {
         const db = await kind.createEmpty();
         cleanup.push(() => db.drop());
         assert.deepEqual((await openTogether(db.url, 3)).sort(), ['seeded', 'up', 'up'], `round ${round}`);

@@ -161,12 +161,12 @@ for (const kind of kinds) {
         const path = typeof fields === 'string' ? `${op.path}${csvQuery(name, w)}` : op.path;
         for (const [who, m] of [['viewer', viewer], ['admin', admin]] as const) {
           const refused = rule.permission === 'manage' || (who === 'viewer' && rule.permission === 'change');
-          const before = await dumpDatabase(s.ctx.store.db, kind.name);
+          const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
           const res = await call(s, op.method, path, fields, sessionAuth(m));
           if (refused) {
             assert.equal(res.status, 403, `${who}: ${op.path} -> ${res.status} ${res.text}`);
             assert.equal(res.body.error?.code, 'forbidden', `${who}: ${op.path}`);
-            assert.equal(await dumpDatabase(s.ctx.store.db, kind.name), before, `${who}: ${op.path} changed nothing`);
+            assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), before, `${who}: ${op.path} changed nothing`);
             changes++;
           } else {
             assert.notEqual(res.body.error?.code, 'forbidden', `${who}: ${op.path} is allowed (${rule.permission})`);

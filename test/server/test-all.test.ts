@@ -60,7 +60,7 @@ describe('npm test: the check of the machine', () => {
     assert.equal(run.status, 1, run.output);
     assert.match(run.stderr, /\(under CI nothing may be skipped\)/);
     const listed = run.stderr.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4).split(' (')[0]);
-    assert.deepEqual(listed, ['Ruby', 'python3', 'Prometheus', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`, 'redis-server']);
+    assert.deepEqual(listed, ['Ruby', 'python3', 'Prometheus', `PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`, `Redis at ${NOBODY.TEST_REDIS_URL}`, 'redis-server', 'pgbouncer']);
   });
 
   it('outside CI, an unreachable PostgreSQL and Redis are skipped, saying what is left out', () => {

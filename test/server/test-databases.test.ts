@@ -25,7 +25,7 @@ for (const kind of kinds) {
   describe(`test databases [${kind.name}]`, { skip: kind.skip }, () => {
     it('a database handed out after a used one was dropped is as new: same rows, same next ids', async () => {
       const first = await kind.create();
-      const fresh = await dump(first, kind.name);
+      const fresh = await dump(first, kind.dialect);
       assert.match(fresh, /^accounts\n\{.*"name":"default"/m, 'migrated: the default account is there');
       // Rows in most tables, including ones the migrations also write (accounts, through the key's account).
       let s = await startService(kind, { database: first });
@@ -36,13 +36,13 @@ for (const kind of kinds) {
       await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['referrer_added'] });
       const ids = async () => (await s.ctx.store.db.selectFrom('participants').select('id').orderBy('id').execute()).map((r) => r.id);
       const firstIds = await ids();
-      assert.notEqual(await dump(first, kind.name), fresh);
+      assert.notEqual(await dump(first, kind.dialect), fresh);
       await s.close();
 
       const second = await kind.create();
       // On PostgreSQL the same schema comes back, emptied: the path under test. SQLite copies a file each time.
-      if (kind.name === 'postgres') assert.equal(second.url, first.url);
-      assert.equal(await dump(second, kind.name), fresh);
+      if (kind.dialect === 'postgres') assert.equal(second.url, first.url);
+      assert.equal(await dump(second, kind.dialect), fresh);
       s = await startService(kind, { database: second });
       try {
         const again = await s.campaign();
@@ -59,7 +59,7 @@ for (const kind of kinds) {
       const c = connect(db.url);
       try {
         const tables =
-          kind.name === 'sqlite'
+          kind.dialect === 'sqlite'
             ? await sql`select name from sqlite_master where type = 'table'`.execute(c.db)
             : await sql`select table_name from information_schema.tables where table_schema = current_schema()`.execute(c.db);
         assert.deepEqual(tables.rows, []);

@@ -667,7 +667,7 @@ kindsAtOnce('webhooks', (kind) => {
       assert.equal(annNow.referralReward, 2 * (await s.admin.getCampaign(id)).referrerRewardValue!);
     });
 
-    if (kind.name === 'postgres') {
+    if (kind.dialect === 'postgres') {
       it('two dispatchers over two connections to one PostgreSQL deliver each event once per endpoint', async () => {
         const { s, r, id } = await setup({});
         const second = await receiver();

@@ -6,6 +6,8 @@
  *   migration 0007_speed bump the one-row `cache_epoch` table in the changing transaction, and each
  *   process reads that row on a timer; on PostgreSQL the same triggers also NOTIFY, which a listening
  *   connection hears within milliseconds (the timer stays as the bound if a notification is missed).
+ *   Behind a transaction-pooling PgBouncer there is no listening connection (./transaction-pooling.ts):
+ *   the timer alone is the bound.
  * Unknown keys and campaigns are not cached, so something created elsewhere is found at once.
  *
  * Referral codes' owners are cached too (`codeOwners`), without any of this: see there.
@@ -15,6 +17,7 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { postgresDriver, type Dialect } from './connect.js';
 import { forgetRowShapes } from './sqlite-rows.js';
+import { behindTransactionPooler } from './transaction-pooling.js';
 import type { AccountSettingsTable, ApiKeysTable, CampaignsTable, Database, ParticipantsTable, WebhookEndpointsTable } from './tables.js';
 
 /** How often a process reads the change counter: the bound on how stale another process's change can be here. */
@@ -93,7 +96,7 @@ export const codeOwnerKey = (campaignId: string, code: string) => `${campaignId}
 
 /**
  * Watches for changes made by other processes until the returned function is called: the change counter
- * every CACHE_CHECK_MS, and on PostgreSQL the NOTIFY channel too.
+ * every CACHE_CHECK_MS, and on PostgreSQL the NOTIFY channel too (not behind PgBouncer: see the top of this file).
  */
 export function watchChanges(caches: Caches, db: Kysely<Database>, dialect: Dialect, url: string, checkMs = CACHE_CHECK_MS): () => Promise<void> {
   let seen: number | undefined;
@@ -111,7 +114,8 @@ export function watchChanges(caches: Caches, db: Kysely<Database>, dialect: Dial
   void check();
   const timer = setInterval(() => void check(), checkMs);
   timer.unref();
-  const listener = dialect === 'postgres' ? listen(caches, url, () => stopped) : undefined;
+  // Through the pooler, LISTEN would hold no session of its own: notifications would reach other clients, or nobody.
+  const listener = dialect === 'postgres' && !behindTransactionPooler(url) ? listen(caches, url, () => stopped) : undefined;
   return async () => {
     stopped = true;
     clearInterval(timer);

@@ -14,6 +14,7 @@ import { GroupCommit, GroupCommitDialect } from './group-commit.js';
 import { secondsSince, type DbObserver } from './observer.js';
 import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
+import { behindTransactionPooler, driverUrl, migrateWithTransactionLock } from './transaction-pooling.js';
 import { markDatabaseError } from './unavailable.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -115,9 +116,10 @@ export const DEFAULT_POOL_SIZE = 10;
 
 /**
  * The pool as Kysely sees it, running the prepared queries (./prepared.ts) as named statements: Kysely
- * sends every query unnamed, which PostgreSQL parses and plans on each call.
+ * sends every query unnamed, which PostgreSQL parses and plans on each call. Not `naming`: behind a
+ * transaction-pooling PgBouncer (./transaction-pooling.ts), every query runs unnamed.
  */
-function namingStatements(pool: pg.Pool, observer: DbObserver | undefined): PostgresPool {
+function namingStatements(pool: pg.Pool, observer: DbObserver | undefined, naming: boolean): PostgresPool {
   return {
     async connect() {
       const asked = observer && performance.now();
@@ -134,10 +136,11 @@ function namingStatements(pool: pg.Pool, observer: DbObserver | undefined): Post
         query: ((text: string | PostgresCursor<unknown>, values?: unknown[]) => {
           // A cursor (a streamed read) is not timed, and reports its own errors as it is read: it answers row by row.
           if (typeof text !== 'string') return client.query(text as never, values);
-          const name = statementName(text);
+          const name = naming ? statementName(text) : undefined;
           if (!name) return run(text, values).catch(rethrowMarked);
           return run({ name, text, values })
             .catch((err: { code?: string }) => {
+              if (err.code === UNDEFINED_PREPARED_STATEMENT) throw pooledSessions(err);
               if (err.code !== FEATURE_NOT_SUPPORTED) throw err;
               stale = true;
               return run(text, values);
@@ -171,6 +174,19 @@ function timed(client: pg.PoolClient, observer: DbObserver): RunQuery {
 
 /** PostgreSQL's code for "cached plan must not change result type" (among others). */
 const FEATURE_NOT_SUPPORTED = '0A000';
+/** "prepared statement ... does not exist": this connection prepared it, so another session answered. */
+const UNDEFINED_PREPARED_STATEMENT = '26000';
+
+/**
+ * A named statement this connection prepared is unknown to the session that got the next call: the
+ * connection is pooled per transaction (PgBouncer's pool_mode = transaction), which DATABASE_URL must say.
+ */
+function pooledSessions(err: { code?: string; message?: string }): Error {
+  return Object.assign(
+    new Error(`${err.message ?? 'prepared statement does not exist'}: DATABASE_URL reaches PostgreSQL through a transaction-pooling PgBouncer? Add ?pgbouncer=true to it (docs/deployment.md#behind-pgbouncer)`),
+    { code: err.code, cause: err },
+  );
+}
 
 /**
  * How long a query waits for a connection (a free one of the pool, or a new one to the server) before
@@ -213,8 +229,11 @@ function postgresPool(url: string, options: ConnectOptions): pg.Pool {
 export function connect(url: string, options: ConnectOptions = {}): Db {
   const { observer } = options;
   if (dialectOf(url) === 'postgres') {
-    const pool = postgresPool(url, options);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingStatements(pool, observer) }) });
+    const pooled = behindTransactionPooler(url);
+    const pool = postgresPool(driverUrl(url), options);
+    const config = { pool: namingStatements(pool, observer, !pooled) };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect(config) });
+    if (pooled) migrateWithTransactionLock(db, config);
     return { db, dialect: 'postgres', waiting: () => pool.waitingCount, close: () => db.destroy() };
   }
   const path = sqlitePath(url);

@@ -9,6 +9,7 @@ import { BOARD_BLOCK, BOARD_SPAN } from './leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
 import { ASSUMPTION_FAILED } from './signup-reads.js';
 import { EMAIL_PRUNABLE } from './retention-store.js';
+import { migrationDatabase } from './transaction-pooling.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
 export const DAY_MS = 86_400_000;
@@ -992,7 +993,7 @@ const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code ==
 
 /**
  * Brings the schema up to date, and says where it stands. Safe to run from several processes at once: on
- * PostgreSQL Kysely takes an advisory lock; on SQLite the whole run is one BEGIN IMMEDIATE transaction
+ * PostgreSQL Kysely takes an advisory lock (a transaction's behind PgBouncer: ./transaction-pooling.ts); on SQLite the whole run is one BEGIN IMMEDIATE transaction
  * (group-commit.ts). `to` (for tests of a migration) runs the migrations up to that one only.
  *
  * A schema ahead of this code (migrations it does not know, none of its own missing) is served as it is:
@@ -1011,7 +1012,8 @@ export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): P
     );
   }
   const migrator = new Migrator({
-    db,
+    // Behind a transaction-pooling PgBouncer, a database whose migrations lock per transaction (./transaction-pooling.ts).
+    db: migrationDatabase(db),
     provider: new CodeMigrationProvider(dialect),
     ...(schema && { migrationTableSchema: schema }),
   });

@@ -14,6 +14,12 @@
  *     DATABASE ... TEMPLATE) of one whose first schema is migrated, made once per version of the migrations
  *     and kept on the server, so most test files migrate nothing at all.
  * `createEmpty()` is for the tests of migration itself: nothing in it, not even the schema.
+ *
+ * The third kind, `pgbouncer`, is PostgreSQL reached through a transaction-pooling PgBouncer of this
+ * process's own (./own-pgbouncer.ts), as docs/deployment.md#behind-pgbouncer deploys it: the same
+ * schemas, each served under an alias of its own, with URLs that say `pgbouncer=true`. Under CI a missing
+ * `pgbouncer` fails the run. Files whose tests start their own PostgreSQL, or measure load, leave it out
+ * (`databaseKinds({ pgbouncer: false })`, saying why; docs/testing.md lists them).
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,7 +29,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { connect } from '../../../src/server/store/connect.js';
 import { migrate } from '../../../src/server/store/migrations.js';
-import { PG_URL, postgresProblem } from '../../requirements.js';
+import type { Dialect } from '../../../src/server/store/connect.js';
+import { PG_URL, pgbouncerProblem, postgresProblem } from '../../requirements.js';
+import { startOwnPgbouncer, type OwnPgbouncer } from './own-pgbouncer.js';
 import { ROOT } from './root.js';
 
 
@@ -33,7 +41,9 @@ export interface TestDatabase {
 }
 
 export interface DatabaseKind {
-  name: 'sqlite' | 'postgres';
+  name: 'sqlite' | 'postgres' | 'pgbouncer';
+  /** The SQL the service speaks to it (pgbouncer: PostgreSQL's). */
+  dialect: Dialect;
   /** Why this kind is skipped here, or undefined when it runs. */
   skip: string | undefined;
   /** A database of its own at the current schema, holding only what the migrations put there. */
@@ -85,6 +95,7 @@ async function makeSqliteTemplate(): Promise<string> {
 
 const sqlite: DatabaseKind = {
   name: 'sqlite',
+  dialect: 'sqlite',
   skip: undefined,
   async create() {
     const template = await (sqliteTemplate ??= makeSqliteTemplate());
@@ -255,9 +266,11 @@ async function makeResetSql(schema: string): Promise<(schema: string) => string>
     ].join(';\n');
 }
 
-function postgres(skip: string | undefined): DatabaseKind {
+/** `urlOf`: the service's URL for a schema of this process's database (direct, or through PgBouncer). */
+function postgres(name: 'postgres' | 'pgbouncer', skip: string | undefined, urlOf: (schema: string) => Promise<string>): DatabaseKind {
   return {
-    name: 'postgres',
+    name,
+    dialect: 'postgres',
     skip,
     async create() {
       let schema = idle.pop();
@@ -271,7 +284,7 @@ function postgres(skip: string | undefined): DatabaseKind {
       const mine = schema;
       let dropped = false;
       return {
-        url: schemaUrl(mine),
+        url: await urlOf(mine),
         async drop() {
           if (dropped) return;
           dropped = true;
@@ -290,22 +303,51 @@ function postgres(skip: string | undefined): DatabaseKind {
         made = await newSchema();
       }
       const { schema } = made;
-      return { url: schemaUrl(schema), drop: () => admin(`drop schema if exists ${schema} cascade`).then(() => undefined) };
+      return { url: await urlOf(schema), drop: () => admin(`drop schema if exists ${schema} cascade`).then(() => undefined) };
     },
   };
+}
+
+/** This process's PgBouncer, started on first use; each schema is served under its own name. */
+let pgbouncer: Promise<OwnPgbouncer> | undefined;
+const served = new Map<string, Promise<string>>();
+const pgbouncerUrl = (schema: string): Promise<string> => {
+  let url = served.get(schema);
+  if (!url) {
+    url = (pgbouncer ??= startOwnPgbouncer(new URL(PG_URL))).then((b) => b.serve(schema, processDatabase, schema));
+    served.set(schema, url);
+  }
+  return url;
+};
+
+let pgbouncerFound: Promise<string | undefined> | undefined;
+async function checkPgbouncer(): Promise<string | undefined> {
+  const problem = await pgbouncerProblem();
+  if (problem === undefined) return undefined;
+  const why = `pgbouncer cannot run: ${problem}`;
+  if (process.env.CI) throw new Error(`${why} (CI must run the PostgreSQL tests through PgBouncer: apt-get install pgbouncer)`);
+  return why;
 }
 
 /** Removes every directory and database this process made, including any a test left behind. */
 async function removeAll(): Promise<void> {
   for (const dir of directories.splice(0)) removeDirectory(dir);
+  if (pgbouncer) (await pgbouncer).stop();
   // With (force): a service process a test killed may not have been disconnected yet.
   if (processDatabaseMade) await admin(`drop database if exists ${processDatabase} with (force)`, [], PG_URL);
 }
 // Once the process has nothing left to do: after the last test of a file, or at the end of a benchmark.
 process.once('beforeExit', () => void removeAll());
 
-/** Both kinds; PostgreSQL carries a skip reason when it cannot be reached outside CI. */
-export async function databaseKinds(): Promise<DatabaseKind[]> {
+/**
+ * SQLite, PostgreSQL and (unless `pgbouncer: false`) PostgreSQL through PgBouncer; each PostgreSQL kind
+ * carries a skip reason when it cannot run outside CI.
+ */
+export async function databaseKinds({ pgbouncer: throughPgbouncer = true }: { pgbouncer?: boolean } = {}): Promise<DatabaseKind[]> {
   pgReachable ??= checkPostgres();
-  return [sqlite, postgres(await pgReachable)];
+  const pgSkip = await pgReachable;
+  const kinds = [sqlite, postgres('postgres', pgSkip, async (schema) => schemaUrl(schema))];
+  if (!throughPgbouncer) return kinds;
+  pgbouncerFound ??= checkPgbouncer();
+  return [...kinds, postgres('pgbouncer', pgSkip ?? (await pgbouncerFound), pgbouncerUrl)];
 }
