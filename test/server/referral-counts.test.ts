@@ -12,6 +12,7 @@ import pg from 'pg';
 import { ReferralFolder } from '../../src/server/domain/referral-folder.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
+import { recipientsOf } from './helpers/email-outbox.js';
 
 const count = async (s: TestService, table: 'participants' | 'referral_count_deltas', column: 'referred_by_id' | 'referrer_id', id: number) =>
   Number(
@@ -118,14 +119,7 @@ eachDatabase('referral counts', (service, kind) => {
     assert.equal(await storedCount(s, bobId), 0);
     const now = Date.now() + 60_000;
     await s.ctx.store.emails.queueReminders(id, now, now);
-    const reminded = await s.ctx.store.db
-      .selectFrom('email_outbox as o')
-      .innerJoin('participants as p', 'p.id', 'o.participant_id')
-      .select('p.email')
-      .where('o.kind', '=', 'reminder')
-      .orderBy('p.email')
-      .execute();
-    assert.deepEqual(reminded.map((r) => r.email), ['cat@example.com', 'dan@example.com']);
+    assert.deepEqual((await recipientsOf(s, 'reminder')).sort(), ['cat@example.com', 'dan@example.com']);
   });
 
   if (kind.name !== 'postgres') return;
