@@ -19,6 +19,7 @@ import { StripePayoutSender } from './integrations/stripe-payouts.js';
 import { EmailSender } from './mail/sender.js';
 import { ReminderScan } from './domain/lifecycle-emails.js';
 import { RetentionPruner } from './domain/retention.js';
+import { ReferralFolder } from './domain/referral-folder.js';
 import { listenForMetrics } from './metrics/listener.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 
@@ -109,6 +110,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Data past each account's retention periods, in small batches; one process at a time (its lease).
   const pruner = new RetentionPruner(runtime.ctx, config.retentionIntervalMs, app.log.child({ component: 'retention' }));
   pruner.start();
+  // Sign-ups' additions to their referrers' counts, moved into the referrers' rows (store/referral-count-store.ts).
+  const folder = new ReferralFolder(runtime.ctx, undefined, app.log.child({ component: 'referral-counts' }));
+  folder.start();
 
   if (role.banner) {
     const address = app.server.address();
@@ -130,6 +134,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await releaser.stop();
     await payouts.stop();
     await pruner.stop();
+    await folder.stop();
     await runtime.close();
   });
 }

@@ -17,6 +17,7 @@ import { dumpDatabase } from './helpers/dump.js';
 import { eachDatabase } from './helpers/suite.js';
 import type { TestService } from './helpers/service.js';
 import { startMailbox } from './helpers/smtp.js';
+import { countedRow } from '../../src/server/store/referral-count-store.js';
 
 /** Sign-in links and lifecycle emails are written (and the links sent) only with SMTP. */
 const mailbox = await startMailbox();
@@ -166,7 +167,8 @@ eachDatabase(
       await rejects(() => s.admin.getParticipant(b, ANN.email), 404, 'participant_not_found');
 
       // Her rows stay for the graph and the ledger: counters, referrer and referees, nothing that names her.
-      const rows = await s.ctx.store.db.selectFrom('participants').selectAll().where('id', 'in', annIds).orderBy('id').execute();
+      // Their referral counts as the interface reads them: the column plus deltas not yet folded.
+      const rows = await s.ctx.store.db.selectFrom('participants').select(countedRow('participants')).where('id', 'in', annIds).orderBy('id').execute();
       const [row] = rows;
       assert.equal(row!.referred_by_id, zed.referralCode ? (await s.ctx.store.findParticipantByCode(a, zed.referralCode))!.id : null);
       assert.deepEqual([row!.first_name, row!.last_name, row!.signup_ip, row!.signup_net], [null, null, null, null]);

@@ -17,6 +17,7 @@ import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 import { startMailbox, type Mailbox } from './helpers/smtp.js';
+import { recipientsOf } from './helpers/email-outbox.js';
 
 const FAST = { pollMs: 30, retryDelaysMs: [50, 50, 50], leaseMs: 5_000 };
 
@@ -250,17 +251,7 @@ for (const kind of await databaseKinds()) {
         await s.admin.qualifyParticipant({ id, email });
       };
       /** Who the leaderboard news went to, by email, oldest first. */
-      const boardNews = async () => {
-        const rows = await s.ctx.store.db
-          .selectFrom('email_outbox as o')
-          .innerJoin('participants as p', 'p.id', 'o.participant_id')
-          .select('p.email')
-          .where('o.kind', '=', 'leaderboard_top')
-          .orderBy('o.created_on')
-          .orderBy('o.id')
-          .execute();
-        return rows.map((r) => r.email);
-      };
+      const boardNews = () => recipientsOf(s, 'leaderboard_top');
 
       await refer(ann);
       await refer(ann);

@@ -12,6 +12,7 @@ import { issueToken } from '../../src/server/domain/proof.js';
 import { WAIT_BUCKET } from '../../src/server/store/waitlist-store.js';
 import { rejects } from './helpers/assert.js';
 import type { TestService } from './helpers/service.js';
+import { referralsExact } from '../../src/server/store/referral-count-store.js';
 import { eachDatabase } from './helpers/suite.js';
 
 const START = Date.parse('2026-03-10T12:00:00Z');
@@ -30,7 +31,8 @@ async function naiveQueue(s: TestService, id: string, spots: number, counted: 't
   const rows = await s.ctx.store.db
     .selectFrom('waitlist_entries as e')
     .innerJoin('participants as p', 'p.id', 'e.participant_id')
-    .select(['p.email', 'e.seq', `p.${counted} as r`])
+    // total_referrals as the interface reads it: the column plus the deltas not yet folded.
+    .select(['p.email', 'e.seq', counted === 'total_referrals' ? referralsExact('p').as('r') : 'p.credited_referrals as r'])
     .where('e.campaign_id', '=', id)
     .where('e.granted_on', 'is', null)
     .execute();

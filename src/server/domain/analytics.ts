@@ -34,6 +34,8 @@ export async function campaignAnalytics(ctx: Ctx, actor: Actor, campaignId: stri
     const r = byDay.get(d);
     daily.push({ day: new Date(d * DAY_MS).toISOString().slice(0, 10), signups: r?.signups ?? 0, referredSignups: r?.referred_signups ?? 0 });
   }
+  // Ordered by the stored count: the campaign's deltas go into it first (store/referral-count-store.ts).
+  await ctx.store.referralCounts.fold(campaign.id);
   const top = await ctx.store.directory.topReferrers(campaign.id, TOP_REFERRERS);
   return {
     funnel,

@@ -44,10 +44,11 @@ function decodeCursor(cursor: string, numeric: boolean): { value: SortValue; id:
   throw invalid('cursor', 'cursor is not one this service gave out for this order');
 }
 
+/** A row's place in each order, for the cursor: the totalReferrals order goes by the stored (folded) count. */
 const SORT_VALUE = {
-  createdOn: (r: ParticipantRow) => r.created_on,
-  email: (r: ParticipantRow) => r.email,
-  totalReferrals: (r: ParticipantRow) => r.total_referrals,
+  createdOn: (r: DirectoryRow) => r.created_on,
+  email: (r: DirectoryRow) => r.email,
+  totalReferrals: (r: DirectoryRow) => r.folded_referrals,
 };
 
 export async function searchParticipants(
@@ -73,6 +74,9 @@ export async function searchParticipants(
   // (sorting 100,000 matches of "a" by date would cost a scan of them all).
   const sort = q ? 'email' : (query.sort ?? 'createdOn');
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
+  // Sign-ups add to their referrer's count as deltas (store/referral-count-store.ts); an order by the
+  // count goes by the stored column, so the campaign's deltas are folded into it first.
+  if (sort === 'totalReferrals') await ctx.store.referralCounts.fold(campaign.id);
   const rows = await ctx.store.directory.search({
     campaignId: campaign.id,
     ...(q && { emailPrefix: q.toLowerCase() }),

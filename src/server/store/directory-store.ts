@@ -8,11 +8,13 @@ import type { ParticipantFilterName, ParticipantSort } from '../../api/schemas.j
 import type { Dialect } from './connect.js';
 import type { Database, ParticipantsTable } from './tables.js';
 import { bound } from './bound-limit.js';
+import { countedRow } from './referral-count-store.js';
 
 // The row type is spelled from tables.ts, not imported from store.ts, which imports this module.
 type ParticipantRow = Selectable<ParticipantsTable>;
 
-export type DirectoryRow = ParticipantRow & { rejected: number };
+/** `folded_referrals`: the stored (folded) count the totalReferrals order and its cursors go by. */
+export type DirectoryRow = ParticipantRow & { rejected: number; folded_referrals: number };
 
 export interface DirectoryQuery {
   campaignId: string;
@@ -57,7 +59,8 @@ export class DirectoryStore {
     const cmp = q.order === 'asc' ? '>' : '<';
     let query = this.db
       .selectFrom('participants')
-      .selectAll('participants')
+      .select(countedRow('participants'))
+      .select('participants.total_referrals as folded_referrals')
       .select((eb) =>
         eb
           .case()
@@ -83,11 +86,14 @@ export class DirectoryStore {
       .execute() as Promise<DirectoryRow[]>;
   }
 
-  /** The participants with the most referrals, most first. */
+  /**
+   * The participants with the most referrals, most first, by the stored count: fold the campaign's
+   * counts first (ReferralCountStore.fold). Each row's count is exact as of this read.
+   */
   topReferrers(campaignId: string, limit: number): Promise<ParticipantRow[]> {
     return this.db
       .selectFrom('participants')
-      .selectAll()
+      .select(countedRow('participants'))
       .where('campaign_id', '=', campaignId)
       .where('total_referrals', '>', 0)
       .orderBy('total_referrals', 'desc')

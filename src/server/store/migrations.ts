@@ -931,6 +931,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`create index email_outbox_prunable on email_outbox (campaign_id, created_on, id) where ${EMAIL_PRUNABLE}`.execute(db);
       },
     },
+    '0026_referral_count_deltas': {
+      async up(db: Kysely<any>) {
+        // A referred sign-up's one to its referrer's count, appended instead of updating the referrer's row,
+        // which held every sign-up through one share link behind the one before it (./referral-count-store.ts).
+        // Readers add the rows not yet folded into participants.total_referrals. No foreign key: its check
+        // would lock the referrer's row (KEY SHARE) once more, and participants are never deleted (erasing
+        // one rewrites the row).
+        await db.schema
+          .createTable('referral_count_deltas')
+          .addColumn('referrer_id', 'bigint', (c) => c.notNull())
+          .addColumn('n', 'integer', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('referral_count_deltas_referrer').on('referral_count_deltas').column('referrer_id').execute();
+      },
+    },
   };
 }
 

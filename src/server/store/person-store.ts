@@ -10,6 +10,7 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
+import { countedRow } from './referral-count-store.js';
 import type {
   Database,
   EmailLinksTable,
@@ -53,7 +54,7 @@ export class PersonStore {
     return this.db
       .selectFrom('participants as p')
       .innerJoin('campaigns as c', 'c.id', 'p.campaign_id')
-      .selectAll('p')
+      .select(countedRow('p'))
       .select('c.name as campaign_name')
       .where('c.account_id', '=', accountId)
       .where('p.email', '=', email)
@@ -105,7 +106,7 @@ export class PersonStore {
 
   /** The participant's referees, oldest first: the export shows them masked. */
   referrals(participantId: number): Promise<Selectable<ParticipantsTable>[]> {
-    return this.db.selectFrom('participants').selectAll().where('referred_by_id', '=', participantId).orderBy('created_on').orderBy('id').execute();
+    return this.db.selectFrom('participants').select(countedRow('participants')).where('referred_by_id', '=', participantId).orderBy('created_on').orderBy('id').execute();
   }
 
   /** Webhook events of the account whose payload carries the address or is about one of these participants. */

@@ -19,6 +19,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
+import { participantFieldsSql } from './referral-count-store.js';
 import type { Database, ParticipantsTable } from './tables.js';
 
 type ParticipantRow = Selectable<ParticipantsTable>;
@@ -99,9 +100,12 @@ export function factsHold(a: { [K in keyof SignupAssumption]: unknown }): RawBui
         and s.created_on >= cast(${a.signupsSince} as bigint))), 'the facts this sign-up assumed have changed')`;
 }
 
-/** One participant row of a campaign, by email or by code; `row_to_json` gives each as one value. */
+/**
+ * One participant row of a campaign, by email or by code, with its exact referral count
+ * (./referral-count-store.ts); `row_to_json` gives each as one value.
+ */
 const participantJson = (campaignId: unknown, column: 'email' | 'code', value: unknown) =>
-  sql<ParticipantRow | null>`(select row_to_json(p) from participants p where p.campaign_id = ${campaignId} and p.${sql.ref(column)} = ${value})`;
+  sql<ParticipantRow | null>`(select row_to_json(r) from (select ${participantFieldsSql('p')} from participants p where p.campaign_id = ${campaignId} and p.${sql.ref(column)} = ${value}) r)`;
 
 const postgresFacts = prepare(
   (db, campaignId: string, email: string, code: string | null, referrerEmail: string | null, net: string | null, refereesCap: number, since: number, signupsCap: number) => {

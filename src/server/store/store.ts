@@ -39,6 +39,7 @@ import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
 import { AccountSettingsStore } from './account-settings-store.js';
 import { RetentionStore } from './retention-store.js';
+import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -191,12 +192,12 @@ const DEADLOCK_ATTEMPTS = 5;
 // The hot reads, built and compiled once (./prepared.ts).
 const participantBy = {
   email: prepare((db, campaignId: string, email: string) =>
-    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('email', '=', email),
+    db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).where('email', '=', email),
   ),
   code: prepare((db, campaignId: string, code: string) =>
-    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).where('code', '=', code),
+    db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).where('code', '=', code),
   ),
-  id: prepare((db, id: number) => db.selectFrom('participants').selectAll().where('id', '=', id)),
+  id: prepare((db, id: number) => db.selectFrom('participants').select(countedRow('participants')).where('id', '=', id)),
 };
 /** The holder of a code: the fields of it that never change (./caches.ts). */
 const codeOwner = prepare((db, campaignId: string, code: string) =>
@@ -219,12 +220,6 @@ const signupWrites = {
       .values({ id, ...participantColumns(values) })
       .returningAll()
       .returning(factsHold({ campaignId: values[0], referrerId, net, signupsSince }).as('facts_hold')),
-  ),
-  referral: prepare((db, referrerId: number, now: number) =>
-    db
-      .updateTable('participants')
-      .set((eb) => ({ total_referrals: eb('total_referrals', '+', 1), updated_on: now }))
-      .where('id', '=', referrerId),
   ),
   token: prepare((db, hash: string, participantId: number, now: number) =>
     db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }),
@@ -296,15 +291,15 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
  */
 const pages = {
   campaignFirst: prepare((db, campaignId: string, limit: number) =>
-    db.selectFrom('participants').selectAll().where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)),
+    db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)),
   ),
   referralsFirst: prepare((db, referrerId: number, limit: number) =>
-    db.selectFrom('participants').selectAll().where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(bound(limit)),
+    db.selectFrom('participants').select(countedRow('participants')).where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(bound(limit)),
   ),
   campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
     db
       .selectFrom('participants')
-      .selectAll()
+      .select(countedRow('participants'))
       .where('id', 'in', (eb) =>
         eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)).offset(bound(offset)),
       )
@@ -314,7 +309,7 @@ const pages = {
   campaignAfter: prepare((db, campaignId: string, createdOn: number, id: number, limit: number) =>
     db
       .selectFrom('participants')
-      .selectAll()
+      .select(countedRow('participants'))
       .where('campaign_id', '=', campaignId)
       // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
       .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
@@ -326,7 +321,7 @@ const pages = {
   referralsFrom: prepare((db, referrerId: number, offset: number, limit: number) =>
     db
       .selectFrom('participants')
-      .selectAll()
+      .select(countedRow('participants'))
       .where('id', 'in', (eb) =>
         eb
           .selectFrom('participants')
@@ -343,7 +338,7 @@ const pages = {
   referralsAfter: prepare((db, campaignId: string, referrerId: number, createdOn: number, id: number, limit: number) =>
     db
       .selectFrom('participants')
-      .selectAll()
+      .select(countedRow('participants'))
       .where('campaign_id', '=', campaignId)
       .where('referred_by_id', '=', referrerId)
       .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
@@ -393,6 +388,8 @@ export class Store {
   readonly accountSettings: AccountSettingsStore;
   /** The retention pruner's lease, progress and batches. */
   readonly retention: RetentionStore;
+  /** Referral counts added by sign-ups and not yet folded into participants.total_referrals, and their folds. */
+  readonly referralCounts: ReferralCountStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -428,6 +425,7 @@ export class Store {
     this.people = new PersonStore(db, dialect, this.caches);
     this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
     this.retention = new RetentionStore(db, dialect);
+    this.referralCounts = new ReferralCountStore(db);
   }
 
   /**
@@ -572,7 +570,7 @@ export class Store {
     const referrer = row.referred_by_id;
     const { count, daily } = this.stats.signupWrites(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
     return [
-      ...(referrer !== null ? [preparedWrite(signupWrites.referral, this.db, referrer, now)] : []),
+      ...(referrer !== null ? [preparedWrite(referralDelta, this.db, referrer, now)] : []),
       ...(signup.hold ? [builtWrite(this.#holdReferees(signup.hold.referrerId, signup.hold.net, now))] : []),
       count,
       daily,
@@ -691,7 +689,7 @@ export class Store {
   }
 
   async incrementReferrals(referrerId: number, now: number): Promise<void> {
-    await signupWrites.referral(this.db, referrerId, now);
+    await this.referralCounts.add(referrerId, now);
   }
 
   /** Marks the qualifying event done; true only for the one call that flipped it. */

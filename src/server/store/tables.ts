@@ -515,6 +515,13 @@ export interface WaitlistEntriesTable {
 }
 
 /** A bucket's count of waiting entries less its sign-up baseline (./waitlist-store.ts). */
+/** One referred sign-up's addition to its referrer's count, not yet folded into participants.total_referrals. */
+export interface ReferralCountDeltasTable {
+  referrer_id: number;
+  n: number;
+  created_on: number;
+}
+
 export interface WaitlistDeltasTable {
   campaign_id: string;
   bucket: number;
@@ -631,6 +638,7 @@ export interface Database {
   waitlists: WaitlistsTable;
   waitlist_entries: WaitlistEntriesTable;
   waitlist_deltas: WaitlistDeltasTable;
+  referral_count_deltas: ReferralCountDeltasTable;
   cache_epoch: CacheEpochTable;
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;
