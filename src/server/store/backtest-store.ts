@@ -1,0 +1,80 @@
+/**
+ * The reads of the offer backtest (../domain/backtest.ts): a campaign's referrers a page at a time (keyset,
+ * so memory stays bounded however big the campaign), and for one page the credits of their referrals and
+ * their referees' payments. Nothing here writes.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './tables.js';
+
+export interface ReferralCreditRow {
+  referrer_id: number;
+  referee_id: number;
+  created_on: number;
+  status: string;
+}
+
+export interface RefereePaymentRow {
+  referrer_id: number;
+  id: number;
+  participant_id: number;
+  seq: number;
+  amount_cents: number;
+  refunded_cents: number;
+  paid_on: number;
+}
+
+export class BacktestStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The next `limit` participants of the campaign, by id after `after`: those who referred nobody read nothing more. */
+  async referrers(campaignId: string, after: number, limit: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('participants')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Each credit of a referral of these referrers made before `before`: the referee's own reward entry (one
+   * per credit, whatever its amount), in the order they were made.
+   */
+  async referralCredits(referrerIds: readonly number[], before: number): Promise<ReferralCreditRow[]> {
+    const rows = await this.db
+      .selectFrom('participants as p')
+      .innerJoin('reward_entries as e', 'e.participant_id', 'p.id')
+      .select(['p.referred_by_id as referrer_id', 'e.participant_id as referee_id', 'e.created_on', 'e.status', 'e.id'])
+      .where('p.referred_by_id', 'in', referrerIds)
+      .where('e.kind', '=', 'referee')
+      .where('e.created_on', '<', before)
+      .orderBy('e.created_on')
+      .orderBy('e.id')
+      .execute();
+    return rows.map((r) => ({ referrer_id: Number(r.referrer_id), referee_id: Number(r.referee_id), created_on: Number(r.created_on), status: r.status }));
+  }
+
+  /** The payments made before `before` by these referrers' referees, in the order they were made. */
+  async refereePayments(referrerIds: readonly number[], before: number): Promise<RefereePaymentRow[]> {
+    const rows = await this.db
+      .selectFrom('participants as p')
+      .innerJoin('payments as pay', 'pay.participant_id', 'p.id')
+      .select(['p.referred_by_id as referrer_id', 'pay.id', 'pay.participant_id', 'pay.seq', 'pay.amount_cents', 'pay.refunded_cents', 'pay.paid_on'])
+      .where('p.referred_by_id', 'in', referrerIds)
+      .where('pay.paid_on', '<', before)
+      .orderBy('pay.id')
+      .execute();
+    return rows.map((r) => ({
+      referrer_id: Number(r.referrer_id),
+      id: Number(r.id),
+      participant_id: Number(r.participant_id),
+      seq: Number(r.seq),
+      amount_cents: Number(r.amount_cents),
+      refunded_cents: Number(r.refunded_cents),
+      paid_on: Number(r.paid_on),
+    }));
+  }
+}
