@@ -17,10 +17,12 @@
  *                       --webhook adds a webhook endpoint taking every event to both databases.
  *   --retention         the retention pruner through 1,000,000 old rows (--rows N for another count; writes
  *                       the file only at the default), and sign-ups' latency while it runs (bench/retention.ts).
+ *   --backtest          the offer backtest over 100,000 participants and 1,000,000 ledger entries (bench/backtest.ts).
  *   --db sqlite         one database kind only (sqlite or postgres), with any of the above.
  */
 import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
+import { runBacktest } from './backtest.js';
 import { runCompare } from './compare.js';
 import { runGrowth } from './growth.js';
 import { startLoader } from './loader.js';
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     'keep-profiles': { type: 'string' },
     db: { type: 'string' },
     retention: { type: 'boolean', default: false },
+    backtest: { type: 'boolean', default: false },
     rows: { type: 'string' },
   },
 });
@@ -55,7 +58,9 @@ const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.na
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
 const loader = startLoader();
 try {
-  if (values.retention) {
+  if (values.backtest) {
+    await runBacktest(runnable, command, log, values.db === undefined);
+  } else if (values.retention) {
     const rows = Number(values.rows ?? 1_000_000);
     if (!Number.isInteger(rows) || rows < 1_000) throw new Error('--rows takes a whole number of rows, at least 1000');
     await runRetention(runnable, rows, command, log, values.rows === undefined);

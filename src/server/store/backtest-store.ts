@@ -57,15 +57,30 @@ export class BacktestStore {
     return rows.map((r) => ({ referrer_id: Number(r.referrer_id), referee_id: Number(r.referee_id), created_on: Number(r.created_on), status: r.status }));
   }
 
-  /** The payments made before `before` by these referrers' referees, in the order they were made. */
+  /**
+   * The payments made before `before` by these referrers' referees, in the order they were made: each
+   * referee's chain from their latest payment (migration 0021: payments have no index by payer, and the
+   * chain walk reads each by its id).
+   */
   async refereePayments(referrerIds: readonly number[], before: number): Promise<RefereePaymentRow[]> {
     const rows = await this.db
-      .selectFrom('participants as p')
-      .innerJoin('payments as pay', 'pay.participant_id', 'p.id')
-      .select(['p.referred_by_id as referrer_id', 'pay.id', 'pay.participant_id', 'pay.seq', 'pay.amount_cents', 'pay.refunded_cents', 'pay.paid_on'])
-      .where('p.referred_by_id', 'in', referrerIds)
-      .where('pay.paid_on', '<', before)
-      .orderBy('pay.id')
+      .withRecursive('chain', (db) =>
+        db
+          .selectFrom('participants as p')
+          .innerJoin('payments as pay', 'pay.id', 'p.last_payment_id')
+          .select(['p.referred_by_id as referrer_id', 'pay.id', 'pay.prev_id', 'pay.participant_id', 'pay.seq', 'pay.amount_cents', 'pay.refunded_cents', 'pay.paid_on'])
+          .where('p.referred_by_id', 'in', referrerIds)
+          .unionAll((db) =>
+            db
+              .selectFrom('chain')
+              .innerJoin('payments as pay', 'pay.id', 'chain.prev_id')
+              .select(['chain.referrer_id', 'pay.id', 'pay.prev_id', 'pay.participant_id', 'pay.seq', 'pay.amount_cents', 'pay.refunded_cents', 'pay.paid_on']),
+          ),
+      )
+      .selectFrom('chain')
+      .select(['referrer_id', 'id', 'participant_id', 'seq', 'amount_cents', 'refunded_cents', 'paid_on'])
+      .where('paid_on', '<', before)
+      .orderBy('id')
       .execute();
     return rows.map((r) => ({
       referrer_id: Number(r.referrer_id),
