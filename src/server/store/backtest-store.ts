@@ -23,20 +23,24 @@ export interface RefereePaymentRow {
   paid_on: number;
 }
 
+/** Where a page of participants ends. */
+export interface ParticipantKey {
+  created_on: number;
+  id: number;
+}
+
 export class BacktestStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The next `limit` participants of the campaign, by id after `after`: those who referred nobody read nothing more. */
-  async referrers(campaignId: string, after: number, limit: number): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('participants')
-      .select('id')
-      .where('campaign_id', '=', campaignId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => Number(r.id));
+  /**
+   * The next `limit` participants of the campaign after `after`, in the order of its index by sign-up
+   * (created_on, id), so that no page sorts the campaign: those who referred nobody read nothing more.
+   */
+  async referrers(campaignId: string, after: ParticipantKey | undefined, limit: number): Promise<ParticipantKey[]> {
+    let q = this.db.selectFrom('participants').select(['created_on', 'id']).where('campaign_id', '=', campaignId);
+    if (after) q = q.where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(after.created_on, after.id)));
+    const rows = await q.orderBy('created_on').orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ created_on: Number(r.created_on), id: Number(r.id) }));
   }
 
   /**
