@@ -67,7 +67,11 @@ function commissionTime(p: ReplayPayment, credits: readonly ReplayReferral[]): n
  */
 export function replayReferrer(rules: ReplayRules, referrals: readonly ReplayReferral[], payments: readonly ReplayPayment[], asOf: number): ReplayCredit[] {
   const byReferee = new Map<number, ReplayReferral[]>();
-  for (const r of referrals) byReferee.set(r.refereeId, [...(byReferee.get(r.refereeId) ?? []), r]);
+  for (const r of referrals) {
+    const list = byReferee.get(r.refereeId);
+    if (list) list.push(r);
+    else byReferee.set(r.refereeId, [r]);
+  }
   const events: Event[] = referrals.map((referral) => ({ on: referral.creditedOn, order: 0, referral }));
   for (const payment of payments) {
     const on = commissionTime(payment, byReferee.get(payment.refereeId) ?? []);

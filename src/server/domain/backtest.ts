@@ -37,6 +37,18 @@ const FIELDS = Object.keys(zero()) as (keyof BacktestFigures)[];
 const monthStart = (month: string, offset = 0): number => Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + offset, 1);
 const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
+/** The index of the month `ms` falls in, given the months' first milliseconds (ascending; `ms` not before the first). */
+function monthIndex(starts: readonly number[], ms: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= ms) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** The rules of a replay: a campaign row's (the current ones, or the row with the proposed columns). */
 const replayRules = (c: CampaignRow): ReplayRules => ({ ...rulesOf(c), referrerReward: c.referrer_reward_value, refereeReward: c.referee_reward_value });
 
@@ -71,12 +83,12 @@ function row(current: BacktestFigures, proposed: BacktestFigures): BacktestRow {
 }
 
 /** Groups a page's rows by their referrer. */
-function byReferrer<T extends { referrer_id: number }>(rows: readonly T[]): Map<number, T[]> {
+function byReferrer<T>(rows: readonly T[], referrerOf: (row: T) => number): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const r of rows) {
-    const list = out.get(r.referrer_id);
+    const list = out.get(referrerOf(r));
     if (list) list.push(r);
-    else out.set(r.referrer_id, [r]);
+    else out.set(referrerOf(r), [r]);
   }
   return out;
 }
@@ -93,7 +105,8 @@ export async function backtestRules(ctx: Ctx, actor: Actor, input: BacktestRules
   const asOf = Math.min(ctx.now(), end);
   const pools = new Set((campaign.reward_code_kinds ?? '').split(',').filter(Boolean));
 
-  const figures = new Map(months.map((m) => [m, { current: zero(), proposed: zero() }]));
+  const figures = months.map(() => ({ current: zero(), proposed: zero() }));
+  const starts = months.map((m) => monthStart(m));
   const store = ctx.store.backtest;
   for (let after: ParticipantKey | undefined; ; ) {
     const page = await store.referrers(campaign.id, after, PAGE);
@@ -101,28 +114,21 @@ export async function backtestRules(ctx: Ctx, actor: Actor, input: BacktestRules
     after = page.at(-1)!;
     const referrers = page.map((p) => p.id);
     const [credits, payments] = await Promise.all([store.referralCredits(referrers, end), store.refereePayments(referrers, end)]);
-    const paymentsOf = byReferrer(payments);
-    for (const [referrerId, rows] of byReferrer(credits)) {
+    const paymentsOf = byReferrer(payments, (p) => p.referrerId);
+    for (const [referrerId, rows] of byReferrer(credits, (c) => c.referrer_id)) {
       const referrals: ReplayReferral[] = rows.map((r) => ({ refereeId: r.referee_id, creditedOn: r.created_on, undone: r.status === 'cancelled' }));
-      const paid: ReplayPayment[] = (paymentsOf.get(referrerId) ?? []).map((p) => ({
-        id: p.id,
-        refereeId: p.participant_id,
-        seq: p.seq,
-        amountCents: p.amount_cents,
-        refundedCents: p.refunded_cents,
-        paidOn: p.paid_on,
-      }));
+      const paid: readonly ReplayPayment[] = (paymentsOf.get(referrerId) ?? []).sort((a, b) => a.id - b.id);
       for (const side of ['current', 'proposed'] as const) {
         for (const c of replayReferrer(rules[side], referrals, paid, asOf)) {
-          if (c.on >= start) count(figures.get(monthOf(c.on))![side], c, pools);
+          if (c.on >= start) count(figures[monthIndex(starts, c.on)]![side], c, pools);
         }
       }
     }
   }
 
   const total = { current: zero(), proposed: zero() };
-  const out: BacktestMonth[] = months.map((month) => {
-    const f = figures.get(month)!;
+  const out: BacktestMonth[] = months.map((month, i) => {
+    const f = figures[i]!;
     for (const side of ['current', 'proposed'] as const) for (const k of FIELDS) total[side][k] += f[side][k];
     return { month, ...row(f.current, f.proposed) };
   });

@@ -13,14 +13,15 @@ export interface ReferralCreditRow {
   status: string;
 }
 
+/** A referee's payment, in the shape the replay takes (../domain/backtest-replay.ts ReplayPayment), with the referrer. */
 export interface RefereePaymentRow {
-  referrer_id: number;
+  referrerId: number;
   id: number;
-  participant_id: number;
+  refereeId: number;
   seq: number;
-  amount_cents: number;
-  refunded_cents: number;
-  paid_on: number;
+  amountCents: number;
+  refundedCents: number;
+  paidOn: number;
 }
 
 /** Where a page of participants ends. */
@@ -62,7 +63,8 @@ export class BacktestStore {
   }
 
   /**
-   * The payments made before `before` by these referrers' referees, in the order they were made: each
+   * The payments made before `before` by these referrers' referees, in no order (the replay orders each
+   * referrer's; sorting them all here would cost more): each
    * referee's chain from their latest payment (migration 0021: payments have no index by payer, and the
    * chain walk reads each by its id).
    */
@@ -84,16 +86,15 @@ export class BacktestStore {
       .selectFrom('chain')
       .select(['referrer_id', 'id', 'participant_id', 'seq', 'amount_cents', 'refunded_cents', 'paid_on'])
       .where('paid_on', '<', before)
-      .orderBy('id')
       .execute();
     return rows.map((r) => ({
-      referrer_id: Number(r.referrer_id),
+      referrerId: Number(r.referrer_id),
       id: Number(r.id),
-      participant_id: Number(r.participant_id),
+      refereeId: Number(r.participant_id),
       seq: Number(r.seq),
-      amount_cents: Number(r.amount_cents),
-      refunded_cents: Number(r.refunded_cents),
-      paid_on: Number(r.paid_on),
+      amountCents: Number(r.amount_cents),
+      refundedCents: Number(r.refunded_cents),
+      paidOn: Number(r.paid_on),
     }));
   }
 }
