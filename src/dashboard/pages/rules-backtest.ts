@@ -45,6 +45,9 @@ export class RulesBacktest extends Page {
   static override styles = [
     ...Page.styles,
     css`
+      /* In the editor's rules fieldset, whose width follows its content: the containment keeps the wide table from widening it (the table scrolls in its own box). */
+      :host { display: block; contain: inline-size; }
+      .table-wrap { overflow-x: auto; max-width: 100%; }
       .period { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; }
       .period .field { margin: 0; }
       tbody th { background: none; color: var(--text); font-size: 14px; font-weight: 500; white-space: nowrap; }
