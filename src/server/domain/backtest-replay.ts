@@ -10,6 +10,7 @@
  * referrals a refund undid. Refund dates are not recorded, so refunds are applied after the referrer's
  * last credit of the period (see LIMITATIONS in ./backtest.ts).
  */
+import type { RefereePaymentRow } from '../store/backtest-store.js';
 import type { RewardCodeKind } from '../store/tables.js';
 import { availableOn, commission, commissionApplies, commissionKept, milestonesDue, underCeiling, type Rules } from './reward-rules.js';
 
@@ -27,14 +28,8 @@ export interface ReplayReferral {
   undone: boolean;
 }
 
-export interface ReplayPayment {
-  id: number;
-  refereeId: number;
-  seq: number;
-  amountCents: number;
-  refundedCents: number;
-  paidOn: number;
-}
+/** A referee's payment, as the store reads it (its referrer aside). */
+export type ReplayPayment = Omit<RefereePaymentRow, 'referrerId'>;
 
 /** A credit the rules make, and what became of it. */
 export interface ReplayCredit {
