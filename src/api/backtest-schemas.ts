@@ -5,7 +5,7 @@ import { CampaignFields, CampaignIdBody, RewardRulesFields } from './schemas.js'
 /** The longest period one backtest replays. */
 export const MAX_BACKTEST_MONTHS = 120;
 
-const Month = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', description: 'A calendar month (UTC), YYYY-MM' });
+const Month = Type.String({ pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-(0[1-9]|1[0-2])$', description: 'A calendar month (UTC), YYYY-MM, from 1970' });
 
 /**
  * The rules to try: the same fields as updateCampaign's (each one given replaces the campaign's current

@@ -185,6 +185,7 @@ eachDatabase(
       await rejects(() => run({ from: '2016-01', to: '2026-03' }), 400, 'invalid_request', 'to');
       await rejects(() => run({ to: '2026-13' }), 400, 'invalid_request', 'to');
       await rejects(() => run({ from: 'march' }), 400, 'invalid_request', 'from');
+      await rejects(() => run({ from: '0001-01' }), 400, 'invalid_request', 'from');
       await rejects(() => run({ rules: { referrerRewardPercent: 150 } }), 400, 'invalid_request', 'rules.referrerRewardPercent');
       await rejects(() => run({ rules: { holdDays: -1 } }), 400, 'invalid_request', 'rules.holdDays');
       await rejects(() => run({ rules: { nope: 1 } }), 400, 'invalid_request');
