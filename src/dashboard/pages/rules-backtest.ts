@@ -108,7 +108,7 @@ export class RulesBacktest extends Page {
       </form>
       ${this.messages()}
       ${a
-        ? html`<div class="table-wrap">
+        ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Backtest table (scrolls sideways)">
               <table class="records" aria-label="Backtest, per month">
                 <thead>
                   <tr>
