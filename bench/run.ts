@@ -21,11 +21,13 @@
  *                       process, on sign-ups and paid qualifications: req/s, latency, the CPU of the
  *                       services, the database backends and the generators, WAL and statements per call
  *                       (bench/processes.ts); writes the "Processes" section (not with --quick). PostgreSQL only.
+ *   --backtest          the offer backtest over 100,000 participants and 1,000,000 ledger entries (bench/backtest.ts).
  *   --db sqlite         one database kind only (sqlite, postgres, or pgbouncer: PostgreSQL through a
  *                       transaction-pooling PgBouncer of the run's own), with any of the above.
  */
 import { parseArgs } from 'node:util';
 import { databaseKinds } from '../test/server/helpers/databases.js';
+import { runBacktest } from './backtest.js';
 import { runCompare } from './compare.js';
 import { runGrowth } from './growth.js';
 import { startLoader } from './loader.js';
@@ -47,6 +49,7 @@ const { values } = parseArgs({
     'keep-profiles': { type: 'string' },
     db: { type: 'string' },
     retention: { type: 'boolean', default: false },
+    backtest: { type: 'boolean', default: false },
     rows: { type: 'string' },
     processes: { type: 'string' },
   },
@@ -62,7 +65,9 @@ const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.na
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
 const loader = startLoader();
 try {
-  if (values.processes !== undefined) {
+  if (values.backtest) {
+    await runBacktest(runnable, command, log, values.db === undefined);
+  } else if (values.processes !== undefined) {
     // --quick: few connections, so that even a busy machine answers some calls of each load within its 2 s.
     const timing = values.quick ? { connections: 8, warmupSeconds: 1, seconds: 2 } : { connections: 48, warmupSeconds: 2, seconds: 8 };
     const counts = values.processes.split(',').map((n) => Number(n.trim()));

@@ -27,6 +27,14 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
     await p.getByRole('button', { name: 'Erase' }).click();
     await p.getByLabel(/to confirm/).fill('ava.0@example.com');
   }],
+  // The rules editor's offer backtest, run on an edited (unsaved) referrer reward.
+  ['backtest', `#/campaigns/${id}`, async (p) => {
+    await p.getByLabel('Referrer reward').fill('20');
+    await p.getByRole('button', { name: 'What would this have cost?' }).click();
+    await p.getByRole('button', { name: 'Run the backtest' }).click();
+    await p.getByRole('table', { name: 'Backtest, per month' }).waitFor();
+    await p.getByRole('heading', { name: 'What would this have cost?' }).scrollIntoViewIfNeeded();
+  }],
   ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
   ['billing', `#/campaigns/${id}/billing`, async (p) => {
     await p.getByRole('button', { name: /^Match/ }).first().waitFor();

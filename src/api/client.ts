@@ -46,6 +46,7 @@ import type {
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
+import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
 import type {
   EmailLogPage,
   EmailLogQuery,
@@ -381,6 +382,11 @@ export class RefkitClient extends BrowserClient {
   listRewardCodePools(id: string): Promise<RewardCodePool[]> {
     return this.getJson('/api/v1/admin/listRewardCodePools', { id });
   }
+  /** What proposed rules would have cost over the campaign's recorded history, beside its current rules (reads only). */
+  backtestRules(body: BacktestRulesBody): Promise<BacktestAnswer> {
+    return this.postJson('/api/v1/admin/backtestRules', body);
+  }
+
   getRewardLiability(id: string): Promise<RewardLiability> {
     return this.getJson('/api/v1/admin/getRewardLiability', { id });
   }

@@ -13,6 +13,7 @@ import { confirmAction } from '../confirm.js';
 import { reward } from '../format.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
+import './rules-backtest.js';
 import { EMPTY_MILESTONE, NO_RULES, previewRules, RULE_BOUNDS, rulesDraftOf, rulesOf, type MilestoneDraft, type RulesDraft } from '../reward-rules-draft.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
@@ -556,6 +557,13 @@ export class CampaignEditor extends Page {
                   hint: 'New rewards stay pending this many days (a refund in that time takes them back), then become available. 0: at once.',
                 })}
               </div>
+              ${this.campaignId
+                ? html`<rk-rules-backtest
+                    .campaignId=${this.campaignId}
+                    .campaign=${this.campaign}
+                    .rules=${{ ...rulesOf(d), referrerRewardValue: Number(d.referrerRewardValue), refereeRewardValue: Number(d.refereeRewardValue) }}
+                  ></rk-rules-backtest>`
+                : nothing}
             </fieldset>
             <fieldset>
               <legend>Leaderboard</legend>

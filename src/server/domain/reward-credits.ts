@@ -28,7 +28,7 @@ import { moveOnBoards } from './leaderboard.js';
 import { moveForQualified } from './waitlist.js';
 import { PayoutQueue } from './payout-queue.js';
 import { CodeDraws, type GivenCode } from './reward-codes.js';
-import { availableOn, rulesOf, underCeiling, type Rules } from './reward-rules.js';
+import { availableOn, milestonesDue, rulesOf, underCeiling, type Rules } from './reward-rules.js';
 import { emit } from './webhook-events.js';
 import { RewardEmails } from './lifecycle-emails.js';
 
@@ -245,8 +245,7 @@ export class RewardBatch {
     await moveOnBoards(this.tx, this.campaign, referrerId, this.now, 1);
     this.#emails.movedUp(referrerId);
     await moveForQualified(this.tx, this.campaign, referrerId, 1);
-    for (const m of this.rules.milestones) {
-      if (m.referrals <= s.milestones_reached || m.referrals > s.credited_referrals) continue;
+    for (const m of milestonesDue(this.rules, s.milestones_reached, s.credited_referrals)) {
       const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
       this.#emails.milestone(referrerId, m.label, m.referrals, credited);
       s.milestones_reached = m.referrals;

@@ -1,6 +1,8 @@
 /** The reward engine's admin routes: refunds, the program's liability and its ledger as CSV. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiErrorBody, CampaignQuery, KeyedParticipant, RefundPaymentBody, RewardLiability } from '../../api/schemas.js';
+import { BacktestAnswer, BacktestRulesBody } from '../../api/backtest-schemas.js';
+import { backtestRules } from '../domain/backtest.js';
 import type { Ctx } from '../domain/context.js';
 import { exportRewardEntries, rewardLiability } from '../domain/liability.js';
 import { presentView } from '../domain/present.js';
@@ -30,6 +32,28 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       },
     },
     async (request) => presentView(await refundPayment(ctx, requireActor(request), request.body)),
+  );
+
+  app.post(
+    '/api/v1/admin/backtestRules',
+    {
+      // It changes nothing, so a viewer may run it and nothing is recorded in the audit log.
+      config: { access: 'secret' as const, permission: 'read' as const },
+      schema: {
+        ...common,
+        summary: 'What would this offer have cost? Replays the campaign under proposed rules, beside its current ones',
+        description:
+          "Replays the campaign's recorded referral credits, payments and refunds from its start to the end of `to` under the current " +
+          'rules and under `rules` (each field given replaces the current one, as updateCampaign would), and answers per month (UTC) ' +
+          'what each would have credited, paid, held and reversed, the ceiling and milestone hits and the reward codes used, and the ' +
+          'difference. Reads only: it writes nothing, not even the audit log. `limitations` says what it cannot know (behaviour ' +
+          'the new offer would change, facts the service does not record). 400 for bad rules or a period that ends before it begins ' +
+          'or spans more than 120 months.',
+        body: BacktestRulesBody,
+        response: { 200: BacktestAnswer, ...errors },
+      },
+    },
+    async (request) => backtestRules(ctx, requireActor(request), request.body),
   );
 
   app.get(
