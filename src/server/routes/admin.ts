@@ -159,7 +159,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config: { access: 'secret' as const, permission: 'manage' as const, audit: byObjectId },
       schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
     },
-    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name),
+    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name, request.body.test),
   );
 
   app.post(

@@ -39,6 +39,7 @@ import { WebhookStore, type OutboxEvent } from './webhook-store.js';
 import { EmailStore, type NewEmail } from './email-store.js';
 import { AccountSettingsStore } from './account-settings-store.js';
 import { RetentionStore } from './retention-store.js';
+import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -393,6 +394,8 @@ export class Store {
   readonly accountSettings: AccountSettingsStore;
   /** The retention pruner's lease, progress and batches. */
   readonly retention: RetentionStore;
+  /** Test campaigns' clocks. */
+  readonly clocks: CampaignClockStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -428,6 +431,7 @@ export class Store {
     this.people = new PersonStore(db, dialect, this.caches);
     this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
     this.retention = new RetentionStore(db, dialect);
+    this.clocks = new CampaignClockStore(db);
   }
 
   /**
