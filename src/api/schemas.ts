@@ -847,3 +847,19 @@ export const ImportRefusal = Type.Object({
   ]),
 });
 export type ImportRefusal = Static<typeof ImportRefusal>;
+
+export const AdvanceClockBody = Type.Object(
+  {
+    id: Id,
+    to: Type.String({ format: 'date-time', description: "The campaign's new time: after its time now, at most 5 years ahead of the real time" }),
+  },
+  { additionalProperties: false },
+);
+export type AdvanceClockBody = Static<typeof AdvanceClockBody>;
+export const CampaignClockQuery = Type.Object({ id: Id }, { additionalProperties: false });
+export const CampaignClock = Type.Object({
+  id: Type.String(),
+  now: DateTime,
+  offsetMs: Type.Integer({ description: "How far the campaign's time is ahead of the real time, in milliseconds" }),
+});
+export type CampaignClock = Static<typeof CampaignClock>;

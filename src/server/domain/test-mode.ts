@@ -24,3 +24,20 @@ export function campaignMode(actor: Actor, test: boolean | undefined): boolean {
   }
   return actor.test;
 }
+
+/** The header and the subject prefix that mark a test campaign's emails. */
+export const TEST_HEADER = 'X-Refkit-Test';
+export const TEST_SUBJECT_PREFIX = '[Test] ';
+
+/**
+ * Whether a test campaign may email this address: only one at a domain reserved for testing and
+ * documentation (RFC 2606 and RFC 6761: example.com, .org, .net, and *.test, *.example, *.invalid,
+ * *.localhost), which no real person reads. Others are recorded as skipped, never sent: a test
+ * campaign fed real addresses (a copy of a live import) mails no one.
+ */
+export function testMayEmail(address: string): boolean {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  return ['example.com', 'example.org', 'example.net'].some((d) => domain === d || domain.endsWith(`.${d}`)) || /\.(test|example|invalid|localhost)$/.test(domain) || ['test', 'example', 'invalid', 'localhost'].includes(domain);
+}
+
+export const NOT_A_TEST_ADDRESS = 'a test campaign emails addresses at domains reserved for testing only (example.com, *.test, ...: docs/testing-mode.md)';

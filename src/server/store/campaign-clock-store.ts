@@ -37,6 +37,18 @@ export class CampaignClockStore {
     return r.numUpdatedRows > 0n;
   }
 
+  /** When the first of the campaign's participants who joined within (after, until] joined, if any (reminders). */
+  async firstJoinedBetween(campaignId: string, after: number, until: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('participants')
+      .select((eb) => eb.fn.min<number | string>('created_on').as('at'))
+      .where('campaign_id', '=', campaignId)
+      .where('created_on', '>', after)
+      .where('created_on', '<=', until)
+      .executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+  }
+
   /** Every campaign whose clock is ahead, with its offset: what the background loops run in their own time. */
   async moved(): Promise<{ campaignId: string; offset: number }[]> {
     const rows = await this.db.selectFrom('campaign_clocks').select(['campaign_id', 'offset_ms']).where('offset_ms', '<>', 0).execute();
