@@ -46,10 +46,13 @@ async function nextDue(ctx: Ctx, c: CampaignRow, after: number, until: number): 
   return times.length === 0 ? undefined : Math.min(...times);
 }
 
-/** When the next participant's reminder falls due (joined `delay` before), within (after, until]. */
+/**
+ * When the next participant's reminder falls due, within (after, until]: a millisecond past `delay` after
+ * they joined, as queueReminders takes those who joined strictly before `now - delay`.
+ */
 async function nextReminder(ctx: Ctx, campaignId: string, after: number, until: number, delay: number): Promise<number | undefined> {
-  const joined = await ctx.store.clocks.firstJoinedBetween(campaignId, after - delay, until - delay);
-  return joined === undefined ? undefined : joined + delay;
+  const joined = await ctx.store.clocks.firstJoinedBetween(campaignId, after - delay - 1, until - delay - 1);
+  return joined === undefined ? undefined : joined + delay + 1;
 }
 
 /** Runs, in the campaign's time `at`, what the background loops would run for it then. */
