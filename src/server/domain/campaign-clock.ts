@@ -24,15 +24,16 @@ export const MAX_AHEAD_DAYS = 5 * 366;
 const clockMoved = () => new AppError(409, 'clock_moved', "Another advanceClock moved this campaign's clock meanwhile: read its time and try again", 'id');
 
 /** The campaign's clock as the routes show it. */
-function presentClock(id: string, offset: number, real: number): CampaignClock {
-  return { id, now: iso(real + offset), offsetMs: offset };
+function presentClock(id: string, now: number, offset: number): CampaignClock {
+  return { id, now: iso(now), offsetMs: offset };
 }
 
 /** A test campaign's time now (getCampaignClock); 400 for a live one. */
 export async function getClock(ctx: Ctx, actor: Actor, id: string): Promise<CampaignClock> {
   const c = await ownCampaign(ctx, actor, id);
   if (c.test !== 1) throw invalid('id', 'A live campaign runs on the real time: only a test campaign has a clock of its own');
-  return presentClock(id, await offsetOf(ctx, c), realNow(ctx));
+  const offset = await offsetOf(ctx, c);
+  return presentClock(id, realNow(ctx) + offset, offset);
 }
 
 /**
@@ -89,5 +90,6 @@ export async function advanceClock(ctx: Ctx, actor: Actor, body: AdvanceClockBod
   await move(to);
   await runDue(ctx, c.id, offset);
   ctx.onEventsCommitted?.();
-  return presentClock(c.id, offset, realNow(ctx));
+  // The time asked for: the clock was set to it (the real time has moved on by the steps' few milliseconds since).
+  return presentClock(c.id, to, offset);
 }
