@@ -10,6 +10,7 @@ import type { ParsedMail } from 'mailparser';
 import { RefkitClient } from '../../src/api/client.js';
 import { authenticate } from '../../src/server/domain/keys.js';
 import { hashSecret } from '../../src/server/domain/secrets.js';
+import { releaseAll } from '../../src/server/domain/reward-release.js';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -33,6 +34,41 @@ const mailsTo = (m: Mailbox, address: string): ParsedMail[] =>
   m.messages.filter((x) => (Array.isArray(x.to) ? x.to : [x.to]).some((t) => t?.value.some((v) => v.address === address)));
 
 for (const kind of kinds) {
+  describe(`a moved test campaign in the background loops [${kind.name}]`, { skip: kind.skip }, () => {
+    it("the releaser releases a test campaign's credits when due in its time: neither with the real time (late) nor before (early)", async () => {
+      const base = { shift: 0 };
+      const s = await startService(kind, { now: () => Date.now() + base.shift });
+      try {
+        const made = await s.admin.createApiKey('tests', true);
+        const testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+        const rules = { campaignName: 'Hold', hostURL: 'https://shop.example/join', referrerRewardValue: 10, refereeRewardValue: 0, holdDays: 2 };
+        const id = (await testKey.createCampaign(rules)).campaignId!;
+        const liveId = await s.campaign({ ...rules, campaignName: 'Live hold' });
+        for (const [client, campaign] of [[testKey, id], [s.admin, liveId]] as const) {
+          const ann = await client.addParticipant({ id: campaign, email: 'ann@example.com' });
+          await client.addParticipant({ id: campaign, email: 'ben@example.com', referredByCode: ann.referralCode! });
+          await client.qualifyParticipant({ id: campaign, email: 'ben@example.com' });
+        }
+        const t0 = Date.parse((await testKey.getCampaignClock(id)).now);
+        // The test campaign one day ahead: its credits are due a day from now in the real time.
+        await testKey.advanceClock({ id, to: new Date(t0 + DAY_MS).toISOString() });
+        const balance = async (client: RefkitClient, campaign: string) => (await client.getParticipant(campaign, 'ann@example.com')).referralReward;
+        base.shift = DAY_MS - 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(testKey, id), 0, 'not early: a minute before its day 2');
+        base.shift = DAY_MS + 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(testKey, id), 10, 'on time: its day 2 has passed, a day before the real day 2');
+        assert.equal(await balance(s.admin, liveId), 0, 'the live campaign keeps the real time');
+        base.shift = 2 * DAY_MS + 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(s.admin, liveId), 10);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
   describe(`test mode [${kind.name}]`, { skip: kind.skip }, () => {
     let s: TestService;
     let mailbox: Mailbox;

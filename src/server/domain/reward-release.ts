@@ -49,7 +49,7 @@ export async function releaseDueRewards(ctx: Ctx, campaignId?: string): Promise<
  * What falls due in test campaigns' time first (each in its time: their credits' timestamps are theirs),
  * then everything due in the real time.
  */
-async function releaseAll(ctx: Ctx): Promise<void> {
+export async function releaseAll(ctx: Ctx): Promise<void> {
   await eachMovedCampaign(ctx, (id) => releaseDueRewards(ctx, id));
   await releaseDueRewards(ctx);
 }
