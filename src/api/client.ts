@@ -7,6 +7,8 @@ import type {
   AddParticipantBody,
   ApiErrorBody,
   ApiKey,
+  AdvanceClockBody,
+  CampaignClock,
   Campaign,
   CampaignAnalytics,
   CampaignSettings,
@@ -417,6 +419,13 @@ export class RefkitClient extends BrowserClient {
   getWaitlist(id: string, limit?: number): Promise<WaitlistView> {
     return this.getJson('/api/v1/admin/getWaitlist', { id, ...(limit !== undefined && { limit }) });
   }
+  /** Moves a test campaign's time forward, as if the time had passed (test mode). */
+  advanceClock(body: AdvanceClockBody): Promise<CampaignClock> {
+    return this.postJson('/api/v1/admin/advanceClock', body);
+  }
+  getCampaignClock(id: string): Promise<CampaignClock> {
+    return this.getJson('/api/v1/admin/getCampaignClock', { id });
+  }
   approveParticipant(id: string, email: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/approveParticipant', { id, email });
   }
@@ -437,8 +446,9 @@ export class RefkitClient extends BrowserClient {
   erasePerson(email: string): Promise<ErasureResult> {
     return this.postJson('/api/v1/admin/erasePerson', { email });
   }
-  createApiKey(name: string): Promise<ApiKey & { key: string }> {
-    return this.postJson('/api/v1/admin/createApiKey', { name });
+  /** `test`: a test key (sk_test_...), which sees test campaigns only (test mode). */
+  createApiKey(name: string, test?: boolean): Promise<ApiKey & { key: string }> {
+    return this.postJson('/api/v1/admin/createApiKey', { name, ...(test !== undefined && { test }) });
   }
   revokeApiKey(id: string): Promise<Ok> {
     return this.postJson('/api/v1/admin/revokeApiKey', { id });

@@ -367,7 +367,17 @@ export const CampaignFields = {
     }),
   ),
 };
-export const CreateCampaignBody = Type.Object(CampaignFields, { additionalProperties: false });
+export const CreateCampaignBody = Type.Object(
+  {
+    ...CampaignFields,
+    test: Type.Optional(
+      Type.Boolean({
+        description: "A test campaign (test mode, docs/testing-mode.md): its data stay apart from live data and its clock can be moved (advanceClock). Set at creation, never changed. Default: the key's mode (false for a user or the CLI)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type CreateCampaignBody = Static<typeof CreateCampaignBody>;
 export const UpdateCampaignBody = Type.Object(
   { id: Id, ...Type.Partial(Type.Object(CampaignFields)).properties },
@@ -467,13 +477,17 @@ export const RewardCodesAdded = Type.Object({
   pool: RewardCodePool,
 });
 export type RewardCodesAdded = Static<typeof RewardCodesAdded>;
-export const CreateApiKeyBody = Type.Object({ name: Line({ minLength: 1, maxLength: 100 }) });
+export const CreateApiKeyBody = Type.Object({
+  name: Line({ minLength: 1, maxLength: 100 }),
+  test: Type.Optional(Type.Boolean({ description: 'A test key (sk_test_...): sees and makes test campaigns only. Default false: a live key (sk_live_...)' })),
+});
 export const RevokeApiKeyBody = Type.Object({ id: Id });
 
 export const ApiKey = Type.Object({
   id: Type.String(),
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to recognise it in lists' }),
+  test: Type.Boolean({ description: 'A test key: sees test campaigns only (a live key, live ones only)' }),
   createdOn: DateTime,
   revokedOn: Type.Optional(DateTime),
   key: Type.Optional(Type.String({ description: 'The secret key itself; present only in the answer that created it' })),
@@ -585,11 +599,15 @@ export const RewardCodesLowData = Type.Composite([
 ]);
 export type RewardCodesLowData = Static<typeof RewardCodesLowData>;
 
+/** The test marker of an event body: present, and false, on test campaigns' events only (live bodies are as before). */
+const LiveMode = Type.Literal(false, { description: "Present (false) only on a test campaign's events: test mode (docs/testing-mode.md)" });
+
 export const WebhookEvent = Type.Object({
   eventType: WebhookEventType,
   data: WebhookEventData,
   createdAt: Type.Integer({ description: 'epoch milliseconds' }),
   updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+  livemode: Type.Optional(LiveMode),
 });
 export type WebhookEvent = Static<typeof WebhookEvent>;
 
@@ -599,6 +617,7 @@ export const RewardCodesLowEvent = Type.Object({
   data: RewardCodesLowData,
   createdAt: Type.Integer({ description: 'epoch milliseconds' }),
   updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+  livemode: Type.Optional(LiveMode),
 });
 export type RewardCodesLowEvent = Static<typeof RewardCodesLowEvent>;
 
@@ -619,6 +638,7 @@ export const CreateWebhookEndpointBody = Type.Object(
   {
     url: Url,
     eventTypes: Type.Array(WebhookEventType, { minItems: 1, uniqueItems: true }),
+    test: Type.Optional(Type.Boolean({ description: "Gets test campaigns' events only (true) or live campaigns' only (false). Default: the key's mode (false for a user or the CLI)" })),
   },
   { additionalProperties: false },
 );
@@ -628,6 +648,7 @@ export const WebhookEndpoint = Type.Object({
   id: Type.String(),
   url: Type.String(),
   eventTypes: Type.Array(WebhookEventType),
+  test: Type.Boolean({ description: "Gets test campaigns' events only (a live endpoint, live campaigns' only)" }),
   createdOn: DateTime,
   secret: Type.Optional(Type.String({ description: 'Signing secret (whsec_...); present only in the answer that created it' })),
 });
@@ -712,6 +733,7 @@ export const CampaignSettings = Type.Composite([
     leaderboard: Type.Union([LeaderboardSettings, Type.Null()]),
     timeZone: Type.String(),
     waitlist: Type.Union([WaitlistSettings, Type.Null()]),
+    test: Type.Boolean({ description: 'A test campaign (test mode): set at creation, never changed' }),
   }),
   RewardRules,
   Type.Object({
@@ -825,3 +847,19 @@ export const ImportRefusal = Type.Object({
   ]),
 });
 export type ImportRefusal = Static<typeof ImportRefusal>;
+
+export const AdvanceClockBody = Type.Object(
+  {
+    id: Id,
+    to: Type.String({ format: 'date-time', description: "The campaign's new time: after its time now, at most 5 years ahead of the real time" }),
+  },
+  { additionalProperties: false },
+);
+export type AdvanceClockBody = Static<typeof AdvanceClockBody>;
+export const CampaignClockQuery = Type.Object({ id: Id }, { additionalProperties: false });
+export const CampaignClock = Type.Object({
+  id: Type.String(),
+  now: DateTime,
+  offsetMs: Type.Integer({ description: "How far the campaign's time is ahead of the real time, in milliseconds" }),
+});
+export type CampaignClock = Static<typeof CampaignClock>;

@@ -1,4 +1,5 @@
 /** The app factory: one Fastify instance with every route, given its dependencies explicitly. */
+import campaignTime from './http/campaign-time.js';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -114,6 +115,8 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(idempotency, { ctx });
   // After idempotency: a replayed answer is marked by then, and writes no entry.
   await app.register(auditTrail, { ctx });
+  // Last before the routes: a test campaign's handler runs in its time (./http/campaign-time.ts).
+  await app.register(campaignTime, { ctx });
   await app.register(referralApiRoutes, { ctx });
   await app.register(browserSessionRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

@@ -274,7 +274,8 @@ function createProgram(run: Run): Command {
   campaignFields(campaign.command('create').description('create a campaign'))
     .requiredOption('--name <text>', 'campaignName')
     .requiredOption('--host-url <url>', 'hostURL: the landing page share links point to')
-    .action((o: CampaignOptions) => admin(run, 'POST', 'createCampaign', campaignBody(o), !!o.json));
+    .option('--test', 'a test campaign: its data stay apart from live data and its clock can be moved (docs/testing-mode.md); never changed after')
+    .action((o: CampaignOptions & { test?: boolean }) => admin(run, 'POST', 'createCampaign', { ...campaignBody(o), ...(o.test && { test: true }) }, !!o.json));
   campaignFields(campaign.command('update').description('change fields of a campaign'))
     .requiredOption('--id <campaignId>')
     .option('--name <text>', 'campaignName')
@@ -312,6 +313,21 @@ function createProgram(run: Run): Command {
     .option('--rotate', 'replace it: signatures made with the old one stop working')
     .addOption(jsonOption)
     .action((o: { id: string; rotate?: boolean; json?: boolean }) => admin(run, 'POST', o.rotate ? 'rotateSigningSecret' : 'getSigningSecret', { id: o.id }, !!o.json));
+
+  const clock = program.command('clock').description("a test campaign's time (test mode, docs/testing-mode.md)");
+  clock
+    .command('advance')
+    .description("move a test campaign's time forward, firing what falls due on the way in time order")
+    .requiredOption('--campaign <campaignId>')
+    .requiredOption('--to <date-time>', 'the new time, ISO 8601 (e.g. 2027-01-31T00:00:00Z)')
+    .addOption(jsonOption)
+    .action((o: { campaign: string; to: string; json?: boolean }) => admin(run, 'POST', 'advanceClock', { id: o.campaign, to: o.to }, !!o.json));
+  clock
+    .command('show')
+    .description("a test campaign's time now")
+    .requiredOption('--campaign <campaignId>')
+    .addOption(jsonOption)
+    .action((o: { campaign: string; json?: boolean }) => admin(run, 'GET', 'getCampaignClock', { id: o.campaign }, !!o.json));
 
   const codes = program.command('rewards').description('reward code pools').command('codes').description("a campaign's reward codes: one to each credit of the pool's kind");
   codes
@@ -465,8 +481,9 @@ function createProgram(run: Run): Command {
     .command('create')
     .description('create a secret key; it is printed once')
     .requiredOption('--name <text>')
+    .option('--test', 'a test key (sk_test_...): sees and makes test campaigns only')
     .addOption(jsonOption)
-    .action((o: { name: string; json?: boolean }) => admin(run, 'POST', 'createApiKey', { name: o.name }, !!o.json));
+    .action((o: { name: string; test?: boolean; json?: boolean }) => admin(run, 'POST', 'createApiKey', { name: o.name, ...(o.test && { test: true }) }, !!o.json));
   key
     .command('revoke')
     .description('revoke a secret key by its id (key_...)')
@@ -485,8 +502,11 @@ function createProgram(run: Run): Command {
     .description('add an endpoint; its signing secret is printed once')
     .requiredOption('--url <url>')
     .requiredOption('--events <types>', 'comma-separated: referrer_added,referee_added,reward_unlocked', (v: string) => v.split(',').map((t) => t.trim()))
+    .option('--test', "gets test campaigns' events only (default: live campaigns' only)")
     .addOption(jsonOption)
-    .action((o: { url: string; events: string[]; json?: boolean }) => admin(run, 'POST', 'createWebhookEndpoint', { url: o.url, eventTypes: o.events }, !!o.json));
+    .action((o: { url: string; events: string[]; test?: boolean; json?: boolean }) =>
+      admin(run, 'POST', 'createWebhookEndpoint', { url: o.url, eventTypes: o.events, ...(o.test && { test: true }) }, !!o.json),
+    );
   webhook
     .command('list')
     .description('list endpoints (never their secrets)')

@@ -9,6 +9,7 @@ import { migrate, type SchemaStatus } from './store/migrations.js';
 import { MonitoringStore } from './store/monitoring-store.js';
 import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { Store } from './store/store.js';
+import { clockedNow } from './domain/campaign-time.js';
 
 export interface Runtime {
   ctx: Ctx;
@@ -37,7 +38,7 @@ export async function openRuntime(
   const store = new Store(db, dialect, { caches, emailOutbox: mailer !== undefined });
   const ctx: Ctx = {
     store,
-    now: Date.now,
+    now: clockedNow(Date.now),
     ...(mailer && { mailer }),
     ...(metrics && { metrics }),
     ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }),

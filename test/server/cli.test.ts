@@ -412,3 +412,44 @@ describe("campaign update --add-allowed-origin (the widget's console advice)", (
     assert.match(unknown.stderr, /campaign_not_found/);
   });
 });
+
+describe('test mode from the CLI: campaign create --test, key create --test, clock show and advance', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  before(async () => {
+    db = await sqlite!.createEmpty();
+    env = { DATABASE_URL: db.url };
+  });
+  after(() => db.drop());
+
+  const json = async (args: string[]) => {
+    const r = await cli([...args, '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+
+  it("makes a test campaign and key, moves the campaign's clock forward, and refuses a live campaign or a step back", async () => {
+    const live = await json(['campaign', 'create', '--name', 'Live', '--host-url', 'https://shop.example/join']);
+    const test = await json(['campaign', 'create', '--name', 'Test', '--host-url', 'https://shop.example/join', '--test']);
+    const listed = (await cli(['campaign', 'list', '--json'], env)).stdout;
+    const modes = Object.fromEntries((JSON.parse(listed) as { campaignId: string; test: boolean }[]).map((c) => [c.campaignId, c.test]));
+    assert.deepEqual(modes, { [String(live.campaignId)]: false, [String(test.campaignId)]: true });
+    const key = await json(['key', 'create', '--name', 'ci', '--test']);
+    assert.match(String(key.key), /^sk_test_/);
+    assert.equal(key.test, true);
+
+    const to = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const moved = await json(['clock', 'advance', '--campaign', String(test.campaignId), '--to', to]);
+    assert.equal(moved.now, to);
+    assert.equal((await json(['clock', 'show', '--campaign', String(test.campaignId)])).now !== undefined, true);
+    const human = await cli(['clock', 'show', '--campaign', String(test.campaignId)], env);
+    assert.match(human.stdout, /^offsetMs: \d+$/m);
+
+    const back = await cli(['clock', 'advance', '--campaign', String(test.campaignId), '--to', new Date().toISOString()], env);
+    assert.equal(back.code, 1);
+    assert.match(back.stderr, /forward only.*invalid_request/s);
+    const liveMove = await cli(['clock', 'advance', '--campaign', String(live.campaignId), '--to', to], env);
+    assert.equal(liveMove.code, 1);
+    assert.match(liveMove.stderr, /invalid_request/);
+  });
+});

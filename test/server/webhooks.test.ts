@@ -565,7 +565,7 @@ kindsAtOnce('webhooks', (kind) => {
       const created = await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks?x=1', eventTypes: ['reward_unlocked'] });
       assert.match(created.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
       assert.match(created.id, /^whe_/);
-      assert.deepEqual(await s.admin.listWebhookEndpoints(), [{ id: created.id, url: 'http://127.0.0.1:9/hooks?x=1', eventTypes: ['reward_unlocked'], createdOn: created.createdOn }]);
+      assert.deepEqual(await s.admin.listWebhookEndpoints(), [{ id: created.id, url: 'http://127.0.0.1:9/hooks?x=1', eventTypes: ['reward_unlocked'], test: false, createdOn: created.createdOn }]);
       for (const body of [
         { url: 'http://127.0.0.1:9/', eventTypes: [] },
         { url: 'http://127.0.0.1:9/', eventTypes: ['referrer_added', 'referrer_added'] },

@@ -3,6 +3,7 @@ import type { Campaign, CampaignSettings } from '../../api/schemas.js';
 import type { CampaignRow } from '../store/store.js';
 import type { Actor, Ctx } from './context.js';
 import { presentCampaign, presentCampaignSettings } from './present.js';
+import { seesMode } from './test-mode.js';
 
 /** The wire Campaign. The count is read on each call: it moves with every sign-up, so cached rows lack it. */
 export async function campaignView(ctx: Ctx, c: CampaignRow): Promise<Campaign> {
@@ -11,7 +12,7 @@ export async function campaignView(ctx: Ctx, c: CampaignRow): Promise<Campaign> 
 
 /** The account's campaigns, newest first, with every setting and their counts (one query for all of each). */
 export async function listCampaignSettings(ctx: Ctx, actor: Actor): Promise<CampaignSettings[]> {
-  const rows = await ctx.store.listCampaigns(actor.accountId);
+  const rows = (await ctx.store.listCampaigns(actor.accountId)).filter((c) => seesMode(actor, c));
   const held = await ctx.store.directory.countHeld(rows.map((c) => c.id));
   return rows.map((c) => presentCampaignSettings(c, { participants: c.participant_count, reviewQueue: held.get(c.id) ?? 0 }, ctx.now()));
 }

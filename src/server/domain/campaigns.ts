@@ -8,6 +8,7 @@ import { checkTimeZone, writeLeaderboard } from './leaderboard.js';
 import { assertWaitlistChange, writeWaitlist } from './waitlist.js';
 import { rulesColumns } from './reward-rules.js';
 import { newSecret } from './secrets.js';
+import { campaignMode, seesMode } from './test-mode.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
 
@@ -63,10 +64,13 @@ export async function someCampaignAllowsOrigin(ctx: Ctx, origin: string): Promis
   return (await ctx.store.campaignOrigins()).some((c) => allowedOrigins(c).includes(origin));
 }
 
-/** A campaign by id that belongs to the actor's account; others' campaigns read as not found. */
+/**
+ * A campaign by id that belongs to the actor's account and the actor's mode; others' campaigns, and test
+ * campaigns to a live key (live ones to a test key), read as not found.
+ */
 export async function ownCampaign(ctx: Ctx, actor: Actor, id: string): Promise<CampaignRow> {
   const c = await findCampaign(ctx, id);
-  if (c.account_id !== actor.accountId) throw campaignNotFound();
+  if (c.account_id !== actor.accountId || !seesMode(actor, c)) throw campaignNotFound();
   return c;
 }
 
@@ -139,6 +143,7 @@ export async function createCampaign(
   await ctx.store.insertCampaign({
     id,
     account_id: actor.accountId,
+    test: campaignMode(actor, input.test) ? 1 : 0,
     status: 'Active',
     created_on: now,
     updated_on: now,

@@ -63,6 +63,11 @@ export interface Actor {
   role?: Role;
   /** The client address the request came from (none for the CLI). */
   ip?: string;
+  /**
+   * A secret key's mode (./test-mode.ts): true, a test key, which sees test campaigns only; false, a live
+   * key, live campaigns only. Unset for users and the CLI, who see both (the dashboard's switch chooses).
+   */
+  test?: boolean;
 }
 
 /** The account that REFKIT_SECRET_KEY and the CLI act for, created by the first migration. */

@@ -15,19 +15,26 @@ function presentKey(row: ApiKeyRow): ApiKey {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
+    test: row.test === 1,
     createdOn: iso(row.created_on),
     ...(row.revoked_on !== null && { revokedOn: iso(row.revoked_on) }),
   };
 }
 
-export async function createApiKey(ctx: Ctx, actor: Actor, name: string): Promise<ApiKey & { key: string }> {
-  const key = newSecret('sk');
+/**
+ * A new key: `sk_live_...` or `sk_test_...`. The mode is stored with the key, never read from its prefix:
+ * keys made before test mode are `sk_...` with any text after (the demo's and many set-ups' happen to
+ * begin `sk_test_`), and all of them are live.
+ */
+export async function createApiKey(ctx: Ctx, actor: Actor, name: string, test = false): Promise<ApiKey & { key: string }> {
+  const key = newSecret(test ? 'sk_test' : 'sk_live');
   const row: ApiKeyRow = {
     id: newId('key'),
     account_id: actor.accountId,
     name,
     prefix: key.slice(0, PREFIX_LENGTH),
     hash: hashSecret(key),
+    test: test ? 1 : 0,
     created_on: ctx.now(),
     revoked_on: null,
   };
@@ -46,7 +53,7 @@ export async function listApiKeys(ctx: Ctx, actor: Actor): Promise<ApiKey[]> {
 }
 
 /** REFKIT_SECRET_KEY's actor: a key of the default account that is not stored. */
-export const ENV_KEY_ACTOR: Actor = { ...DEFAULT_ACCOUNT, identity: { kind: 'key', id: 'env', prefix: 'REFKIT_SECRET_KEY' }, role: 'owner' };
+export const ENV_KEY_ACTOR: Actor = { ...DEFAULT_ACCOUNT, identity: { kind: 'key', id: 'env', prefix: 'REFKIT_SECRET_KEY' }, role: 'owner', test: false };
 
 /**
  * Who a presented secret key acts as, or undefined. Keys act as owners of their account (docs/team.md).
@@ -59,5 +66,5 @@ export async function authenticate(ctx: Ctx, presented: string, envKeyHash?: str
   // Looked up by hash: comparing hashes of a high-entropy key leaks nothing useful through timing.
   const row = await ctx.store.findApiKeyByHash(hash);
   if (!row || row.revoked_on !== null) return undefined;
-  return { accountId: row.account_id, identity: { kind: 'key', id: row.id, prefix: row.prefix }, role: 'owner' };
+  return { accountId: row.account_id, identity: { kind: 'key', id: row.id, prefix: row.prefix }, role: 'owner', test: row.test === 1 };
 }

@@ -18,6 +18,7 @@ import { DAY_MS } from './time.js';
 import { PollLoop } from '../poll-loop.js';
 import { describeReferral } from './my-referrals.js';
 import { shownPlace } from './leaderboard.js';
+import { campaignNow } from './campaign-time.js';
 
 /** A friend as an email names them to the referrer: as the widget's list of referrals does. */
 export const friendName = (p: ParticipantRow): string => describeReferral(p).name;
@@ -124,12 +125,13 @@ export class RewardEmails {
  * Writes the reminder to share of every participant due one: in each active campaign with reminders on,
  * those who joined at least reminderDays ago and have referred no one, once each. Answers how many.
  */
-export async function queueReminders(ctx: Ctx): Promise<number> {
+export async function queueReminders(ctx: Ctx, campaignId?: string): Promise<number> {
   if (!ctx.store.emails.enabled) return 0;
-  const now = ctx.now();
   let written = 0;
   for (const campaign of await ctx.store.activeCampaigns()) {
-    if (!sends(campaign, 'reminder')) continue;
+    if (!sends(campaign, 'reminder') || (campaignId !== undefined && campaign.id !== campaignId)) continue;
+    // Each campaign in its own time: a test campaign's clock may be ahead (./campaign-time.ts).
+    const now = await campaignNow(ctx, campaign);
     written += await ctx.store.emails.queueReminders(campaign.id, now - readEmailSettings(campaign).reminderDays * DAY_MS, now);
   }
   if (written > 0) ctx.onEventsCommitted?.();

@@ -87,6 +87,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     leaderboard: leaderboardOf(c),
     waitlist: waitlistOf(c),
     timeZone: c.time_zone,
+    test: c.test === 1,
     ...presentRules(c),
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,
     stripeRewardKeyConfigured: c.stripe_reward_key !== null,

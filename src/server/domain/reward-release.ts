@@ -8,17 +8,21 @@
 import type { CampaignRow } from '../store/store.js';
 import type { Ctx } from './context.js';
 import { RewardBatch } from './reward-credits.js';
+import { eachMovedCampaign } from './campaign-time.js';
 
 /** Participants whose due credits one round releases, before it looks again. */
 const ROUND = 100;
 
-/** Releases every credit due now; answers how many participants had credits released. */
-export async function releaseDueRewards(ctx: Ctx): Promise<number> {
+/**
+ * Releases every credit due now; answers how many participants had credits released. `campaignId`: of
+ * that campaign only, called in its time (a test campaign's, ./campaign-time.ts).
+ */
+export async function releaseDueRewards(ctx: Ctx, campaignId?: string): Promise<number> {
   let released = 0;
   const campaigns = new Map<string, CampaignRow | undefined>();
   for (;;) {
     const now = ctx.now();
-    const due = await ctx.store.rewardEntries.dueParticipants(now, ROUND);
+    const due = await ctx.store.rewardEntries.dueParticipants(now, ROUND, campaignId);
     let queued = false;
     for (const id of due) {
       const outcome = await ctx.store.transaction(async (tx) => {
@@ -42,6 +46,15 @@ export async function releaseDueRewards(ctx: Ctx): Promise<number> {
 }
 
 /**
+ * What falls due in test campaigns' time first (each in its time: their credits' timestamps are theirs),
+ * then everything due in the real time.
+ */
+export async function releaseAll(ctx: Ctx): Promise<void> {
+  await eachMovedCampaign(ctx, (id) => releaseDueRewards(ctx, id));
+  await releaseDueRewards(ctx);
+}
+
+/**
  * Runs releaseDueRewards at start and then every `intervalMs` (a minute by default: a hold is counted
  * in days). Errors are logged and the next tick tries again.
  */
@@ -62,7 +75,7 @@ export class RewardReleaser {
 
   #tick(): void {
     if (this.#stopped) return;
-    this.#running = releaseDueRewards(this.ctx)
+    this.#running = releaseAll(this.ctx)
       .catch((err: unknown) => this.log.error({ err }, 'releasing held rewards failed; trying again at the next tick'))
       .finally(() => {
         if (!this.#stopped) this.#timer = setTimeout(() => this.#tick(), this.intervalMs).unref();

@@ -1,4 +1,5 @@
 /** Webhook endpoints an account administers: where events go and which types each one receives. */
+import { campaignMode } from './test-mode.js';
 import { randomBytes } from 'node:crypto';
 import type { CreateWebhookEndpointBody, WebhookEndpoint, WebhookEventType } from '../../api/schemas.js';
 import type { EndpointRow } from '../store/webhook-store.js';
@@ -9,7 +10,7 @@ import { newId } from './ids.js';
 import { iso } from './time.js';
 
 function presentEndpoint(row: EndpointRow): WebhookEndpoint {
-  return { id: row.id, url: row.url, eventTypes: JSON.parse(row.event_types) as WebhookEventType[], createdOn: iso(row.created_on) };
+  return { id: row.id, url: row.url, eventTypes: JSON.parse(row.event_types) as WebhookEventType[], test: row.test === 1, createdOn: iso(row.created_on) };
 }
 
 export async function createEndpoint(
@@ -26,6 +27,7 @@ export async function createEndpoint(
     event_types: JSON.stringify(input.eventTypes),
     // The Standard Webhooks secret format: whsec_ and base64 of 24 to 64 random bytes.
     secret: `whsec_${randomBytes(32).toString('base64')}`,
+    test: campaignMode(actor, input.test) ? 1 : 0,
     created_on: ctx.now(),
     deleted_on: null,
   };

@@ -65,14 +65,18 @@ export async function prepareEvent(
   if (!outbox) return undefined;
   return {
     ...outbox,
-    payload: (participant) => JSON.stringify({ eventType: type, data: { ...eventData(participant, campaign), ...extra }, createdAt: now, updatedAt: now } satisfies WebhookEvent),
+    payload: (participant) => JSON.stringify({ eventType: type, data: { ...eventData(participant, campaign), ...extra }, createdAt: now, updatedAt: now, ...liveMode(campaign) } satisfies WebhookEvent),
   };
 }
 
+/** The test marker beside an event body's fields: `livemode: false` on a test campaign's events, nothing on a live one's. */
+const liveMode = (campaign: CampaignRow): { livemode?: false } => (campaign.test === 1 ? { livemode: false } : {});
+
 /** An event's row and deliveries, if an endpoint of the campaign's account selected its type. */
 async function subscribed(tx: Store, type: WebhookEventType, campaign: CampaignRow, now: number): Promise<Omit<OutboxEvent, 'payload'> | undefined> {
+  // A test campaign's events go to test endpoints only, a live one's to live endpoints only (./test-mode.ts).
   const endpoints = (await tx.webhooks.listEndpoints(campaign.account_id)).filter((e) =>
-    (JSON.parse(e.event_types) as string[]).includes(type),
+    e.test === campaign.test && (JSON.parse(e.event_types) as string[]).includes(type),
   );
   if (endpoints.length === 0) return undefined;
   return {
@@ -85,7 +89,7 @@ async function subscribed(tx: Store, type: WebhookEventType, campaign: CampaignR
 async function emitBody(tx: Store, campaign: CampaignRow, now: number, body: RewardCodesLowEvent | ParticipantErasedEvent): Promise<boolean> {
   const outbox = await subscribed(tx, body.eventType, campaign, now);
   if (!outbox) return false;
-  await tx.webhooks.insertEvent({ ...outbox.row, payload: JSON.stringify(body) }, outbox.deliveries);
+  await tx.webhooks.insertEvent({ ...outbox.row, payload: JSON.stringify({ ...body, ...liveMode(campaign) }) }, outbox.deliveries);
   return true;
 }
 

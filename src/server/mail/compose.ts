@@ -4,6 +4,7 @@
  * the signed unsubscribe link, rendered (./render.ts). The sender, the dashboard's preview and its test
  * send all compose emails here.
  */
+import { TEST_HEADER, TEST_SUBJECT_PREFIX } from '../domain/test-mode.js';
 import type { EmailKind } from '../../api/email-schemas.js';
 import { supportedLocale, type Locale } from '../../api/locales.js';
 import { isMoney } from '../../api/reward-kind.js';
@@ -61,14 +62,17 @@ export async function composeEmail(
   return { ...rendered, unsubscribeUrl: unsubscribe };
 }
 
-/** The message to send: the rendered email with RFC 8058's one-click unsubscribe headers. */
-export function lifecycleMessage(to: string, email: RenderedEmail & { unsubscribeUrl: string }): MailMessage {
+/**
+ * The message to send: the rendered email with RFC 8058's one-click unsubscribe headers; a test
+ * campaign's (`test`) marked as such, in its subject and a header (../domain/test-mode.ts).
+ */
+export function lifecycleMessage(to: string, email: RenderedEmail & { unsubscribeUrl: string }, test = false): MailMessage {
   return {
     to,
-    subject: email.subject,
+    subject: test ? `${TEST_SUBJECT_PREFIX}${email.subject}` : email.subject,
     html: email.html,
     text: email.text,
     ...(email.attachments && email.attachments.length > 0 && { attachments: email.attachments }),
-    headers: { 'List-Unsubscribe': `<${email.unsubscribeUrl}>`, 'List-Unsubscribe-Post': UNSUBSCRIBE_POST },
+    headers: { 'List-Unsubscribe': `<${email.unsubscribeUrl}>`, 'List-Unsubscribe-Post': UNSUBSCRIBE_POST, ...(test && { [TEST_HEADER]: '1' }) },
   };
 }

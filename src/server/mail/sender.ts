@@ -8,6 +8,7 @@
  * was marked sent sends it again once its lease runs out. A change is never the cause of two emails
  * otherwise: its outbox row is unique per recipient, kind and change.
  */
+import { NOT_A_TEST_ADDRESS, testMayEmail } from '../domain/test-mode.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EmailKind } from '../../api/email-schemas.js';
 import type { Ctx, Mailer } from '../domain/context.js';
@@ -95,7 +96,13 @@ export class EmailSender extends PollLoop {
     const store = this.ctx.store;
     const campaign = await store.findCampaign(d.campaign_id);
     const kind = d.kind as EmailKind;
-    const skip = d.unsubscribed ? 'unsubscribed' : !campaign || !sends(campaign, kind) ? 'this email was turned off' : undefined;
+    const skip = d.unsubscribed
+      ? 'unsubscribed'
+      : !campaign || !sends(campaign, kind)
+        ? 'this email was turned off'
+        : campaign.test === 1 && !testMayEmail(d.email)
+          ? NOT_A_TEST_ADDRESS
+          : undefined;
     if (skip !== undefined || !campaign) {
       await store.emails.finish(d.id, this.ctx.now(), { status: 'skipped', nextAttemptOn: null, error: skip ?? null, attempted: false });
       this.ctx.metrics?.attempt('emails', 'skipped');
@@ -104,7 +111,7 @@ export class EmailSender extends PollLoop {
     let error: string | null = null;
     try {
       const email = await composeEmail(store, this.#options.baseUrl, campaign, kind, { ...d, id: d.participant_id }, JSON.parse(d.data) as EmailData);
-      await this.mailer.send(lifecycleMessage(d.email, email));
+      await this.mailer.send(lifecycleMessage(d.email, email, campaign.test === 1));
     } catch (err) {
       error = describe(err);
     }

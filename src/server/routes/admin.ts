@@ -2,6 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
+  AdvanceClockBody,
+  CampaignClock,
+  CampaignClockQuery,
   ApiErrorBody,
   ApiKey,
   Campaign,
@@ -32,6 +35,7 @@ import * as proof from '../domain/proof.js';
 import * as rewards from '../domain/rewards.js';
 import { getWaitlist, grantAccess } from '../domain/waitlist.js';
 import { campaignView } from '../domain/campaign-views.js';
+import { advanceClock, getClock } from '../domain/campaign-clock.js';
 import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
 import { linkNext } from '../http/link-next.js';
@@ -69,6 +73,34 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request) => campaignView(ctx, await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
+  );
+
+  app.post(
+    '/api/v1/admin/advanceClock',
+    {
+      config,
+      schema: {
+        ...common,
+        summary: "Move a test campaign's time forward, as if the time had passed",
+        description:
+          'Steps through what falls due on the way in time order (held credits released, reminders), each in the campaign time it was due at, ' +
+          'writing its webhooks and emails through the outboxes; monthly boards, caps and `end` follow the new time. ' +
+          '400 invalid_request for a live campaign, a `to` not after the campaign\'s time or more than 5 years ahead of the real time; ' +
+          '409 clock_moved when another advance moved the clock meanwhile. Test mode: docs/testing-mode.md.',
+        body: AdvanceClockBody,
+        response: { 200: CampaignClock, ...errors },
+      },
+    },
+    async (request) => advanceClock(ctx, requireActor(request), request.body),
+  );
+
+  app.get(
+    '/api/v1/admin/getCampaignClock',
+    {
+      config: { access: 'secret' as const },
+      schema: { ...common, summary: "A test campaign's time now, and how far ahead of the real time it is", querystring: CampaignClockQuery, response: { 200: CampaignClock, ...errors } },
+    },
+    async (request) => getClock(ctx, requireActor(request), request.query.id),
   );
 
   app.post(
@@ -159,7 +191,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config: { access: 'secret' as const, permission: 'manage' as const, audit: byObjectId },
       schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
     },
-    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name),
+    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name, request.body.test),
   );
 
   app.post(

@@ -5,6 +5,7 @@
  * so several processes share the work; SQLite has a single writer). A change never makes two emails of a
  * kind to one person: (participant, kind, change) is unique and the insert does nothing when taken.
  */
+import { dueInCampaignTime } from './campaign-clock-store.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { bound } from './bound-limit.js';
@@ -86,7 +87,8 @@ export class EmailStore {
       .selectFrom('email_outbox')
       .select('id')
       .where('status', '=', 'pending')
-      .where('next_attempt_on', '<=', now)
+      // Due in the campaign's own time: a test campaign's clock may be ahead (./campaign-clock-store.ts).
+      .where(dueInCampaignTime('email_outbox.next_attempt_on', 'email_outbox.campaign_id', now))
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .orderBy('next_attempt_on')
       .limit(bound(limit))

@@ -947,6 +947,23 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('referral_count_deltas_referrer').on('referral_count_deltas').column('referrer_id').execute();
       },
     },
+    '0027_test_mode': {
+      async up(db: Kysely<any>) {
+        // Test mode (../domain/test-mode.ts): a campaign, a secret key and a webhook endpoint are live (0)
+        // or test (1), fixed when made. Every row made before is live: old keys keep working as live keys.
+        await db.schema.alterTable('campaigns').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('api_keys').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('webhook_endpoints').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        // A test campaign's clock (./campaign-clock-store.ts): its time is the real time plus offset_ms.
+        // No row: offset 0. Live campaigns never have one.
+        await db.schema
+          .createTable('campaign_clocks')
+          .addColumn('campaign_id', 'text', (c) => c.primaryKey().references('campaigns.id'))
+          .addColumn('offset_ms', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

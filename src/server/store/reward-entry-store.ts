@@ -222,17 +222,34 @@ export class RewardEntryStore {
     return this.db.updateTable('reward_entries').set({ status: 'cancelled' }).where('id', 'in', [...ids]).where('status', '=', 'pending').returningAll().execute();
   }
 
-  /** Participants with credits due (pending, available_on passed), at most `limit`, the longest due first. */
-  async dueParticipants(now: number, limit: number): Promise<number[]> {
+  /**
+   * Participants with credits due (pending, available_on passed), at most `limit`, the longest due first;
+   * of one campaign only when `campaignId` is given (a test campaign, whose `now` is its own).
+   */
+  async dueParticipants(now: number, limit: number, campaignId?: string): Promise<number[]> {
     const rows = await this.db
       .selectFrom('reward_entries')
       .select('participant_id')
       .where('status', '=', 'pending')
       .where('available_on', '<=', now)
+      .$if(campaignId !== undefined, (q) => q.where('participant_id', 'in', (eb) => eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId!)))
       .orderBy('available_on')
       .limit(bound(limit * 4))
       .execute();
     return [...new Set(rows.map((r) => Number(r.participant_id)))].slice(0, limit);
+  }
+
+  /** The earliest time after `after`, up to `until`, that a pending credit of the campaign falls due at, if any. */
+  async nextDue(campaignId: string, after: number, until: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('reward_entries')
+      .select((eb) => eb.fn.min<number | string>('available_on').as('at'))
+      .where('status', '=', 'pending')
+      .where('available_on', '>', after)
+      .where('available_on', '<=', until)
+      .where('participant_id', 'in', (eb) => eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId))
+      .executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }
 
   /** Marks a participant's due credits available; answers those this call released. */

@@ -41,6 +41,7 @@ import { EmailStore, type NewEmail } from './email-store.js';
 import { AccountSettingsStore } from './account-settings-store.js';
 import { RetentionStore } from './retention-store.js';
 import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
+import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 
@@ -393,6 +394,8 @@ export class Store {
   readonly retention: RetentionStore;
   /** Referral counts added by sign-ups and not yet folded into participants.total_referrals, and their folds. */
   readonly referralCounts: ReferralCountStore;
+  /** Test campaigns' clocks. */
+  readonly clocks: CampaignClockStore;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -430,6 +433,7 @@ export class Store {
     this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
     this.retention = new RetentionStore(db, dialect);
     this.referralCounts = new ReferralCountStore(db);
+    this.clocks = new CampaignClockStore(db);
   }
 
   /**

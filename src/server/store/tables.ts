@@ -65,6 +65,8 @@ export interface CampaignsTable {
   email_secret: string | null;
   /** JSON of WaitlistSettings (../domain/waitlist.ts); null: not in waitlist mode. */
   waitlist: string | null;
+  /** 1: a test campaign (test mode, ../domain/test-mode.ts), set at creation and never changed. */
+  test: Generated<number>;
   created_on: number;
   updated_on: number;
 }
@@ -158,6 +160,8 @@ export interface ApiKeysTable {
   prefix: string;
   /** SHA-256 of the key: keys are long random strings, so a fast hash is enough and lookups stay O(1). */
   hash: string;
+  /** 1: a test key (sk_test_...), which sees test campaigns only; 0: live (every key made before test mode). */
+  test: Generated<number>;
   created_on: number;
   revoked_on: number | null;
 }
@@ -170,8 +174,17 @@ export interface WebhookEndpointsTable {
   event_types: string;
   /** The Standard Webhooks signing secret (whsec_...). Kept in clear: signing needs it. */
   secret: string;
+  /** 1: gets the events of test campaigns only; 0: of live campaigns only. */
+  test: Generated<number>;
   created_on: number;
   deleted_on: number | null;
+}
+
+/** A test campaign's clock: its time is the real time plus offset_ms (../domain/campaign-clock.ts). */
+export interface CampaignClocksTable {
+  campaign_id: string;
+  offset_ms: number;
+  updated_on: number;
 }
 
 /** The outbox: one row per event, written in the transaction of the change that caused it. */
@@ -619,6 +632,7 @@ export interface Database {
   campaigns: CampaignsTable;
   participants: ParticipantsTable;
   api_keys: ApiKeysTable;
+  campaign_clocks: CampaignClocksTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -3,7 +3,8 @@
  * `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several processes share the work without taking the same
  * row; SQLite has a single writer, so the plain statement is already exclusive.
  */
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { dueInCampaignTime } from './campaign-clock-store.js';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Caches } from './caches.js';
 import type { Dialect } from './connect.js';
 import { prepare, preparedWrite, type Write } from './prepared.js';
@@ -131,7 +132,8 @@ export class WebhookStore {
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('status', '=', 'pending')
-      .where('next_attempt_on', '<=', now)
+      // Due in the campaign's own time: a test campaign's clock may be ahead (./campaign-clock-store.ts).
+      .where(dueInCampaignTime('webhook_deliveries.next_attempt_on', sql`(select e.campaign_id from webhook_events e where e.id = webhook_deliveries.event_id)`, now))
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       // Not to a removed endpoint (a sub-select, so that FOR UPDATE locks delivery rows only).
       .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null))

@@ -2,6 +2,7 @@
  * A real service for a test: the app factory over a fresh database, listening on a loopback port, and
  * typed clients for it (one with a secret key, one keyless like a browser).
  */
+import { clockedNow } from '../../../src/server/domain/campaign-time.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { RefkitClient } from '../../../src/api/client.js';
@@ -86,7 +87,8 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
   const database = options.database ?? (await kind.create());
   const metrics = options.metrics && new ServiceMetrics();
   const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' }, { metrics });
-  if (options.now) runtime.ctx.now = options.now;
+  // Wrapped as the service's own clock is, so that test campaigns' clocks move it (campaign-time.ts).
+  if (options.now) runtime.ctx.now = clockedNow(options.now);
   runtime.ctx.passwordCost = options.passwordCost ?? TEST_PASSWORD_COST;
   const app = await buildApp({
     ctx: runtime.ctx,

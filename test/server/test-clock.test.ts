@@ -1,0 +1,221 @@
+/**
+ * Test mode (docs/testing-mode.md): test keys see test campaigns only (and live keys live ones), test
+ * campaigns' events go to test endpoints only, marked livemode: false, and their emails, marked [Test],
+ * to reserved test domains only; a test campaign's clock moves forward with advanceClock, firing what
+ * falls due on the way in time order, each in the campaign time it was due at.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ParsedMail } from 'mailparser';
+import { RefkitClient } from '../../src/api/client.js';
+import { authenticate } from '../../src/server/domain/keys.js';
+import { hashSecret } from '../../src/server/domain/secrets.js';
+import { releaseAll } from '../../src/server/domain/reward-release.js';
+import { DAY_MS } from '../../src/server/domain/time.js';
+import { rejects } from './helpers/assert.js';
+import { databaseKinds } from './helpers/databases.js';
+import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
+import { startService, type TestService } from './helpers/service.js';
+import { startMailbox, type Mailbox } from './helpers/smtp.js';
+
+const kinds = await databaseKinds();
+const FAST_HOOKS = { retryDelaysMs: [100, 100], timeoutMs: 2_000, pollMs: 50, leaseMs: 5_000 };
+const FAST_MAIL = { pollMs: 30, retryDelaysMs: [50, 50, 50], leaseMs: 5_000 };
+
+interface Hook {
+  eventType: string;
+  data: { email?: string; referralReward?: number };
+  createdAt: number;
+  livemode?: boolean;
+}
+
+const hooks = (r: Receiver): Hook[] => r.received.map((x) => JSON.parse(x.body) as Hook).sort((a, b) => a.createdAt - b.createdAt);
+const mailsTo = (m: Mailbox, address: string): ParsedMail[] =>
+  m.messages.filter((x) => (Array.isArray(x.to) ? x.to : [x.to]).some((t) => t?.value.some((v) => v.address === address)));
+
+for (const kind of kinds) {
+  describe(`a moved test campaign in the background loops [${kind.name}]`, { skip: kind.skip }, () => {
+    it("the releaser releases a test campaign's credits when due in its time: neither with the real time (late) nor before (early)", async () => {
+      const base = { shift: 0 };
+      const s = await startService(kind, { now: () => Date.now() + base.shift });
+      try {
+        const made = await s.admin.createApiKey('tests', true);
+        const testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+        const rules = { campaignName: 'Hold', hostURL: 'https://shop.example/join', referrerRewardValue: 10, refereeRewardValue: 0, holdDays: 2 };
+        const id = (await testKey.createCampaign(rules)).campaignId!;
+        const liveId = await s.campaign({ ...rules, campaignName: 'Live hold' });
+        for (const [client, campaign] of [[testKey, id], [s.admin, liveId]] as const) {
+          const ann = await client.addParticipant({ id: campaign, email: 'ann@example.com' });
+          await client.addParticipant({ id: campaign, email: 'ben@example.com', referredByCode: ann.referralCode! });
+          await client.qualifyParticipant({ id: campaign, email: 'ben@example.com' });
+        }
+        const t0 = Date.parse((await testKey.getCampaignClock(id)).now);
+        // The test campaign one day ahead: its credits are due a day from now in the real time.
+        await testKey.advanceClock({ id, to: new Date(t0 + DAY_MS).toISOString() });
+        const balance = async (client: RefkitClient, campaign: string) => (await client.getParticipant(campaign, 'ann@example.com')).referralReward;
+        base.shift = DAY_MS - 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(testKey, id), 0, 'not early: a minute before its day 2');
+        base.shift = DAY_MS + 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(testKey, id), 10, 'on time: its day 2 has passed, a day before the real day 2');
+        assert.equal(await balance(s.admin, liveId), 0, 'the live campaign keeps the real time');
+        base.shift = 2 * DAY_MS + 60_000;
+        await releaseAll(s.ctx);
+        assert.equal(await balance(s.admin, liveId), 10);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
+  describe(`test mode [${kind.name}]`, { skip: kind.skip }, () => {
+    let s: TestService;
+    let mailbox: Mailbox;
+    let live: Receiver;
+    let test: Receiver;
+    let testKey: RefkitClient;
+    before(async () => {
+      mailbox = await startMailbox();
+      live = await startReceiver();
+      test = await startReceiver();
+      s = await startService(kind, { smtpUrl: mailbox.url, mail: FAST_MAIL, dispatcher: FAST_HOOKS });
+      const made = await s.admin.createApiKey('tests', true);
+      assert.match(made.key, /^sk_test_/);
+      assert.equal(made.test, true);
+      testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+      const types = ['referrer_added', 'referee_added', 'reward_unlocked', 'reward_reversed', 'milestone_reached'] as const;
+      assert.equal((await s.admin.createWebhookEndpoint({ url: `${live.url}/live`, eventTypes: [...types] })).test, false);
+      assert.equal((await testKey.createWebhookEndpoint({ url: `${test.url}/test`, eventTypes: [...types] })).test, true);
+    });
+    after(async () => {
+      await s?.close();
+      await Promise.all([mailbox?.close(), live?.close(), test?.close()]);
+    });
+
+    it('keys: new ones are sk_live_/sk_test_, a key made before test mode is live whatever its text, and each sees only its mode', async () => {
+      const liveKey = await s.admin.createApiKey('live');
+      assert.match(liveKey.key, /^sk_live_/);
+      assert.equal(liveKey.test, false);
+      // A key made before test mode: its row has no mode (the column's default), and its text may begin sk_test_.
+      const old = 'sk_test_madebeforetestmode0123456789abcdef';
+      await s.ctx.store.db.insertInto('api_keys').values({ id: 'key_old', account_id: 1, name: 'old', prefix: old.slice(0, 10), hash: hashSecret(old), created_on: 0, revoked_on: null }).execute();
+      assert.equal((await authenticate(s.ctx, old))?.test, false);
+
+      const liveId = await s.campaign();
+      const t = await testKey.createCampaign({ campaignName: 'Test', hostURL: 'https://shop.example/join' });
+      const testId = t.campaignId!;
+      assert.equal('test' in t, false, "the wire Campaign is as before: the mode is in the owner's settings only");
+      assert.deepEqual((await testKey.listCampaigns()).map((c) => [c.campaignId, c.test]), [[testId, true]]);
+      assert.ok((await s.admin.listCampaigns()).every((c) => c.campaignId !== testId && c.test === false));
+      const oldKey = new RefkitClient({ baseUrl: s.url, secretKey: old });
+      assert.ok((await oldKey.listCampaigns()).some((c) => c.campaignId === liveId));
+      // The other mode's campaign is not there for a key.
+      await rejects(() => s.admin.addParticipant({ id: testId, email: 'x@example.com' }), 404, 'campaign_not_found');
+      await rejects(() => oldKey.getCampaignClock(testId), 404, 'campaign_not_found');
+      await rejects(() => testKey.addParticipant({ id: liveId, email: 'x@example.com' }), 404, 'campaign_not_found');
+      await rejects(() => testKey.updateCampaign({ id: liveId, campaignName: 'x' }), 404, 'campaign_not_found');
+      // A key makes its own mode's campaigns only.
+      await rejects(() => testKey.createCampaign({ campaignName: 'x', hostURL: 'https://shop.example/', test: false }), 400, 'invalid_request');
+      await rejects(() => s.admin.createCampaign({ campaignName: 'x', hostURL: 'https://shop.example/', test: true }), 400, 'invalid_request');
+      // The public shapes do not change: the widget reads a test campaign as any other.
+      assert.equal('test' in (await s.browser.getCampaign(testId)), false);
+    });
+
+    it('advanceClock refuses a live campaign, backwards, too far and a bad time, changing nothing', async () => {
+      const liveId = await s.campaign();
+      const testId = (await testKey.createCampaign({ campaignName: 'Test', hostURL: 'https://shop.example/join' })).campaignId!;
+      const start = await testKey.getCampaignClock(testId);
+      assert.equal(start.offsetMs, 0);
+      await rejects(() => s.admin.advanceClock({ id: liveId, to: new Date(Date.now() + DAY_MS).toISOString() }), 400, 'invalid_request');
+      await rejects(() => s.admin.getCampaignClock(liveId), 400, 'invalid_request');
+      await rejects(() => testKey.advanceClock({ id: testId, to: new Date(Date.now() - DAY_MS).toISOString() }), 400, 'invalid_request');
+      await rejects(() => testKey.advanceClock({ id: testId, to: new Date(Date.now() + 6 * 366 * DAY_MS).toISOString() }), 400, 'invalid_request');
+      await rejects(() => testKey.advanceClock({ id: testId, to: 'next tuesday' }), 400, 'invalid_request');
+      await rejects(() => testKey.advanceClock({ id: 'cmp_nosuch', to: new Date(Date.now() + DAY_MS).toISOString() }), 404, 'campaign_not_found');
+      assert.equal((await testKey.getCampaignClock(testId)).offsetMs, 0);
+      const moved = await testKey.advanceClock({ id: testId, to: new Date(Date.now() + 10 * DAY_MS).toISOString() });
+      assert.ok(moved.offsetMs > 10 * DAY_MS - 60_000 && moved.offsetMs <= 10 * DAY_MS, String(moved.offsetMs));
+      await rejects(() => testKey.advanceClock({ id: testId, to: new Date(Date.now() + 5 * DAY_MS).toISOString() }), 400, 'invalid_request');
+    });
+
+    it('a scripted stretch of a test campaign: holds release, refunds inside and outside the hold, a milestone, a cap and the monthly board, in order, each at its campaign time', async () => {
+      const id = (
+        await testKey.createCampaign({
+          campaignName: 'Year',
+          hostURL: 'https://shop.example/join',
+          referrerRewardValue: 10,
+          refereeRewardValue: 5,
+          holdDays: 30,
+          referrerRewardPercent: 10,
+          maxReferralReward: 45,
+          milestones: [{ referrals: 2, reward: 20, label: 'Two friends' }],
+          leaderboard: { period: 'month', size: 10 },
+        })
+      ).campaignId!;
+      await testKey.updateEmailSettings({ id, reminder: true });
+      const t0 = Date.parse((await testKey.getCampaignClock(id)).now);
+      const ann = await testKey.addParticipant({ id, email: 'ann@example.com' });
+      await testKey.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+      await testKey.addParticipant({ id, email: 'cy@example.com', referredByCode: ann.referralCode! });
+      // A real address in a test campaign is recorded, never mailed.
+      await testKey.addParticipant({ id, email: 'someone@gmail.com', referredByCode: ann.referralCode! });
+      await testKey.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '100.00' });
+      assert.deepEqual((await s.browser.getLeaderboard(id)).map((e) => e.referrals), [1], "this month's board has Ann");
+
+      // Day 10: Cy pays; day 20: Ben refunds in part (inside the hold: the pending commission is re-made).
+      await testKey.advanceClock({ id, to: new Date(t0 + 10 * DAY_MS).toISOString() });
+      await testKey.qualifyParticipant({ id, email: 'cy@example.com', amountPaid: '50.00' });
+      await testKey.advanceClock({ id, to: new Date(t0 + 20 * DAY_MS).toISOString() });
+      await testKey.refundPayment({ id, email: 'ben@example.com', amount: '50.00' });
+      const pending = (await testKey.listRewardEntries(id, 'ann@example.com')).filter((e) => e.status === 'pending');
+      assert.ok(pending.length > 0 && pending.every((e) => Date.parse(e.availableOn!) > t0 + 20 * DAY_MS));
+      assert.equal((await testKey.getParticipant(id, 'ann@example.com')).referralReward, 0, 'nothing is available inside the hold');
+
+      // To day 90 in one call: Ben's credits (due day 30) are released before Cy's (due day 40), each at its time.
+      await testKey.advanceClock({ id, to: new Date(t0 + 90 * DAY_MS).toISOString() });
+      const annNow = await testKey.getParticipant(id, 'ann@example.com');
+      // Day 0: 10 + 10 (Ben's); day 10: 20 (milestone) + 10 + 5 (Cy's), over the cap of 45 by 10 (capped);
+      // day 20: Ben's commission re-made as 5 (room under the cap is not re-credited): 40.
+      assert.equal(annNow.referralReward, 40);
+      assert.ok((await testKey.listRewardEntries(id, 'ann@example.com')).some((e) => (e.capped ?? 0) > 0), 'what exceeds the cap is recorded as capped');
+      // Outside the hold, a refund reverses the available commission (Ben's last 5).
+      await testKey.refundPayment({ id, email: 'ben@example.com', amount: '50.00' });
+      assert.equal((await testKey.getParticipant(id, 'ann@example.com')).referralRewardBalance, 35);
+
+      const unlocked = await waitFor(() => {
+        const got = hooks(test).filter((h) => h.eventType === 'reward_unlocked' && h.data.email === 'ann@example.com');
+        return got.length >= 2 && got;
+      }, 'both of ann\'s reward_unlocked');
+      assert.ok(unlocked[0]!.createdAt >= t0 + 30 * DAY_MS && unlocked[0]!.createdAt < t0 + 31 * DAY_MS, 'Ben\'s at day 30');
+      assert.ok(unlocked[1]!.createdAt >= t0 + 40 * DAY_MS && unlocked[1]!.createdAt < t0 + 41 * DAY_MS, 'Cy\'s at day 40');
+      await waitFor(() => hooks(test).filter((h) => h.eventType === 'reward_reversed').length === 2, 'both reward_reversed');
+      const seen = hooks(test);
+      assert.ok(seen.every((h) => h.livemode === false), 'every test event is marked');
+      const annTypes = seen.filter((h) => h.data.email === 'ann@example.com').map((h) => h.eventType);
+      // The refund inside the hold (day 20) reverses the pending commission; the one after it (day 90) the available one.
+      assert.deepEqual(annTypes, ['referrer_added', 'milestone_reached', 'reward_reversed', 'reward_unlocked', 'reward_unlocked', 'reward_reversed'], annTypes.join());
+      const reversals = seen.filter((h) => h.eventType === 'reward_reversed').map((h) => Math.floor((h.createdAt - t0) / DAY_MS));
+      assert.deepEqual(reversals, [20, 90]);
+      assert.equal(live.received.filter((r) => r.body.includes(id)).length, 0, 'the live endpoint hears nothing of a test campaign');
+
+      // Emails: each marked, in time order; the real address is skipped, never sent.
+      const annMail = await waitFor(async () => {
+        const got = mailsTo(mailbox, 'ann@example.com');
+        return got.filter((m) => /available|unlocked/i.test(m.subject ?? '')).length >= 1 && got;
+      }, "ann's emails");
+      assert.ok(annMail.every((m) => m.subject!.startsWith('[Test] ') && m.headers.get('x-refkit-test') === '1'));
+      assert.equal(mailsTo(mailbox, 'someone@gmail.com').length, 0);
+      const skipped = await s.ctx.store.db.selectFrom('email_outbox').innerJoin('participants as p', 'p.id', 'email_outbox.participant_id').select(['email_outbox.status', 'email_outbox.last_error']).where('p.email', '=', 'someone@gmail.com').execute();
+      await waitFor(async () => (await s.ctx.store.db.selectFrom('email_outbox').innerJoin('participants as p', 'p.id', 'email_outbox.participant_id').select('email_outbox.status').where('p.email', '=', 'someone@gmail.com').where('email_outbox.status', '=', 'skipped').execute()).length > 0, 'the skip');
+      assert.ok(skipped.length > 0);
+
+      // Reminders fall due on the way too: Ben's, 7 days (the default) after he joined, stamped then.
+      const reminder = await s.ctx.store.db.selectFrom('email_outbox').innerJoin('participants as p', 'p.id', 'email_outbox.participant_id').select('email_outbox.created_on').where('p.email', '=', 'ben@example.com').where('email_outbox.kind', '=', 'reminder').executeTakeFirstOrThrow();
+      assert.equal(Math.floor((Number(reminder.created_on) - t0) / DAY_MS), 7);
+
+      // The monthly board rolled over: day 90 is in another month than day 0, where Ann's referrals were.
+      assert.deepEqual(await s.browser.getLeaderboard(id), []);
+    });
+  });
+}
