@@ -8,10 +8,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
+import { createCampaign } from '../../src/server/domain/campaigns.js';
+import { CLI_ACTOR, DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
 import { createOwner } from '../../src/server/domain/owners.js';
 import type { Role } from '../../src/server/domain/roles.js';
 import { INVITATION_TTL_MS } from '../../src/server/domain/team.js';
+import { DAY_MS } from '../../src/server/domain/time.js';
 import { cli } from './helpers/cli.js';
 import { databaseKinds } from './helpers/databases.js';
 import { dumpDatabase } from './helpers/dump.js';
@@ -80,7 +82,9 @@ async function world(s: TestService) {
   const decoy = await s.admin.createApiKey('decoy');
   await createOwner(s.ctx, 'gone@example.com', PASSWORD, DEFAULT_ACCOUNT, 'viewer');
   await createOwner(s.ctx, 'demote@example.com', PASSWORD, DEFAULT_ACCOUNT, 'admin');
-  return { id, waitlist, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id };
+  // A test campaign, whose clock advanceClock moves (live campaigns' cannot be).
+  const testCampaign = (await createCampaign(s.ctx, CLI_ACTOR, { campaignName: 'Clocked', hostURL: 'https://shop.example/clocked', test: true })).id;
+  return { id, waitlist, testCampaign, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -96,6 +100,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     updateCampaign: { id: w.id, shareHeader: 'Share it' },
     setCampaignStatus: { id: w.id, status: 'Pause' },
     grantAccess: { id: w.waitlist, count: 1 },
+    advanceClock: { id: w.testCampaign, to: new Date(Date.now() + 30 * DAY_MS).toISOString() },
     redeemReward: { id: w.id, email: 'ann@example.com', kind: 'referral', amount: 1 },
     approveParticipant: { id: w.id, email: 'cy@example.com' },
     createApiKey: { name: 'walk' },
@@ -174,8 +179,8 @@ for (const kind of kinds) {
         }
       }
       assert.ok(changes >= 30, `refusals checked: ${changes}`);
-      // Reads stay open to a viewer: the two campaigns of the world, and the one the admin's createCampaign made.
-      assert.equal((await viewer.client.listCampaigns()).length, 3);
+      // Reads stay open to a viewer: the three campaigns of the world (a user sees test campaigns too), and the one the admin's createCampaign made.
+      assert.equal((await viewer.client.listCampaigns()).length, 4);
     });
 
     it('every change route writes exactly one audit entry when it succeeds (as the session user, with the action, campaign and address), none when refused', async () => {
