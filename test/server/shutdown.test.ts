@@ -6,8 +6,9 @@
  * went away.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate as tick } from 'node:timers/promises';
+import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { RefkitClient } from '../../src/api/client.js';
@@ -132,6 +133,36 @@ describe('shutdown waits for handlers, not only for connections', () => {
     release();
     await draining;
     assert.equal(finished, true);
+  });
+
+  it('a reply in flight when closing begins says Connection: close, so its kept-alive connection ends with it', { timeout: 20_000 }, async () => {
+    const app = Fastify({ logger: false });
+    trackHandlers(app);
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    app.get('/slow', async () => {
+      entered();
+      await gate;
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const agent = new http.Agent({ keepAlive: true });
+    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: (app.server.address() as AddressInfo).port, path: '/slow', agent }, (res) => res.resume().on('end', () => resolve(res))).on('error', reject);
+    });
+    await inHandler;
+    const closing = app.close();
+    // Closing has begun once the server stops listening (after the preClose hooks).
+    while (app.server.listening) await sleep(5);
+    release();
+    const res = await response;
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers.connection, 'close', 'the in-flight reply ends its connection');
+    // Without the header the idle kept-alive connection would hold app.close() for the keep-alive timeout (72 s), past this test's limit.
+    await closing;
+    agent.destroy();
   });
 
   it('resolves at once when no handler is running, errors included', { timeout: 10_000 }, async () => {
