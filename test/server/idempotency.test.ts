@@ -236,9 +236,9 @@ eachDatabase('Idempotency-Key', (service) => {
     const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as { paths: Record<string, { post: { parameters?: { in: string; name: string }[] } }> };
     // Not keyed, and why: a retried import already changes nothing (existing emails, or codes, are skipped,
     // all or nothing), and its body is a stream the handler reads once; createApiKey's answer holds the new
-    // key, which a stored answer would keep in the clear; previewEmail changes nothing (a render), and a
+    // key, which a stored answer would keep in the clear; previewEmail and backtestRules change nothing (a render, a replay), and a
     // test email is an owner's button: pressed again, it is meant to send again.
-    const exempt = new Set(['/api/v1/admin/importParticipants', '/api/v1/admin/importRewardCodes', '/api/v1/admin/createApiKey', '/api/v1/admin/previewEmail', '/api/v1/admin/sendTestEmail']);
+    const exempt = new Set(['/api/v1/admin/importParticipants', '/api/v1/admin/importRewardCodes', '/api/v1/admin/createApiKey', '/api/v1/admin/previewEmail', '/api/v1/admin/backtestRules', '/api/v1/admin/sendTestEmail']);
     assert.ok(ops.length >= 12, `admin POST operations: ${ops.length}`);
     for (const op of ops) {
       const documented = (doc.paths[op.path]!.post.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key');

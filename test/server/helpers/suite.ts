@@ -8,11 +8,16 @@ import { databaseKinds, type DatabaseKind } from './databases.js';
 import { startService, type ServiceOptions, type TestService } from './service.js';
 
 const kinds = await databaseKinds();
+/** The kinds but PostgreSQL through PgBouncer, for files that leave it out (each says why). */
+const directKinds = await databaseKinds({ pgbouncer: false });
+
+/** A service's options, and `pgbouncer: false` to leave out the PgBouncer kind. */
+export type SuiteOptions = ServiceOptions & { pgbouncer?: boolean };
 
 type Body = (service: () => TestService, kind: DatabaseKind) => void;
 
-function perDatabase(name: string, body: Body, shared: boolean, options: ServiceOptions = {}): void {
-  for (const kind of kinds) {
+function perDatabase(name: string, body: Body, shared: boolean, { pgbouncer = true, ...options }: SuiteOptions = {}): void {
+  for (const kind of pgbouncer ? kinds : directKinds) {
     describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
       let current: TestService | undefined;
       (shared ? before : beforeEach)(async () => {
@@ -30,8 +35,8 @@ function perDatabase(name: string, body: Body, shared: boolean, options: Service
   }
 }
 
-export const eachDatabase = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, false, options);
-export const eachDatabaseShared = (name: string, body: Body, options?: ServiceOptions) => perDatabase(name, body, true, options);
+export const eachDatabase = (name: string, body: Body, options?: SuiteOptions) => perDatabase(name, body, false, options);
+export const eachDatabaseShared = (name: string, body: Body, options?: SuiteOptions) => perDatabase(name, body, true, options);
 
 /**
  * Declares the blocks `body` makes for each database kind inside one block that runs them at the same
