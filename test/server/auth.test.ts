@@ -58,8 +58,8 @@ eachDatabase('secret keys', (service) => {
   it('keys are shown once, stored hashed, listed without the key, and revocable', async () => {
     const s = service();
     const created = await s.admin.createApiKey('backend');
-    assert.match(created.key, /^sk_[A-Za-z0-9_-]{32}$/);
-    assert.equal(created.prefix, created.key.slice(0, 10));
+    assert.match(created.key, /^sk_live_[A-Za-z0-9_-]{32}$/);
+    assert.equal(created.prefix, created.key.slice(0, 13));
     const client = new RefkitClient({ baseUrl: s.url, secretKey: created.key });
     await client.listApiKeys();
     const listed = (await s.admin.listApiKeys()).find((k) => k.id === created.id)!;

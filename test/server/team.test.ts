@@ -228,7 +228,7 @@ for (const kind of kinds) {
       assert.equal(await auditCount(s), before + 1);
       const e = await newestEntry(s);
       assert.equal(e.actor_kind, 'key');
-      assert.equal(e.actor_label, s.secretKey.slice(0, 10));
+      assert.equal(e.actor_label, s.secretKey.slice(0, 13));
       assert.equal(JSON.parse(e.before!).shareHeader, 'Share it');
       assert.equal(JSON.parse(e.after!).shareHeader, 'Again');
       assert.equal(e.campaign_id, w.id);

@@ -8,7 +8,8 @@ import { AppError } from './errors.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { iso } from './time.js';
 
-const PREFIX_LENGTH = 10;
+/** What is shown of a key to tell it apart: `sk_live_` or `sk_test_` and its first five random characters. */
+const PREFIX_LENGTH = 13;
 
 function presentKey(row: ApiKeyRow): ApiKey {
   return {
