@@ -49,6 +49,8 @@ function generated(bytes: number): { body: ReadableStream<Uint8Array>; rows: () 
   return { body, rows: () => rows, sent: () => done };
 }
 
+// Not through PgBouncer (pgbouncer: false below): what it checks is the service's event loop, which the
+// pooler does not touch, and its PostgreSQL run alone takes minutes.
 eachDatabase('a large import', (service) => {
   it(`a ${MEGABYTES} MB import streamed to the service: other requests are answered all the while it runs`, async (t) => {
     const s = service();
