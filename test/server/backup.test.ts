@@ -13,7 +13,7 @@ import { afterEach, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { RefkitClient } from '../../src/api/client.js';
 import { databaseKinds } from './helpers/databases.js';
-import { cli, startProcess } from './helpers/process.js';
+import { cli, startProcess, NO_RATE_LIMITS } from './helpers/process.js';
 
 const [sqlite, postgres] = await databaseKinds();
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
@@ -35,7 +35,7 @@ describe('refkit backup', () => {
   it('[sqlite] a live database under sign-up load: the copy is whole, and restored it has every sign-up answered before the backup', { skip: sqlite!.skip }, async () => {
     const db = await sqlite!.create();
     cleanup.push(() => db.drop());
-    const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0' };
+    const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, ...NO_RATE_LIMITS };
     const live = await startProcess(env);
     cleanup.push(() => live.stop('SIGKILL'));
     const admin = new RefkitClient({ baseUrl: live.url, secretKey: KEY });

@@ -10,7 +10,7 @@ import type { WebhookEvent } from '../../src/api/schemas.js';
 import { connect } from '../../src/server/store/connect.js';
 import { referralsExact } from '../../src/server/store/referral-count-store.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
-import { startProcess } from './helpers/process.js';
+import { startProcess, NO_RATE_LIMITS } from './helpers/process.js';
 
 // Not through PgBouncer: a burst under SIGKILL tests what PostgreSQL keeps, which the pooler does not
 // change, and is one of the suite's longest files (docs/testing.md).
@@ -30,7 +30,7 @@ for (const kind of kinds) {
     it('every answered sign-up is on disk with its event and its referral counted', async () => {
       const db: TestDatabase = await kind.create();
       cleanup.push(() => db.drop());
-      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const p = await startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, ...NO_RATE_LIMITS, WEBHOOK_ALLOW_PRIVATE: 'true' });
       cleanup.push(() => p.stop('SIGKILL'));
       const admin = new RefkitClient({ baseUrl: p.url, secretKey: KEY });
       const id = (await admin.createCampaign({ campaignName: 'Burst', hostURL: 'https://burst.example' })).campaignId!;

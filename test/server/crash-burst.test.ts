@@ -10,14 +10,14 @@ import { afterEach, describe, it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
 import type { Participant, WebhookEvent } from '../../src/api/schemas.js';
 import { databaseKinds } from './helpers/databases.js';
-import { startProcess, type ServiceProcess } from './helpers/process.js';
+import { startProcess, type ServiceProcess, fastWebhooks } from './helpers/process.js';
 import { startReceiver, waitFor } from './helpers/receiver.js';
 
 // Not through PgBouncer: a burst under SIGKILL tests what PostgreSQL keeps, which the pooler does not
 // change, and is one of the suite's longest files (docs/testing.md).
 const kinds = await databaseKinds({ pgbouncer: false });
 const KEY = 'sk_burst_test_Qm4r9XvT2bLp8WzK1nYc7HdJ';
-const ENV = { REFKIT_SECRET_KEY: KEY, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: '1500', WEBHOOK_TIMEOUT_MS: '1000' };
+const ENV = { REFKIT_SECRET_KEY: KEY, ...fastWebhooks({ WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200', WEBHOOK_TIMEOUT_MS: '1000' }) };
 const REFERRER_REWARD = 10;
 const REFEREE_REWARD = 5;
 const REFERRERS = 4;

@@ -29,7 +29,7 @@ import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
 import { postgresServerProblem, REQUIREMENTS } from '../requirements.js';
 import { skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';
-import { startProcess, type ServiceProcess } from './helpers/process.js';
+import { startProcess, type ServiceProcess, NO_RATE_LIMITS } from './helpers/process.js';
 import { freePort, startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
 import { startMailbox, type Mailbox } from './helpers/smtp.js';
@@ -220,9 +220,7 @@ describe('PostgreSQL goes away under a sign-up load', { skip: postgresSkip }, ()
       DATABASE_URL: cluster.url('refkit'),
       REFKIT_SECRET_KEY: KEY,
       DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-      RATE_LIMIT_PER_IP: '0',
-      RATE_LIMIT_SIGNUPS_PER_IP: '0',
-      RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0',
+      ...NO_RATE_LIMITS,
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_POLL_MS: '200',
       WEBHOOK_RETRY_DELAYS_MS: '200,200,200,200,200',

@@ -15,22 +15,12 @@ import { RefkitClient } from '../../src/api/client.js';
 import { connect, type Db } from '../../src/server/store/connect.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { assertLedgerIn } from './helpers/ledger.js';
-import { startProcess, type ServiceProcess } from './helpers/process.js';
+import { startProcess, type ServiceProcess, NO_RATE_LIMITS, fastWebhooks } from './helpers/process.js';
 import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 
 const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
-const ENV = {
-  REFKIT_SECRET_KEY: KEY,
-  // Every call here comes from one address: no per-client limit may turn one away.
-  RATE_LIMIT_PER_IP: '0',
-  RATE_LIMIT_SIGNUPS_PER_IP: '0',
-  RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  WEBHOOK_RETRY_DELAYS_MS: '200,200,200',
-  WEBHOOK_POLL_MS: '50',
-  WEBHOOK_TIMEOUT_MS: '5000',
-};
+const ENV = { REFKIT_SECRET_KEY: KEY, ...NO_RATE_LIMITS, ...fastWebhooks() };
 const MILESTONES = [
   { referrals: 3, reward: 50, label: 'Three' },
   { referrals: 10, reward: 100, label: 'Ten' },

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
-import { startProcess, type ServiceProcess } from './helpers/process.js';
+import { startProcess, type ServiceProcess, fastWebhooks } from './helpers/process.js';
 import { startReceiver, waitFor } from './helpers/receiver.js';
 
 const kinds = await databaseKinds();
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
-const FAST_WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '200,200,200', WEBHOOK_POLL_MS: '50', WEBHOOK_LEASE_MS: '1500', WEBHOOK_TIMEOUT_MS: '5000' };
+const FAST_WEBHOOKS = fastWebhooks();
 
 for (const kind of kinds) {
   describe(`service processes [${kind.name}]`, { skip: kind.skip }, () => {

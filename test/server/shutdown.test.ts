@@ -14,7 +14,7 @@ import Fastify from 'fastify';
 import { RefkitClient } from '../../src/api/client.js';
 import { trackHandlers } from '../../src/server/http/handlers.js';
 import { databaseKinds } from './helpers/databases.js';
-import { startProcess } from './helpers/process.js';
+import { startProcess, NO_RATE_LIMITS } from './helpers/process.js';
 
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
 const CONCURRENCY = 50;
@@ -36,7 +36,7 @@ for (const kind of kinds) {
       const db = await kind.create();
       cleanup.push(() => db.drop());
       // Rate limits off: the burst comes from one IP, and a 429 would hide what this test looks for.
-      const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0' };
+      const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, ...NO_RATE_LIMITS };
       const service = await startProcess(env);
       cleanup.push(() => service.stop('SIGKILL'));
       const admin = new RefkitClient({ baseUrl: service.url, secretKey: KEY });

@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import { Agent, fetch } from 'undici';
 import { buildRevision, type BuiltRevision } from '../../scripts/revision.js';
 import { connect } from '../../src/server/store/connect.js';
-import { cli, startProcess, type ServiceProcess } from './helpers/process.js';
+import { cli, startProcess, type ServiceProcess, NO_RATE_LIMITS } from './helpers/process.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { PREVIOUS_RELEASE } from './helpers/previous-release.js';
 
@@ -111,7 +111,7 @@ describe('upgrade from the previous release without downtime [postgres]', { skip
 
   it('two old processes replaced one at a time under sign-up and qualify load: no failed request, no lost write', async () => {
     db = await postgres.createEmpty();
-    const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, NODE_ENV: 'production', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0' };
+    const env = { DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY, NODE_ENV: 'production', ...NO_RATE_LIMITS };
     const migratedOld = await cli(['migrate'], env, { cli: previous.cli });
     assert.equal(migratedOld.code, 0, migratedOld.stderr);
     const start = async (release: 'old' | 'new') => {

@@ -11,6 +11,20 @@ const CLI = fileURLToPath(new URL('../../../dist/server/cli.js', import.meta.url
 
 execFileSync(process.execPath, ['scripts/build-if-stale.js'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
+/**
+ * Every per-client and per-campaign rate limit off: a load test's calls come from one address, and no
+ * limit may turn one away (the limits have their own tests: rate-limit.test.ts).
+ */
+export const NO_RATE_LIMITS = { RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0' } as const;
+
+/**
+ * Webhooks for a test: loopback receivers allowed, the outbox polled every 50 ms, retries 200 ms apart, a
+ * lease of 1.5 s (so a killed sender's claims come back quickly); `overrides` for a test's own timings.
+ */
+export function fastWebhooks(overrides: Record<string, string> = {}): Record<string, string> {
+  return { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_DELAYS_MS: '200,200,200', WEBHOOK_LEASE_MS: '1500', WEBHOOK_TIMEOUT_MS: '5000', ...overrides };
+}
+
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
