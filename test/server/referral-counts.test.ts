@@ -142,6 +142,8 @@ eachDatabase('referral counts', (service, kind) => {
       let finished = false;
       const signing = signUps(s, id, ann.referralCode!, 0, 5).finally(() => (finished = true));
       while (!finished && !blocked) {
+        // pg_stat_activity is read once per transaction, and this one stays open: read it afresh each time.
+        await other.query('select pg_stat_clear_snapshot()');
         const { rows } = await other.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))');
         blocked = rows[0]!.n > 0;
         if (!blocked && !finished) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -173,6 +175,7 @@ eachDatabase('referral counts', (service, kind) => {
       const fold = s.ctx.store.referralCounts.foldReferrer(annId);
       let pid: number | undefined;
       while (pid === undefined) {
+        await other.query('select pg_stat_clear_snapshot()');
         const { rows } = await other.query<{ pid: number }>(
           `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like 'update "participants"%' and pid <> pg_backend_pid()
              and datname = current_database()`,

@@ -26,7 +26,7 @@ for (const kind of kinds) {
     it('a database handed out after a used one was dropped is as new: same rows, same next ids', async () => {
       const first = await kind.create();
       const fresh = await dump(first, kind.dialect);
-      assert.match(fresh, /^accounts\n\{.*"name":"default"/m, 'migrated: the default account is there');
+      assert.match(fresh, /^accounts\n.*\bdefault\b/m, 'migrated: the default account is there');
       // Rows in most tables, including ones the migrations also write (accounts, through the key's account).
       let s = await startService(kind, { database: first });
       const id = await s.campaign();
