@@ -1,6 +1,6 @@
 /**
  * The shapes a black-box probe turned into 500s (or stored as sent), each answered 400 naming its field,
- * with nothing changed, on both databases. The property tests in fuzz.test.ts search around these.
+ * with nothing changed, on both databases. The property tests in helpers/fuzz.ts search around these.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Hostile input for the fuzz tests (test/server/fuzz.test.ts): strings, wrong types, number forms JSON
+ * Hostile input for the fuzz tests (test/server/helpers/fuzz.ts): strings, wrong types, number forms JSON
  * and query strings can carry, header variants, and CSV files for the import.
  */
 import fc from 'fast-check';

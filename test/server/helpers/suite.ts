@@ -11,13 +11,16 @@ const kinds = await databaseKinds();
 /** The kinds but PostgreSQL through PgBouncer, for files that leave it out (each says why). */
 const directKinds = await databaseKinds({ pgbouncer: false });
 
-/** A service's options, and `pgbouncer: false` to leave out the PgBouncer kind. */
-export type SuiteOptions = ServiceOptions & { pgbouncer?: boolean };
+/**
+ * A service's options, `pgbouncer: false` to leave out the PgBouncer kind, and `only` to run on one kind
+ * (a long file split in one file a kind, so that the runner runs them side by side, each within its limit).
+ */
+export type SuiteOptions = ServiceOptions & { pgbouncer?: boolean; only?: DatabaseKind['name'] };
 
 type Body = (service: () => TestService, kind: DatabaseKind) => void;
 
-function perDatabase(name: string, body: Body, shared: boolean, { pgbouncer = true, ...options }: SuiteOptions = {}): void {
-  for (const kind of pgbouncer ? kinds : directKinds) {
+function perDatabase(name: string, body: Body, shared: boolean, { pgbouncer = true, only, ...options }: SuiteOptions = {}): void {
+  for (const kind of (pgbouncer ? kinds : directKinds).filter((k) => only === undefined || k.name === only)) {
     describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
       let current: TestService | undefined;
       (shared ? before : beforeEach)(async () => {
