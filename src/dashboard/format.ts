@@ -25,4 +25,10 @@ export const reward = (value: number | undefined, campaign: { rewardType?: strin
   const type = campaign?.rewardType ?? '';
   return isMoney(type) ? money(value ?? 0, campaign?.rewardCurrency ?? 'USD', true) : `${n(value)} ${type.trim()}`;
 };
+/** ISO date-time to the value of <input type=datetime-local> (local time); read back with `new Date(value)`. */
+export const toLocalInput = (iso: string | undefined) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
 export const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((part / whole) * 100).toFixed(1)}%`);
