@@ -74,7 +74,7 @@ export class Dashboard extends LitElement {
       .who button:hover { background: #1e293b; }
       main { padding: 32px 40px; max-width: 1200px; width: 100%; min-width: 0; }
       /* Test mode, as Stripe shows it: a band along the top of the page and a banner that says what it means. */
-      .shell.test { box-shadow: inset 0 4px 0 var(--test); }
+      .shell.test, .shell.test nav.side { box-shadow: inset 0 4px 0 var(--test); }
       nav.side label.mode { display: flex; align-items: center; justify-content: space-between; gap: 10px; margin: 12px 0 0; padding: 8px 12px; border-radius: 8px; color: #e2e8f0; font-size: 13px; font-weight: 500; text-transform: none; letter-spacing: 0; cursor: pointer; }
       nav.side label.mode:hover { background: #1e293b; }
       .mode input { appearance: none; width: 34px; height: 20px; margin: 0; padding: 0; border: 0; border-radius: 999px; background: #475569; position: relative; cursor: pointer; flex: none; transition: background 0.15s; }
@@ -83,6 +83,7 @@ export class Dashboard extends LitElement {
       .mode input:checked::after { transform: translateX(14px); }
       .test-banner { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; margin-bottom: 24px; padding: 10px 14px; border-radius: 8px; background: var(--test-soft); color: var(--test); border: 1px solid #fedf89; }
       .test-banner strong { font-weight: 650; }
+      .test-banner .badge { background: var(--test); color: #fff; }
       .loading { padding: 48px; color: var(--muted); }
       @media (max-width: 860px) {
         .shell { grid-template-columns: 1fr; background: none; }

@@ -9,6 +9,9 @@ export const n = (v: number | undefined) => number.format(v ?? 0);
 export const count = (v: number | undefined, one: string, other: string) => `${n(v)} ${plural.select(v ?? 0) === 'one' ? one : other}`;
 export const date = (iso: string | undefined) =>
   iso ? new Date(iso).toLocaleDateString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric' }) : '—';
+/** A moment with its year, to the minute: a test campaign's clock may be months or years ahead. */
+export const moment = (iso: string | undefined) =>
+  iso ? new Date(iso).toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }) : '—';
 export const dateTime = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(LOCALE, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
 /** An amount of money in a currency; `whole`: without cents (reward values are whole units). */

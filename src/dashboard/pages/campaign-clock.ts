@@ -10,7 +10,7 @@ import { customElement, property, state } from 'lit/decorators.js';
 import type { CampaignSettings, RewardLiability } from '../../api/client.js';
 import type { CampaignClock } from '../../api/schemas.js';
 import { api } from '../api.js';
-import { count, dateTime, reward, toLocalInput } from '../format.js';
+import { count, moment, reward, toLocalInput } from '../format.js';
 import { Page } from '../page.js';
 
 const MINUTE = 60_000;
@@ -88,7 +88,7 @@ export class CampaignClockPanel extends Page {
       return;
     }
     await this.#load();
-    this.notice = `Clock advanced: the campaign's time is now ${dateTime(moved.now)}.`;
+    this.notice = `Clock advanced: the campaign's time is now ${moment(moved.now)}.`;
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
   }
 
@@ -114,7 +114,7 @@ export class CampaignClockPanel extends Page {
       ${c
         ? html`<dl class="props" aria-label="Campaign clock">
             <dt>Campaign time</dt>
-            <dd>${dateTime(c.now)}</dd>
+            <dd>${moment(c.now)}</dd>
             <dt>Ahead of real time</dt>
             <dd>${aheadBy(c.offsetMs)}</dd>
             ${r
