@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
 import { createOwner } from '../src/server/domain/owners.js';
+import { RefkitClient } from '../src/api/client.js';
 import { launch, seededService, signedIn } from '../test/e2e/helpers/dashboard.js';
 
 const seeded = await seededService();
@@ -15,6 +16,17 @@ const { service, campaignId } = seeded;
 await createOwner(service.ctx, 'sam@acme.example', 'a long admin passphrase', DEFAULT_ACCOUNT, 'admin');
 await createOwner(service.ctx, 'lee@acme.example', 'a long viewer passphrase', DEFAULT_ACCOUNT, 'viewer');
 const id = encodeURIComponent(campaignId);
+// Test mode: a test key, a test campaign whose referral's credits are held 30 days, and a test endpoint.
+const testKey = new RefkitClient({ baseUrl: service.url, secretKey: (await service.admin.createApiKey('CI (test)', true)).key });
+const testId = (
+  await testKey.createCampaign({ campaignName: 'Spring (test)', hostURL: 'https://acme.example/try', referrerRewardValue: 10, refereeRewardValue: 5, rewardType: 'credit', holdDays: 30 })
+).campaignId!;
+const tester = await testKey.addParticipant({ id: testId, email: 'ann@example.com' });
+await testKey.addParticipant({ id: testId, email: 'ben@example.com', referredByCode: tester.referralCode! });
+await testKey.qualifyParticipant({ id: testId, email: 'ben@example.com' });
+await testKey.createWebhookEndpoint({ url: `${seeded.receiver.url}/test`, eventTypes: ['reward_unlocked', 'reward_reversed'] });
+/** Turns the sidebar's switch on: kept by the browser, so the views after it are in test mode too (they come last). */
+const testMode = (p: Page) => p.getByRole('switch', { name: 'Test mode' }).check();
 
 const only = process.argv.slice(2);
 const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
@@ -54,6 +66,17 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
   ['team', '#/team', (p) => p.getByRole('cell', { name: 'lee@acme.example', exact: true }).waitFor()],
   ['audit', '#/audit', (p) => p.getByRole('cell', { name: 'createCampaign' }).first().waitFor()],
   ['retention', '#/settings/retention', (p) => p.getByLabel('Email log').waitFor()],
+  // Test mode: the test campaigns (banner, badges), then a test campaign's clock advanced past its 30-day hold.
+  ['test-mode', '#/campaigns', async (p) => {
+    await testMode(p);
+    await p.getByRole('link', { name: 'Spring (test)' }).waitFor();
+  }],
+  ['clock', `#/campaigns/${encodeURIComponent(testId)}`, async (p) => {
+    await testMode(p);
+    const panel = p.getByRole('region', { name: 'Clock' });
+    await panel.getByRole('button', { name: '+30 days' }).click();
+    await panel.getByText(/Clock advanced/).waitFor();
+  }],
 ];
 const VIEWS = only.length === 0 ? ALL_VIEWS : ALL_VIEWS.filter(([name]) => only.includes(name));
 

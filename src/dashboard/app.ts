@@ -1,6 +1,8 @@
 /**
  * <refkit-dashboard>: asks the service for the session; shows the sign-in form without one, else the
  * shell (sidebar, the page the hash names). A 401 from any page (the session ended) returns to sign-in.
+ * The sidebar's Test mode switch (./test-mode.ts) picks which campaigns the lists and links show, and which
+ * mode the Campaigns, API keys and Webhooks pages list and create.
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
@@ -9,6 +11,7 @@ import { api, describe, isUnauthorized, useSession } from './api.js';
 import { count } from './format.js';
 import { href, parseRoute, type Route } from './router.js';
 import { base } from './styles.js';
+import { ofMode, readTestMode, saveTestMode } from './test-mode.js';
 import './pages/sign-in.js';
 import './pages/campaigns.js';
 import './pages/campaign-editor.js';
@@ -70,6 +73,17 @@ export class Dashboard extends LitElement {
       .who button { margin-top: 8px; width: 100%; background: transparent; color: #e2e8f0; border-color: #334155; box-shadow: none; }
       .who button:hover { background: #1e293b; }
       main { padding: 32px 40px; max-width: 1200px; width: 100%; min-width: 0; }
+      /* Test mode, as Stripe shows it: a band along the top of the page and a banner that says what it means. */
+      .shell.test, .shell.test nav.side { box-shadow: inset 0 4px 0 var(--test); }
+      nav.side label.mode { display: flex; align-items: center; justify-content: space-between; gap: 10px; margin: 12px 0 0; padding: 8px 12px; border-radius: 8px; color: #e2e8f0; font-size: 13px; font-weight: 500; text-transform: none; letter-spacing: 0; cursor: pointer; }
+      nav.side label.mode:hover { background: #1e293b; }
+      .mode input { appearance: none; width: 34px; height: 20px; margin: 0; padding: 0; border: 0; border-radius: 999px; background: #475569; position: relative; cursor: pointer; flex: none; transition: background 0.15s; }
+      .mode input::after { content: ''; position: absolute; top: 2px; left: 2px; width: 16px; height: 16px; border-radius: 50%; background: #fff; transition: transform 0.15s; }
+      .mode input:checked { background: #f79009; }
+      .mode input:checked::after { transform: translateX(14px); }
+      .test-banner { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; margin-bottom: 24px; padding: 10px 14px; border-radius: 8px; background: var(--test-soft); color: var(--test); border: 1px solid #fedf89; }
+      .test-banner strong { font-weight: 650; }
+      .test-banner .badge { background: var(--test); color: #fff; }
       .loading { padding: 48px; color: var(--muted); }
       @media (max-width: 860px) {
         .shell { grid-template-columns: 1fr; background: none; }
@@ -77,6 +91,7 @@ export class Dashboard extends LitElement {
         .brand { padding: 4px 8px; flex: 1 0 100%; }
         .section, nav.side label { display: none; }
         .campaign-pick { flex: 1 0 100%; padding: 4px 0; }
+        nav.side label.mode { margin: 0; padding: 6px 10px; }
         nav.side a { padding: 6px 10px; font-size: 13px; }
         .who { margin: 0; padding: 0; border: 0; flex: 1 0 100%; display: flex; align-items: center; justify-content: space-between; gap: 8px; }
         .who button { margin: 0; width: auto; }
@@ -90,6 +105,7 @@ export class Dashboard extends LitElement {
   @state() private route: Route = parseRoute(location.hash);
   @state() private campaigns: CampaignSettings[] = [];
   @state() private error = '';
+  @state() private testMode = readTestMode();
 
   readonly #onHash = () => {
     this.route = parseRoute(location.hash);
@@ -160,12 +176,27 @@ export class Dashboard extends LitElement {
     }
   }
 
-  /** The campaign the campaign-scoped links open: the one on screen, else the last one visited, else the newest. */
+  /** The campaigns of the mode shown: what the list, the picker and the campaign-scoped links offer. */
+  #shown(): CampaignSettings[] {
+    return ofMode(this.campaigns, this.testMode);
+  }
+
+  /** The campaign the campaign-scoped links open: the one on screen, else the last one visited, else the newest (of the mode shown). */
   #currentCampaign(): string | undefined {
     if ('id' in this.route) return this.route.id;
+    const shown = this.#shown();
     const last = localStorage.getItem(LAST_CAMPAIGN);
-    if (last && this.campaigns.some((c) => c.campaignId === last)) return last;
-    return this.campaigns[0]?.campaignId;
+    if (last && shown.some((c) => c.campaignId === last)) return last;
+    return shown[0]?.campaignId;
+  }
+
+  /** Switches mode; a campaign of the other mode on screen gives way to the list, as a test campaign is no live one. */
+  #setTestMode(on: boolean) {
+    saveTestMode(on);
+    this.testMode = on;
+    const id = 'id' in this.route ? this.route.id : undefined;
+    const onScreen = this.campaigns.find((c) => c.campaignId === id);
+    if (onScreen && onScreen.test !== on) location.hash = href.campaigns();
   }
 
   #link(to: string, label: string, current: boolean, badge: unknown = nothing) {
@@ -188,7 +219,8 @@ export class Dashboard extends LitElement {
     const id = this.#currentCampaign();
     const page = this.route.page;
     const current = this.campaigns.find((c) => c.campaignId === id);
-    return html`<div class="shell">
+    const shown = this.#shown();
+    return html`<div class="shell ${this.testMode ? 'test' : ''}">
       <nav class="side" aria-label="Main">
         <div class="brand"><span class="logo" aria-hidden="true">R</span> Refkit</div>
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
@@ -204,11 +236,15 @@ export class Dashboard extends LitElement {
         ${this.#link(href.team(), 'Team', page === 'team')} ${this.#link(href.audit(), 'Audit log', page === 'audit')}
         <div class="section">Settings</div>
         ${this.#link(href.retention(), 'Data retention', page === 'retention')}
-        ${this.campaigns.length > 1 && 'id' in this.route
+        <label class="mode">
+          Test mode
+          <input type="checkbox" role="switch" .checked=${this.testMode} @change=${(e: Event) => this.#setTestMode((e.target as HTMLInputElement).checked)} />
+        </label>
+        ${shown.length > 1 && 'id' in this.route
           ? html`<label for="pick">Campaign</label>
               <div class="campaign-pick">
                 <select id="pick" aria-label="Campaign" @change=${(e: Event) => this.#switchCampaign((e.target as HTMLSelectElement).value)}>
-                  ${this.campaigns.map((c) => html`<option value=${c.campaignId!} ?selected=${c.campaignId === id}>${c.campaignName}</option>`)}
+                  ${shown.map((c) => html`<option value=${c.campaignId!} ?selected=${c.campaignId === id}>${c.campaignName}</option>`)}
                 </select>
               </div>`
           : nothing}
@@ -218,7 +254,15 @@ export class Dashboard extends LitElement {
           <button @click=${() => this.#signOut()}>Sign out</button>
         </div>
       </nav>
-      <main>${this.#page()}</main>
+      <main>
+        ${this.testMode
+          ? html`<div class="test-banner" role="note" aria-label="Test mode">
+              <span class="badge test">Test mode</span>
+              <span><strong>You are viewing test data.</strong> Campaigns, API keys and webhook endpoints you create now are test ones.</span>
+            </div>`
+          : nothing}
+        ${this.#page()}
+      </main>
     </div>`;
   }
 
@@ -233,9 +277,9 @@ export class Dashboard extends LitElement {
     const r = this.route;
     switch (r.page) {
       case 'campaigns':
-        return html`<rk-campaigns .campaigns=${this.campaigns}></rk-campaigns>`;
+        return html`<rk-campaigns .campaigns=${this.#shown()} .testMode=${this.testMode}></rk-campaigns>`;
       case 'campaign-new':
-        return html`<rk-campaign-editor></rk-campaign-editor>`;
+        return html`<rk-campaign-editor .testMode=${this.testMode}></rk-campaign-editor>`;
       case 'campaign':
         return html`<rk-campaign-editor .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-campaign-editor>`;
       case 'participants':
@@ -251,16 +295,16 @@ export class Dashboard extends LitElement {
       case 'waitlist':
         return html`<rk-waitlist .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-waitlist>`;
       case 'webhooks':
-        return html`<rk-webhooks></rk-webhooks>`;
+        return html`<rk-webhooks .testMode=${this.testMode}></rk-webhooks>`;
       case 'keys':
-        return html`<rk-keys></rk-keys>`;
+        return html`<rk-keys .testMode=${this.testMode}></rk-keys>`;
       case 'team':
         return html`<rk-team .email=${this.email}></rk-team>`;
       case 'audit':
         return html`<rk-audit-log .campaigns=${this.campaigns}></rk-audit-log>`;
       case 'join':
         // Signed in already: the invitation is someone else's business (or used); go on as yourself.
-        return html`<rk-campaigns .campaigns=${this.campaigns}></rk-campaigns>`;
+        return html`<rk-campaigns .campaigns=${this.#shown()} .testMode=${this.testMode}></rk-campaigns>`;
       case 'retention':
         return html`<rk-data-retention></rk-data-retention>`;
       case 'account':

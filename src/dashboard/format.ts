@@ -9,6 +9,9 @@ export const n = (v: number | undefined) => number.format(v ?? 0);
 export const count = (v: number | undefined, one: string, other: string) => `${n(v)} ${plural.select(v ?? 0) === 'one' ? one : other}`;
 export const date = (iso: string | undefined) =>
   iso ? new Date(iso).toLocaleDateString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric' }) : '—';
+/** A moment with its year, to the minute: a test campaign's clock may be months or years ahead. */
+export const moment = (iso: string | undefined) =>
+  iso ? new Date(iso).toLocaleString(LOCALE, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }) : '—';
 export const dateTime = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(LOCALE, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
 /** An amount of money in a currency; `whole`: without cents (reward values are whole units). */
@@ -24,5 +27,11 @@ export const money = (units: string | number, currency = 'USD', whole = false) =
 export const reward = (value: number | undefined, campaign: { rewardType?: string | undefined; rewardCurrency?: string | undefined } | undefined) => {
   const type = campaign?.rewardType ?? '';
   return isMoney(type) ? money(value ?? 0, campaign?.rewardCurrency ?? 'USD', true) : `${n(value)} ${type.trim()}`;
+};
+/** ISO date-time to the value of <input type=datetime-local> (local time); read back with `new Date(value)`. */
+export const toLocalInput = (iso: string | undefined) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 export const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((part / whole) * 100).toFixed(1)}%`);

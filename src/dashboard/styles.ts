@@ -17,6 +17,8 @@ export const base = css`
     --warn-soft: #fffaeb;
     --danger: #b42318;
     --danger-soft: #fef3f2;
+    --test: #b54708;
+    --test-soft: #fff4e5;
     --radius: 10px;
     --shadow: 0 1px 2px rgba(16, 24, 40, 0.06), 0 1px 3px rgba(16, 24, 40, 0.08);
     --sans: Inter, ui-sans-serif, system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
@@ -122,6 +124,8 @@ export const base = css`
   .badge.warn { background: var(--warn-soft); color: var(--warn); }
   .badge.danger { background: var(--danger-soft); color: var(--danger); }
   .badge.info { background: var(--accent-soft); color: var(--accent-strong); }
+  /* Test mode's colour (as Stripe's): test campaigns, keys and endpoints, the banner, the switch. */
+  .badge.test { background: var(--test-soft); color: var(--test); }
 
   .alert { border-radius: 8px; padding: 10px 14px; margin-bottom: 16px; background: var(--danger-soft); color: var(--danger); border: 1px solid #fecdca; }
   .notice { border-radius: 8px; padding: 12px 14px; margin-bottom: 16px; background: var(--ok-soft); color: var(--ok); border: 1px solid #abefc6; }

@@ -1,6 +1,7 @@
 /**
  * Create or edit a campaign: every field of the admin contract, a live preview of the widget with the
- * texts and look being edited, pause/resume/end behind a confirmation, and the embed snippet to copy.
+ * texts and look being edited, pause/resume/end behind a confirmation, and the embed snippet to copy. A new
+ * campaign is made in the mode the dashboard shows (Test mode: a test campaign); a test campaign's page has its clock.
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
@@ -10,13 +11,15 @@ import { isMoney } from '../../api/reward-kind.js';
 import { ACCENT_PATTERN, DEFAULT_WIDGET_STYLE, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES, widgetLook, type WidgetFont } from '../../api/widget-style.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
-import { reward } from '../format.js';
+import { reward, toLocalInput } from '../format.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
 import './rules-backtest.js';
+import './campaign-clock.js';
 import { EMPTY_MILESTONE, NO_RULES, previewRules, RULE_BOUNDS, rulesDraftOf, rulesOf, type MilestoneDraft, type RulesDraft } from '../reward-rules-draft.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
+import { testBadge } from '../test-mode.js';
 
 /** The look of the widget, stored on the campaign (widgetStyle) so that every embed of it shows it. */
 type Theme = Required<WidgetStyle>;
@@ -130,13 +133,6 @@ const EMPTY: Draft = {
   waitlistCounts: 'signups',
 };
 
-/** ISO date-time to the value of <input type=datetime-local> (local time), and back. */
-const toLocalInput = (iso: string | undefined) => {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
-
 function draftOf(c: CampaignSettings): Draft {
   return {
     campaignName: c.campaignName ?? '',
@@ -169,6 +165,7 @@ export class CampaignEditor extends Page {
     css`
       .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 420px); gap: 24px; align-items: start; }
       .side { position: sticky; top: 24px; display: grid; gap: 16px; }
+      rk-campaign-clock { display: block; margin: 16px 0; }
       .preview { background: repeating-conic-gradient(#f2f4f7 0% 25%, #fff 0% 50%) 50% / 20px 20px; border-radius: 8px; padding: 16px; border: 1px solid var(--border); }
       pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #0f172a; color: #e2e8f0; padding: 12px; border-radius: 8px; font-size: 12px; }
       .status-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; }
@@ -194,6 +191,8 @@ export class CampaignEditor extends Page {
   /** Undefined: a new campaign. */
   @property() campaignId: string | undefined;
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
+  /** Test mode is on: a new campaign is made a test one (fixed at creation). */
+  @property({ type: Boolean }) testMode = false;
   @state() private draft: Draft = { ...EMPTY };
   @state() private theme: Theme = { ...DEFAULT_WIDGET_STYLE };
   @state() private busy = false;
@@ -301,7 +300,7 @@ export class CampaignEditor extends Page {
     e.preventDefault();
     this.busy = true;
     const saved = await this.attempt(() =>
-      this.campaignId ? api().updateCampaign({ id: this.campaignId, ...this.#body() }) : api().createCampaign(this.#body()),
+      this.campaignId ? api().updateCampaign({ id: this.campaignId, ...this.#body() }) : api().createCampaign({ ...this.#body(), test: this.testMode }),
     );
     this.busy = false;
     if (!saved) {
@@ -479,8 +478,14 @@ export class CampaignEditor extends Page {
     };
     return html`<div class="page-head">
         <div>
-          <h1>${this.campaignId ? d.campaignName || 'Campaign' : 'New campaign'}</h1>
-          <p>${this.campaignId ? html`<span class="mono">${this.campaignId}</span>` : 'Set up the rewards and the texts of your referral program.'}</p>
+          <h1>${this.campaignId ? d.campaignName || 'Campaign' : this.testMode ? 'New test campaign' : 'New campaign'} ${testBadge(this.campaignId ? this.campaign?.test : this.testMode)}</h1>
+          <p>
+            ${this.campaignId
+              ? html`<span class="mono">${this.campaignId}</span>`
+              : this.testMode
+                ? 'A test campaign: its data stay apart from live data, and its clock can be moved. Test or live is fixed once it is made.'
+                : 'Set up the rewards and the texts of your referral program.'}
+          </p>
         </div>
         ${this.campaignId
           ? html`<div class="actions">
@@ -494,6 +499,7 @@ export class CampaignEditor extends Page {
       <div class="layout">
         <div>
           ${this.#statusCard()}
+          ${this.campaignId && this.campaign?.test ? html`<rk-campaign-clock .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-campaign-clock>` : nothing}
           <form class="card" @submit=${this.#save} aria-label="Campaign settings">
             <fieldset>
               <legend>Basics</legend>

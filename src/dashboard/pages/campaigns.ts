@@ -1,4 +1,4 @@
-/** The campaign list: every campaign of the account, with its status and size. */
+/** The campaign list: the account's campaigns of the mode shown (live or test), with their status and size. */
 import { html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CampaignSettings } from '../../api/client.js';
@@ -6,10 +6,13 @@ import { date, n } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
 import { statusBadge } from '../status.js';
+import { testBadge } from '../test-mode.js';
 
 @customElement('rk-campaigns')
 export class Campaigns extends Page {
   @property({ attribute: false }) campaigns: CampaignSettings[] = [];
+  /** Test mode is on: `campaigns` are the test ones. */
+  @property({ type: Boolean }) testMode = false;
 
   override render() {
     return html`<div class="page-head">
@@ -26,10 +29,10 @@ export class Campaigns extends Page {
           </thead>
           <tbody>
             ${this.campaigns.length === 0
-              ? html`<tr><td colspan="5" class="empty">No campaign yet. Create the first one.</td></tr>`
+              ? html`<tr><td colspan="5" class="empty">${this.testMode ? 'No test campaign yet. Create one to try your rewards without touching live data.' : 'No campaign yet. Create the first one.'}</td></tr>`
               : this.campaigns.map(
                   (c) => html`<tr>
-                    <td><a href=${href.campaign(c.campaignId!)}>${c.campaignName}</a><div class="muted mono">${c.campaignId}</div></td>
+                    <td><a href=${href.campaign(c.campaignId!)}>${c.campaignName}</a> ${testBadge(c.test)}<div class="muted mono">${c.campaignId}</div></td>
                     <td>${statusBadge(c.status)}</td>
                     <td class="num">${n(c.participants)}</td>
                     <td>${c.referrerRewardValue} / ${c.refereeRewardValue} ${c.rewardType || c.rewardCurrency}</td>

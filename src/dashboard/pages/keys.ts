@@ -1,11 +1,12 @@
-/** API keys: create (the key shown once), list, revoke. */
+/** API keys of the mode shown (live or test): create (the key shown once), list, revoke. */
 import { css, html, nothing } from 'lit';
-import { customElement, state } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import type { ApiKey } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { dateTime } from '../format.js';
 import { Page } from '../page.js';
+import { ofMode, testBadge } from '../test-mode.js';
 
 @customElement('rk-keys')
 export class Keys extends Page {
@@ -16,23 +17,30 @@ export class Keys extends Page {
       h2.list { margin-top: 32px; }
     `,
   ];
+  /** Test mode is on: test keys are listed and made. */
+  @property({ type: Boolean }) testMode = false;
   @state() private keys: ApiKey[] = [];
   @state() private created: { name: string; key: string } | undefined;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.#load();
+  protected override willUpdate(changed: Map<string, unknown>): void {
+    // The first render, and each switch of mode (what was said of the other mode's keys goes).
+    if (changed.has('testMode')) {
+      this.forgetMessages();
+      this.created = undefined;
+      void this.#load();
+    }
   }
 
   async #load() {
-    this.keys = (await this.attempt(() => api().listApiKeys())) ?? this.keys;
+    const all = await this.attempt(() => api().listApiKeys());
+    if (all) this.keys = ofMode(all, this.testMode);
   }
 
   async #create(e: SubmitEvent) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const name = String(new FormData(form).get('name')).trim();
-    const k = await this.attempt(() => api().createApiKey(name));
+    const k = await this.attempt(() => api().createApiKey(name, this.testMode));
     if (!k) return;
     form.reset();
     this.created = { name: k.name, key: k.key };
@@ -62,22 +70,23 @@ export class Keys extends Page {
           </div>`
         : nothing}
       <section class="card" aria-labelledby="new-h">
-        <h2 id="new-h">Create a key</h2>
+        <h2 id="new-h">${this.testMode ? 'Create a test key' : 'Create a key'}</h2>
+        ${this.testMode ? html`<p class="muted">A test key (<code>sk_test_…</code>) sees and makes test campaigns only.</p>` : nothing}
         <form class="add" @submit=${this.#create}>
           <div class="field"><label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. production backend" /></div>
           <button class="primary" type="submit">Create key</button>
         </form>
       </section>
-      <h2 class="list">Keys</h2>
+      <h2 class="list">${this.testMode ? 'Test keys' : 'Keys'}</h2>
       <div class="table-wrap">
         <table>
           <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.keys.length === 0
-              ? html`<tr><td colspan="5" class="empty">No keys yet.</td></tr>`
+              ? html`<tr><td colspan="5" class="empty">${this.testMode ? 'No test keys yet.' : 'No keys yet.'}</td></tr>`
               : this.keys.map(
                   (k) => html`<tr>
-                    <td>${k.name}</td>
+                    <td>${k.name} ${testBadge(k.test)}</td>
                     <td class="mono">${k.prefix}…</td>
                     <td>${dateTime(k.createdOn)}</td>
                     <td>${k.revokedOn ? html`<span class="badge">revoked ${dateTime(k.revokedOn)}</span>` : html`<span class="badge ok">active</span>`}</td>

@@ -1,6 +1,9 @@
-/** Webhooks: endpoints (secret shown once, event types, removal) and the delivery log with attempts, filter and redelivery. */
+/**
+ * Webhooks of the mode shown (live or test): endpoints (secret shown once, event types, removal) and the delivery
+ * log of those endpoints, with attempts, filter and redelivery.
+ */
 import { css, html, nothing } from 'lit';
-import { customElement, state } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../api/client.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../api/schemas.js';
 import { api } from '../api.js';
@@ -9,6 +12,7 @@ import { count, dateTime } from '../format.js';
 import { Page } from '../page.js';
 import { deliveryBadge } from '../status.js';
 import { participantLink } from '../participant-link.js';
+import { ofMode, testBadge } from '../test-mode.js';
 
 // Every type the service sends, all selected by default.
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
@@ -28,21 +32,30 @@ export class Webhooks extends Page {
       td.event a { display: block; overflow-wrap: anywhere; }
     `,
   ];
+  /** Test mode is on: test endpoints (which get test campaigns' events only) are listed and added. */
+  @property({ type: Boolean }) testMode = false;
   @state() private endpoints: WebhookEndpoint[] = [];
   @state() private deliveries: WebhookDelivery[] = [];
   @state() private status: Status = '';
   @state() private secret: { url: string; secret: string } | undefined;
   @state() private open = new Set<string>();
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.#load();
+  protected override willUpdate(changed: Map<string, unknown>): void {
+    // The first render, and each switch of mode (what was said of the other mode's endpoints goes).
+    if (changed.has('testMode')) {
+      this.forgetMessages();
+      this.secret = undefined;
+      void this.#load();
+    }
   }
 
   async #load() {
     const r = await this.attempt(() => Promise.all([api().listWebhookEndpoints(), api().listWebhookDeliveries({ limit: 100, ...(this.status && { status: this.status }) })]));
     if (!r) return;
-    [this.endpoints, this.deliveries] = r;
+    // A delivery is of its endpoint's mode: the log shows those of the endpoints listed.
+    this.endpoints = ofMode(r[0], this.testMode);
+    const shown = new Set(this.endpoints.map((e) => e.id));
+    this.deliveries = r[1].filter((d) => shown.has(d.endpointId));
   }
 
   async #add(e: SubmitEvent) {
@@ -54,7 +67,7 @@ export class Webhooks extends Page {
       this.error = 'Choose at least one event type.';
       return;
     }
-    const created = await this.attempt(() => api().createWebhookEndpoint({ url: String(data.get('url')).trim(), eventTypes }));
+    const created = await this.attempt(() => api().createWebhookEndpoint({ url: String(data.get('url')).trim(), eventTypes, test: this.testMode }));
     if (!created) return;
     form.reset();
     this.secret = { url: created.url, secret: created.secret };
@@ -99,7 +112,8 @@ export class Webhooks extends Page {
           </div>`
         : nothing}
       <section class="card" aria-labelledby="add-h">
-        <h2 id="add-h">Add an endpoint</h2>
+        <h2 id="add-h">${this.testMode ? 'Add a test endpoint' : 'Add an endpoint'}</h2>
+        ${this.testMode ? html`<p class="muted">A test endpoint gets test campaigns' events only, each with <code>"livemode": false</code>.</p>` : nothing}
         <form class="add" @submit=${this.#add}>
           <div>
             <div class="field" style="margin-bottom:8px"><label for="url">Endpoint URL</label><input id="url" name="url" type="url" required placeholder="https://api.example.com/hooks/refkit" /></div>
@@ -111,16 +125,16 @@ export class Webhooks extends Page {
           <button class="primary" type="submit">Add endpoint</button>
         </form>
       </section>
-      <div class="head2"><h2>Endpoints</h2></div>
+      <div class="head2"><h2>${this.testMode ? 'Test endpoints' : 'Endpoints'}</h2></div>
       <div class="table-wrap">
         <table class="records">
           <thead><tr><th>URL</th><th>Events</th><th>Added</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.endpoints.length === 0
-              ? html`<tr><td colspan="4" class="empty">No endpoint yet.</td></tr>`
+              ? html`<tr><td colspan="4" class="empty">${this.testMode ? 'No test endpoint yet.' : 'No endpoint yet.'}</td></tr>`
               : this.endpoints.map(
                   (ep) => html`<tr>
-                    <td class="url mono">${ep.url}</td>
+                    <td class="url"><span class="mono">${ep.url}</span> ${testBadge(ep.test)}</td>
                     <td data-label="Events"><span>${ep.eventTypes.map((t) => html`<span class="badge info">${t}</span> `)}</span></td>
                     <td class="when" data-label="Added">${dateTime(ep.createdOn)}</td>
                     <td><button class="small danger-ghost" aria-label="Remove ${ep.url}" @click=${() => this.#remove(ep)}>Remove</button></td>
