@@ -1,5 +1,6 @@
 /** Reading participants: one by email, the lists, and checking a referral code. */
 import type { PagingQuery } from '../../api/schemas.js';
+import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { CampaignRow } from '../store/store.js';
 import { findCampaign, ownCampaign } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
@@ -13,9 +14,22 @@ import type { ParticipantView } from './present.js';
 export const normalizeCode = (code: string) => code.trim().toUpperCase();
 
 /** A participant of one of the actor's campaigns. */
-export async function getParticipant(ctx: Ctx, actor: Actor, campaignId: string, rawEmail: string): Promise<ParticipantView> {
+export const getParticipant = (ctx: Ctx, actor: Actor, campaignId: string, rawEmail: string): Promise<ParticipantView> =>
+  participantBy(ctx, actor, campaignId, rawEmail, (id, email) => ctx.store.findParticipantByEmail(id, email));
+
+/** The same participant, only what an answer shows of them (the getParticipant route's read). */
+export const answerParticipant = (ctx: Ctx, actor: Actor, campaignId: string, rawEmail: string): Promise<ParticipantView<AnsweredParticipant>> =>
+  participantBy(ctx, actor, campaignId, rawEmail, (id, email) => ctx.store.answers.byEmail(id, email));
+
+async function participantBy<P extends AnsweredParticipant>(
+  ctx: Ctx,
+  actor: Actor,
+  campaignId: string,
+  rawEmail: string,
+  read: (campaignId: string, email: string) => Promise<P | undefined>,
+): Promise<ParticipantView<P>> {
   const campaign = await ownCampaign(ctx, actor, campaignId);
-  const participant = await ctx.store.findParticipantByEmail(campaign.id, normalizeEmail(rawEmail));
+  const participant = await read(campaign.id, normalizeEmail(rawEmail));
   if (!participant) throw participantNotFound();
   return { participant, campaign };
 }
@@ -23,16 +37,25 @@ export async function getParticipant(ctx: Ctx, actor: Actor, campaignId: string,
 export async function listParticipants(ctx: Ctx, actor: Actor, campaignId: string, paging: PagingQuery) {
   const req = pageRequest(paging);
   const campaign = await ownCampaign(ctx, actor, campaignId);
-  const page = await fetchPage(req, (start, limit) => ctx.store.listParticipants({ campaignId: campaign.id }, start, limit));
+  const page = await fetchPage(req, (start, limit) => ctx.store.answers.page({ campaignId: campaign.id }, start, limit));
   return { campaign, ...page };
 }
 
-export async function listReferrals(ctx: Ctx, actor: Actor, campaignId: string, email: string, paging: PagingQuery): Promise<PageResult & { campaign: CampaignRow }> {
+export async function listReferrals(
+  ctx: Ctx,
+  actor: Actor,
+  campaignId: string,
+  email: string,
+  paging: PagingQuery,
+): Promise<PageResult<AnsweredParticipant> & { campaign: CampaignRow }> {
   const req = pageRequest(paging);
-  const { participant, campaign } = await getParticipant(ctx, actor, campaignId, email);
-  const page = await fetchPage(req, (start, limit) =>
-    ctx.store.listParticipants({ campaignId: campaign.id, referredById: participant.id }, start, limit),
-  );
+  const campaign = await ownCampaign(ctx, actor, campaignId);
+  // The referrer and the page in one statement (one round trip): no rows at all when no one has the address.
+  const page = await fetchPage(req, async (start, limit) => {
+    const rows = await ctx.store.answers.referralsOf(campaign.id, normalizeEmail(email), start, limit);
+    if (!rows) throw participantNotFound();
+    return rows;
+  });
   return { campaign, ...page };
 }
 

@@ -1,5 +1,6 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../api/schemas.js';
+import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { ListedRewardEntry } from '../store/reward-entry-store.js';
 import type { CampaignRow, ParticipantRow } from '../store/store.js';
 import { effectiveStatus } from './campaigns.js';
@@ -11,9 +12,9 @@ import { readShareMessages } from './share-messages.js';
 import { iso } from './time.js';
 import { readWidgetStyle } from './widget-style.js';
 
-/** A domain answer about one participant. */
-export interface ParticipantView {
-  participant: ParticipantRow;
+/** A domain answer about one participant: the whole row, or only what an answer shows (AnsweredParticipant). */
+export interface ParticipantView<P extends AnsweredParticipant = ParticipantRow> {
+  participant: P;
   campaign: CampaignRow;
 }
 
@@ -47,7 +48,7 @@ export function shareLink(campaign: CampaignRow, code: string): string {
   return parts[0] + encodeURIComponent(code) + parts[1];
 }
 
-export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, visibility: Visibility = 'owner'): Participant {
+export function presentParticipant(p: AnsweredParticipant, campaign: CampaignRow, visibility: Visibility = 'owner'): Participant {
   const shared: Participant = { email: p.email, referralCode: p.code, campaignId: p.campaign_id, shareLink: shareLink(campaign, p.code) };
   if (visibility === 'public') return shared;
   // Assigned field by field rather than spread: this runs for every row of every page.
@@ -68,10 +69,10 @@ export function presentParticipant(p: ParticipantRow, campaign: CampaignRow, vis
 }
 
 /** A domain answer about one participant, as the wire Participant for a reader. */
-export const presentView = (v: ParticipantView, visibility: Visibility = 'owner') => presentParticipant(v.participant, v.campaign, visibility);
+export const presentView = (v: ParticipantView<AnsweredParticipant>, visibility: Visibility = 'owner') => presentParticipant(v.participant, v.campaign, visibility);
 
 /** A page of one campaign's participants, as the owner reads them. */
-export const presentPage = (page: PageResult & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
+export const presentPage = (page: PageResult<AnsweredParticipant> & { campaign: CampaignRow }) => page.rows.map((p) => presentParticipant(p, page.campaign));
 
 /** A campaign as its owner edits it: the wire Campaign and the settings getCampaign does not show. */
 export function presentCampaignSettings(c: CampaignRow, counts: { participants: number; reviewQueue: number }, now: number): CampaignSettings {

@@ -106,7 +106,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       config: { access: 'secret' },
       schema: { tags, security: bearer, summary: 'Read one participant', querystring: ParticipantQuery, response: { 200: Participant, ...errors } },
     },
-    async (request) => presentView(await participants.getParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
+    async (request) => presentView(await participants.answerParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
   );
 
   app.get(

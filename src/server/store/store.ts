@@ -43,6 +43,8 @@ import { RetentionStore } from './retention-store.js';
 import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
 import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
+import { AnswerReads } from './answer-reads.js';
+import { participantPages, type ParticipantFilter } from './participant-pages.js';
 import type { ListStart } from './list-start.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
@@ -285,74 +287,12 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
     .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(bound(cap)).as('capped'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
-/**
- * Pages of a campaign's participants, or of one referrer's referrals: the first, from an offset, or
- * after a (created_on, id) key. An offset is skipped in the index alone (the ids of the page first, then
- * their rows), so the rows before the page are never read from the table; the first page needs no such
- * detour.
- */
-const pages = {
-  campaignFirst: prepare((db, campaignId: string, limit: number) =>
-    db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)),
-  ),
-  referralsFirst: prepare((db, referrerId: number, limit: number) =>
-    db.selectFrom('participants').select(countedRow('participants')).where('referred_by_id', '=', referrerId).orderBy('created_on').orderBy('id').limit(bound(limit)),
-  ),
-  campaignFrom: prepare((db, campaignId: string, offset: number, limit: number) =>
-    db
-      .selectFrom('participants')
-      .select(countedRow('participants'))
-      .where('id', 'in', (eb) =>
-        eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId).orderBy('created_on').orderBy('id').limit(bound(limit)).offset(bound(offset)),
-      )
-      .orderBy('created_on')
-      .orderBy('id'),
-  ),
-  campaignAfter: prepare((db, campaignId: string, createdOn: number, id: number, limit: number) =>
-    db
-      .selectFrom('participants')
-      .select(countedRow('participants'))
-      .where('campaign_id', '=', campaignId)
-      // A row-value comparison: both databases serve it from the (…, created_on, id) index as one range.
-      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
-      .orderBy('created_on')
-      .orderBy('id')
-      .limit(bound(limit)),
-  ),
-  // A referrer's referrals are all in its campaign: filtering by campaign too would steer SQLite to the campaign's index.
-  referralsFrom: prepare((db, referrerId: number, offset: number, limit: number) =>
-    db
-      .selectFrom('participants')
-      .select(countedRow('participants'))
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('participants')
-          .select('id')
-          .where('referred_by_id', '=', referrerId)
-          .orderBy('created_on')
-          .orderBy('id')
-          .limit(bound(limit))
-          .offset(bound(offset)),
-      )
-      .orderBy('created_on')
-      .orderBy('id'),
-  ),
-  referralsAfter: prepare((db, campaignId: string, referrerId: number, createdOn: number, id: number, limit: number) =>
-    db
-      .selectFrom('participants')
-      .select(countedRow('participants'))
-      .where('campaign_id', '=', campaignId)
-      .where('referred_by_id', '=', referrerId)
-      .where((eb) => eb(eb.refTuple('created_on', 'id'), '>', eb.tuple(createdOn, id)))
-      .orderBy('created_on')
-      .orderBy('id')
-      .limit(bound(limit)),
-  ),
-};
+/** Pages of whole counted rows (./participant-pages.ts). */
+const pages = participantPages<ParticipantRow>(countedRow('participants'));
 const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
 
 export type { ListStart };
-export type ParticipantFilter = { campaignId: string; referredById?: number };
+export type { ParticipantFilter };
 
 export class Store {
   /** The webhook outbox, over the same connection (and so the same transaction) as this store. */
@@ -396,6 +336,8 @@ export class Store {
   readonly referralCounts: ReferralCountStore;
   /** Test campaigns' clocks. */
   readonly clocks: CampaignClockStore;
+  /** The interface's answers about participants: only the columns they show. */
+  readonly answers: AnswerReads;
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
@@ -434,6 +376,7 @@ export class Store {
     this.retention = new RetentionStore(db, dialect);
     this.referralCounts = new ReferralCountStore(db);
     this.clocks = new CampaignClockStore(db);
+    this.answers = new AnswerReads(db);
   }
 
   /**
@@ -675,20 +618,9 @@ export class Store {
   }
 
   listParticipants(filter: ParticipantFilter, start: ListStart, limit: number): Promise<ParticipantRow[]> {
-    const { campaignId, referredById } = filter;
-    if ('after' in start) {
-      const { createdOn, id } = start.after;
-      return referredById === undefined
-        ? pages.campaignAfter(this.db, campaignId, createdOn, id, limit)
-        : pages.referralsAfter(this.db, campaignId, referredById, createdOn, id, limit);
-    }
-    if (start.offset === 0) {
-      return referredById === undefined ? pages.campaignFirst(this.db, campaignId, limit) : pages.referralsFirst(this.db, referredById, limit);
-    }
-    return referredById === undefined
-      ? pages.campaignFrom(this.db, campaignId, start.offset, limit)
-      : pages.referralsFrom(this.db, referredById, start.offset, limit);
+    return pages(this.db, filter, start, limit);
   }
+
 
   /** Counts signups from one network in a campaign since a time, no further than `cap` (the fraud signal's threshold). */
   async countSignupsFromNet(campaignId: string, net: string, since: number, cap: number): Promise<number> {
