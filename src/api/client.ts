@@ -100,6 +100,7 @@ export interface AuditFilters {
 }
 export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
 export type { StripeEventView };
+export type { DisputeView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
