@@ -10,11 +10,11 @@ export const STRIPE_EVENT_STATUSES = ['applied', 'unmatched', 'ignored'] as cons
 /** A Stripe event a campaign received, as the owner reviews it. */
 export const StripeEventView = Type.Object({
   id: Type.String({ description: "Stripe's event id (evt_...)" }),
-  type: Type.String({ description: 'invoice.paid, checkout.session.completed, charge.refunded or charge.dispute.created' }),
+  type: Type.String({ description: 'invoice.paid, checkout.session.completed, charge.refunded, charge.dispute.created or charge.dispute.closed' }),
   status: Type.Union(STRIPE_EVENT_STATUSES.map((s) => Type.Literal(s)), {
     description: '`applied`: it paid, refunded or linked a participant; `unmatched`: no participant found (match it by hand); `ignored`: nothing to do, see reason',
   }),
-  action: Type.Optional(Type.Union([Type.Literal('payment'), Type.Literal('refund')])),
+  action: Type.Optional(Type.Union(['payment', 'refund', 'dispute', 'dispute_won', 'dispute_lost'].map((a) => Type.Literal(a)))),
   amount: Type.Optional(Type.String({ description: 'In the currency, two decimals (for charge.refunded: what was refunded of the charge in all)' })),
   currency: Type.Optional(Type.String()),
   email: Type.Optional(Type.String({ description: "The customer's email as Stripe sent it" })),

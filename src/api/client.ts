@@ -49,6 +49,7 @@ import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } 
 import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
+import type { CloseDisputeBody, DisputeList, DisputePaymentBody, DisputeView } from './dispute-schemas.js';
 import type {
   EmailLogPage,
   EmailLogQuery,
@@ -99,6 +100,7 @@ export interface AuditFilters {
 }
 export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
 export type { StripeEventView };
+export type { DisputeView };
 
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
@@ -374,6 +376,17 @@ export class RefkitClient extends BrowserClient {
   /** Records a refund of a referee's payment; the reward engine takes back what it earned. */
   refundPayment(body: RefundPaymentBody, idempotencyKey?: string): Promise<KeyedParticipant> {
     return this.send<KeyedParticipant>('POST', '/api/v1/admin/refundPayment', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);
+  }
+  /** Records a dispute of a referee's payment: what it earned is held or reversed until it closes. */
+  disputePayment(body: DisputePaymentBody): Promise<DisputeView> {
+    return this.postJson('/api/v1/admin/disputePayment', body);
+  }
+  /** Closes a dispute: won gives back what it held or reversed, lost is a refund of its amount. */
+  closeDispute(body: CloseDisputeBody): Promise<DisputeView> {
+    return this.postJson('/api/v1/admin/closeDispute', body);
+  }
+  listDisputes(id: string, email: string): Promise<DisputeList> {
+    return this.getJson('/api/v1/admin/listDisputes', { id, email });
   }
   addRewardCodes(body: AddRewardCodesBody, idempotencyKey?: string): Promise<RewardCodesAdded> {
     return this.send<RewardCodesAdded>('POST', '/api/v1/admin/addRewardCodes', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);

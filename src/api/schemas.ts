@@ -95,6 +95,8 @@ export const ErrorCode = Type.Union(
     'invalid_transition',
     'insufficient_balance',
     'refund_exceeds_payments',
+    'dispute_exceeds_payment',
+    'dispute_open',
     'idempotency_conflict',
     'idempotency_in_progress',
     'invalid_credentials',
@@ -138,7 +140,7 @@ const Line = (options: { minLength?: number; maxLength: number; description?: st
 const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum, 'x-finite': true });
 
 /** Identifiers and emails are bounded so that a bad client cannot make us store megabytes per row. */
-const Id = Line({ minLength: 1, maxLength: 64 });
+export const Id = Line({ minLength: 1, maxLength: 64 });
 export const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
 const Code = Line({ minLength: 1, maxLength: 64 });
 const Name = Line({ maxLength: 100 });
@@ -393,7 +395,7 @@ export const RedeemRewardBody = Type.Object({
 });
 export type RedeemRewardBody = Static<typeof RedeemRewardBody>;
 
-const Money = (description: string) => Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,2})?$', description });
+export const Money = (description: string) => Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,2})?$', description });
 export const RefundPaymentBody = Type.Object(
   {
     id: Id,
@@ -543,7 +545,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted', 'participant_erased'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted', 'participant_erased', 'dispute_opened', 'dispute_closed'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -585,6 +587,17 @@ export const WebhookEventData = Type.Object({
     Type.Array(Type.Object({ code: Type.String(), kind: RewardCodeKind, label: Type.String() }), {
       description: 'reward_unlocked: every reward code this unlock gave, when it gave any',
     }),
+  ),
+  dispute: Type.Optional(
+    Type.Object(
+      {
+        id: Type.String(),
+        paymentId: Type.Integer(),
+        amount: Type.Number({ description: 'In the payment currency' }),
+        status: Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')]),
+      },
+      { description: 'dispute_opened and dispute_closed (about the payer): the dispute' },
+    ),
   ),
 });
 export type WebhookEventData = Static<typeof WebhookEventData>;

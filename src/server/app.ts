@@ -30,6 +30,7 @@ import { healthRoutes } from './routes/health.js';
 import { referralApiRoutes } from './routes/referral-api.js';
 import { rewardCodeAdminRoutes } from './routes/reward-code-admin.js';
 import { rewardAdminRoutes } from './routes/reward-admin.js';
+import { disputeAdminRoutes } from './routes/dispute-admin.js';
 import { stripeRoutes } from './routes/stripe.js';
 import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import { widgetRoutes } from './routes/widget.js';
@@ -124,6 +125,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(authRoutes, { ctx });
   await app.register(dashboardAdminRoutes, { ctx });
   await app.register(rewardAdminRoutes, { ctx });
+  await app.register(disputeAdminRoutes, { ctx });
   await app.register(stripeRoutes, { ctx });
   await app.register(rewardCodeAdminRoutes, { ctx });
   await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });

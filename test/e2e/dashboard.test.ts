@@ -602,7 +602,7 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
       const setup = page.locator('rk-stripe-setup');
       await setup.getByText('not set', { exact: true }).waitFor();
-      for (const type of ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created']) await setup.getByText(type, { exact: true }).waitFor();
+      for (const type of ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']) await setup.getByText(type, { exact: true }).waitFor();
       await page.getByRole('button', { name: 'Copy endpoint URL' }).click();
       const endpoint = await page.evaluate(() => navigator.clipboard.readText());
       assert.equal(endpoint, `${seeded.service.url}/api/v1/integrations/stripe/${id}`);

@@ -11,6 +11,10 @@ import { RefkitClient } from '../../src/api/client.js';
 import { authenticate } from '../../src/server/domain/keys.js';
 import { hashSecret } from '../../src/server/domain/secrets.js';
 import { releaseAll } from '../../src/server/domain/reward-release.js';
+import { pruneExpired } from '../../src/server/domain/retention.js';
+import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
+import { FakeStripe } from './helpers/fake-stripe.js';
+import { checkoutSession, event, SECRET, send } from './helpers/stripe.js';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -20,6 +24,7 @@ import { startMailbox, type Mailbox } from './helpers/smtp.js';
 
 const kinds = await databaseKinds();
 const FAST_HOOKS = { retryDelaysMs: [100, 100], timeoutMs: 2_000, pollMs: 50, leaseMs: 5_000 };
+const PAYOUT_KEY = 'rk_test_refkitClockPayouts0123456';
 const FAST_MAIL = { pollMs: 30, retryDelaysMs: [50, 50, 50], leaseMs: 5_000 };
 
 interface Hook {
@@ -69,6 +74,74 @@ for (const kind of kinds) {
     });
   });
 
+  describe(`a moved test campaign's Stripe payouts and retention [${kind.name}]`, { skip: kind.skip }, () => {
+    it("the payout sender pays a test campaign's credits when due in its time, retries on its clock, and stamps them in it", async () => {
+      const fake = await new FakeStripe().allowKey(PAYOUT_KEY).addCustomer('cus_ann').start();
+      const s = await startService(kind);
+      try {
+        const made = await s.admin.createApiKey('tests', true);
+        const testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+        const id = (await testKey.createCampaign({ campaignName: 'Payouts', hostURL: 'https://shop.example/join', referrerRewardValue: 10, refereeRewardValue: 0, holdDays: 30, rewardType: 'credit', rewardCurrency: 'USD' })).campaignId!;
+        await testKey.updateCampaign({ id, stripeWebhookSecret: SECRET, stripeRewardKey: PAYOUT_KEY, stripeRewardMode: 'balance' });
+        const ann = await testKey.addParticipant({ id, email: 'ann@example.com' });
+        const ben = await testKey.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+        const linkAnn = checkoutSession(ann.referralCode!, 'ann@example.com', 0, { mode: 'subscription', customer: 'cus_ann' });
+        assert.equal((await send(s, id, event('checkout.session.completed', linkAnn))).body.outcome, 'applied');
+        assert.equal((await send(s, id, event('checkout.session.completed', checkoutSession(ben.referralCode!, 'ben@example.com', 5000, { customer: 'cus_ben' })))).body.outcome, 'applied');
+        const t0 = Date.parse((await testKey.getCampaignClock(id)).now);
+        const sender = new StripePayoutSender(s.ctx, { api: fake.api, retryDelaysMs: [60_000], waitMs: 600_000, timeoutMs: 2000, leaseMs: 30_000 });
+        // To day 31 of the campaign: Ann's credit is released and queued at its day 30, a month ahead of the real time.
+        await testKey.advanceClock({ id, to: new Date(t0 + 31 * DAY_MS).toISOString() });
+        const [queued] = await testKey.listStripePayouts(id);
+        assert.equal(queued!.status, 'queued');
+        assert.ok(Date.parse(queued!.nextAttemptOn!) >= t0 + 30 * DAY_MS - 60_000, queued!.nextAttemptOn);
+        // Stripe fails once: the retry is a minute later in the campaign's time, not due before it.
+        fake.fail({ kind: '500' });
+        assert.equal(await sender.sendDue(), 1, "due in the campaign's time though not in the real time");
+        const retry = (await testKey.listStripePayouts(id))[0]!;
+        assert.equal(retry.status, 'queued');
+        assert.ok(Date.parse(retry.nextAttemptOn!) >= t0 + 31 * DAY_MS + 60_000, retry.nextAttemptOn);
+        assert.equal(await sender.sendDue(), 0, 'not early: its retry is a minute away in its time');
+        await testKey.advanceClock({ id, to: new Date(t0 + 31 * DAY_MS + 120_000).toISOString() });
+        assert.equal(await sender.sendDue(), 1);
+        const paid = (await testKey.listStripePayouts(id))[0]!;
+        assert.equal(paid.status, 'paid');
+        assert.ok(Date.parse(paid.paidOn!) >= t0 + 31 * DAY_MS + 120_000, `paid in the campaign's time: ${paid.paidOn}`);
+        assert.equal(fake.customers.get('cus_ann'), -1000);
+        const redemption = (await testKey.listRewardEntries(id, 'ann@example.com')).find((e) => e.kind === 'redemption')!;
+        assert.ok(Date.parse(redemption.createdOn) >= t0 + 31 * DAY_MS + 120_000, 'the ledger entry is stamped in its time');
+      } finally {
+        await s.close();
+        await fake.stop();
+      }
+    });
+
+    it("the retention pruner clears a test campaign's IPs when its own ipDays have passed (advanceClock runs it); a live campaign's stay", async () => {
+      const s = await startService(kind);
+      try {
+        await s.admin.updateAccountSettings({ retention: { ipDays: 30 } });
+        const made = await s.admin.createApiKey('tests', true);
+        const testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+        const id = (await testKey.createCampaign({ campaignName: 'Kept', hostURL: 'https://shop.example/join' })).campaignId!;
+        const liveId = await s.campaign();
+        await testKey.addParticipant({ id, email: 'ann@example.com' });
+        await s.admin.addParticipant({ id: liveId, email: 'ann@example.com' });
+        await s.ctx.store.db.updateTable('participants').set({ signup_ip: '203.0.113.7', signup_net: '203.0.113.0/24' }).execute();
+        const ips = async (campaign: string) => (await s.ctx.store.db.selectFrom('participants').select('signup_ip').where('campaign_id', '=', campaign).executeTakeFirstOrThrow()).signup_ip;
+        const t0 = Date.parse((await testKey.getCampaignClock(id)).now);
+        await testKey.advanceClock({ id, to: new Date(t0 + 29 * DAY_MS).toISOString() });
+        assert.equal(await ips(id), '203.0.113.7', 'kept: 29 of its days');
+        await testKey.advanceClock({ id, to: new Date(t0 + 31 * DAY_MS).toISOString() });
+        assert.equal(await ips(id), null, 'cleared at its day 31');
+        // The background pass (moved campaigns in their time, then the real time) leaves the live one's.
+        await pruneExpired(s.ctx);
+        assert.equal(await ips(liveId), '203.0.113.7');
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
   describe(`test mode [${kind.name}]`, { skip: kind.skip }, () => {
     let s: TestService;
     let mailbox: Mailbox;
@@ -84,7 +157,7 @@ for (const kind of kinds) {
       assert.match(made.key, /^sk_test_/);
       assert.equal(made.test, true);
       testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
-      const types = ['referrer_added', 'referee_added', 'reward_unlocked', 'reward_reversed', 'milestone_reached'] as const;
+      const types = ['referrer_added', 'referee_added', 'reward_unlocked', 'reward_reversed', 'milestone_reached', 'dispute_opened', 'dispute_closed'] as const;
       assert.equal((await s.admin.createWebhookEndpoint({ url: `${live.url}/live`, eventTypes: [...types] })).test, false);
       assert.equal((await testKey.createWebhookEndpoint({ url: `${test.url}/test`, eventTypes: [...types] })).test, true);
     });
@@ -216,6 +289,35 @@ for (const kind of kinds) {
 
       // The monthly board rolled over: day 90 is in another month than day 0, where Ann's referrals were.
       assert.deepEqual(await s.browser.getLeaderboard(id), []);
+
+      // Day 100: Dan joins and pays; day 105 he disputes all of it (inside the hold): his and Ann's credits are held past
+      // their day 130; day 140 the dispute is won and they are released then, once, with their events and Dan's email.
+      await testKey.advanceClock({ id, to: new Date(t0 + 100 * DAY_MS).toISOString() });
+      await testKey.addParticipant({ id, email: 'dan@example.com', referredByCode: ann.referralCode! });
+      await testKey.qualifyParticipant({ id, email: 'dan@example.com', amountPaid: '100.00' });
+      await testKey.advanceClock({ id, to: new Date(t0 + 105 * DAY_MS).toISOString() });
+      const opened = await testKey.disputePayment({ id, email: 'dan@example.com', amount: '100.00', disputeId: 'dp_year' });
+      assert.ok(opened.held >= 5, `held: ${opened.held}`);
+      await testKey.advanceClock({ id, to: new Date(t0 + 135 * DAY_MS).toISOString() });
+      assert.equal((await testKey.getParticipant(id, 'dan@example.com')).refereeReward, 0, 'held past day 130');
+      assert.equal(mailsTo(mailbox, 'dan@example.com').filter((m) => /available|unlocked/i.test(m.subject ?? '')).length, 0);
+      await testKey.advanceClock({ id, to: new Date(t0 + 140 * DAY_MS).toISOString() });
+      await testKey.closeDispute({ id, disputeId: 'dp_year', outcome: 'won' });
+      await testKey.closeDispute({ id, disputeId: 'dp_year', outcome: 'won' });
+      assert.equal((await testKey.getParticipant(id, 'dan@example.com')).refereeReward, 5);
+      const danHooks = await waitFor(() => {
+        const got = hooks(test).filter((h) => h.data.email === 'dan@example.com');
+        return got.some((h) => h.eventType === 'dispute_closed') && got.some((h) => h.eventType === 'reward_unlocked') && got;
+      }, "dan's dispute events");
+      const danDays = danHooks.map((h) => `${Math.floor((h.createdAt - t0) / DAY_MS)} ${h.eventType}`);
+      assert.deepEqual(danDays.slice(0, 2), ['100 referee_added', '105 dispute_opened'], danDays.join());
+      assert.deepEqual(danDays.slice(2).sort(), ['140 dispute_closed', '140 reward_unlocked'], danDays.join());
+      const danMail = await waitFor(() => {
+        const got = mailsTo(mailbox, 'dan@example.com').filter((m) => /available|unlocked/i.test(m.subject ?? ''));
+        return got.length > 0 && got;
+      }, "dan's reward email");
+      assert.equal(danMail.length, 1, 'released once');
+      assert.ok(danMail[0]!.subject!.startsWith('[Test] '));
     });
   });
 }

@@ -1,7 +1,7 @@
-/** One participant: profile, referrer, referrals, balances (and what is pending or owed back) with redemption, the reward ledger, payments, fraud signals and review. */
+/** One participant: profile, referrer, referrals, balances (and what is pending or owed back) with redemption, the reward ledger, payments and their disputes, fraud signals and review. */
 import { css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
-import type { CampaignSettings, Participant, ParticipantDetail } from '../../api/client.js';
+import type { CampaignSettings, DisputeView, Participant, ParticipantDetail } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { count, date, money, n, reward } from '../format.js';
@@ -36,6 +36,8 @@ export class ParticipantDetailPage extends Page {
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
   @state() private detail: ParticipantDetail | undefined;
   @state() private referrals: Participant[] = [];
+  /** Disputes of this participant's payments (as the payer), newest first. */
+  @state() private disputes: DisputeView[] = [];
   @state() private moreReferrals: string | undefined;
   /** A refused redemption, said beside the form that made it. */
   @state() private redeemError = '';
@@ -50,10 +52,15 @@ export class ParticipantDetailPage extends Page {
   }
 
   async #load() {
-    const [detail, referrals] = (await this.attempt(() =>
-      Promise.all([api().getParticipantDetail(this.campaignId, this.email), api().getReferralsPage(this.campaignId, this.email, { pageSize: 20 })]),
-    )) ?? [undefined, undefined];
+    const [detail, referrals, disputes] = (await this.attempt(() =>
+      Promise.all([
+        api().getParticipantDetail(this.campaignId, this.email),
+        api().getReferralsPage(this.campaignId, this.email, { pageSize: 20 }),
+        api().listDisputes(this.campaignId, this.email),
+      ]),
+    )) ?? [undefined, undefined, undefined];
     this.detail = detail;
+    this.disputes = disputes?.disputes ?? [];
     this.referrals = referrals?.items ?? [];
     this.moreReferrals = referrals?.nextCursor;
   }
@@ -180,6 +187,13 @@ export class ParticipantDetailPage extends Page {
             <dt>Link views</dt><dd>${n(p.impressionCount)}</dd>
             <dt>Share link</dt><dd><a href=${p.shareLink!} rel="noopener" target="_blank">${p.shareLink}</a></dd>
           </dl>
+          ${this.disputes.length === 0 ? nothing : html`<h3 id="disputes-h">Disputes</h3>
+            <ul class="disputes" aria-labelledby="disputes-h">
+              ${this.disputes.map((d) => html`<li data-dispute=${d.id}>
+                Payment ${d.paymentSeq}: ${money(d.amount, currency)} disputed ${date(d.openedOn)} (<code>${d.id}</code>),
+                <strong>${d.status === 'open' ? 'open' : `${d.status} ${date(d.closedOn!)}`}</strong>${d.status === 'open' && d.held > 0 ? html`, holding ${reward(d.held, this.campaign)}` : nothing}${d.reversed > 0 ? html`, ${reward(d.reversed, this.campaign)} ${d.status === 'won' ? 'reversed and given back' : 'reversed'}` : nothing}
+              </li>`)}
+            </ul>`}
         </section>
         <section class="card" aria-labelledby="fraud-h">
           <h2 id="fraud-h">Fraud signals</h2>

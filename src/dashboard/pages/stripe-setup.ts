@@ -11,7 +11,7 @@ import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
 
 /** The events the service acts on (src/server/integrations/stripe.ts); Stripe sends only those selected. */
-export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created'] as const;
+export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed'] as const;
 const SECRET_FIELD = 'stripeWebhookSecret';
 
 /**

@@ -4,8 +4,9 @@
  * run in the campaign's time of its due moment through the very functions the background loops run, so
  * a hold ending on day 10 writes its reward_unlocked event and email, stamped day 10, before day 20's.
  * Each step moves the stored clock first, so the outboxes' senders (which send what is due in a
- * campaign's own time) send what a step wrote in order. What is read rather than run (monthly boards,
- * caps, `end`) follows the clock by itself.
+ * campaign's own time) send what a step wrote in order, and so does the Stripe payout sender. The
+ * retention pruner's pass over the campaign runs at each step too, so its data goes when its own days
+ * have passed. What is read rather than run (monthly boards, caps, `end`) follows the clock by itself.
  */
 import type { AdvanceClockBody, CampaignClock } from '../../api/schemas.js';
 import type { CampaignRow } from '../store/store.js';
@@ -15,6 +16,7 @@ import { AppError, invalid } from './errors.js';
 import { queueReminders } from './lifecycle-emails.js';
 import { readEmailSettings, sends } from './email-settings.js';
 import { releaseDueRewards } from './reward-release.js';
+import { pruneExpired } from './retention.js';
 import { inCampaignTime, offsetOf, realNow } from './campaign-time.js';
 import { DAY_MS, iso } from './time.js';
 
@@ -61,6 +63,7 @@ async function runDue(ctx: Ctx, campaignId: string, offset: number): Promise<voi
   await inCampaignTime(offset, async () => {
     await releaseDueRewards(ctx, campaignId);
     await queueReminders(ctx, campaignId);
+    await pruneExpired(ctx, { campaignId });
   });
 }
 

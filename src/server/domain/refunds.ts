@@ -11,6 +11,8 @@
  *   pending rewards and the milestones it reached are cancelled and the referee counts as not qualified
  *   (a later qualifying payment qualifies them again). Once the hold is over, fixed rewards stay: that is
  *   what the hold is for.
+ *
+ * A dispute lost is such a refund of its payment (./disputes.ts calls refundPart).
  */
 import type { RefundPaymentBody } from '../../api/schemas.js';
 import type { PaymentRow } from '../store/payment-store.js';
@@ -48,7 +50,7 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
       if (rest === 0) break;
       const part = Math.min(rest, p.amount_cents - p.refunded_cents);
       rest -= part;
-      await refundOne(batch, p, part, referrerId);
+      await refundPart(batch, p, part, referrerId);
     }
     return batch.commit();
   });
@@ -56,7 +58,8 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
   return { participant: (await ctx.store.findParticipant(refereeId))!, campaign };
 }
 
-async function refundOne(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null): Promise<void> {
+/** Takes `cents` of payment `p` back and what it earned, in `batch` (a refund's part, or a dispute lost: ./disputes.ts). */
+export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null): Promise<void> {
   const { tx, now } = batch;
   const refunded = p.refunded_cents + cents;
   const reversed = p.commission - p.commission_reversed - commissionKept(p.commission, p.amount_cents, refunded);

@@ -9,11 +9,18 @@
  * transaction), and yields to the event loop between them, so requests go on while it runs; on SQLite
  * each batch is one unit of the group commit, between the requests' units. One process at a time prunes:
  * a run holds the `retention` lease (renewed with every batch) and one that cannot take it does nothing.
+ *
+ * Test campaigns run on their own clocks (./campaign-time.ts): the loop first prunes each moved campaign
+ * in its time (pruneExpired with `campaignId`, inside the campaign's time scope, as the hold releaser
+ * does), and advanceClock runs that pass at each step, so a test campaign's data goes when its own days
+ * have passed. Such a pass has no IP mark of its own: it scans the campaign's sign-ups from the first
+ * (test campaigns are small) and clears only those that still have an IP.
  */
 import { PollLoop } from '../poll-loop.js';
 import type { ScanPosition } from '../store/retention-store.js';
 import type { Store } from '../store/store.js';
 import { retentionOf } from './account-settings.js';
+import { eachMovedCampaign, realNow } from './campaign-time.js';
 import type { Ctx } from './context.js';
 import { newSortableId } from './ids.js';
 import { newSecret } from './secrets.js';
@@ -40,6 +47,8 @@ export interface PruneOptions {
   holder?: string;
   /** Asked between batches: true ends the run there (the service is shutting down). */
   stopped?: () => boolean;
+  /** Only this campaign's data, in ctx.now() (call it in the campaign's time: a moved test campaign). */
+  campaignId?: string;
 }
 
 /** What a run did, kept up to date while it runs (a caller may read it meanwhile). */
@@ -80,38 +89,25 @@ export async function pruneExpired(ctx: Ctx, options: PruneOptions = {}, report:
   const leaseMs = options.leaseMs ?? PRUNE_LEASE_MS;
   const holder = options.holder ?? newSecret('prune');
   const now = ctx.now();
+  // The lease is on the real time whatever campaign's time is in scope: other processes read it so.
+  const real = () => realNow(ctx);
   try {
-    if (!(await store.retention.claimLease(LEASE, holder, ctx.now(), ctx.now() + leaseMs))) return report;
+    if (!(await store.retention.claimLease(LEASE, holder, real(), real() + leaseMs))) return report;
     report.ran = true;
     /** Runs one batch, then renews the lease and yields; answers what the batch answered. */
     const batch = async <T>(work: () => Promise<T>): Promise<T> => {
       const out = await work();
       report.batches++;
-      if (options.stopped?.() || !(await store.retention.claimLease(LEASE, holder, ctx.now(), ctx.now() + leaseMs))) throw new RunEnded();
+      if (options.stopped?.() || !(await store.retention.claimLease(LEASE, holder, real(), real() + leaseMs))) throw new RunEnded();
       await yieldToRequests();
       return out;
     };
     try {
-      for (const account of await store.retention.accounts()) {
-        const accountId = Number(account.id);
-        const days = retentionOf(account);
-        const campaigns = await store.retention.campaignIds(accountId);
-        // IPs: ipDays 0 keeps none, so clears those stored before it was set.
-        const ipsBefore = now - days.ipDays * DAY_MS;
-        const ipsFrom = account.ips_cleared_before === null ? 0 : Number(account.ips_cleared_before);
-        if (ipsFrom < ipsBefore) {
-          for (const campaign of campaigns) await clearIps(store, campaign, ipsFrom, ipsBefore, size, batch, report);
-          await store.retention.setIpsClearedBefore(accountId, ipsBefore);
-        }
-        for (const campaign of campaigns) {
-          while ((await batch(async () => count(report, 'pendingSignupIps', await store.retention.clearPendingSignupIps(campaign, ipsBefore, size)))) === size);
-        }
-        await deleteWebhookEvents(store, accountId, now - days.webhookDays * DAY_MS, Math.max(1, Math.floor(size / EVENT_BATCH_SHARE)), batch, report);
-        for (const campaign of campaigns) {
-          while ((await batch(async () => count(report, 'emails', await store.retention.deleteEmails(campaign, now - days.emailDays * DAY_MS, size)))) === size);
-        }
+      if (options.campaignId !== undefined) await pruneCampaign(store, options.campaignId, now, size, batch, report);
+      else {
+        for (const account of await store.retention.accounts()) await pruneAccount(store, account, now, size, batch, report);
+        while ((await batch(async () => count(report, 'signinFailures', await store.retention.deleteSigninFailures(now - SIGNIN_FAILURES_KEPT_MS, size)))) === size);
       }
-      while ((await batch(async () => count(report, 'signinFailures', await store.retention.deleteSigninFailures(now - SIGNIN_FAILURES_KEPT_MS, size)))) === size);
     } catch (err) {
       // Stopping, or another process took the lease over (this one stalled past it): the next run goes on
       // from where the marks say.
@@ -136,6 +132,41 @@ function count(report: PruneReport, field: 'participantIps' | 'pendingSignupIps'
 }
 
 type Batch = <T>(work: () => Promise<T>) => Promise<T>;
+type Account = Awaited<ReturnType<Store['retention']['accounts']>>[number];
+
+/** One account's campaigns, each period counted back from `now` (the real time). */
+async function pruneAccount(store: Store, account: Account, now: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
+  const accountId = Number(account.id);
+  const days = retentionOf(account);
+  const campaigns = await store.retention.campaignIds(accountId);
+  // IPs: ipDays 0 keeps none, so clears those stored before it was set.
+  const ipsBefore = now - days.ipDays * DAY_MS;
+  const ipsFrom = account.ips_cleared_before === null ? 0 : Number(account.ips_cleared_before);
+  if (ipsFrom < ipsBefore) {
+    for (const campaign of campaigns) await clearIps(store, campaign, ipsFrom, ipsBefore, size, batch, report);
+    await store.retention.setIpsClearedBefore(accountId, ipsBefore);
+  }
+  for (const campaign of campaigns) await prunePendingAndEmails(store, campaign, ipsBefore, now - days.emailDays * DAY_MS, size, batch, report);
+  await deleteWebhookEvents(store, accountId, undefined, now - days.webhookDays * DAY_MS, Math.max(1, Math.floor(size / EVENT_BATCH_SHARE)), batch, report);
+}
+
+/** One (moved test) campaign, each period of its account counted back from `now`, the campaign's time. */
+async function pruneCampaign(store: Store, campaignId: string, now: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
+  const campaign = await store.findCampaign(campaignId);
+  const account = campaign && (await store.retention.accounts()).find((a) => Number(a.id) === Number(campaign.account_id));
+  if (!account) return;
+  const days = retentionOf(account);
+  const ipsBefore = now - days.ipDays * DAY_MS;
+  await clearIps(store, campaignId, 0, ipsBefore, size, batch, report);
+  await prunePendingAndEmails(store, campaignId, ipsBefore, now - days.emailDays * DAY_MS, size, batch, report);
+  await deleteWebhookEvents(store, Number(account.id), campaignId, now - days.webhookDays * DAY_MS, Math.max(1, Math.floor(size / EVENT_BATCH_SHARE)), batch, report);
+}
+
+/** A campaign's unconfirmed sign-ups' IPs made before `ipsBefore`, and its email log made before `emailsBefore`. */
+async function prunePendingAndEmails(store: Store, campaign: string, ipsBefore: number, emailsBefore: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
+  while ((await batch(async () => count(report, 'pendingSignupIps', await store.retention.clearPendingSignupIps(campaign, ipsBefore, size)))) === size);
+  while ((await batch(async () => count(report, 'emails', await store.retention.deleteEmails(campaign, emailsBefore, size)))) === size);
+}
 
 /** A campaign's participants who signed up in [from, before): their IPs cleared, `size` at a time in sign-up order. */
 async function clearIps(store: Store, campaignId: string, from: number, before: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
@@ -150,13 +181,13 @@ async function clearIps(store: Store, campaignId: string, from: number, before: 
   }
 }
 
-/** The account's webhook events made before `before` whose deliveries were all delivered before it, `size` at a time. */
-async function deleteWebhookEvents(store: Store, accountId: number, before: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
+/** The account's (or only one campaign's) webhook events made before `before` whose deliveries were all delivered before it, `size` at a time. */
+async function deleteWebhookEvents(store: Store, accountId: number, campaignId: string | undefined, before: number, size: number, batch: Batch, report: PruneReport): Promise<void> {
   // Event ids begin with the time they were made in (./ids.ts newSortableId): the ids below this one are older.
   const beforeId = newSortableId('msg', 0, before);
   let after = '';
   for (;;) {
-    const rows = await store.retention.webhookEventsBefore(accountId, after, beforeId, before, size);
+    const rows = await store.retention.webhookEventsBefore(accountId, after, beforeId, before, size, campaignId);
     if (rows.length === 0) return;
     const done = rows.filter((r) => r.done).map((r) => r.id);
     if (done.length > 0) await batch(async () => count(report, 'webhookEvents', await store.transaction((tx) => tx.retention.deleteWebhookEvents(done, before))));
@@ -177,6 +208,7 @@ export class RetentionPruner extends PollLoop {
   }
 
   protected async tick(): Promise<void> {
+    await eachMovedCampaign(this.ctx, (campaignId) => pruneExpired(this.ctx, { stopped: () => this.stopped, campaignId }));
     const report = await pruneExpired(this.ctx, { stopped: () => this.stopped });
     if (report.ran && report.batches > 0) this.log?.info?.({ ...report }, 'pruned expired data');
   }

@@ -210,6 +210,18 @@ export class RewardBatch {
     this.event('reward_reversed', participantId);
   }
 
+  /**
+   * Gives back what a reversal took (a dispute won: ./disputes.ts), available at once: the hold and the
+   * ceiling applied when it was first credited. Nets what is owed first, as any credit becoming available.
+   */
+  async restore(participantId: number, kind: RewardKind, amount: number, label: string, refereeId: number | null, paymentId: number | null): Promise<void> {
+    await this.state(participantId);
+    this.#credits++;
+    this.#entries.push({ participant_id: participantId, kind: 'commission', reward_kind: kind, amount, status: 'available', available_on: this.now, label, referee_id: refereeId, payment_id: paymentId, capped: 0, created_on: this.now });
+    if (kind === 'referral' && this.#earned.has(participantId)) this.#earned.set(participantId, this.#earned.get(participantId)! + amount);
+    this.#available(participantId, kind, amount, refereeId, label);
+  }
+
   #reversalEntry(participantId: number, kind: RewardKind, amount: number, label: string, refereeId: number | null, paymentId: number | null): NewRewardEntry {
     return {
       participant_id: participantId,

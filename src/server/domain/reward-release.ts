@@ -4,6 +4,7 @@
  * loses nothing and picks up what fell due while the service was down. Each participant's credits are
  * released in a transaction that locks the participant's row and flips only entries still pending, so
  * several processes running this at once release each credit exactly once (one reward_unlocked each).
+ * A credit an open dispute holds (held_by_dispute, ./disputes.ts) is not due until the dispute closes.
  */
 import type { CampaignRow } from '../store/store.js';
 import type { Ctx } from './context.js';

@@ -15,11 +15,16 @@
  * Network errors, 5xx, 429 and 409 are retried on a schedule (the last delay repeats: it never gives up);
  * any other 4xx cannot succeed as it is and marks the payout failed with Stripe's message, until the
  * owner retries it (a new generation: a new request).
+ *
+ * A test campaign's payouts follow its clock (../domain/campaign-time.ts): they are due when due in its
+ * time, and each is sent in that time (its retries, waits and ledger entry are stamped in it), while the
+ * claim's lease stays on the real time, which every process reads.
  */
 import Stripe from 'stripe';
 import type { FastifyBaseLogger } from 'fastify';
 import { isMoney } from '../../api/reward-kind.js';
 import type { Ctx } from '../domain/context.js';
+import { inCampaignTime, offsetOf, realNow } from '../domain/campaign-time.js';
 import { redemption } from '../domain/ledger.js';
 import type { PayoutOutcome, StripePayoutRow } from '../store/stripe-payout-store.js';
 import type { CampaignRow } from '../store/store.js';
@@ -125,12 +130,20 @@ export class StripePayoutSender {
     let seen = 0;
     for (;;) {
       const { leaseMs, batchSize } = this.#options;
-      if (!(await this.#ctx.store.stripePayouts.anyDue(this.#ctx.now()))) return seen;
-      const due = await this.#ctx.store.transaction((tx) => tx.stripePayouts.claimDue(this.#ctx.now(), leaseMs, batchSize));
+      const real = realNow(this.#ctx);
+      if (!(await this.#ctx.store.stripePayouts.anyDue(real))) return seen;
+      const due = await this.#ctx.store.transaction((tx) => tx.stripePayouts.claimDue(real, leaseMs, batchSize));
       seen += due.length;
-      await Promise.all(due.map((row) => this.#send(row)));
+      await Promise.all(due.map((row) => this.#inItsTime(row)));
       if (due.length < batchSize || this.#stopped) return seen;
     }
+  }
+
+  /** Sends a payout in its campaign's time (a moved test campaign's; the real time for the others). */
+  async #inItsTime(row: StripePayoutRow): Promise<void> {
+    const campaign = await this.#ctx.store.findCampaign(row.campaign_id);
+    const offset = campaign ? await offsetOf(this.#ctx, campaign) : 0;
+    await inCampaignTime(offset, () => this.#send(row));
   }
 
   async #send(row: StripePayoutRow): Promise<void> {

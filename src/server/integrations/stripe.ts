@@ -6,8 +6,11 @@
  *   participant (what Stripe says was paid), which qualifies them on the first and earns commissions.
  *   A subscription's checkout (mode `subscription`) only introduces its customer: its payments arrive as
  *   `invoice.paid`, so that the first one is not counted twice.
- * - `charge.refunded` (what was refunded since the last one: Stripe sends the running total) and
- *   `charge.dispute.created` (the disputed amount): a refund, reversed as the ledger says (../domain/refunds.ts).
+ * - `charge.refunded` (what was refunded since the last one: Stripe sends the running total): a refund,
+ *   reversed as the ledger says (../domain/refunds.ts).
+ * - `charge.dispute.created`: a dispute of the disputed amount, and `charge.dispute.closed` (status won,
+ *   or warning_closed: an inquiry that never became a chargeback; or lost) closes it (../domain/disputes.ts).
+ *   The dispute id is Stripe's, so a dispute is opened and closed once whatever events repeat it.
  *
  * The participant is the one whose referral code the event carries (`client_reference_id`, or
  * `metadata.refkit_code` on the object or its subscription), else the one an earlier event tied to the
@@ -28,6 +31,7 @@ import { normalizeEmail } from '../domain/email.js';
 import { AppError, participantNotFound } from '../domain/errors.js';
 import { normalizeCode } from '../domain/participants.js';
 import { refundPayment } from '../domain/refunds.js';
+import { closeDispute, disputePayment } from '../domain/disputes.js';
 import { qualifyParticipant } from '../domain/rewards.js';
 import { iso } from '../domain/time.js';
 import { hundredths } from './stripe-currency.js';
@@ -42,7 +46,7 @@ const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 's
 type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'>;
 
 function read(event: Stripe.Event): Reading | undefined {
-  const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null };
+  const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null, dispute: null };
   switch (event.type) {
     case 'checkout.session.completed': {
       const s = event.data.object;
@@ -87,20 +91,28 @@ function read(event: Stripe.Event): Reading | undefined {
         payment_intent: idOf(c.payment_intent),
       };
     }
-    case 'charge.dispute.created': {
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
       const d = event.data.object;
       return {
         ...base,
-        action: 'refund',
+        action: event.type === 'charge.dispute.created' ? 'dispute' : disputeOutcome(d.status),
         amount_cents: hundredths(d.amount, d.currency),
         currency: d.currency,
         charge: idOf(d.charge),
         payment_intent: idOf(d.payment_intent),
+        dispute: d.id,
       };
     }
     default:
       return undefined;
   }
+}
+
+/** What a closed dispute's status means: won (or an inquiry closed with no chargeback), lost, or nothing to do. */
+function disputeOutcome(status: Stripe.Dispute.Status): Reading['action'] {
+  if (status === 'won' || status === 'warning_closed') return 'dispute_won';
+  return status === 'lost' ? 'dispute_lost' : null;
 }
 
 /** The Stripe ids of an event that can name its participant for later events. */
@@ -118,7 +130,7 @@ async function participantOf(tx: Store, campaign: CampaignRow, r: StripeEventRow
 }
 
 /** Why a payment or refund could not be applied, for the event's row; anything else is thrown on. */
-const IGNORABLE = new Set(['not_referred', 'refund_exceeds_payments', 'campaign_ended']);
+const IGNORABLE = new Set(['not_referred', 'refund_exceeds_payments', 'campaign_ended', 'dispute_exceeds_payment', 'dispute_open', 'invalid_transition']);
 
 /**
  * Applies a kept event to `participant` in the caller's transaction: a payment, a refund, or (a
@@ -140,6 +152,14 @@ async function apply(ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, partici
       }
       if (cents <= 0) return { status: 'ignored', reason: 'Nothing more was refunded of this charge' };
       await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) });
+    } else if (r.action === 'dispute') {
+      await disputePayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(r.amount_cents ?? 0), disputeId: r.dispute! });
+    } else if (r.action === 'dispute_won' || r.action === 'dispute_lost') {
+      const known = await ctx.store.disputes.find(campaign.id, r.dispute!);
+      if (!known) return { status: 'ignored', reason: 'No dispute with this id was opened here (its charge.dispute.created was not applied)' };
+      await closeDispute(ctx, actor, { id: campaign.id, disputeId: r.dispute!, outcome: r.action === 'dispute_won' ? 'won' : 'lost' });
+    } else if (r.type === 'charge.dispute.closed') {
+      return { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' };
     } else {
       return { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' };
     }

@@ -964,6 +964,34 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0028_disputes': {
+      async up(db: Kysely<any>) {
+        // A referee's payment disputed (../domain/disputes.ts): one row per campaign and dispute id (Stripe's,
+        // or the caller's), open until closed won or lost. `reversed`: the commission taken back from an
+        // available balance when it opened, given back if it is won.
+        await db.schema
+          .createTable('disputes')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('payment_id', 'bigint', (c) => c.notNull().references('payments.id'))
+          .addColumn('amount_cents', 'bigint', (c) => c.notNull())
+          .addColumn('reversed', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('opened_on', 'bigint', (c) => c.notNull())
+          .addColumn('closed_on', 'bigint')
+          .addPrimaryKeyConstraint('disputes_pk', ['campaign_id', 'id'])
+          .addCheckConstraint('disputes_status', sql`status in ('open', 'won', 'lost')`)
+          .execute();
+        await db.schema.createIndex('disputes_participant').on('disputes').columns(['participant_id', 'opened_on']).execute();
+        // At most one open dispute per payment: a second would hold what the first already holds.
+        await db.schema.createIndex('disputes_open_payment').on('disputes').columns(['payment_id']).unique().where(sql<boolean>`status = 'open'`).execute();
+        // A pending credit held by an open dispute (its id): the releaser leaves it pending past its date.
+        await db.schema.alterTable('reward_entries').addColumn('held_by_dispute', 'text').execute();
+        // The dispute a Stripe charge.dispute.* event is about.
+        await db.schema.alterTable('stripe_events').addColumn('dispute', 'text').execute();
+      },
+    },
   };
 }
 

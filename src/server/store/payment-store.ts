@@ -168,6 +168,11 @@ export class PaymentStore {
       .execute();
   }
 
+  /** Adds `units` (signed) to what was taken back of a payment's commission: a dispute opened (or won, negative). */
+  async reverseCommission(paymentId: number, units: number): Promise<void> {
+    await this.db.updateTable('payments').set((eb) => ({ commission_reversed: eb('commission_reversed', '+', units) })).where('id', '=', paymentId).execute();
+  }
+
   /**
    * A full refund of the qualifying payment undid a referral: the referee is no longer qualified nor
    * credited (and shows as refunded), and the referrer's counts of it go.

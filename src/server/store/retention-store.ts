@@ -147,10 +147,10 @@ export class RetentionStore {
   // ---- webhook events ----
 
   /**
-   * The next `limit` events of the account with ids in (after, beforeId) (ids sort by creation time:
+   * The next `limit` events of the account (of one campaign, when given) with ids in (after, beforeId) (ids sort by creation time:
    * a range of the primary key), each with whether it may go: all its deliveries delivered before `before`.
    */
-  async webhookEventsBefore(accountId: number, after: string, beforeId: string, before: number, limit: number): Promise<{ id: string; done: boolean }[]> {
+  async webhookEventsBefore(accountId: number, after: string, beforeId: string, before: number, limit: number, campaignId?: string): Promise<{ id: string; done: boolean }[]> {
     const rows = await this.db
       .selectFrom('webhook_events as e')
       .select((eb) => [
@@ -170,6 +170,7 @@ export class RetentionStore {
       .where('e.id', '>', after)
       .where('e.id', '<', beforeId)
       .where('e.account_id', '=', accountId)
+      .$if(campaignId !== undefined, (q) => q.where('e.campaign_id', '=', campaignId!))
       .orderBy('e.id')
       .limit(bound(limit))
       .execute();

@@ -232,6 +232,7 @@ export class RewardEntryStore {
       .select('participant_id')
       .where('status', '=', 'pending')
       .where('available_on', '<=', now)
+      .where('held_by_dispute', 'is', null)
       .$if(campaignId !== undefined, (q) => q.where('participant_id', 'in', (eb) => eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId!)))
       .orderBy('available_on')
       .limit(bound(limit * 4))
@@ -247,6 +248,7 @@ export class RewardEntryStore {
       .where('status', '=', 'pending')
       .where('available_on', '>', after)
       .where('available_on', '<=', until)
+      .where('held_by_dispute', 'is', null)
       .where('participant_id', 'in', (eb) => eb.selectFrom('participants').select('id').where('campaign_id', '=', campaignId))
       .executeTakeFirst();
     return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
@@ -260,6 +262,7 @@ export class RewardEntryStore {
       .where('participant_id', '=', participantId)
       .where('status', '=', 'pending')
       .where('available_on', '<=', now)
+      .where('held_by_dispute', 'is', null)
       .returningAll()
       .execute();
   }

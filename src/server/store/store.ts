@@ -29,6 +29,7 @@ import {
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
+import { DisputeStore } from './dispute-store.js';
 import { BacktestStore } from './backtest-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
@@ -313,6 +314,8 @@ export class Store {
   readonly rewardEntries: RewardEntryStore;
   /** Referees' payments, for commissions and refunds. */
   readonly payments: PaymentStore;
+  /** Disputed payments, and the credits they hold. */
+  readonly disputes: DisputeStore;
   /** The offer backtest's reads (read only). */
   readonly backtest: BacktestStore;
   /** Stripe events received, and the Stripe ids that name participants. */
@@ -364,6 +367,7 @@ export class Store {
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
+    this.disputes = new DisputeStore(db);
     this.backtest = new BacktestStore(db);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);

@@ -6,6 +6,7 @@
  */
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { bound } from './bound-limit.js';
+import { dueInCampaignTime } from './campaign-clock-store.js';
 import type { Dialect } from './connect.js';
 import type { ListStart } from './list-start.js';
 import type { Database, StripePayoutStatus, StripePayoutsTable } from './tables.js';
@@ -46,7 +47,7 @@ export class StripePayoutStore {
       .selectFrom('stripe_payouts')
       .select('id')
       .where('status', 'in', STILL_TO_SEND)
-      .where('next_attempt_on', '<=', now)
+      .where(dueInCampaignTime('stripe_payouts.next_attempt_on', 'stripe_payouts.campaign_id', now))
       .where(unclaimed(now))
       .limit(1)
       .executeTakeFirst();
@@ -63,7 +64,8 @@ export class StripePayoutStore {
       .selectFrom('stripe_payouts')
       .select('id')
       .where('status', 'in', STILL_TO_SEND)
-      .where('next_attempt_on', '<=', now)
+      // Due in the campaign's own time: a test campaign's clock may be ahead (./campaign-clock-store.ts).
+      .where(dueInCampaignTime('stripe_payouts.next_attempt_on', 'stripe_payouts.campaign_id', now))
       .where(unclaimed(now))
       .orderBy('next_attempt_on')
       .limit(bound(limit))

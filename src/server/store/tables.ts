@@ -390,6 +390,8 @@ export interface RewardEntriesTable {
   created_on: number;
   /** The reward code pool this credit takes a code from once available (../domain/reward-codes.ts); null: none. */
   code_kind: RewardCodeKind | null;
+  /** The open dispute (its id) that holds this pending credit past its availableOn (../domain/disputes.ts); null: none. */
+  held_by_dispute: string | null;
   /** The code it got; null with code_kind set: waiting for the pool to be refilled. */
   code: string | null;
 }
@@ -424,8 +426,8 @@ export interface StripeEventsTable {
   id: string;
   type: string;
   status: 'applied' | 'unmatched' | 'ignored';
-  /** What it does to a participant: a payment or a refund; null for events that do neither. */
-  action: 'payment' | 'refund' | null;
+  /** What it does to a participant: a payment, a refund, a dispute opened or closed; null for events that do none. */
+  action: 'payment' | 'refund' | 'dispute' | 'dispute_won' | 'dispute_lost' | null;
   amount_cents: number | null;
   currency: string | null;
   email: string | null;
@@ -439,6 +441,23 @@ export interface StripeEventsTable {
   reason: string | null;
   created_on: number;
   applied_on: number | null;
+  /** The dispute a charge.dispute.* event is about. */
+  dispute: string | null;
+}
+
+/** A referee's payment disputed (../domain/disputes.ts). */
+export interface DisputesTable {
+  campaign_id: string;
+  /** Stripe's dispute id, or the caller's (disputePayment's disputeId), or one made up. */
+  id: string;
+  participant_id: number;
+  payment_id: number;
+  amount_cents: number;
+  /** The commission taken back from an available balance when it opened (reward units); given back if won. */
+  reversed: Generated<number>;
+  status: 'open' | 'won' | 'lost';
+  opened_on: number;
+  closed_on: number | null;
 }
 
 /** A Stripe id (customer:, charge:, pi:) that names a participant of a campaign. */
@@ -658,6 +677,7 @@ export interface Database {
   reward_entries: RewardEntriesTable;
   payments: PaymentsTable;
   stripe_events: StripeEventsTable;
+  disputes: DisputesTable;
   stripe_links: StripeLinksTable;
   reward_code_pools: RewardCodePoolsTable;
   reward_codes: RewardCodesTable;
