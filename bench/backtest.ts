@@ -26,7 +26,7 @@ function numbers(s: TestService, n: number) {
 }
 
 /** The campaign's history, a year long: referrers, referees (one credit each), their payments and commissions, redemptions. */
-async function seed(s: TestService, id: string, t0: number): Promise<void> {
+export async function seed(s: TestService, id: string, t0: number): Promise<void> {
   const { db } = s.ctx.store;
   const c = sql.lit(id);
   const t = sql.lit(t0);

@@ -30,6 +30,7 @@ import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { BacktestStore } from './backtest-store.js';
+import { RefundStore } from './refund-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
@@ -373,6 +374,8 @@ export class Store {
   readonly rewardEntries: RewardEntryStore;
   /** Referees' payments, for commissions and refunds. */
   readonly payments: PaymentStore;
+  /** Refunds of payments, dated. */
+  readonly refunds: RefundStore;
   /** The offer backtest's reads (read only). */
   readonly backtest: BacktestStore;
   /** Stripe events received, and the Stripe ids that name participants. */
@@ -422,6 +425,7 @@ export class Store {
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
+    this.refunds = new RefundStore(db);
     this.backtest = new BacktestStore(db);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
