@@ -74,7 +74,7 @@ export async function seed(s: TestService, id: string, t0: number, log: (line: s
     select ${referrer0} + ((${payer} + 1) % ${sql.lit(REFERRERS)}), 'commission', 'referral', 5, 'available', ${paidOn}, 'bench', ${referee0} + ${payer}, ${sql.lit(pay0)} + i - 1, ${paidOn} from n`.execute(db);
   step('commissions');
   await sql`${numbers(s, REDEMPTIONS)} insert into reward_entries (participant_id, kind, reward_kind, amount, status, available_on, label, created_on)
-    select ${referrer0} + (i % ${sql.lit(REFERRERS)}), 'redemption', 'referral', -1, 'available', ${t} + 340 * ${day}, 'bench', ${t} + 340 * ${day} from n`.execute(db);
+    select ${referrer0} + (i % ${sql.lit(REFERRERS)}), 'redemption', 'referral', -1, 'available', ${sql.lit(t0 + 340 * DAY_MS)}, 'bench', ${sql.lit(t0 + 340 * DAY_MS)} from n`.execute(db);
   step('redemptions');
   // Each refund dated (migration 0029) a day after its payment, as refundPayment records it.
   await sql`insert into refunds (campaign_id, payment_id, cents, refunded_on)
