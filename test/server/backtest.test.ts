@@ -1,8 +1,9 @@
 /**
  * The offer backtest (POST /api/v1/admin/backtestRules), on both databases: a backtest of the current
  * rules makes, month by month, exactly what the ledger holds (a history built through the real API with
- * commissions, a milestone, the ceiling, the hold, refunds inside and after it, and a code pool); changed
- * rules give a hand-computed difference; it changes no row of any table; bad input is a 400 that changes nothing.
+ * commissions, a milestone, the ceiling, the hold, refunds inside and after it, and a code pool); refunds
+ * apply at their dates (and undated ones after the last credit); changed rules give a hand-computed
+ * difference; it changes no row of any table; bad input is a 400 that changes nothing.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -173,6 +174,37 @@ eachDatabase(
         difference: { ...zero(), credited: 70, reversed: 5, paid: 65, capped: 20, capHits: 2, milestoneHits: 1 },
       });
       assert.deepEqual(answer.months[0]!.proposed, proposed);
+    });
+
+    it('a refund is applied at its date: the ceiling room and the milestone it freed are used again, as the ledger did; an undated one after the last credit', async () => {
+      at(0);
+      const s = service();
+      const id = await s.campaign({ referrerRewardValue: 10, refereeRewardValue: 5, milestones: [{ referrals: 2, reward: 20, label: 'Two' }], maxReferralReward: 40, holdDays: 30 });
+      const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+      for (const b of ['b0', 'b1', 'b2']) await s.admin.addParticipant({ id, email: `${b}@example.com`, referredByCode: ann.referralCode! });
+      const pay = (email: string) => s.admin.qualifyParticipant({ id, email, amountPaid: '10.00' });
+      await pay('b0@example.com'); // 5 + 10
+      at(1);
+      await pay('b1@example.com'); // 5 + 10 + milestone 20: Ann is at the ceiling of 40
+      at(2);
+      await s.admin.refundPayment({ id, email: 'b1@example.com', amount: '10.00' }); // inside the hold: b1's 35 cancelled, Ann back to 10 and 1 referral
+      at(35);
+      await releaseDueRewards(s.ctx); // b0's credits become available
+      await pay('b2@example.com'); // April: 5 + 10 + the milestone again, all under the ceiling
+      const refunds = await s.ctx.store.db.selectFrom('refunds').select(['cents', 'refunded_on']).where('campaign_id', '=', id).execute();
+      assert.deepEqual(refunds.map((r) => [Number(r.cents), Number(r.refunded_on)]), [[1000, START + 2 * DAY_MS]]);
+
+      const march = { ...zero(), credited: 50, reversed: 35, paid: 15, milestoneHits: 1 };
+      const april = { ...zero(), credited: 35, held: 35, milestoneHits: 1 };
+      const dated = await s.admin.backtestRules({ id, rules: {}, from: '2026-03', to: '2026-04' });
+      assert.deepEqual(dated.months.map((m) => m.current), [march, april]);
+      const ledger = await ledgerFigures(s, id);
+      assert.deepEqual(dated.months.map((m) => m.current), [ledger.get('2026-03'), ledger.get('2026-04')], 'as the ledger holds');
+
+      // The same refund made before refunds were dated (no row): after Ann's last credit, so b2 finds her at the ceiling.
+      await s.ctx.store.db.deleteFrom('refunds').where('campaign_id', '=', id).execute();
+      const undated = await s.admin.backtestRules({ id, rules: {}, from: '2026-03', to: '2026-04' });
+      assert.deepEqual(undated.months.map((m) => m.current), [march, { ...zero(), credited: 5, held: 5, capped: 10, capHits: 1 }]);
     });
 
     it('bad rules or periods are 400, an unknown campaign 404, and nothing changes', async () => {

@@ -2,15 +2,15 @@
  * The offer backtest: what a campaign's recorded history would have cost under proposed rules, beside its
  * current rules, per month (POST /api/v1/admin/backtestRules, the rules editor's "What would this have
  * cost?"). It replays every referrer (./backtest-replay.ts, which applies the live path's rule functions)
- * from the campaign's start to the end of the period, reading a page of referrers at a time
- * (../store/backtest-store.ts), and counts each credit in the month it was made. It reads only: nothing
- * is written, not even the audit log (it changes nothing to record).
+ * from the campaign's start to the end of the period, with its refunds at their dates, reading the
+ * campaign's credits and payments in a few big queries (../store/backtest-store.ts; its memory grows with
+ * the campaign: 1M ledger entries take some tens of MB), and counts each credit in the month it was made.
+ * It reads only: nothing is written, not even the audit log (it changes nothing to record).
  */
 import type { BacktestAnswer, BacktestFigures, BacktestMonth, BacktestRulesBody, BacktestRow } from '../../api/backtest-schemas.js';
 import { MAX_BACKTEST_MONTHS } from '../../api/backtest-schemas.js';
-import type { ParticipantKey } from '../store/backtest-store.js';
 import type { CampaignRow } from '../store/store.js';
-import { replayReferrer, type ReplayCredit, type ReplayPayment, type ReplayReferral, type ReplayRules } from './backtest-replay.js';
+import { replay, timeline, type ReplayCredit, type ReplayPayment, type ReplayReferral, type ReplayRefund, type ReplayRules } from './backtest-replay.js';
 import { ownCampaign } from './campaigns.js';
 import type { Actor, Ctx } from './context.js';
 import { invalid } from './errors.js';
@@ -21,14 +21,11 @@ export const LIMITATIONS = [
   'Behaviour is taken as recorded: the same people sign up, qualify, pay and refund under the proposed offer. A bigger reward or commission may bring more referrals or payments; the backtest cannot know how many.',
   'Which referrals were credited and when (qualification, fraud review, approval) is taken as recorded: the rules do not decide it.',
   'The proposed rules are applied from the campaign\'s start, as if they had always been in force; the current column applies today\'s rules the same way, so it differs from the ledger where the rules were changed during the campaign.',
-  'Refund dates are not recorded: every refund is applied after the referrer\'s last credit of the period, so a ceiling freed by a refund is not used again, and a milestone a refunded referral had reached is not reached again by a later one.',
+  'Refunds are applied at their dates: a commission taken back or a referral undone frees room under the ceiling for later credits, and the milestone an undone referral reached is reached again by the next one. Refunds made before their dates were recorded (before migration 0029) are applied after the referrer\'s last credit of the period: the room they freed is not used again, and a milestone they undid is not reached again.',
   'A referral a refund undid (inside the hold) is undone under the proposed rules too if they hold credits at all: whether the refund would have fallen inside a different hold is not known.',
   'Reward codes count credits that take one from the campaign\'s pools of today; whether a pool had codes left is not considered.',
   'Months are calendar months in UTC; held credits are counted at the end of the period (or now, if sooner).',
 ];
-
-/** Referrers read at a time: bounded memory, few round trips. */
-const PAGE = 2000;
 
 const zero = (): BacktestFigures => ({ credited: 0, paid: 0, held: 0, reversed: 0, capped: 0, capHits: 0, milestoneHits: 0, codesUsed: 0 });
 const FIELDS = Object.keys(zero()) as (keyof BacktestFigures)[];
@@ -82,13 +79,13 @@ function row(current: BacktestFigures, proposed: BacktestFigures): BacktestRow {
   return { current, proposed, difference };
 }
 
-/** Groups a page's rows by their referrer. */
-function byReferrer<T>(rows: readonly T[], referrerOf: (row: T) => number): Map<number, T[]> {
+/** Rows grouped by their referrer, each group in the rows' order. */
+function byReferrer<T extends { referrerId: number }>(rows: readonly T[]): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const r of rows) {
-    const list = out.get(referrerOf(r));
+    const list = out.get(r.referrerId);
     if (list) list.push(r);
-    else out.set(referrerOf(r), [r]);
+    else out.set(r.referrerId, [r]);
   }
   return out;
 }
@@ -107,21 +104,21 @@ export async function backtestRules(ctx: Ctx, actor: Actor, input: BacktestRules
 
   const figures = months.map(() => ({ current: zero(), proposed: zero() }));
   const starts = months.map((m) => monthStart(m));
-  const store = ctx.store.backtest;
-  for (let after: ParticipantKey | undefined; ; ) {
-    const page = await store.referrers(campaign.id, after, PAGE);
-    if (page.length === 0) break;
-    after = page.at(-1)!;
-    const referrers = page.map((p) => p.id);
-    const [credits, payments] = await Promise.all([store.referralCredits(referrers, end), store.refereePayments(referrers, end)]);
-    const paymentsOf = byReferrer(payments, (p) => p.referrerId);
-    for (const [referrerId, rows] of byReferrer(credits, (c) => c.referrer_id)) {
-      const referrals: ReplayReferral[] = rows.map((r) => ({ refereeId: r.referee_id, creditedOn: r.created_on, undone: r.status === 'cancelled' }));
-      const paid: readonly ReplayPayment[] = (paymentsOf.get(referrerId) ?? []).sort((a, b) => a.id - b.id);
-      for (const side of ['current', 'proposed'] as const) {
-        for (const c of replayReferrer(rules[side], referrals, paid, asOf)) {
-          if (c.on >= start) count(figures[monthIndex(starts, c.on)]![side], c, pools);
-        }
+  const refunds = new Map<number, ReplayRefund[]>();
+  for (const r of await ctx.store.refunds.ofCampaign(campaign.id)) {
+    const list = refunds.get(r.paymentId);
+    if (list) list.push({ cents: r.cents, on: r.refundedOn });
+    else refunds.set(r.paymentId, [{ cents: r.cents, on: r.refundedOn }]);
+  }
+  const [credits, payments] = await Promise.all([ctx.store.backtest.referralCredits(campaign.id, end), ctx.store.backtest.refereePayments(campaign.id, end)]);
+  const paymentsOf = byReferrer(payments);
+  for (const [referrerId, rows] of byReferrer(credits)) {
+    const paid: readonly ReplayPayment[] = (paymentsOf.get(referrerId) ?? []).sort((a, b) => a.id - b.id);
+    const referrals: ReplayReferral[] = rows.map((r) => ({ refereeId: r.refereeId, creditedOn: r.creditedOn, undone: r.cancelled }));
+    const history = timeline(referrals, paid, refunds);
+    for (const side of ['current', 'proposed'] as const) {
+      for (const c of replay(rules[side], history, asOf)) {
+        if (c.on >= start) count(figures[monthIndex(starts, c.on)]![side], c, pools);
       }
     }
   }

@@ -64,6 +64,7 @@ export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: numbe
   const refunded = p.refunded_cents + cents;
   const reversed = p.commission - p.commission_reversed - commissionKept(p.commission, p.amount_cents, refunded);
   await tx.payments.refund(p, cents, reversed, now);
+  await tx.refunds.record(batch.campaign.id, p.id, cents, now);
   if (referrerId === null) return;
   await tx.payments.addRevenue(referrerId, -cents, now);
   await tx.stats.addForParticipant(p.participant_id, 'referred_revenue_cents', -cents, now);

@@ -992,6 +992,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('stripe_events').addColumn('dispute', 'text').execute();
       },
     },
+    '0029_refund_dates': {
+      async up(db: Kysely<any>) {
+        // Each refund of a payment and when it was made (./refund-store.ts): the offer backtest
+        // (../domain/backtest.ts) applies a refund at its date. Refunds made before have no row: the
+        // payment's refunded_cents beyond its rows' sum is undated.
+        await db.schema
+          .createTable('refunds')
+          .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('payment_id', 'bigint', (c) => c.notNull().references('payments.id'))
+          .addColumn('cents', 'bigint', (c) => c.notNull())
+          .addColumn('refunded_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('refunds_campaign').on('refunds').columns(['campaign_id', 'refunded_on']).execute();
+      },
+    },
   };
 }
 

@@ -31,6 +31,7 @@ import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { DisputeStore } from './dispute-store.js';
 import { BacktestStore } from './backtest-store.js';
+import { RefundStore } from './refund-store.js';
 import { StripeStore } from './stripe-store.js';
 import { StripePayoutStore } from './stripe-payout-store.js';
 import { LeaderboardStore } from './leaderboard-store.js';
@@ -316,6 +317,8 @@ export class Store {
   readonly payments: PaymentStore;
   /** Disputed payments, and the credits they hold. */
   readonly disputes: DisputeStore;
+  /** Refunds of payments, dated. */
+  readonly refunds: RefundStore;
   /** The offer backtest's reads (read only). */
   readonly backtest: BacktestStore;
   /** Stripe events received, and the Stripe ids that name participants. */
@@ -368,6 +371,7 @@ export class Store {
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect);
     this.disputes = new DisputeStore(db);
+    this.refunds = new RefundStore(db);
     this.backtest = new BacktestStore(db);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);

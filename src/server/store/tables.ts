@@ -472,6 +472,15 @@ export interface StripeLinksTable {
 export type StripeRewardMode = 'off' | 'balance' | 'promotion_code';
 export type StripePayoutStatus = 'queued' | 'waiting' | 'paid' | 'failed';
 
+/** A refund of a payment, dated (migration 0029; refunds made before have no row): ./refund-store.ts. */
+export interface RefundsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  payment_id: number;
+  cents: number;
+  refunded_on: number;
+}
+
 /** A credit to pay into Stripe (../integrations/stripe-payouts.ts): the outbox of Stripe credit out. */
 export interface StripePayoutsTable {
   id: Generated<number>;
@@ -676,6 +685,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   reward_entries: RewardEntriesTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   stripe_events: StripeEventsTable;
   disputes: DisputesTable;
   stripe_links: StripeLinksTable;
