@@ -1014,7 +1014,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations() {
-    return migrations(this.dialect);
+    const all = migrations(this.dialect);
+    if (this.dialect !== 'postgres') return all;
+    // Under a live load (a rolling upgrade), a migration's lock waits are bounded: a DDL statement waiting
+    // for a table's lock while holding another's can deadlock with the old release's transactions, and
+    // PostgreSQL may then end either side, a sign-up included. Given up in time, the run (one
+    // transaction) changes nothing and is tried again (migrate, below), and no request waits long behind it.
+    return Object.fromEntries(
+      Object.entries(all).map(([name, m]) => [
+        name,
+        {
+          ...m,
+          async up(db: Kysely<any>) {
+            await sql`set local lock_timeout = '${sql.raw(String(MIGRATION_LOCK_TIMEOUT_MS))}ms'`.execute(db);
+            await m.up(db);
+          },
+        },
+      ]),
+    );
   }
 }
 
@@ -1067,6 +1084,11 @@ async function readStatus(db: Kysely<any>, dialect: Dialect): Promise<{ schema: 
 /** Times a SQLite migration waits out busy_timeout (5 s) for another process's migration: a minute in all. */
 const SQLITE_LOCK_ATTEMPTS = 12;
 const isBusy = (err: unknown) => (err as { code?: string } | undefined)?.code === 'SQLITE_BUSY';
+/** How long a PostgreSQL migration waits for one lock before its run is rolled back and tried again. */
+const MIGRATION_LOCK_TIMEOUT_MS = 500;
+const POSTGRES_LOCK_ATTEMPTS = 120;
+/** The run failed on lock_not_available (lock_timeout ran out) or deadlock_detected. */
+const isLockConflict = (outcome: { error?: unknown }) => ['55P03', '40P01'].includes((outcome.error as { code?: string } | undefined)?.code ?? '');
 
 /**
  * Brings the schema up to date, and says where it stands. Safe to run from several processes at once: on
@@ -1099,6 +1121,12 @@ export async function migrate(db: Kysely<any>, dialect: Dialect, to?: string): P
   // SQLite: another process migrating the same file holds the lock for longer than busy_timeout (a slow
   // disk, a busy machine). Its run is one transaction, so ours changed nothing: wait for it again.
   for (let attempt = 1; dialect === 'sqlite' && isBusy(outcome.error) && attempt < SQLITE_LOCK_ATTEMPTS; attempt++) {
+    outcome = await run();
+  }
+  // PostgreSQL: a lock not had within MIGRATION_LOCK_TIMEOUT_MS (or a deadlock) rolled the run back: again,
+  // after a pause that lets the transactions in its way finish.
+  for (let attempt = 1; dialect === 'postgres' && isLockConflict(outcome) && attempt < POSTGRES_LOCK_ATTEMPTS; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
     outcome = await run();
   }
   const { error, results } = outcome;
