@@ -74,6 +74,8 @@ export async function searchParticipants(
   // (sorting 100,000 matches of "a" by date would cost a scan of them all).
   const sort = q ? 'email' : (query.sort ?? 'createdOn');
   const size = query.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The cursor is checked before anything is written (the fold below): a refused call changes nothing.
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort !== 'email');
   // Sign-ups add to their referrer's count as deltas (store/referral-count-store.ts); an order by the
   // count goes by the stored column, so the campaign's deltas are folded into it first.
   if (sort === 'totalReferrals') await ctx.store.referralCounts.fold(campaign.id);
@@ -83,7 +85,7 @@ export async function searchParticipants(
     sort,
     order: query.order ?? (q ? 'asc' : 'desc'),
     filter,
-    ...(query.cursor !== undefined && { after: decodeCursor(query.cursor, sort !== 'email') }),
+    ...(after && { after }),
     limit: size + 1,
   });
   const page = rows.slice(0, size);

@@ -29,8 +29,11 @@ export interface OwnPostgres {
   url(name: string): string;
   /** `pg_ctl restart -m fast`: sessions are ended, the server stops and starts again. */
   restart(): Promise<void>;
-  /** `pg_ctl stop -m fast`. */
-  stop(): Promise<void>;
+  /**
+   * `pg_ctl stop -m fast`, or `-m immediate`: every backend ends at once, with no chance to finish what it
+   * was doing (a statement whose lock was just let go by a session the fast stop ended first can still commit).
+   */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
   /** Stops the server (immediately) and deletes its files. */
   destroy(): Promise<void>;
@@ -63,7 +66,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     port,
     url,
     restart: async () => void (await ctl('-m', 'fast', '-o', options, 'restart')),
-    stop: async () => void (await ctl('-m', 'fast', 'stop')),
+    stop: async (mode = 'fast') => void (await ctl('-m', mode, 'stop')),
     start: async () => void (await ctl('-o', options, 'start')),
     async destroy() {
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
