@@ -1016,22 +1016,59 @@ class CodeMigrationProvider implements MigrationProvider {
   async getMigrations() {
     const all = migrations(this.dialect);
     if (this.dialect !== 'postgres') return all;
-    // Under a live load (a rolling upgrade), a migration's lock waits are bounded: a DDL statement waiting
-    // for a table's lock while holding another's can deadlock with the old release's transactions, and
-    // PostgreSQL may then end either side, a sign-up included. Given up in time, the run (one
-    // transaction) changes nothing and is tried again (migrate, below), and no request waits long behind it.
+    // Under a live load (a rolling upgrade), a migration must not wait for one table while holding another:
+    // a DDL statement holding table A and waiting for B meets a request's transaction holding B and waiting
+    // for A (0028's foreign keys and new columns did, on every try, in the upgrade test). So each migration
+    // first takes every table of the schema at once (takeEveryTable): its run then never waits holding a
+    // table, and requests wait for it only while it runs (milliseconds for the DDL this project allows:
+    // docs/architecture.md, "Writing a migration").
     return Object.fromEntries(
       Object.entries(all).map(([name, m]) => [
         name,
         {
           ...m,
           async up(db: Kysely<any>) {
+            await takeEveryTable(db);
             await sql`set local lock_timeout = '${sql.raw(String(MIGRATION_LOCK_TIMEOUT_MS))}ms'`.execute(db);
             await m.up(db);
           },
         },
       ]),
     );
+  }
+}
+
+/** How long one try to take every table waits before it lets go of what it has and tries again. */
+const TAKE_TABLES_WAIT_MS = 50;
+/** How long a migration keeps trying to take every table before it gives up (lock_not_available). */
+const TAKE_TABLES_GIVE_UP_MS = 120_000;
+
+/**
+ * Takes every table of the connection's schema (Kysely's own aside: its migrator holds them) in ACCESS
+ * EXCLUSIVE mode, in one LOCK statement that waits at most TAKE_TABLES_WAIT_MS: when a request's
+ * transaction is in the way, the try is rolled back to its savepoint (letting go of the tables it had, so
+ * nothing stays queued behind it) and made again after a pause. Taking them again in a later migration of
+ * the same run is immediate: the transaction holds them already.
+ */
+async function takeEveryTable(db: Kysely<any>): Promise<void> {
+  const tables = (
+    await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema() and tablename not like 'kysely_migration%'`.execute(db)
+  ).rows;
+  if (tables.length === 0) return;
+  const list = sql.join(tables.map((t) => sql.id(t.name)));
+  const giveUpAt = Date.now() + TAKE_TABLES_GIVE_UP_MS;
+  for (;;) {
+    await sql`savepoint take_every_table`.execute(db);
+    try {
+      await sql`set local lock_timeout = '${sql.raw(String(TAKE_TABLES_WAIT_MS))}ms'`.execute(db);
+      await sql`lock table ${list} in access exclusive mode`.execute(db);
+      await sql`release savepoint take_every_table`.execute(db);
+      return;
+    } catch (err) {
+      if (!isLockConflict({ error: err }) || Date.now() > giveUpAt) throw err;
+      await sql`rollback to savepoint take_every_table`.execute(db);
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
   }
 }
 
