@@ -31,7 +31,28 @@ export const PersonParticipation = Type.Object({
   }),
   referrals: Type.Array(MyReferral, { description: 'Who they referred, as the widget shows them: a first name or a masked email' }),
   rewardEntries: Type.Array(RewardEntry, { description: 'Their reward ledger, oldest first; a referee is shown masked' }),
-  payments: Type.Array(Type.Object({ id: Type.Integer(), amountCents: Type.Integer(), refundedCents: Type.Integer(), paidOn: DateTime })),
+  payments: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      amountCents: Type.Integer(),
+      refundedCents: Type.Integer(),
+      paidOn: DateTime,
+      refunds: Type.Array(Type.Object({ cents: Type.Integer(), refundedOn: DateTime }), {
+        description: 'Each refund of it and when it was made, oldest first (refunds recorded before dates were kept show in refundedCents only)',
+      }),
+    }),
+  ),
+  disputes: Type.Array(
+    Type.Object({
+      id: Type.String({ description: "The dispute's id (Stripe's, or the one given to disputePayment)" }),
+      paymentId: Type.Integer(),
+      amountCents: Type.Integer(),
+      status: Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')]),
+      openedOn: DateTime,
+      closedOn: When,
+    }),
+    { description: 'Disputes of their payments, oldest first' },
+  ),
   impressions: Type.Object({
     total: Type.Integer({ description: 'Views of their share link, ever' }),
     recent: Type.Array(Type.Object({ day: Type.String({ description: 'YYYY-MM-DD (UTC)' }), visitors: Type.Integer() }), {

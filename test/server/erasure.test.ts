@@ -112,6 +112,12 @@ eachDatabase(
     it('exports everything stored about the address, with other people masked', async () => {
       const s = service();
       const { a, b, c } = await world(s);
+      // A second payment; a partial refund of the first, then a dispute of the second.
+      await s.admin.qualifyParticipant({ id: a, email: ANN.email, amountPaid: '12.00' });
+      const paid = await s.ctx.store.db.selectFrom('payments as p').innerJoin('participants as q', 'q.id', 'p.participant_id').select('p.id').where('q.email', '=', ANN.email).where('q.campaign_id', '=', a).orderBy('p.id').execute();
+      const [first, second] = paid.map((r) => Number(r.id));
+      await s.admin.refundPayment({ id: a, email: ANN.email, amount: '5.00', paymentId: first! });
+      await s.admin.disputePayment({ id: a, email: ANN.email, amount: '12.00', paymentId: second!, disputeId: 'dp_ann' });
       const x = await s.admin.exportPerson(` ${ANN.email.toUpperCase()} `);
       assert.equal(x.email, ANN.email);
       assert.deepEqual(x.participants.map((p) => p.campaignId), [a, b]);
@@ -125,7 +131,20 @@ eachDatabase(
       assert.deepEqual(inA!.referrals.map((r) => [r.name, r.status]), [['b***@example.com', 'qualified']]);
       assert.ok(inA!.rewardEntries.some((e) => e.kind === 'referral' && e.refereeEmail === 'b***@example.com'));
       assert.ok(!JSON.stringify(x).includes('ben@example.com'), "a referee's address is never exported");
-      assert.deepEqual(inA!.payments.map((p) => p.amountCents), [3000]);
+      assert.deepEqual(
+        inA!.payments.map((p) => [p.id, p.amountCents, p.refundedCents, p.refunds.map((r) => r.cents)]),
+        [
+          [first, 3000, 500, [500]],
+          [second, 1200, 0, []],
+        ],
+      );
+      assert.ok(Date.parse(inA!.payments[0]!.refunds[0]!.refundedOn) >= Date.parse(inA!.payments[0]!.paidOn));
+      assert.deepEqual(
+        inA!.disputes.map((d) => [d.id, d.paymentId, d.amountCents, d.status, d.closedOn]),
+        [['dp_ann', second, 1200, 'open', null]],
+      );
+      assert.deepEqual(inB!.payments, []);
+      assert.deepEqual(inB!.disputes, []);
       assert.equal(inA!.impressions.total, 1);
       assert.equal(inA!.impressions.recent.length, 1);
       assert.ok(inA!.emails.some((m) => m.kind === 'welcome'));

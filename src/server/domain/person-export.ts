@@ -49,13 +49,15 @@ export async function exportPerson(ctx: Ctx, actor: Actor, rawEmail: string): Pr
 
 async function participation(store: Store, p: PersonParticipant): Promise<PersonParticipation> {
   const people = store.people;
-  const [campaign, tokens, unsubscribedOn, referrals, entries, payments, impressions, emails] = await Promise.all([
+  const [campaign, tokens, unsubscribedOn, referrals, entries, payments, refunds, disputes, impressions, emails] = await Promise.all([
     store.findCampaign(p.campaign_id),
     people.tokens(p.id),
     people.unsubscribedOn(p.id),
     people.referrals(p.id),
     people.rewardEntries(p.id),
     people.payments(p.id),
+    people.refunds(p.id),
+    people.disputes(p.id),
     people.impressions(p.id),
     people.emails(p.id),
   ]);
@@ -71,7 +73,21 @@ async function participation(store: Store, p: PersonParticipant): Promise<Person
       const referee = e.referee_id === null ? undefined : referees.get(e.referee_id);
       return presentRewardEntry({ ...e, referee_email: referee === undefined ? null : maskEmail(referee) });
     }),
-    payments: payments.map((x) => ({ id: x.id, amountCents: Number(x.amount_cents), refundedCents: Number(x.refunded_cents), paidOn: iso(x.paid_on) })),
+    payments: payments.map((x) => ({
+      id: Number(x.id),
+      amountCents: Number(x.amount_cents),
+      refundedCents: Number(x.refunded_cents),
+      paidOn: iso(Number(x.paid_on)),
+      refunds: refunds.filter((r) => Number(r.payment_id) === Number(x.id)).map((r) => ({ cents: Number(r.cents), refundedOn: iso(Number(r.refunded_on)) })),
+    })),
+    disputes: disputes.map((d) => ({
+      id: d.id,
+      paymentId: Number(d.payment_id),
+      amountCents: Number(d.amount_cents),
+      status: d.status as 'open' | 'won' | 'lost',
+      openedOn: iso(Number(d.opened_on)),
+      closedOn: d.closed_on === null ? null : iso(Number(d.closed_on)),
+    })),
     impressions: { total: p.impression_count, recent: impressions.map((i) => ({ day: day(i.day), visitors: i.visitors })) },
     emails: emails.map((m) => ({ kind: m.kind, status: m.status, createdOn: iso(m.created_on), sentOn: isoOrNull(m.sent_on), data: JSON.parse(m.data) as unknown })),
   };

@@ -4,7 +4,7 @@
  * block the same address's referral credit for a while (../domain/erasure-block.ts). The tables that
  * hold an address or a name, and how each is reached: by the address itself (participants, pending
  * sign-ups, emailed links, Stripe events, the dashboard's sign-in throttle), by the participant's id
- * (tokens, impressions, the email outbox, unsubscribes, payments, ledger), or as text inside a stored
+ * (tokens, impressions, the email outbox, unsubscribes, payments with their refunds and disputes, ledger), or as text inside a stored
  * body (webhook payloads, idempotency answers).
  */
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
@@ -13,6 +13,7 @@ import type { Dialect } from './connect.js';
 import { countedRow } from './referral-count-store.js';
 import type {
   Database,
+  DisputesTable,
   EmailLinksTable,
   EmailOutboxTable,
   ParticipantsTable,
@@ -98,6 +99,23 @@ export class PersonStore {
 
   payments(participantId: number): Promise<Selectable<PaymentsTable>[]> {
     return this.db.selectFrom('payments').selectAll().where('participant_id', '=', participantId).orderBy('id').execute();
+  }
+
+  /** Each dated refund of the participant's payments (../domain/refunds.ts records them), oldest first. */
+  refunds(participantId: number): Promise<{ payment_id: number; cents: number; refunded_on: number }[]> {
+    return this.db
+      .selectFrom('refunds as r')
+      .innerJoin('payments as p', 'p.id', 'r.payment_id')
+      .select(['r.payment_id', 'r.cents', 'r.refunded_on'])
+      .where('p.participant_id', '=', participantId)
+      .orderBy('r.refunded_on')
+      .orderBy('r.id')
+      .execute();
+  }
+
+  /** Disputes of the participant's payments, oldest first. */
+  disputes(participantId: number): Promise<Selectable<DisputesTable>[]> {
+    return this.db.selectFrom('disputes').selectAll().where('participant_id', '=', participantId).orderBy('opened_on').orderBy('id').execute();
   }
 
   rewardEntries(participantId: number): Promise<Selectable<RewardEntriesTable>[]> {
