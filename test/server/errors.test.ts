@@ -63,7 +63,7 @@ eachDatabase('errors', (service) => {
     const s = service();
     const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as {
       openapi: string;
-      paths: Record<string, Record<string, { parameters?: { name: string }[]; requestBody?: unknown; security?: unknown }>>;
+      paths: Record<string, Record<string, { parameters?: { name: string }[]; requestBody?: unknown; security?: unknown; responses?: Record<string, unknown> }>>;
     };
     assert.match(doc.openapi, /^3\./);
     for (const op of ['addParticipant', 'qualifyParticipant']) assert.ok(doc.paths[`/api/v1/${op}`]!.post!.requestBody, op);
@@ -73,6 +73,17 @@ eachDatabase('errors', (service) => {
     for (const op of ['createCampaign', 'updateCampaign', 'setCampaignStatus', 'redeemReward', 'approveParticipant', 'grantAccess', 'createApiKey', 'revokeApiKey', 'createWebhookEndpoint', 'redeliverWebhook']) {
       assert.ok(doc.paths[`/api/v1/admin/${op}`]!.post, op);
     }
+    // Every owner route can be called with a key or the dashboard's session, and refused with 401 and 403.
+    const adminOps = Object.entries(doc.paths).filter(([path]) => path.startsWith('/api/v1/admin/'));
+    assert.ok(adminOps.length > 50, `${adminOps.length} admin paths`);
+    const undocumented: string[] = [];
+    for (const [path, ops] of adminOps) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (JSON.stringify(op.security) !== JSON.stringify([{ bearerAuth: [] }, { sessionCookie: [] }])) undocumented.push(`${method} ${path}: security`);
+        for (const code of ['400', '401', '403']) if (!op.responses?.[code]) undocumented.push(`${method} ${path}: ${code}`);
+      }
+    }
+    assert.deepEqual(undocumented, []);
     const docs = await fetch(`${s.url}/api/docs/`);
     assert.equal(docs.status, 200);
     assert.match(docs.headers.get('content-type')!, /html/);

@@ -1,11 +1,11 @@
 /** Admin routes of the account's settings: how long its data is kept (docs/privacy.md#retention). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody } from '../../api/schemas.js';
 import { AccountSettings, UpdateAccountSettingsBody } from '../../api/settings-schemas.js';
 import { getAccountSettings, updateAccountSettings } from '../domain/account-settings.js';
 import type { Ctx } from '../domain/context.js';
 import { requireActor } from '../http/access.js';
 import { invalid } from '../domain/errors.js';
+import { accessErrors, ownerRoute } from './owner-route-docs.js';
 
 /**
  * The validator coerces a JSON null to 0 for an integer, and ipDays 0 means "store no IPs, clear those
@@ -19,8 +19,8 @@ async function refuseNullPeriods(request: { body: unknown }): Promise<void> {
   }
 }
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody };
-const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
+const errors = accessErrors;
+const common = ownerRoute('admin');
 const config = { access: 'secret' as const };
 
 export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {

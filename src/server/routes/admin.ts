@@ -5,7 +5,6 @@ import {
   AdvanceClockBody,
   CampaignClock,
   CampaignClockQuery,
-  ApiErrorBody,
   ApiKey,
   Campaign,
   CampaignIdBody,
@@ -40,9 +39,10 @@ import { presentRewardEntry, presentView } from '../domain/present.js';
 import { requireActor } from '../http/access.js';
 import { linkNext } from '../http/link-next.js';
 import { byObjectId, campaignChange, keyChange, participantChange } from './audit-specs.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 const config = { access: 'secret' as const, idempotent: true };
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {

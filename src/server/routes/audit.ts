@@ -1,16 +1,16 @@
 /** The audit log's routes: a filtered, paged list and a CSV export. Read by every role; nothing changes it. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody } from '../../api/schemas.js';
 import { AuditEntry, AuditFilterQuery, AuditLogQuery } from '../../api/team-schemas.js';
 import { exportAuditLog, listAuditLog, presentAuditEntry } from '../domain/audit.js';
 import type { Ctx } from '../domain/context.js';
 import { requireActor } from '../http/access.js';
 import { linkNext } from '../http/link-next.js';
+import { accessErrors, ownerRoute } from './owner-route-docs.js';
+import { CsvStream } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['team'], security };
+const errors = accessErrors;
+const common = ownerRoute('team');
 const config = { access: 'secret' as const };
 
 export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
@@ -44,6 +44,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         summary: 'The audit log as CSV, oldest first, with the filters of listAuditLog',
         querystring: AuditFilterQuery,
         produces: ['text/csv'],
+        response: { 200: CsvStream, ...errors },
       },
     },
     async (request, reply) => {

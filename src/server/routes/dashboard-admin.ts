@@ -29,10 +29,11 @@ import { listCampaignSettings } from '../domain/campaign-views.js';
 import { requireActor } from '../http/access.js';
 import { acceptCsvBodies } from '../http/csv-body.js';
 import { participantChange } from './audit-specs.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
+import { CsvStream } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['admin'], security };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 const config = { access: 'secret' as const, idempotent: true };
 /** Import files are streamed, never held whole: the limit is only against an endless upload. */
 const IMPORT_BODY_LIMIT = 1024 * 1024 * 1024;
@@ -125,6 +126,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         summary: 'Every participant of a campaign as CSV',
         querystring: CampaignQuery,
         produces: ['text/csv'],
+        response: { 200: CsvStream, ...errors },
       },
     },
     async (request, reply) => {

@@ -1,14 +1,13 @@
 /** Disputes' admin routes: open one (billing outside Stripe), close it, list a payer's (../domain/disputes.ts). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody } from '../../api/schemas.js';
 import { CloseDisputeBody, DisputeList, DisputePaymentBody, DisputeView, ListDisputesQuery } from '../../api/dispute-schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { closeDispute, disputePayment, listDisputes } from '../domain/disputes.js';
 import { requireActor } from '../http/access.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['admin'], security };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 
 export const disputeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.post(

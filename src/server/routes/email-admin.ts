@@ -17,9 +17,10 @@ import type { Ctx } from '../domain/context.js';
 import * as admin from '../domain/email-admin.js';
 import { requireActor } from '../http/access.js';
 import { previewEmail, sendTestEmail } from '../mail/preview.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
-const common = { tags: ['emails'], security: [{ bearerAuth: [] }] };
+const errors = ownerErrors;
+const common = ownerRoute('emails');
 const config = { access: 'secret' as const };
 
 /** The service's own address as this request reached it: where a preview's unsubscribe link points. */

@@ -1,11 +1,11 @@
 /** Exporting and erasing a person across the account's campaigns (docs/privacy.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody } from '../../api/schemas.js';
 import { ErasePersonBody, ErasureResult, PersonExport, PersonQuery } from '../../api/person-schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { erasePerson } from '../domain/erasure.js';
 import { exportPerson } from '../domain/person-export.js';
 import { requireActor } from '../http/access.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
 /** An erasure's entry target: the participants erased, by id. */
 const erasedTarget = (_fields: unknown, answer: unknown) => {
@@ -13,8 +13,8 @@ const erasedTarget = (_fields: unknown, answer: unknown) => {
   return ids.length > 0 ? `participants ${ids.join(', ')}` : 'nobody';
 };
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const common = { tags: ['admin'], security: [{ bearerAuth: [] }] };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 
 export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.get(

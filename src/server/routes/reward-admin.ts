@@ -1,6 +1,6 @@
 /** The reward engine's admin routes: refunds, the program's liability and its ledger as CSV. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody, CampaignQuery, KeyedParticipant, RefundPaymentBody, RewardLiability } from '../../api/schemas.js';
+import { CampaignQuery, KeyedParticipant, RefundPaymentBody, RewardLiability } from '../../api/schemas.js';
 import { BacktestAnswer, BacktestRulesBody } from '../../api/backtest-schemas.js';
 import { backtestRules } from '../domain/backtest.js';
 import type { Ctx } from '../domain/context.js';
@@ -9,10 +9,11 @@ import { presentView } from '../domain/present.js';
 import { refundPayment } from '../domain/refunds.js';
 import { requireActor } from '../http/access.js';
 import { participantChange } from './audit-specs.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
+import { CsvStream } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['admin'], security };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 
 export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.post(
@@ -79,6 +80,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         summary: "Every entry of a campaign's reward ledger as CSV, oldest first",
         querystring: CampaignQuery,
         produces: ['text/csv'],
+        response: { 200: CsvStream, ...errors },
       },
     },
     async (request, reply) => {

@@ -9,10 +9,10 @@ import { recordSizeGuard } from '../domain/csv-guard.js';
 import { requireActor } from '../http/access.js';
 import { acceptCsvBodies } from '../http/csv-body.js';
 import { withSpooledUpload } from '../http/upload-spool.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['admin'], security };
+const errors = ownerErrors;
+const common = ownerRoute('admin');
 /** A file of MAX_REWARD_CODES_PER_FILE codes at their longest is about 10 MB; this leaves room for quoting. */
 const CODES_BODY_LIMIT = 32 * 1024 * 1024;
 const ADDING =

@@ -6,15 +6,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ListStripeEventsQuery, ListStripePayoutsQuery, MatchStripeEventBody, RetryStripePayoutBody, StripeEventView, StripePayoutView, StripeReceived } from '../../api/billing-schemas.js';
-import { ApiErrorBody } from '../../api/schemas.js';
 import type { Ctx } from '../domain/context.js';
 import { requireActor } from '../http/access.js';
 import { listStripeEvents, matchStripeEvent, receiveStripeEvent } from '../integrations/stripe.js';
 import { listStripePayouts, presentStripePayout, retryStripePayout } from '../integrations/stripe-payout-views.js';
 import { linkNext } from '../http/link-next.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+const errors = ownerErrors;
 /** Stripe's events are a few KB; its documented limit for a payload is far under this. */
 const STRIPE_BODY_LIMIT = 1024 * 1024;
 
@@ -55,8 +54,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
     {
       config: { access: 'secret' as const },
       schema: {
-        tags: ['admin'],
-        security,
+        ...ownerRoute('admin'),
         summary: 'The Stripe events a campaign received, newest first (status unmatched: those to match by hand)',
         querystring: ListStripeEventsQuery,
         response: { 200: Type.Array(StripeEventView), ...errors },
@@ -70,8 +68,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
     {
       config: { access: 'secret' as const, idempotent: true },
       schema: {
-        tags: ['admin'],
-        security,
+        ...ownerRoute('admin'),
         summary: 'Apply an unmatched Stripe event to a participant',
         body: MatchStripeEventBody,
         response: { 200: StripeEventView, ...errors },
@@ -85,8 +82,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
     {
       config: { access: 'secret' as const },
       schema: {
-        tags: ['admin'],
-        security,
+        ...ownerRoute('admin'),
         summary: "The rewards a campaign paid (or is paying) into its participants' Stripe customers, newest first",
         description:
           'One per credit that became available while stripeRewardMode was on: its status (queued, waiting with the reason, paid with ' +
@@ -108,8 +104,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
     {
       config: { access: 'secret' as const, idempotent: true },
       schema: {
-        tags: ['admin'],
-        security,
+        ...ownerRoute('admin'),
         summary: 'Send a failed or waiting Stripe payout again now',
         description:
           'A failed payout is sent as a new Stripe request (Stripe would answer its old idempotency key with the same error for 24 hours); ' +

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiErrorBody, OwnerSession } from '../../api/schemas.js';
+import { OwnerSession } from '../../api/schemas.js';
 import {
   AcceptInvitationBody,
   ChangeMemberRoleBody,
@@ -21,10 +21,10 @@ import * as team from '../domain/team.js';
 import { requireActor } from '../http/access.js';
 import { setSessionCookie } from '../http/session-cookie.js';
 import { invitationChange, memberChange } from './audit-specs.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
-const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
-const common = { tags: ['team'], security };
+const errors = ownerErrors;
+const common = ownerRoute('team');
 const read = { access: 'secret' as const };
 const manage = { access: 'secret' as const, idempotent: true, permission: 'manage' as const };
 

@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
-  ApiErrorBody,
   CreateWebhookEndpointBody,
   IdBody,
   ListWebhookDeliveriesQuery,
@@ -15,9 +14,10 @@ import * as deliveries from '../domain/webhook-deliveries.js';
 import * as endpoints from '../domain/webhook-endpoints.js';
 import { requireActor } from '../http/access.js';
 import { byObjectId, endpointChange } from './audit-specs.js';
+import { ownerErrors, ownerRoute } from './owner-route-docs.js';
 
-const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
-const common = { tags: ['webhooks'], security: [{ bearerAuth: [] }] };
+const errors = ownerErrors;
+const common = ownerRoute('webhooks');
 const config = { access: 'secret' as const, idempotent: true };
 const change = { ...config, audit: byObjectId };
 
