@@ -693,6 +693,11 @@ export const WebhookDelivery = Type.Object({
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const ListWebhookDeliveriesQuery = Type.Object({
+  mode: Type.Optional(
+    Type.Union([Type.Literal('live'), Type.Literal('test')], {
+      description: 'Only deliveries to live (or test) endpoints; a key sees those of its own mode only, and asking for the other is 400',
+    }),
+  ),
   status: Type.Optional(DeliveryStatus),
   endpointId: Type.Optional(Id),
   eventType: Type.Optional(WebhookEventType),
@@ -725,8 +730,16 @@ export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
 export const SessionsEnded = Type.Object({ ok: Type.Literal(true), sessionsEnded: Type.Integer({ minimum: 0 }) });
 export type SessionsEnded = Static<typeof SessionsEnded>;
 
+export const ROLE_NAMES = ['owner', 'admin', 'viewer'] as const;
+export const RoleName = Type.Union(
+  ROLE_NAMES.map((r) => Type.Literal(r)),
+  { description: 'owner: everything; admin: every change but members and secret keys; viewer: reads only' },
+);
+export type RoleName = Static<typeof RoleName>;
+
 export const OwnerSession = Type.Object({
   email: Type.String(),
+  role: RoleName,
   csrfToken: Type.String({ description: 'Send it as the x-csrf-token header on every change made with the session cookie' }),
   expiresOn: DateTime,
 });

@@ -1,18 +1,13 @@
 /** The shapes of the team and audit routes (src/server/routes/team.ts, src/server/routes/audit.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { PagingQuery } from './schemas.js';
+import { PagingQuery, RoleName } from './schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Line = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ format: 'line', ...options });
 const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed and lower-cased by the service' });
 const Id = Line({ minLength: 1, maxLength: 64 });
 
-export const ROLE_NAMES = ['owner', 'admin', 'viewer'] as const;
-export const RoleName = Type.Union(
-  ROLE_NAMES.map((r) => Type.Literal(r)),
-  { description: 'owner: everything; admin: every change but members and secret keys; viewer: reads only' },
-);
-export type RoleName = Static<typeof RoleName>;
+export { ROLE_NAMES, RoleName } from './schemas.js';
 
 export const Member = Type.Object({
   id: Type.Integer(),

@@ -6,9 +6,10 @@
  */
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, state } from 'lit/decorators.js';
-import type { CampaignSettings } from '../api/client.js';
+import type { CampaignSettings, OwnerSession, RoleName } from '../api/client.js';
 import { api, describe, isUnauthorized, useSession } from './api.js';
 import { count } from './format.js';
+import { useRole } from './role.js';
 import { href, parseRoute, type Route } from './router.js';
 import { base } from './styles.js';
 import { ofMode, readTestMode, saveTestMode } from './test-mode.js';
@@ -57,7 +58,7 @@ export class Dashboard extends LitElement {
     css`
       :host { min-height: 100vh; background: var(--bg); }
       .shell { display: grid; grid-template-columns: 248px 1fr; min-height: 100vh; background: linear-gradient(to right, #0f172a 248px, transparent 248px); }
-      nav.side { background: #0f172a; color: #e2e8f0; padding: 20px 12px; display: flex; flex-direction: column; gap: 4px; position: sticky; top: 0; height: 100vh; }
+      nav.side { background: #0f172a; color: #e2e8f0; padding: 20px 12px; display: flex; flex-direction: column; gap: 4px; position: sticky; top: 0; height: 100vh; overflow-y: auto; }
       .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; font-size: 17px; color: #fff; padding: 4px 12px 20px; }
       .logo { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #8b5cf6); display: grid; place-items: center; font-size: 15px; color: #fff; }
       .section { font-size: 11px; text-transform: uppercase; letter-spacing: 0.08em; color: #94a3b8; padding: 16px 12px 6px; }
@@ -72,6 +73,7 @@ export class Dashboard extends LitElement {
       .who strong { display: block; color: #e2e8f0; font-weight: 500; overflow: hidden; text-overflow: ellipsis; }
       .who button { margin-top: 8px; width: 100%; background: transparent; color: #e2e8f0; border-color: #334155; box-shadow: none; }
       .who button:hover { background: #1e293b; }
+      .who .role { text-transform: capitalize; }
       main { padding: 32px 40px; max-width: 1200px; width: 100%; min-width: 0; }
       /* Test mode, as Stripe shows it: a band along the top of the page and a banner that says what it means. */
       .shell.test, .shell.test nav.side { box-shadow: inset 0 4px 0 var(--test); }
@@ -102,6 +104,7 @@ export class Dashboard extends LitElement {
 
   @state() private phase: 'loading' | 'signed-out' | 'signed-in' = 'loading';
   @state() private email = '';
+  @state() private memberRole: RoleName = 'viewer';
   @state() private route: Route = parseRoute(location.hash);
   @state() private campaigns: CampaignSettings[] = [];
   @state() private error = '';
@@ -127,7 +130,7 @@ export class Dashboard extends LitElement {
     window.addEventListener('hashchange', this.#onHash);
     this.#onHash();
     this.addEventListener('signed-out', () => this.#signedOut());
-    this.addEventListener('signed-in', (e) => this.#signedIn((e as CustomEvent<{ email: string; csrfToken: string }>).detail));
+    this.addEventListener('signed-in', (e) => this.#signedIn((e as CustomEvent<OwnerSession>).detail));
     this.addEventListener('campaigns-changed', () => void this.#loadCampaigns());
     void this.#start();
   }
@@ -147,8 +150,10 @@ export class Dashboard extends LitElement {
     }
   }
 
-  #signedIn(session: { email: string; csrfToken: string }) {
+  #signedIn(session: OwnerSession) {
     useSession(session.csrfToken);
+    useRole(session.role);
+    this.memberRole = session.role;
     this.email = session.email;
     this.phase = 'signed-in';
     this.#title();
@@ -249,7 +254,7 @@ export class Dashboard extends LitElement {
               </div>`
           : nothing}
         <div class="who">
-          <span><span class="sr-only">Signed in as</span><strong>${this.email}</strong></span>
+          <span><span class="sr-only">Signed in as</span><strong>${this.email}</strong> <span class="role">${this.memberRole}</span></span>
           <a href=${href.account()} aria-current=${page === 'account' ? 'page' : 'false'}>Account</a>
           <button @click=${() => this.#signOut()}>Sign out</button>
         </div>

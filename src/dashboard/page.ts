@@ -2,6 +2,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import { ApiError, describe, isUnauthorized } from './api.js';
+import { may } from './role.js';
 import { base } from './styles.js';
 
 export class Page extends LitElement {
@@ -10,6 +11,16 @@ export class Page extends LitElement {
   @state() notice = '';
   /** The request field the last failure named (the error envelope's `field`, e.g. `milestones.1.label`), for a form to mark. */
   @state() errorField: string | undefined;
+
+  /** The signed-in member may change campaigns, participants, rewards and settings (not a viewer): their controls show. */
+  protected get mayChange(): boolean {
+    return may('change');
+  }
+
+  /** The signed-in member may manage members and secret keys (an owner). */
+  protected get mayManage(): boolean {
+    return may('manage');
+  }
 
   /** Runs an action, showing its failure in the alert line; a lost session sends the owner to sign in. */
   protected async attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {

@@ -1,9 +1,10 @@
 /**
  * The Team and Audit log pages end to end: real service (SQLite) with a real SMTP server, the built
  * dashboard, Debian's Chromium. An owner invites a viewer from the Team page; the invitee follows the
- * emailed link, sets a password and is signed in; a viewer sees no owner's controls and is refused a
- * change; the owner changes a role; the Audit log page lists those changes, filters them and downloads
- * them as CSV. Both pages pass axe and fit 390 px.
+ * emailed link, sets a password and is signed in; a viewer sees no controls of a change on any page (an
+ * owner does), and a change made after their role was lowered under an open page is refused; the owner
+ * changes a role; the Audit log page lists those changes, filters them and downloads them as CSV. Both
+ * pages pass axe and fit 390 px.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { createOwner } from '../../src/server/domain/owners.js';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startService, type TestService } from '../server/helpers/service.js';
@@ -72,11 +73,10 @@ describe('dashboard: team and audit log', () => {
         await vera.getByRole('cell', { name: OWNER.email }).waitFor();
         assert.equal(await vera.getByRole('button', { name: 'Send invitation' }).count(), 0);
         assert.equal(await vera.getByRole('button', { name: /^Remove/ }).count(), 0);
-        // And a change is refused, with the service's reason in the alert line.
+        // Nor of keys (the next test goes through every page, and a refusal).
         await vera.goto(`${s.url}/admin/#/keys`);
-        await vera.getByLabel('Name').fill('sneaky');
-        await vera.getByRole('button', { name: 'Create key' }).click();
-        await vera.getByRole('alert').getByText('Your role (viewer) may not manage members or secret keys (owners only)').waitFor();
+        await vera.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+        assert.equal(await vera.getByRole('button', { name: 'Create key' }).count(), 0);
         // The link is used: a second visit is refused.
         const again = await browser.newContext();
         const replay = await again.newPage();
@@ -104,6 +104,78 @@ describe('dashboard: team and audit log', () => {
       assert.deepEqual(owner.problems, []);
     } finally {
       await owner.context.close();
+    }
+  });
+
+  it('a viewer reads every page without the controls of a change (an owner sees them there); a role lowered under an open page is refused with its reason', async () => {
+    const id = (await s.admin.listCampaigns())[0]!.campaignId!;
+    const referrer = await s.admin.addParticipant({ id, email: 'rita@example.com' });
+    await s.admin.addParticipant({ id, email: 'ron@example.com', referredByCode: referrer.referralCode! });
+    await s.admin.createWebhookEndpoint({ url: 'https://hooks.example.com/refkit', eventTypes: ['referrer_added'] });
+    const VIEWER = { email: 'vic@acme.example', password: 'vic passphrase' };
+    await createOwner(s.ctx, VIEWER.email, VIEWER.password, undefined, 'viewer');
+    const campaign = `/admin/#/campaigns/${encodeURIComponent(id)}`;
+    // Each page, what shows once its data is there, and the controls of a change an owner finds on it
+    // (buttons, or links and labels that act as buttons).
+    const PAGES: [string, (p: Page) => Locator, (string | RegExp)[]][] = [
+      ['/admin/#/campaigns', (p) => p.getByRole('cell', { name: 'Spring' }), ['New campaign']],
+      [campaign, (p) => p.getByRole('heading', { name: 'Status' }), ['Save changes', 'Pause', 'End campaign', 'Add milestone']],
+      [`${campaign}/participants`, (p) => p.getByRole('link', { name: 'rita@example.com' }), ['Import CSV']],
+      [`${campaign}/participants/${encodeURIComponent('rita@example.com')}`, (p) => p.getByRole('button', { name: 'Export data' }), ['Redeem', 'Erase']],
+      [`${campaign}/emails`, (p) => p.getByRole('heading', { name: 'Texts' }), ['Save settings', 'Save text']],
+      [`${campaign}/billing`, (p) => p.getByText('not set').first(), ['Save secret', 'Save payout settings', 'Add codes', 'Save threshold']],
+      ['/admin/#/webhooks', (p) => p.getByText('https://hooks.example.com/refkit').first(), ['Add endpoint', /^Remove https/]],
+      ['/admin/#/keys', (p) => p.getByRole('heading', { name: 'API keys', level: 1 }), ['Create key']],
+      ['/admin/#/team', (p) => p.getByRole('cell', { name: /^vic@acme\.example/ }), ['Send invitation', `Remove ${VIEWER.email}`]],
+      ['/admin/#/settings/retention', (p) => p.getByRole('heading', { name: 'Keep data for' }), ['Save']],
+    ];
+    /** The visible, enabled controls of the page by their accessible names, once `ready` shows. */
+    const controls = async (page: Page, ready: (p: Page) => Locator) => {
+      await ready(page).waitFor();
+      await page.waitForLoadState('networkidle');
+      const names: string[] = [];
+      for (const role of ['button', 'link'] as const) {
+        for (const el of await page.getByRole(role).all()) {
+          if ((await el.isVisible()) && (await el.isEnabled())) names.push((await el.getAttribute('aria-label')) ?? (await el.innerText()).trim());
+        }
+      }
+      for (const label of await page.locator('label.button').all()) if (await label.isVisible()) names.push((await label.innerText()).trim());
+      return names;
+    };
+    const has = (names: string[], want: string | RegExp) => names.some((n) => (typeof want === 'string' ? n === want : want.test(n)));
+
+    const owner = await signedIn(browser, s.url, 1280);
+    const viewer = await signedIn(browser, s.url, 390, VIEWER);
+    try {
+      for (const [path, ready, changes] of PAGES) {
+        await owner.page.goto(`${s.url}${path}`);
+        await viewer.page.goto(`${s.url}${path}`);
+        const [mine, theirs] = [await controls(owner.page, ready), await controls(viewer.page, ready)];
+        for (const c of changes) assert.ok(has(mine, c), `an owner has ${String(c)} on ${path}: ${mine.join(', ')}`);
+        for (const c of changes) assert.ok(!has(theirs, c), `a viewer has no ${String(c)} on ${path}: ${theirs.join(', ')}`);
+        assert.equal(await overflowsSideways(viewer.page), false, path);
+      }
+      // What a viewer may do stays: reading settings (disabled, not hidden), exporting a person's data.
+      await viewer.page.goto(`${s.url}${campaign}`);
+      assert.equal(await viewer.page.getByLabel('Campaign name').isDisabled(), true);
+      assert.notEqual(await viewer.page.getByLabel('Campaign name').inputValue(), '');
+      await viewer.page.goto(`${s.url}${campaign}/participants/${encodeURIComponent('rita@example.com')}`);
+      await viewer.page.getByRole('button', { name: 'Export data' }).waitFor();
+      await viewer.page.locator('.role').getByText('viewer', { exact: true }).waitFor();
+      assert.deepEqual(await seriousViolations(viewer.page), []);
+
+      // A role lowered while a page is open: its controls are still on screen, and the service refuses them.
+      await s.admin.changeMemberRole(VIEWER.email, 'admin');
+      await viewer.page.goto(`${s.url}${campaign}`);
+      await viewer.page.reload();
+      await viewer.page.getByRole('button', { name: 'Save changes' }).waitFor();
+      await s.admin.changeMemberRole(VIEWER.email, 'viewer');
+      await viewer.page.getByRole('button', { name: 'Save changes' }).click();
+      await viewer.page.getByRole('alert').getByText(/Your role \(viewer\) may not/).waitFor();
+      assert.deepEqual([owner.problems, viewer.problems], [[], []]);
+    } finally {
+      await owner.context.close();
+      await viewer.context.close();
     }
   });
 

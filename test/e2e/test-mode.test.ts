@@ -76,7 +76,7 @@ describe('dashboard: test mode', () => {
         await page.getByRole('button', { name: 'Create key' }).click();
         const shown = await page.getByRole('status').locator('.secret code').textContent();
         assert.match(shown ?? '', /^sk_test_/);
-        const made = (await admin.listApiKeys()).find((k) => k.name === `dash ${width}`);
+        const made = (await testKey.listApiKeys()).find((k) => k.name === `dash ${width}`);
         assert.equal(made?.test, true);
         await rows(page).filter({ hasText: `dash ${width}` }).getByText('Test', { exact: true }).waitFor();
 

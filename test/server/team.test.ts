@@ -251,6 +251,7 @@ for (const kind of kinds) {
       const joined = await accept(token);
       assert.equal(joined.status, 200, joined.text);
       assert.equal(joined.body.email, 'vi@example.com');
+      assert.equal(joined.body.role, 'viewer', 'the new session says the role joined with');
       const again = await accept(token);
       assert.equal(again.status, 404);
       assert.equal(again.body.error?.code, 'link_not_found');
@@ -290,7 +291,15 @@ for (const kind of kinds) {
       const owner = await member(s, 'boss@example.com', 'owner');
       const other = await member(s, 'second@example.com', 'owner');
       const post = (m: SignedIn, route: string, body: unknown) => call(s, 'POST', `/api/v1/admin/${route}`, body as Record<string, unknown>, sessionAuth(m));
+      const roleOf = async (m: SignedIn) => (await m.client.getSession()).role;
+      assert.equal(await roleOf(other), 'owner');
       assert.equal((await post(owner, 'changeMemberRole', { email: 'second@example.com', role: 'admin' })).status, 200);
+      // The session says the role as it is now (the dashboard shows a member the controls of their role only).
+      assert.equal(await roleOf(other), 'admin');
+      const viewer = await member(s, 'reader@example.com', 'viewer');
+      const signedInAs = await fetch(`${s.url}/api/v1/auth/signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'reader@example.com', password: PASSWORD }) });
+      assert.equal(((await signedInAs.json()) as { role: string }).role, 'viewer');
+      assert.equal(await roleOf(viewer), 'viewer');
       // second is an admin now: refused member changes from their very next request.
       assert.equal((await post(other, 'changeMemberRole', { email: 'boss@example.com', role: 'viewer' })).body.error?.code, 'forbidden');
       const demote = await post(owner, 'changeMemberRole', { email: 'boss@example.com', role: 'admin' });

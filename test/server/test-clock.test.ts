@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ParsedMail } from 'mailparser';
 import { RefkitClient } from '../../src/api/client.js';
 import { authenticate } from '../../src/server/domain/keys.js';
+import { createOwner } from '../../src/server/domain/owners.js';
 import { hashSecret } from '../../src/server/domain/secrets.js';
 import { releaseAll } from '../../src/server/domain/reward-release.js';
 import { pruneExpired } from '../../src/server/domain/retention.js';
@@ -17,6 +18,7 @@ import { FakeStripe } from './helpers/fake-stripe.js';
 import { checkoutSession, event, SECRET, send } from './helpers/stripe.js';
 import { DAY_MS } from '../../src/server/domain/time.js';
 import { rejects } from './helpers/assert.js';
+import { OWNER, signIn } from './helpers/owner.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -193,6 +195,46 @@ for (const kind of kinds) {
       await rejects(() => s.admin.createCampaign({ campaignName: 'x', hostURL: 'https://shop.example/', test: true }), 400, 'invalid_request');
       // The public shapes do not change: the widget reads a test campaign as any other.
       assert.equal('test' in (await s.browser.getCampaign(testId)), false);
+    });
+
+    it("keys, webhook endpoints and the delivery log: a key sees and acts on its own mode's only; a user lists either mode", async () => {
+      const liveId = await s.campaign();
+      const testId = (await testKey.createCampaign({ campaignName: 'Hooks', hostURL: 'https://shop.example/join' })).campaignId!;
+      await s.admin.addParticipant({ id: liveId, email: 'live-person@realmail.com' });
+      await testKey.addParticipant({ id: testId, email: 'hooked@example.com' });
+      const [liveEndpoint] = await s.admin.listWebhookEndpoints();
+      const [testEndpoint] = await testKey.listWebhookEndpoints();
+      assert.deepEqual([liveEndpoint?.test, testEndpoint?.test], [false, true]);
+      assert.deepEqual((await testKey.listWebhookEndpoints()).map((e) => e.id), [testEndpoint!.id], 'a test key does not see where live events go');
+      assert.deepEqual((await s.admin.listWebhookEndpoints()).map((e) => e.id), [liveEndpoint!.id]);
+      // The delivery log: a test key never reads a live event's body (a live participant's address).
+      const testLog = await testKey.listWebhookDeliveries({ limit: 100 });
+      assert.ok(testLog.length > 0 && testLog.every((d) => d.endpointId === testEndpoint!.id), JSON.stringify(testLog.map((d) => d.endpointId)));
+      assert.ok(!JSON.stringify(testLog).includes('realmail.com'));
+      const liveLog = await s.admin.listWebhookDeliveries({ limit: 100 });
+      assert.ok(liveLog.length > 0 && liveLog.every((d) => d.endpointId === liveEndpoint!.id));
+      assert.equal((await testKey.listWebhookDeliveries({ mode: 'test', limit: 100 })).length, testLog.length);
+      await rejects(() => testKey.listWebhookDeliveries({ mode: 'live' }), 400, 'invalid_request', 'mode');
+      // Nor does it act on the other mode's: redeliver, remove an endpoint, revoke a key (each 404, nothing changed).
+      const before = await s.ctx.store.db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempt_count', 'next_attempt_on']).orderBy('id').execute();
+      await rejects(() => testKey.redeliverWebhook(liveLog[0]!.id), 404, 'delivery_not_found');
+      await rejects(() => testKey.deleteWebhookEndpoint(liveEndpoint!.id), 404, 'webhook_endpoint_not_found');
+      await rejects(() => s.admin.deleteWebhookEndpoint(testEndpoint!.id), 404, 'webhook_endpoint_not_found');
+      assert.deepEqual(await s.ctx.store.db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempt_count', 'next_attempt_on']).orderBy('id').execute(), before);
+      assert.deepEqual((await s.admin.listWebhookEndpoints()).map((e) => e.id), [liveEndpoint!.id]);
+      const liveKey = await s.admin.createApiKey('production');
+      assert.ok((await testKey.listApiKeys()).every((k) => k.test), 'a test key lists test keys only');
+      assert.ok(!(await s.admin.listApiKeys()).some((k) => k.test), 'a live key lists live keys only');
+      await rejects(() => testKey.revokeApiKey(liveKey.id), 404, 'api_key_not_found');
+      assert.equal((await new RefkitClient({ baseUrl: s.url, secretKey: liveKey.key }).listCampaigns()).length > 0, true, 'the live key still works');
+      // A user (the dashboard) sees both, and asks for one mode's log.
+      await createOwner(s.ctx, OWNER.email, OWNER.password);
+      const user = (await signIn(s)).client;
+      assert.deepEqual((await user.listWebhookEndpoints()).map((e) => e.id).sort(), [liveEndpoint!.id, testEndpoint!.id].sort());
+      assert.deepEqual(new Set((await user.listWebhookDeliveries({ mode: 'test', limit: 100 })).map((d) => d.endpointId)), new Set([testEndpoint!.id]));
+      assert.deepEqual(new Set((await user.listWebhookDeliveries({ mode: 'live', limit: 100 })).map((d) => d.endpointId)), new Set([liveEndpoint!.id]));
+      assert.deepEqual(new Set((await user.listWebhookDeliveries({ limit: 100 })).map((d) => d.endpointId)), new Set([liveEndpoint!.id, testEndpoint!.id]));
+      await rejects(() => user.listWebhookDeliveries({ mode: 'neither' as 'live' }), 400, 'invalid_request');
     });
 
     it('advanceClock refuses a live campaign, backwards, too far and a bad time, changing nothing', async () => {

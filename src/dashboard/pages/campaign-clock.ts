@@ -125,7 +125,13 @@ export class CampaignClockPanel extends Page {
               : nothing}
           </dl>`
         : nothing}
-      <div class="steps" role="group" aria-label="Advance clock by">
+      ${this.mayChange ? this.#controls(c) : nothing}
+    </section>`;
+  }
+
+  /** Moving the clock: a change, for a role that may make one. */
+  #controls(c: CampaignClock | undefined) {
+    return html`<div class="steps" role="group" aria-label="Advance clock by">
         ${STEPS.map(([days, label]) => html`<button type="button" ?disabled=${!c || this.busy} @click=${() => this.#step(days)}>${label}</button>`)}
       </div>
       <form class="add" @submit=${this.#submit} aria-label="Advance clock to a date">
@@ -134,7 +140,6 @@ export class CampaignClockPanel extends Page {
           <input id="clock-to" name="to" type="datetime-local" required .value=${c ? toLocalInput(new Date(Date.parse(c.now) + DAY).toISOString()) : ''} />
         </div>
         <button class="primary" type="submit" ?disabled=${!c || this.busy}>Advance</button>
-      </form>
-    </section>`;
+      </form>`;
   }
 }

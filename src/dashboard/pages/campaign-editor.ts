@@ -447,9 +447,10 @@ export class CampaignEditor extends Page {
       <h2 id="status-h">Status</h2>
       <div class="status-row">
         ${statusBadge(status)}
-        ${status === 'Active' ? html`<button @click=${() => this.#setStatus('Pause')}>Pause</button>` : nothing}
-        ${status === 'Pause' ? html`<button @click=${() => this.#setStatus('Active')}>Resume</button>` : nothing}
-        ${status !== 'End' ? html`<button class="danger-ghost" @click=${() => this.#setStatus('End')}>End campaign</button>` : html`<span class="muted">An ended campaign cannot be restarted.</span>`}
+        ${this.mayChange && status === 'Active' ? html`<button @click=${() => this.#setStatus('Pause')}>Pause</button>` : nothing}
+        ${this.mayChange && status === 'Pause' ? html`<button @click=${() => this.#setStatus('Active')}>Resume</button>` : nothing}
+        ${status === 'End' ? html`<span class="muted">An ended campaign cannot be restarted.</span>` : nothing}
+        ${this.mayChange && status !== 'End' ? html`<button class="danger-ghost" @click=${() => this.#setStatus('End')}>End campaign</button>` : nothing}
       </div>
     </section>`;
   }
@@ -501,6 +502,8 @@ export class CampaignEditor extends Page {
           ${this.#statusCard()}
           ${this.campaignId && this.campaign?.test ? html`<rk-campaign-clock .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-campaign-clock>` : nothing}
           <form class="card" @submit=${this.#save} aria-label="Campaign settings">
+            <!-- A viewer reads the settings; every control of the form is disabled for them. -->
+            <fieldset class="settings" ?disabled=${!this.mayChange}>
             <fieldset>
               <legend>Basics</legend>
               ${this.#text('campaignName', 'Campaign name', { required: true })}
@@ -629,10 +632,13 @@ export class CampaignEditor extends Page {
                 </div>
               </div>
             </fieldset>
-            <div class="save-bar">
-              <a class="button" href=${href.campaigns()}>Cancel</a>
-              <button class="primary" type="submit" ?disabled=${this.busy}>${this.campaignId ? 'Save changes' : 'Create campaign'}</button>
-            </div>
+            </fieldset>
+            ${this.mayChange
+              ? html`<div class="save-bar">
+                  <a class="button" href=${href.campaigns()}>Cancel</a>
+                  <button class="primary" type="submit" ?disabled=${this.busy}>${this.campaignId ? 'Save changes' : 'Create campaign'}</button>
+                </div>`
+              : nothing}
           </form>
         </div>
         <aside class="side" aria-label="Preview and embed code">

@@ -1,5 +1,5 @@
 /** The campaign list: the account's campaigns of the mode shown (live or test), with their status and size. */
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CampaignSettings } from '../../api/client.js';
 import { date, n } from '../format.js';
@@ -20,7 +20,7 @@ export class Campaigns extends Page {
           <h1>Campaigns</h1>
           <p>Each campaign is one referral program, with its own rewards, texts and widget.</p>
         </div>
-        <a class="button primary" href=${href.newCampaign()}>New campaign</a>
+        ${this.mayChange ? html`<a class="button primary" href=${href.newCampaign()}>New campaign</a>` : nothing}
       </div>
       <div class="table-wrap">
         <table>

@@ -90,11 +90,13 @@ export class DataRetention extends Page {
         ? html`<section class="card" aria-labelledby="retention-h">
             <h2 id="retention-h">Keep data for</h2>
             <form @submit=${this.#save}>
+              <fieldset ?disabled=${!this.mayChange}>
               <div class="field">
                 <label><input type="checkbox" name="noIps" .checked=${this.noIps} @change=${(e: Event) => (this.noIps = (e.target as HTMLInputElement).checked)} /> Store no IP addresses at all</label>
               </div>
               ${PERIODS.map((p) => this.#field(p, s))}
-              <div class="actions"><button class="primary" type="submit">Save</button></div>
+              </fieldset>
+              ${this.mayChange ? html`<div class="actions"><button class="primary" type="submit">Save</button></div>` : nothing}
             </form>
           </section>`
         : nothing}`;

@@ -140,6 +140,19 @@ export class Emails extends Page {
     }
   }
 
+  /** Saving a text, going back to the default, sending a test: changes, for a role that may make them. */
+  #textActions(v: EmailTextsView, custom: boolean) {
+    return html`<div class="actions">
+        <button class="primary" @click=${() => this.#saveText()}>Save text</button>
+        ${custom ? html`<button @click=${() => this.#resetText()}>Back to the default text</button>` : html`<span class="muted">The default text</span>`}
+      </div>
+      <form class="actions" style="margin-top:16px" @submit=${this.#sendTest}>
+        <div class="field" style="margin:0"><label for="to">Send a test to</label><input id="to" name="to" type="email" required placeholder="you@example.com" ?disabled=${!v.smtpConfigured} /></div>
+        <button type="submit" ?disabled=${!v.smtpConfigured} aria-describedby=${v.smtpConfigured ? nothing : 'no-smtp'}>Send test</button>
+        ${v.smtpConfigured ? nothing : html`<span class="muted" id="no-smtp">A test needs SMTP_URL.</span>`}
+      </form>`;
+  }
+
   override render() {
     const v = this.view;
     const custom = v?.texts.find((t) => t.kind === this.kind && t.locale === this.locale)?.custom ?? false;
@@ -157,6 +170,7 @@ export class Emails extends Page {
         ? html`<section class="card" aria-labelledby="send-h">
               <h2 id="send-h">Which emails are sent</h2>
               <form @submit=${this.#saveSettings}>
+                <fieldset ?disabled=${!this.mayChange}>
                 <fieldset class="kinds">
                   <legend class="sr-only">Emails</legend>
                   ${EMAIL_KINDS.map((k) => html`<label><input type="checkbox" name=${k} ?checked=${v.settings[k]} /> ${KIND_NAMES[k]}</label>`)}
@@ -169,7 +183,8 @@ export class Emails extends Page {
                   <label for="address">Your postal address (shown in every email's footer)</label>
                   <textarea id="address" name="postalAddress" maxlength="300" style="min-height:64px" .value=${v.settings.postalAddress}></textarea>
                 </div>
-                <button class="primary" type="submit">Save settings</button>
+                </fieldset>
+                ${this.mayChange ? html`<button class="primary" type="submit">Save settings</button>` : nothing}
               </form>
             </section>
             <section class="card" aria-labelledby="text-h">
@@ -192,23 +207,15 @@ export class Emails extends Page {
                   </div>
                   <div class="field">
                     <label for="subject">Subject</label>
-                    <input id="subject" maxlength="200" dir="auto" .value=${this.subject} @input=${(e: Event) => ((this.subject = (e.target as HTMLInputElement).value), this.#typed())} />
+                    <input id="subject" maxlength="200" dir="auto" ?readonly=${!this.mayChange} .value=${this.subject} @input=${(e: Event) => ((this.subject = (e.target as HTMLInputElement).value), this.#typed())} />
                   </div>
                   <div class="field">
                     <label for="body">Body (a blank line starts a paragraph)</label>
-                    <textarea id="body" maxlength="5000" dir="auto" .value=${this.body} @input=${(e: Event) => ((this.body = (e.target as HTMLTextAreaElement).value), this.#typed())}></textarea>
+                    <textarea id="body" maxlength="5000" dir="auto" ?readonly=${!this.mayChange} .value=${this.body} @input=${(e: Event) => ((this.body = (e.target as HTMLTextAreaElement).value), this.#typed())}></textarea>
                   </div>
                   <div class="muted" id="vars-h">Variables</div>
                   <div class="vars" aria-labelledby="vars-h">${v.variables.map((name) => html`<code>{${name}}</code>`)}</div>
-                  <div class="actions">
-                    <button class="primary" @click=${() => this.#saveText()}>Save text</button>
-                    ${custom ? html`<button @click=${() => this.#resetText()}>Back to the default text</button>` : html`<span class="muted">The default text</span>`}
-                  </div>
-                  <form class="actions" style="margin-top:16px" @submit=${this.#sendTest}>
-                    <div class="field" style="margin:0"><label for="to">Send a test to</label><input id="to" name="to" type="email" required placeholder="you@example.com" ?disabled=${!v.smtpConfigured} /></div>
-                    <button type="submit" ?disabled=${!v.smtpConfigured} aria-describedby=${v.smtpConfigured ? nothing : 'no-smtp'}>Send test</button>
-                    ${v.smtpConfigured ? nothing : html`<span class="muted" id="no-smtp">A test needs SMTP_URL.</span>`}
-                  </form>
+                  ${this.mayChange ? this.#textActions(v, custom) : nothing}
                 </div>
                 <div>
                   <div class="muted">Preview${this.preview ? html`: <strong>${this.preview.subject}</strong>` : nothing}</div>

@@ -55,6 +55,18 @@ export class Keys extends Page {
     }
   }
 
+  /** Creating a key: managing keys, an owner's. */
+  #createForm() {
+    return html`<section class="card" aria-labelledby="new-h">
+        <h2 id="new-h">${this.testMode ? 'Create a test key' : 'Create a key'}</h2>
+        ${this.testMode ? html`<p class="muted">A test key (<code>sk_test_…</code>) sees and makes test campaigns only.</p>` : nothing}
+        <form class="add" @submit=${this.#create}>
+          <div class="field"><label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. production backend" /></div>
+          <button class="primary" type="submit">Create key</button>
+        </form>
+      </section>`;
+  }
+
   override render() {
     return html`<div class="page-head">
         <div>
@@ -69,15 +81,8 @@ export class Keys extends Page {
             <div class="secret"><code>${this.created.key}</code><button class="small" @click=${() => navigator.clipboard.writeText(this.created!.key)}>Copy</button></div>
           </div>`
         : nothing}
-      <section class="card" aria-labelledby="new-h">
-        <h2 id="new-h">${this.testMode ? 'Create a test key' : 'Create a key'}</h2>
-        ${this.testMode ? html`<p class="muted">A test key (<code>sk_test_…</code>) sees and makes test campaigns only.</p>` : nothing}
-        <form class="add" @submit=${this.#create}>
-          <div class="field"><label for="name">Name</label><input id="name" name="name" required maxlength="100" placeholder="e.g. production backend" /></div>
-          <button class="primary" type="submit">Create key</button>
-        </form>
-      </section>
-      <h2 class="list">${this.testMode ? 'Test keys' : 'Keys'}</h2>
+      ${this.mayManage ? this.#createForm() : nothing}
+            <h2 class="list">${this.testMode ? 'Test keys' : 'Keys'}</h2>
       <div class="table-wrap">
         <table>
           <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
@@ -90,7 +95,7 @@ export class Keys extends Page {
                     <td class="mono">${k.prefix}…</td>
                     <td>${dateTime(k.createdOn)}</td>
                     <td>${k.revokedOn ? html`<span class="badge">revoked ${dateTime(k.revokedOn)}</span>` : html`<span class="badge ok">active</span>`}</td>
-                    <td>${k.revokedOn ? nothing : html`<button class="small danger-ghost" aria-label="Revoke ${k.name}" @click=${() => this.#revoke(k)}>Revoke</button>`}</td>
+                    <td>${k.revokedOn || !this.mayManage ? nothing : html`<button class="small danger-ghost" aria-label="Revoke ${k.name}" @click=${() => this.#revoke(k)}>Revoke</button>`}</td>
                   </tr>`,
                 )}
           </tbody>

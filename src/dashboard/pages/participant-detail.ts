@@ -133,6 +133,19 @@ export class ParticipantDetailPage extends Page {
     go(href.participants(this.campaignId));
   }
 
+  /** Redeeming from a balance: a change, for a role that may make one. */
+  #redeemForm() {
+    return html`<form class="redeem" @submit=${this.#redeem} aria-label="Redeem a reward">
+      <div class="field">
+        <label for="kind">Balance</label>
+        <select id="kind" name="kind"><option value="referral">Referral</option><option value="referee">Referee</option></select>
+      </div>
+      <div class="field"><label for="amount">Amount</label><input id="amount" name="amount" type="number" min="1" step="1" required /></div>
+      <button class="primary" type="submit">Redeem</button>
+      ${this.redeemError ? html`<div class="alert" role="alert">${this.redeemError}</div>` : nothing}
+    </form>`;
+  }
+
   override render() {
     const d = this.detail;
     const back = html`<a href=${href.participants(this.campaignId)}>← All participants</a>`;
@@ -168,15 +181,7 @@ export class ParticipantDetailPage extends Page {
               <div class="muted">${reward(d.rewards.pending.referee, c)} pending · ${reward(d.rewards.owed.referee, c)} owed back</div>
             </div>
           </div>
-          <form class="redeem" @submit=${this.#redeem} aria-label="Redeem a reward">
-            <div class="field">
-              <label for="kind">Balance</label>
-              <select id="kind" name="kind"><option value="referral">Referral</option><option value="referee">Referee</option></select>
-            </div>
-            <div class="field"><label for="amount">Amount</label><input id="amount" name="amount" type="number" min="1" step="1" required /></div>
-            <button class="primary" type="submit">Redeem</button>
-            ${this.redeemError ? html`<div class="alert" role="alert">${this.redeemError}</div>` : nothing}
-          </form>
+          ${this.mayChange ? this.#redeemForm() : nothing}
         </section>
         <section class="card" aria-labelledby="pay-h">
           <h2 id="pay-h">Payments</h2>
@@ -199,7 +204,7 @@ export class ParticipantDetailPage extends Page {
           <h2 id="fraud-h">Fraud signals</h2>
           <p>Score ${scoreBadge(p.fraudScore)} · signed up ${d.signupSource === 'browser' ? 'in a browser' : d.signupSource === 'api' ? 'through the API' : 'by import'}</p>
           <ul class="signals">${d.signals.map((s) => html`<li>${s}</li>`)}</ul>
-          ${!p.approval
+          ${!p.approval && this.mayChange
             ? html`<div class="actions">
                 <button class="primary" @click=${() => this.#review(true)}>Approve</button>
                 ${held ? html`<button class="danger-ghost" @click=${() => this.#review(false)}>Reject</button>` : nothing}
@@ -218,7 +223,7 @@ export class ParticipantDetailPage extends Page {
           <p class="muted">Everything stored about this email, in every campaign: download it, or erase it for good.</p>
           <div class="actions">
             <button @click=${() => this.#export()}>Export data</button>
-            <button class="danger-ghost" @click=${() => this.#erase()}>Erase</button>
+            ${this.mayChange ? html`<button class="danger-ghost" @click=${() => this.#erase()}>Erase</button>` : nothing}
           </div>
         </section>
       </div>

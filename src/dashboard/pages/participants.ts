@@ -148,7 +148,7 @@ export class Participants extends Page {
       <td class="num" data-label="Balance">${reward(p.referralRewardBalance, this.campaign)}</td>
       <td data-label="Fraud score"><span>${scoreBadge(p.fraudScore)} ${p.rejected ? html`<span class="badge danger">rejected</span>` : held ? html`<span class="badge warn">held</span>` : nothing}</span></td>
       <td class="when" data-label="Joined">${date(p.createdOn)}</td>
-      ${this.filter !== 'all'
+      ${this.#reviewing()
         ? html`<td data-label="Review">
             <div class="actions">
               <button class="small" @click=${() => this.#approve(p)}>Approve</button>
@@ -159,6 +159,11 @@ export class Participants extends Page {
     </tr>`;
   }
 
+  /** The held or rejected list, shown to a role that may approve and reject: each row has those buttons. */
+  #reviewing(): boolean {
+    return this.filter !== 'all' && this.mayChange;
+  }
+
   override render() {
     const pageNo = this.cursors.length;
     return html`<div class="page-head">
@@ -167,8 +172,10 @@ export class Participants extends Page {
           <p>${this.campaign?.campaignName ?? this.campaignId} · ${count(this.campaign?.participants, 'participant', 'participants')} in all</p>
         </div>
         <div class="actions">
-          <label class="button" for="import-file">Import CSV</label>
-          <input id="import-file" type="file" accept=".csv,text/csv" @change=${this.#import} />
+          ${this.mayChange
+            ? html`<label class="button" for="import-file">Import CSV</label>
+                <input id="import-file" type="file" accept=".csv,text/csv" @change=${this.#import} />`
+            : nothing}
           <a class="button" href=${api().exportParticipantsUrl(this.campaignId)} download title="Text a spreadsheet would run as a formula starts with a quote">Export CSV</a>
         </div>
       </div>
@@ -198,7 +205,7 @@ export class Participants extends Page {
           <thead>
             <tr>
               <th>Email</th><th>Code</th><th>Referred by</th><th class="num">Referrals</th><th class="num">Balance</th><th>Fraud score</th><th>Joined</th>
-              ${this.filter !== 'all' ? html`<th>Review</th>` : nothing}
+              ${this.#reviewing() ? html`<th>Review</th>` : nothing}
             </tr>
           </thead>
           <tbody>

@@ -189,8 +189,13 @@ export class RewardCodePools extends Page {
         Each credit of a kind with a pool gets one of its codes (a gift card, a coupon) as it becomes available. When the pool is empty, credits
         wait, and a refill serves them, oldest first.
       </p>
-      ${this.#warnings()} ${this.#table()}
-      <form class="threshold" @submit=${this.#saveThreshold}>
+      ${this.#warnings()} ${this.#table()} ${this.mayChange ? this.#forms() : this.messages()}
+    </section>`;
+  }
+
+  /** Setting the threshold and adding codes: changes, for a role that may make them. */
+  #forms() {
+    return html`<form class="threshold" @submit=${this.#saveThreshold}>
         <div class="field">
           <label for="pool-threshold">Low when fewer than</label>
           <input id="pool-threshold" name="threshold" type="number" min="0" max="1000000" step="1" required .value=${String(this.#threshold)} aria-describedby="pool-threshold-hint" />
@@ -217,7 +222,6 @@ export class RewardCodePools extends Page {
           <textarea id="pool-codes" class="mono" name="codes" rows="4" spellcheck="false"></textarea>
         </div>
         <div class="wide"><button class="primary" type="submit">Add codes</button></div>
-      </form>
-    </section>`;
+      </form>`;
   }
 }

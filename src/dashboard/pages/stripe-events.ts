@@ -93,7 +93,7 @@ export class StripeEvents extends Page {
   #participant(e: StripeEventView) {
     const error = this.matchError?.id === e.id ? this.matchError.message : '';
     return html`${e.participantEmail ? participantLink(this.campaignId, e.participantEmail) : nothing}
-    ${e.status === 'unmatched'
+    ${e.status === 'unmatched' && this.mayChange
       ? html`<form class="match" @submit=${(ev: SubmitEvent) => this.#match(ev, e)}>
             <input
               name="email"

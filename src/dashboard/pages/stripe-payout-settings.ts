@@ -88,6 +88,7 @@ export class StripePayoutSettings extends Page {
       </p>
       ${fieldError ? nothing : this.messages()}
       <form @submit=${this.#save}>
+        <fieldset ?disabled=${!this.mayChange}>
         <div class="row">
           <div class="field">
             <div class="label-badge">
@@ -113,10 +114,13 @@ export class StripePayoutSettings extends Page {
         </div>
         ${fieldError ? html`<div class="field-error" id="reward-key-error" role="alert">${fieldError}</div>` : nothing}
         <div class="hint muted" id="reward-key-hint">rk_live_... or rk_test_...: never shown again here, only whether it is set.</div>
-        <div class="actions">
-          <button class="primary" type="submit">Save payout settings</button>
-          ${configured ? html`<button type="button" class="danger-ghost" @click=${this.#remove}>Remove key</button>` : nothing}
-        </div>
+        </fieldset>
+        ${this.mayChange
+          ? html`<div class="actions">
+              <button class="primary" type="submit">Save payout settings</button>
+              ${configured ? html`<button type="button" class="danger-ghost" @click=${this.#remove}>Remove key</button>` : nothing}
+            </div>`
+          : nothing}
       </form>
     </section>`;
   }

@@ -82,7 +82,7 @@ export class StripePayouts extends Page {
       <td class="num" data-label="Attempts">${p.attempts}</td>
       <td class="stripe" data-label="In Stripe">${this.#stripe(p)}</td>
       <td data-label="Created">${dateTime(p.createdOn)}</td>
-      <td>${retriable ? html`<button class="small" aria-label="Retry payout ${p.id}" @click=${() => this.#retry(p)}>Retry</button>` : nothing}</td>
+      <td>${retriable && this.mayChange ? html`<button class="small" aria-label="Retry payout ${p.id}" @click=${() => this.#retry(p)}>Retry</button>` : nothing}</td>
     </tr>`;
   }
 

@@ -104,6 +104,7 @@ export class StripeSetup extends Page {
           : html`<span class="badge ${configured ? 'ok' : 'warn'}" id="secret-state">${configured ? 'set' : 'not set'}</span>`}
       </div>
       <form class="add" @submit=${this.#save}>
+        <fieldset ?disabled=${!this.mayChange}>
         <div>
           <input
             id="secret"
@@ -117,10 +118,13 @@ export class StripeSetup extends Page {
           />
           ${fieldError ? html`<div class="field-error" id="secret-error" role="alert">${fieldError}</div>` : nothing}
         </div>
-        <div class="actions">
-          <button class="primary" type="submit">${configured ? 'Replace secret' : 'Save secret'}</button>
-          ${configured ? html`<button type="button" class="danger-ghost" @click=${this.#remove}>Remove secret</button>` : nothing}
-        </div>
+        </fieldset>
+        ${this.mayChange
+          ? html`<div class="actions">
+              <button class="primary" type="submit">${configured ? 'Replace secret' : 'Save secret'}</button>
+              ${configured ? html`<button type="button" class="danger-ghost" @click=${this.#remove}>Remove secret</button>` : nothing}
+            </div>`
+          : nothing}
       </form>
       <div class="hint muted" id="secret-hint">Stripe shows it on the endpoint’s page. It is never shown again here, only whether it is set.</div>
       <h3 style="margin-top:16px">Naming the participant at checkout</h3>

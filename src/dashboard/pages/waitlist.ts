@@ -72,6 +72,22 @@ export class Waitlist extends Page {
     return this.#grant(e, { emails });
   }
 
+  /** Letting people in: a change, for a role that may make one. */
+  #grantForms() {
+    return html`<div class="grant">
+      <form class="card" @submit=${(e: SubmitEvent) => this.#first(e)}>
+        <label for="grant-count">Let in the first</label>
+        <input id="grant-count" name="count" type="number" min="1" max="1000" required />
+        <button class="primary" type="submit">Let them in</button>
+      </form>
+      <form class="card" @submit=${(e: SubmitEvent) => this.#named(e)}>
+        <label for="grant-emails">Let in by email (one or more, separated by spaces or commas)</label>
+        <textarea id="grant-emails" name="emails" required></textarea>
+        <button type="submit">Let these in</button>
+      </form>
+    </div>`;
+  }
+
   override render() {
     const v = this.view;
     const off = this.campaign !== undefined && this.campaign.waitlist === null;
@@ -85,19 +101,8 @@ export class Waitlist extends Page {
         ? html`<p>This campaign is not in waitlist mode. Turn it on before launch in the campaign's <a href=${href.campaign(this.campaignId)}>Waitlist</a> setting.</p>`
         : html`${this.messages()}
             ${v ? html`<p><strong>${v.waiting}</strong> waiting, <strong>${v.granted}</strong> let in.</p>` : nothing}
-            <div class="grant">
-              <form class="card" @submit=${(e: SubmitEvent) => this.#first(e)}>
-                <label for="grant-count">Let in the first</label>
-                <input id="grant-count" name="count" type="number" min="1" max="1000" required />
-                <button class="primary" type="submit">Let them in</button>
-              </form>
-              <form class="card" @submit=${(e: SubmitEvent) => this.#named(e)}>
-                <label for="grant-emails">Let in by email (one or more, separated by spaces or commas)</label>
-                <textarea id="grant-emails" name="emails" required></textarea>
-                <button type="submit">Let these in</button>
-              </form>
-            </div>
-            <div class="table-wrap">
+            ${this.mayChange ? this.#grantForms() : nothing}
+                        <div class="table-wrap">
               <table class="records" aria-labelledby="queue-h">
                 <caption id="queue-h" class="sr-only">The queue</caption>
                 <thead><tr><th class="num">Position</th><th>Participant</th></tr></thead>

@@ -50,12 +50,12 @@ export class Webhooks extends Page {
   }
 
   async #load() {
-    const r = await this.attempt(() => Promise.all([api().listWebhookEndpoints(), api().listWebhookDeliveries({ limit: 100, ...(this.status && { status: this.status }) })]));
+    const mode = this.testMode ? 'test' : 'live';
+    const r = await this.attempt(() => Promise.all([api().listWebhookEndpoints(), api().listWebhookDeliveries({ mode, limit: 100, ...(this.status && { status: this.status }) })]));
     if (!r) return;
-    // A delivery is of its endpoint's mode: the log shows those of the endpoints listed.
     this.endpoints = ofMode(r[0], this.testMode);
-    const shown = new Set(this.endpoints.map((e) => e.id));
-    this.deliveries = r[1].filter((d) => shown.has(d.endpointId));
+    // A delivery is of its endpoint's mode: the service lists the 100 newest of the mode shown.
+    this.deliveries = r[1];
   }
 
   async #add(e: SubmitEvent) {
@@ -96,6 +96,24 @@ export class Webhooks extends Page {
     this.open = open;
   }
 
+  /** Adding an endpoint: a change, for a role that may make one. */
+  #addForm() {
+    return html`<section class="card" aria-labelledby="add-h">
+        <h2 id="add-h">${this.testMode ? 'Add a test endpoint' : 'Add an endpoint'}</h2>
+        ${this.testMode ? html`<p class="muted">A test endpoint gets test campaigns' events only, each with <code>"livemode": false</code>.</p>` : nothing}
+        <form class="add" @submit=${this.#add}>
+          <div>
+            <div class="field" style="margin-bottom:8px"><label for="url">Endpoint URL</label><input id="url" name="url" type="url" required placeholder="https://api.example.com/hooks/refkit" /></div>
+            <fieldset class="types">
+              <legend class="sr-only">Event types</legend>
+              ${EVENT_TYPES.map((t) => html`<label><input type="checkbox" name="eventTypes" value=${t} checked /> <code>${t}</code></label>`)}
+            </fieldset>
+          </div>
+          <button class="primary" type="submit">Add endpoint</button>
+        </form>
+      </section>`;
+  }
+
   override render() {
     const urlOf = new Map(this.endpoints.map((e) => [e.id, e.url]));
     return html`<div class="page-head">
@@ -111,21 +129,8 @@ export class Webhooks extends Page {
             <div class="secret"><code>${this.secret.secret}</code><button class="small" @click=${() => navigator.clipboard.writeText(this.secret!.secret)}>Copy</button></div>
           </div>`
         : nothing}
-      <section class="card" aria-labelledby="add-h">
-        <h2 id="add-h">${this.testMode ? 'Add a test endpoint' : 'Add an endpoint'}</h2>
-        ${this.testMode ? html`<p class="muted">A test endpoint gets test campaigns' events only, each with <code>"livemode": false</code>.</p>` : nothing}
-        <form class="add" @submit=${this.#add}>
-          <div>
-            <div class="field" style="margin-bottom:8px"><label for="url">Endpoint URL</label><input id="url" name="url" type="url" required placeholder="https://api.example.com/hooks/refkit" /></div>
-            <fieldset class="types">
-              <legend class="sr-only">Event types</legend>
-              ${EVENT_TYPES.map((t) => html`<label><input type="checkbox" name="eventTypes" value=${t} checked /> <code>${t}</code></label>`)}
-            </fieldset>
-          </div>
-          <button class="primary" type="submit">Add endpoint</button>
-        </form>
-      </section>
-      <div class="head2"><h2>${this.testMode ? 'Test endpoints' : 'Endpoints'}</h2></div>
+      ${this.mayChange ? this.#addForm() : nothing}
+            <div class="head2"><h2>${this.testMode ? 'Test endpoints' : 'Endpoints'}</h2></div>
       <div class="table-wrap">
         <table class="records">
           <thead><tr><th>URL</th><th>Events</th><th>Added</th><th><span class="sr-only">Actions</span></th></tr></thead>
@@ -137,7 +142,7 @@ export class Webhooks extends Page {
                     <td class="url"><span class="mono">${ep.url}</span> ${testBadge(ep.test)}</td>
                     <td data-label="Events"><span>${ep.eventTypes.map((t) => html`<span class="badge info">${t}</span> `)}</span></td>
                     <td class="when" data-label="Added">${dateTime(ep.createdOn)}</td>
-                    <td><button class="small danger-ghost" aria-label="Remove ${ep.url}" @click=${() => this.#remove(ep)}>Remove</button></td>
+                    <td>${this.mayChange ? html`<button class="small danger-ghost" aria-label="Remove ${ep.url}" @click=${() => this.#remove(ep)}>Remove</button>` : nothing}</td>
                   </tr>`,
                 )}
           </tbody>
@@ -170,7 +175,7 @@ export class Webhooks extends Page {
                         <button class="small" aria-expanded=${this.open.has(d.id) ? 'true' : 'false'} @click=${() => this.#toggle(d.id)}>${count(d.attemptCount, 'attempt', 'attempts')}</button>
                       </td>
                       <td class="when" data-label="Created">${dateTime(d.createdOn)}</td>
-                      <td><button class="small" @click=${() => this.#redeliver(d)}>Redeliver</button></td>
+                      <td>${this.mayChange ? html`<button class="small" @click=${() => this.#redeliver(d)}>Redeliver</button>` : nothing}</td>
                     </tr>
                     ${this.open.has(d.id)
                       ? html`<tr class="attempts">

@@ -6,6 +6,7 @@ import { newId } from './ids.js';
 import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { AppError } from './errors.js';
 import { hashSecret, newSecret } from './secrets.js';
+import { seesRow } from './test-mode.js';
 import { iso } from './time.js';
 
 /** What is shown of a key to tell it apart: `sk_live_` or `sk_test_` and its first five random characters. */
@@ -43,14 +44,17 @@ export async function createApiKey(ctx: Ctx, actor: Actor, name: string, test = 
   return { ...presentKey(row), key };
 }
 
+/** Revokes a key of the account; a key may revoke only keys of its own mode (a test key, never a live one). */
 export async function revokeApiKey(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.revokeApiKey(id, actor.accountId, ctx.now()))) {
+  const key = (await ctx.store.listApiKeys(actor.accountId)).find((k) => k.id === id);
+  if (!key || !seesRow(actor, key) || !(await ctx.store.revokeApiKey(id, actor.accountId, ctx.now()))) {
     throw new AppError(404, 'api_key_not_found', 'No active key of this account has this id', 'id');
   }
 }
 
+/** The account's keys: a key sees those of its own mode only. */
 export async function listApiKeys(ctx: Ctx, actor: Actor): Promise<ApiKey[]> {
-  return (await ctx.store.listApiKeys(actor.accountId)).map(presentKey);
+  return (await ctx.store.listApiKeys(actor.accountId)).filter((k) => seesRow(actor, k)).map(presentKey);
 }
 
 /** REFKIT_SECRET_KEY's actor: a key of the default account that is not stored. */

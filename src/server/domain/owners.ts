@@ -3,7 +3,7 @@ import { DEFAULT_ACCOUNT, type Actor, type Ctx } from './context.js';
 import { normalizeEmail } from './email.js';
 import { AppError, invalid } from './errors.js';
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import type { Role } from './roles.js';
+import { roleOf, type Role } from './roles.js';
 import { forgetFailures, reserveSignIn } from './signin-throttle.js';
 import { newDeviceToken, trustedDevice } from './trusted-devices.js';
 
@@ -16,6 +16,8 @@ export interface Owner {
   id: number;
   email: string;
   accountId: number;
+  /** What they may do (./roles.ts): the dashboard shows a viewer no change controls. */
+  role: Role;
 }
 
 export async function createOwner(ctx: Ctx, rawEmail: string, password: string, actor: Actor = DEFAULT_ACCOUNT, role: Role = 'owner'): Promise<Owner> {
@@ -29,7 +31,7 @@ export async function createOwner(ctx: Ctx, rawEmail: string, password: string, 
     role,
   });
   if (id === undefined) throw new AppError(409, 'owner_exists', 'An owner with this email exists', 'email');
-  return { id, email, accountId: actor.accountId };
+  return { id, email, accountId: actor.accountId, role };
 }
 
 export const ownerNotFound = () => new AppError(404, 'owner_not_found', 'No owner has this email', 'email');
@@ -58,7 +60,7 @@ export async function checkCredentials(ctx: Ctx, rawEmail: string, password: str
   const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash(ctx.passwordCost)));
   if (!user || !ok) throw invalidCredentials();
   await attempt.succeeded();
-  return { id: user.id, email: user.email, accountId: user.account_id, device: trusted ? device! : newDeviceToken(user, now) };
+  return { id: user.id, email: user.email, accountId: user.account_id, role: roleOf(user.role), device: trusted ? device! : newDeviceToken(user, now) };
 }
 
 export const hasOwners = async (ctx: Ctx) => (await ctx.store.owners.countUsers()) > 0;

@@ -28,15 +28,16 @@ export async function openSession(ctx: Ctx, owner: Owner): Promise<{ token: stri
   const now = ctx.now();
   const expiresOn = now + SESSION_TTL_MS;
   await ctx.store.owners.insertSession({ id: hashToken(token), user_id: owner.id, csrf_token: csrfToken, created_on: now, expires_on: expiresOn, revoked_on: null });
-  return { token, view: { email: owner.email, csrfToken, expiresOn: iso(expiresOn) } };
+  return { token, view: { email: owner.email, role: owner.role, csrfToken, expiresOn: iso(expiresOn) } };
 }
 
 /** The session a cookie token names, if it is live. */
 export async function findSession(ctx: Ctx, token: string): Promise<LiveSession | undefined> {
   const row = await ctx.store.owners.findLiveSession(hashToken(token), ctx.now());
   if (!row) return undefined;
-  const actor: Actor = { accountId: row.account_id, identity: { kind: 'user', id: row.user_id, email: row.email }, role: roleOf(row.role) };
-  return { id: row.id, ownerId: row.user_id, actor, view: { email: row.email, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
+  const role = roleOf(row.role);
+  const actor: Actor = { accountId: row.account_id, identity: { kind: 'user', id: row.user_id, email: row.email }, role };
+  return { id: row.id, ownerId: row.user_id, actor, view: { email: row.email, role, csrfToken: row.csrf_token, expiresOn: iso(row.expires_on) } };
 }
 
 export function csrfMatches(session: LiveSession, presented: string | undefined): boolean {

@@ -13,6 +13,20 @@ import { invalid } from './errors.js';
 /** Whether the actor may see a campaign of this mode: a key only its own mode's, a user or the CLI any. */
 export const seesMode = (actor: Actor, c: Pick<CampaignRow, 'test'>): boolean => actor.test === undefined || actor.test === (c.test === 1);
 
+/** Whether the actor may see a key's or a webhook endpoint's row of this mode (as for campaigns: seesMode). */
+export const seesRow = (actor: Actor, row: { test: number }): boolean => actor.test === undefined || actor.test === (row.test === 1);
+
+/**
+ * The mode of the rows a list shows: a key's own, whatever it asks (asking for the other is refused: it
+ * could not see them); a user's or the CLI's, the one asked for, or both (undefined).
+ */
+export function listedMode(actor: Actor, asked: 'live' | 'test' | undefined): boolean | undefined {
+  const test = asked === undefined ? undefined : asked === 'test';
+  if (actor.test === undefined || test === undefined) return actor.test ?? test;
+  if (test !== actor.test) throw invalid('mode', `A ${actor.test ? 'test' : 'live'} key sees ${actor.test ? 'test' : 'live'} data only`);
+  return test;
+}
+
 /**
  * The mode of a campaign the actor creates: `test` as asked; a key's own mode when not asked. A key asking
  * for the other mode is refused (it could not see what it made).

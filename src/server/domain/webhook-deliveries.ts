@@ -2,14 +2,20 @@
 import type { ListWebhookDeliveriesQuery, ParticipantErasedEvent, RewardCodesLowEvent, WebhookDelivery, WebhookEvent, WebhookEventType } from '../../api/schemas.js';
 import type { Actor, Ctx } from './context.js';
 import { AppError } from './errors.js';
+import { listedMode } from './test-mode.js';
 import { iso } from './time.js';
 
 /** A pool's event is about no participant, and an erasure's names none (its participant has no address left). */
 const participantOf = (event: WebhookEvent | RewardCodesLowEvent | ParticipantErasedEvent) =>
   event.eventType === 'reward_codes_low' || event.eventType === 'participant_erased' ? {} : { participantEmail: event.data.email };
 
-export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {
-  const rows = await ctx.store.webhooks.listDeliveries({ accountId: actor.accountId, ...q, limit: q.limit ?? 50 });
+/** A mode as the store filters by it. */
+const modeFlag = (test: boolean | undefined): 0 | 1 | undefined => (test === undefined ? undefined : test ? 1 : 0);
+
+/** The account's deliveries, newest first: a key's to endpoints of its mode only (../domain/test-mode.ts). */
+export async function listDeliveries(ctx: Ctx, actor: Actor, { mode, ...q }: ListWebhookDeliveriesQuery): Promise<WebhookDelivery[]> {
+  const test = modeFlag(listedMode(actor, mode));
+  const rows = await ctx.store.webhooks.listDeliveries({ accountId: actor.accountId, ...q, ...(test !== undefined && { test }), limit: q.limit ?? 50 });
   const attempts = await ctx.store.webhooks.attemptsOf(rows.map((r) => r.id));
   return rows.map((r) => ({
     id: r.id,
@@ -30,7 +36,7 @@ export async function listDeliveries(ctx: Ctx, actor: Actor, q: ListWebhookDeliv
 }
 
 export async function redeliver(ctx: Ctx, actor: Actor, id: string): Promise<void> {
-  if (!(await ctx.store.webhooks.redeliver(id, actor.accountId, ctx.now()))) {
+  if (!(await ctx.store.webhooks.redeliver(id, actor.accountId, ctx.now(), modeFlag(actor.test)))) {
     throw new AppError(404, 'delivery_not_found', 'No delivery of this account to a current endpoint has this id', 'id');
   }
   ctx.onEventsCommitted?.();

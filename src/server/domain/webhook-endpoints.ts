@@ -1,5 +1,5 @@
 /** Webhook endpoints an account administers: where events go and which types each one receives. */
-import { campaignMode } from './test-mode.js';
+import { campaignMode, seesRow } from './test-mode.js';
 import { randomBytes } from 'node:crypto';
 import type { CreateWebhookEndpointBody, WebhookEndpoint, WebhookEventType } from '../../api/schemas.js';
 import type { EndpointRow } from '../store/webhook-store.js';
@@ -35,17 +35,26 @@ export async function createEndpoint(
   return { ...presentEndpoint(row), secret: row.secret };
 }
 
+/** The account's current endpoints: a key's of its own mode only (a test key never sees where live events go). */
 export async function listEndpoints(ctx: Ctx, actor: Actor): Promise<WebhookEndpoint[]> {
-  return (await ctx.store.webhooks.listEndpoints(actor.accountId)).map(presentEndpoint);
+  return (await ctx.store.webhooks.listEndpoints(actor.accountId)).filter((e) => seesRow(actor, e)).map(presentEndpoint);
 }
 
 const endpointNotFound = () => new AppError(404, 'webhook_endpoint_not_found', 'No webhook endpoint of this account has this id', 'id');
 
+/** 404 unless the account has this current endpoint and the actor sees its mode: the other mode's is absent to a key. */
+async function ownEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  const endpoint = (await ctx.store.webhooks.listEndpoints(actor.accountId)).find((e) => e.id === id);
+  if (!endpoint || !seesRow(actor, endpoint)) throw endpointNotFound();
+}
+
 /** Changes which events an endpoint receives; its URL and signing secret stay (`refkit apply`). */
 export async function setEndpointEventTypes(ctx: Ctx, actor: Actor, id: string, eventTypes: WebhookEventType[]): Promise<void> {
+  await ownEndpoint(ctx, actor, id);
   if (!(await ctx.store.webhooks.setEventTypes(id, actor.accountId, JSON.stringify(eventTypes)))) throw endpointNotFound();
 }
 
 export async function deleteEndpoint(ctx: Ctx, actor: Actor, id: string): Promise<void> {
+  await ownEndpoint(ctx, actor, id);
   if (!(await ctx.store.transaction((tx) => tx.webhooks.deleteEndpoint(id, actor.accountId, ctx.now())))) throw endpointNotFound();
 }

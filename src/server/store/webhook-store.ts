@@ -45,6 +45,8 @@ export interface DeliveryFilter {
   status?: DeliveryRow['status'];
   endpointId?: string;
   eventType?: string;
+  /** Only deliveries to endpoints of this mode (1 test, 0 live); both when absent. */
+  test?: 0 | 1;
   limit: number;
 }
 
@@ -190,6 +192,7 @@ export class WebhookStore {
     if (f.status) q = q.where('d.status', '=', f.status);
     if (f.endpointId) q = q.where('d.endpoint_id', '=', f.endpointId);
     if (f.eventType) q = q.where('e.event_type', '=', f.eventType);
+    if (f.test !== undefined) q = q.where('d.endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('test', '=', f.test!));
     return q.orderBy('d.created_on', 'desc').orderBy('d.id', 'desc').limit(bound(f.limit)).execute();
   }
 
@@ -200,15 +203,18 @@ export class WebhookStore {
 
   /**
    * Makes a delivery of the account due now, with a fresh retry schedule; false if there is none (or its
-   * endpoint has been removed).
+   * endpoint has been removed, or, given `test`, is of the other mode).
    */
-  async redeliver(id: string, accountId: number, now: number): Promise<boolean> {
+  async redeliver(id: string, accountId: number, now: number, test?: 0 | 1): Promise<boolean> {
     const r = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_on: now, attempt_count: 0, claimed_until: null, updated_on: now })
       .where('id', '=', id)
       .where('event_id', 'in', (eb) => eb.selectFrom('webhook_events').select('id').where('account_id', '=', accountId))
-      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null))
+      .where('endpoint_id', 'in', (eb) => {
+        const current = eb.selectFrom('webhook_endpoints').select('id').where('deleted_on', 'is', null);
+        return test === undefined ? current : current.where('test', '=', test);
+      })
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
   }
