@@ -55,6 +55,9 @@ const IDS = 100_000;
  */
 export const SCAN_SHARE = 0.5;
 
+/** The ids a statement of the scan covers. */
+export const SCAN_IDS = 400_000;
+
 /** A payment's columns the replay takes; the walk reads the link to the payer's previous one too (a scan has no use for it: one value in eight less). */
 const PAYMENT_COLUMNS = ['id', 'participant_id', 'seq', 'amount_cents', 'refunded_cents', 'paid_on', 'qualifying'] as const;
 const WALKED_COLUMNS = [...PAYMENT_COLUMNS, 'prev_id'] as const;
@@ -63,6 +66,8 @@ export class BacktestStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    /** The ids a statement of the scan covers (SCAN_IDS; tests give fewer, to read in several). */
+    private readonly scanIds = SCAN_IDS,
   ) {}
 
   /** Each credit of a referral of the campaign made before `before`, in the order they were made. */
@@ -132,16 +137,24 @@ export class BacktestStore {
         });
       }
     };
-    if (theirs >= SCAN_SHARE * (await this.#paymentIdSpan())) {
-      keep(
-        await this.#payments(PAYMENT_COLUMNS, (q) =>
+    const span = await this.#paymentIds();
+    if (span && theirs >= SCAN_SHARE * (span.last - span.first + 1)) {
+      // A range of ids a statement: each answer's text stays some tens of MB, far under V8's longest string
+      // (about 2^29 characters) whatever the table's size, and on PostgreSQL two ranges run at once (its
+      // json_agg is most of the read, on one core a statement).
+      const ranges: [number, number][] = [];
+      for (let from = span.first; from <= span.last; from += this.scanIds) ranges.push([from, Math.min(span.last, from + this.scanIds - 1)]);
+      const read = ([from, to]: [number, number]) =>
+        this.#payments(PAYMENT_COLUMNS, (q) =>
           q
             .innerJoin('participants as p', 'p.id', 'payments.participant_id')
+            .where('payments.id', '>=', from)
+            .where('payments.id', '<=', to)
             .where('p.campaign_id', '=', campaignId)
             .where('p.referred_by_id', 'is not', null)
             .where('payments.paid_on', '<', before),
-        ),
-      );
+        );
+      for (let i = 0; i < ranges.length; i += 2) for (const c of await Promise.all(ranges.slice(i, i + 2).map(read))) keep(c);
       return out;
     }
     for (let ids = referees.last_payment_id as number[]; ids.length > 0; ) {
@@ -152,10 +165,10 @@ export class BacktestStore {
     return out;
   }
 
-  /** How many payments the table holds, near enough (its ids are given in order: the span between the first and the last). */
-  async #paymentIdSpan(): Promise<number> {
+  /** The table's first and last payment ids (undefined when it has none): its ids are given in order, so their span is about how many payments it holds. */
+  async #paymentIds(): Promise<{ first: number; last: number } | undefined> {
     const [row] = await this.db.selectFrom('payments').select((eb) => [eb.fn.min('id').as('first'), eb.fn.max('id').as('last')]).execute();
-    return row?.first == null ? 0 : Number(row.last) - Number(row.first) + 1;
+    return row?.first == null ? undefined : { first: Number(row.first), last: Number(row.last) };
   }
 
   /** These columns of the payments `where` picks. */
