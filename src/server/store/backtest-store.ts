@@ -1,7 +1,7 @@
 /**
  * The reads of the offer backtest (../domain/backtest.ts): a campaign's referral credits and its referees'
  * payments, each read for the whole campaign in a few big queries (not a query or two per referrer, nor
- * per page of them). Nothing here writes.
+ * per page of them), each answered as one JSON text of columns (./json-columns.ts). Nothing here writes.
  */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from './connect.js';
