@@ -55,10 +55,23 @@ export interface ReplayCredit {
   cancelled: boolean;
 }
 
-type Event =
-  | { on: number; order: 0; referral: ReplayReferral }
-  | { on: number; order: 1; payment: ReplayPayment }
-  | { on: number; order: 2; payment: ReplayPayment; cents: number; undoes: ReplayReferral | undefined };
+/**
+ * One happening of a referrer's history: a credited referral (order 0), a payment's commission decided (1)
+ * or a refund of a payment (2). Every event has every field (unused ones undefined), so that the sort and
+ * the replay read one shape of object: with three shapes their property reads were megamorphic.
+ */
+interface Event {
+  on: number;
+  order: 0 | 1 | 2;
+  referral: ReplayReferral | undefined;
+  payment: ReplayPayment | undefined;
+  /** The payment's place in Timeline.payments: where the replay keeps what it did with it. */
+  index: number;
+  /** A refund's cents. */
+  cents: number;
+  /** The referral a refund undid. */
+  undoes: ReplayReferral | undefined;
+}
 
 /** A referrer's history in the order it happened, the same under any rules. */
 export interface Timeline {
@@ -88,18 +101,19 @@ export function timeline(referrals: readonly ReplayReferral[], payments: readonl
     if (list) list.push(r);
     else byReferee.set(r.refereeId, [r]);
   }
-  const events: Event[] = referrals.map((referral) => ({ on: referral.creditedOn, order: 0, referral }));
+  const events: Event[] = referrals.map((referral) => ({ on: referral.creditedOn, order: 0, referral, payment: undefined, index: -1, cents: 0, undoes: undefined }));
   /** The refund that completed each fully refunded qualifying payment (all of it dated), by referee. */
-  const completing = new Map<number, Extract<Event, { order: 2 }>[]>();
-  for (const payment of payments) {
+  const completing = new Map<number, Event[]>();
+  for (let index = 0; index < payments.length; index++) {
+    const payment = payments[index]!;
     const on = commissionTime(payment, byReferee.get(payment.refereeId) ?? []);
-    if (on !== undefined) events.push({ on, order: 1, payment });
+    if (on !== undefined) events.push({ on, order: 1, referral: undefined, payment, index, cents: 0, undoes: undefined });
     const dated = refunds.get(payment.id);
     if (dated === undefined) continue;
     let sum = 0;
-    let last: Extract<Event, { order: 2 }> | undefined;
+    let last: Event | undefined;
     for (const r of dated) {
-      events.push((last = { on: r.on, order: 2, payment, cents: r.cents, undoes: undefined }));
+      events.push((last = { on: r.on, order: 2, referral: undefined, payment, index, cents: r.cents, undoes: undefined }));
       sum += r.cents;
     }
     if (payment.qualifying && sum === payment.amountCents) {
@@ -112,13 +126,13 @@ export function timeline(referrals: readonly ReplayReferral[], payments: readonl
   const undatedUndone: ReplayReferral[] = [];
   for (const r of referrals) {
     if (!r.undone) continue;
-    let by: Extract<Event, { order: 2 }> | undefined;
+    let by: Event | undefined;
     for (const e of completing.get(r.refereeId) ?? []) if (e.on >= r.creditedOn && e.undoes === undefined && (by === undefined || e.on < by.on)) by = e;
     if (by) by.undoes = r;
     else undatedUndone.push(r);
   }
   // As the live path: a referral's fixed rewards and milestones first, then the commissions, by payment, then refunds.
-  events.sort((a, b) => a.on - b.on || a.order - b.order || (a.order === 0 ? 0 : a.payment.id - (b as typeof a).payment.id));
+  events.sort((a, b) => a.on - b.on || a.order - b.order || (a.order === 0 ? 0 : a.payment!.id - b.payment!.id));
   return { events, payments, undatedUndone };
 }
 
@@ -127,8 +141,9 @@ export function replay(rules: ReplayRules, t: Timeline, asOf: number): ReplayCre
   const credits: ReplayCredit[] = [];
   /** The fixed rewards and milestones each referral brought (what undoing it cancels), and the commission each payment earned. */
   const ofReferral = new Map<ReplayReferral, ReplayCredit[]>();
-  const ofPayment = new Map<ReplayPayment, ReplayCredit>();
-  const refunded = new Map<ReplayPayment, number>();
+  // By the payment's index in t.payments (arrays: a Map keyed by the payment cost more than the rest of its step).
+  const ofPayment: (ReplayCredit | undefined)[] = new Array(t.payments.length);
+  const refunded: number[] = new Array(t.payments.length).fill(0);
   let earned = 0;
   let carry = 0;
   let creditedReferrals = 0;
@@ -152,7 +167,7 @@ export function replay(rules: ReplayRules, t: Timeline, asOf: number): ReplayCre
   };
   for (const e of t.events) {
     if (e.order === 0) {
-      const r = e.referral;
+      const r = e.referral!;
       const made = [credit('referee', rules.refereeReward, r.creditedOn, false), credit('referral', rules.referrerReward, r.creditedOn)];
       creditedReferrals += 1;
       for (const m of milestonesDue(rules, reached, creditedReferrals)) {
@@ -161,17 +176,17 @@ export function replay(rules: ReplayRules, t: Timeline, asOf: number): ReplayCre
       }
       ofReferral.set(r, made);
     } else if (e.order === 1) {
-      const p = e.payment;
+      const p = e.payment!;
       if (!commissionApplies(rules, p.seq)) continue;
       const due = commission(p.amountCents, rules.bp, carry);
       carry = due.carry;
-      if (due.units > 0) ofPayment.set(p, credit('commission', due.units, e.on));
+      if (due.units > 0) ofPayment[e.index] = credit('commission', due.units, e.on);
     } else {
       // A refund at its date: the commission loses what it takes back (and the ceiling has that room again)...
-      const p = e.payment;
-      const so = (refunded.get(p) ?? 0) + e.cents;
-      refunded.set(p, so);
-      const c = ofPayment.get(p);
+      const p = e.payment!;
+      const so = refunded[e.index]! + e.cents;
+      refunded[e.index] = so;
+      const c = ofPayment[e.index];
       if (c) {
         const reversed = c.amount - commissionKept(c.amount, p.amountCents, so);
         earned -= reversed - c.reversed;
@@ -187,7 +202,10 @@ export function replay(rules: ReplayRules, t: Timeline, asOf: number): ReplayCre
   }
 
   // Refunds of unknown date, after the last credit: what each payment's refunds take back in all...
-  for (const [p, c] of ofPayment) if (p.refundedCents > 0) c.reversed = Math.max(c.reversed, c.amount - commissionKept(c.amount, p.amountCents, p.refundedCents));
+  t.payments.forEach((p, i) => {
+    const c = ofPayment[i];
+    if (c && p.refundedCents > 0) c.reversed = Math.max(c.reversed, c.amount - commissionKept(c.amount, p.amountCents, p.refundedCents));
+  });
   // ...and a referral undone (inside a hold: without one, a credit is the participant's at once) loses all it brought.
   if (rules.holdDays > 0) for (const r of t.undatedUndone) cancel(r);
   return credits;

@@ -18,6 +18,7 @@ type RuleInput = Partial<Static<TObject<typeof RewardRulesFields>>>;
 
 /** Millionths of a unit in one reward unit: cents (1/100) times basis points (1/10,000). */
 export const MICROS_PER_UNIT = 1_000_000n;
+const MICROS = Number(MICROS_PER_UNIT);
 
 /** The rules of a campaign, read from its row. */
 export interface Rules {
@@ -82,6 +83,13 @@ export const commissionApplies = (rules: Rules, seq: number): boolean =>
  * units to credit now, and the millionths to carry on.
  */
 export function commission(cents: number, bp: number, carried: number): { units: number; carry: number } {
+  // In numbers while the total is a safe integer (every real payment): exact, and a fifth of the BigInt
+  // path's time, which the offer backtest pays for each payment under each set of rules.
+  const sum = carried + cents * bp;
+  if (sum <= Number.MAX_SAFE_INTEGER) {
+    const carry = sum % MICROS;
+    return { units: (sum - carry) / MICROS, carry };
+  }
   const total = BigInt(carried) + BigInt(cents) * BigInt(bp);
   return { units: Number(total / MICROS_PER_UNIT), carry: Number(total % MICROS_PER_UNIT) };
 }

@@ -372,7 +372,7 @@ export class Store {
     this.payments = new PaymentStore(db, dialect);
     this.disputes = new DisputeStore(db);
     this.refunds = new RefundStore(db);
-    this.backtest = new BacktestStore(db);
+    this.backtest = new BacktestStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
