@@ -369,7 +369,7 @@ export class Store {
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
-    this.payments = new PaymentStore(db, dialect);
+    this.payments = new PaymentStore(db, dialect, this.stats);
     this.disputes = new DisputeStore(db);
     this.refunds = new RefundStore(db);
     this.backtest = new BacktestStore(db);
