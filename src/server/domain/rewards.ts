@@ -43,11 +43,11 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   if (input.amountPaid !== undefined && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
     // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
     // it writes is the payment and its counters, in one statement where the transaction below takes
-    // seven round trips, four of them under the referrer's lock (docs/scaling.md). The statement
-    // checks, under the same locks, that the payer still qualifies; if not, nothing was written.
-    if (await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, toCents(input.amountPaid), ctx.now())) {
-      return { participant: (await ctx.store.findParticipant(refereeId))!, campaign };
-    }
+    // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
+    // payer's row as written. The statement checks, under the same locks, that the payer still
+    // qualifies; if not, nothing was written.
+    const paid = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, toCents(input.amountPaid), ctx.now());
+    if (paid) return { participant: paid, campaign };
   }
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();

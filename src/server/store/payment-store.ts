@@ -5,10 +5,16 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
+import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
 import { addToExisting, dayOf, type StatsStore } from './stats-store.js';
-import type { Database, PaymentsTable } from './tables.js';
+import type { Database, ParticipantsTable, PaymentsTable } from './tables.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
+type ParticipantRow = Selectable<ParticipantsTable>;
+
+/** The payer's columns a repeated payment writes (writes.repeat): its answer takes them from the write. */
+const WRITTEN = ['amount_paid_cents', 'payment_count', 'last_payment_id', 'updated_on'] as const;
+type Written = (typeof WRITTEN)[number];
 
 const writes = {
   /**
@@ -97,7 +103,7 @@ const writes = {
         (db) =>
           db
             .selectFrom('participants')
-            .select(['id', 'last_payment_id', 'reward_event_completed'])
+            .select(ROW_COLUMNS)
             .where('id', 'in', [referrerId, payerId])
             .orderBy(sql`${sql.ref('id')} = ${referrerId}`, 'desc')
             .forNoKeyUpdate(),
@@ -115,7 +121,7 @@ const writes = {
           .where('referred_by_id', '=', referrerId)
           .where('reward_event_completed', '=', 1)
           .where((eb) => eb.exists(eb.selectFrom('locked').select('locked.id').where('locked.id', '=', payerId).where('locked.reward_event_completed', '=', 1)))
-          .returning(['payment_count', 'last_payment_id']),
+          .returning(WRITTEN),
       )
       .with('revenue', (db) =>
         db
@@ -141,24 +147,34 @@ const writes = {
           )
           .onConflict(addToExisting('referred_revenue_cents', cents)),
       )
-      .insertInto('payments')
-      .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
-      .expression((eb) =>
-        eb
-          .selectFrom(['payer', 'locked'])
-          .select((eb) => [
-            eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
-            eb.val(payerId).as('participant_id'),
-            'locked.last_payment_id',
-            'payer.payment_count',
-            eb.val(cents).as('amount_cents'),
-            eb.val(0).as('qualifying'),
-            eb.val(1).as('commission_credited'),
-            eb.val(now).as('paid_on'),
-          ])
-          .where('locked.id', '=', payerId),
+      .with('paid', (db) =>
+        db
+          .insertInto('payments')
+          .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+          .expression((eb) =>
+            eb
+              .selectFrom(['payer', 'locked'])
+              .select((eb) => [
+                eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
+                eb.val(payerId).as('participant_id'),
+                'locked.last_payment_id',
+                'payer.payment_count',
+                eb.val(cents).as('amount_cents'),
+                eb.val(0).as('qualifying'),
+                eb.val(1).as('commission_credited'),
+                eb.val(now).as('paid_on'),
+              ])
+              .where('locked.id', '=', payerId),
+          )
+          .returning('id'),
       )
-      .returning('id'),
+      // The payer's row as the call answers it: as locked, with what this statement wrote. Its referral
+      // count is the statement snapshot's, column and deltas alike (a fold that committed while this waited
+      // for the lock would otherwise be counted twice: once in the locked column, once in the deltas).
+      .selectFrom(['locked', 'payer', 'paid'])
+      .select(ROW_COLUMNS.map((c) => sql.ref(`${WRITTEN.includes(c as Written) ? 'payer' : 'locked'}.${c}`).as(c)))
+      .select((eb) => eb.selectFrom('participants as snapshot').select(referralsExact('snapshot').as('n')).where('snapshot.id', '=', payerId).as('total_referrals'))
+      .where('locked.id', '=', payerId),
   ),
   revenue: prepare((db, referrerId: number, cents: number, now: number) =>
     db
@@ -197,12 +213,13 @@ export class PaymentStore {
    * record() with its day's revenue would in a transaction of their own, in one statement (PostgreSQL:
    * one round trip where the transaction took seven). False, having written nothing, when the payer no
    * longer qualifies once their row is locked (a refund undid it), is not `referrerId`'s referee, or on
-   * SQLite (whose transactions cost no round trips): the caller then takes the whole path.
+   * SQLite (whose transactions cost no round trips): the caller then takes the whole path. Otherwise the
+   * payer's row as it is once written, which the call answers with (no read after it).
    */
-  async recordRepeat(payerId: number, referrerId: number, campaignId: string, cents: number, now: number): Promise<boolean> {
-    if (this.dialect !== 'postgres') return false;
-    const rows = await writes.repeat(this.db, payerId, referrerId, campaignId, dayOf(now), this.stats.shard(), cents, now);
-    return rows.length > 0;
+  async recordRepeat(payerId: number, referrerId: number, campaignId: string, cents: number, now: number): Promise<ParticipantRow | undefined> {
+    if (this.dialect !== 'postgres') return undefined;
+    const [row] = await writes.repeat(this.db, payerId, referrerId, campaignId, dayOf(now), this.stats.shard(), cents, now);
+    return row as ParticipantRow | undefined;
   }
 
   /** Takes back (negative `cents`) revenue a referrer's referee brought: a refund. */
