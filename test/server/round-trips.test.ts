@@ -64,7 +64,8 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.equal(sent.length, 1, texts(sent));
     const one = sent[0]!;
     assert.match(one.text, /^with s0 as \(insert into "participants"/);
-    assert.match(one.text, /returning \*, refkit_assert\(/);
+    // The id alone comes back: the row is the one the service built (../../src/server/store/store.ts NEW_PARTICIPANT_DEFAULTS).
+    assert.match(one.text, /returning "id", refkit_assert\(/);
     assert.match(one.text, /insert into "campaign_counters"/);
     assert.match(one.text, /insert into "campaign_daily_stats"/);
     assert.match(one.text, /insert into "webhook_events"/);
@@ -82,6 +83,27 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     const third = await s.admin.getParticipant(id, 'third@example.com');
     assert.equal(third.email, 'third@example.com');
     assert.equal(Object.hasOwn(third, 'facts_hold'), false);
+    // The row a sign-up answers with is the row a read finds: its own values and the migrations' defaults.
+    // (In a campaign of its own, so the counts below stay this one's.)
+    const now = Date.now();
+    const elsewhere = await s.campaign();
+    const built = await s.ctx.store.insertSignup({
+      participant: {
+        campaign_id: elsewhere,
+        email: 'built@example.com',
+        email_key: 'built@example.com',
+        first_name: 'Bea',
+        code: 'BUILT234',
+        created_on: now,
+        updated_on: now,
+        signup_source: 'browser',
+        signup_ip: '203.0.113.7',
+        signup_net: '203.0.113.0',
+        fraud_score: 'low',
+        locale: 'fr',
+      },
+    });
+    assert.deepEqual(built, await s.ctx.store.findParticipantByEmail(elsewhere, 'built@example.com'));
 
     // An email already taken: the assumed write fails whole, then the read finds the participant.
     const taken = await signUp('second@example.com');
@@ -173,6 +195,95 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.equal(audit(refused).length, 0, 'a refusal writes no audit entry');
     assert.equal((await s.admin.listRewardEntries(id, 'ann@example.com')).length, 2);
     assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance, 6);
+  });
+
+  it('a repeated payment that credits nothing is one statement after the read, answering and writing all a transaction would', async () => {
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '10.00' });
+    let answer: Awaited<ReturnType<typeof s.admin.qualifyParticipant>> | undefined;
+    const sent = await statementsSent(async () => (answer = await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '2.50' })));
+    // Read the payer, then write and answer: 2 where the transaction and the answer's read took 9.
+    assert.equal(sent.length, 2, sent.join('\n'));
+    assert.match(sent[1]!, /^with "locked" as materialized \(select .* for no key update\), "payer" as \(update "participants"/);
+    assert.deepEqual(answer, await s.admin.getParticipant(id, 'ben@example.com'));
+    const { store } = s.ctx;
+    // The row it answers with is the row as written, its referral count with the deltas not yet folded.
+    await s.admin.addParticipant({ id, email: 'eve@example.com', referredByCode: (await s.admin.getParticipant(id, 'ben@example.com')).referralCode! });
+    const written = await store.payments.recordRepeat((await store.findParticipantByEmail(id, 'ben@example.com'))!.id, (await store.findParticipantByEmail(id, 'ann@example.com'))!.id, id, 125, Date.now());
+    assert.deepEqual(written, await store.findParticipantByEmail(id, 'ben@example.com'));
+    assert.equal(written!.total_referrals, 1);
+    const ben = (await store.findParticipantByEmail(id, 'ben@example.com'))!;
+    const annRow = (await store.findParticipantByEmail(id, 'ann@example.com'))!;
+    assert.deepEqual([ben.amount_paid_cents, ben.payment_count, ben.reward_event_completed, ben.reward_credited], [1375, 3, 1, 1]);
+    assert.deepEqual([annRow.revenue_generated_cents, annRow.referral_reward, annRow.total_completed_referred], [1375, 10, 1]);
+    // The chain of payments (each naming the one before), numbered, only the first qualifying, none owing a commission.
+    const payments = await store.db.selectFrom('payments').selectAll().where('participant_id', '=', ben.id).orderBy('id').execute();
+    assert.deepEqual(
+      payments.map((p) => [p.seq, p.amount_cents, p.qualifying, p.commission_credited]),
+      [[1, 1000, 1, 1], [2, 250, 0, 1], [3, 125, 0, 1]],
+    );
+    assert.deepEqual(payments.map((p) => p.prev_id), [null, payments[0]!.id, payments[1]!.id]);
+    assert.equal(ben.last_payment_id, payments[2]!.id);
+    const days = await store.stats.daily(id);
+    assert.equal(days.reduce((n, d) => n + d.referred_revenue_cents, 0), 1375);
+    assert.equal(days.reduce((n, d) => n + d.qualified, 0), 1);
+
+    // With a commission to decide, the transaction (the commission's entries, the payment decided).
+    const withCommission = await s.campaign({ referrerRewardPercent: 10 });
+    const cid = (await s.admin.addParticipant({ id: withCommission, email: 'cid@example.com' })).referralCode!;
+    await s.admin.addParticipant({ id: withCommission, email: 'dee@example.com', referredByCode: cid });
+    await s.admin.qualifyParticipant({ id: withCommission, email: 'dee@example.com', amountPaid: '10.00' });
+    const commissioned = await statementsSent(() => s.admin.qualifyParticipant({ id: withCommission, email: 'dee@example.com', amountPaid: '10.00' }));
+    assert.ok(commissioned.length > 3, commissioned.join('\n'));
+    assert.equal((await s.admin.listRewardEntries(withCommission, 'cid@example.com')).filter((e) => e.kind === 'commission').length, 2);
+  });
+
+  it('a repeated payment finds its payer unqualified under the locks (a refund came first): it writes nothing, and the call qualifies them again', async () => {
+    // With a hold, so that a full refund of the qualifying payment undoes the referral (../../docs/rewards.md).
+    const id = await s.campaign({ holdDays: 30 });
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '10.00' });
+    const { store } = s.ctx;
+    const ben = (await store.findParticipantByEmail(id, 'ben@example.com'))!;
+    const annId = (await store.findParticipantByEmail(id, 'ann@example.com'))!.id;
+    // The call read Ben qualified; then the refund undid it, before its statement ran.
+    await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '10.00' });
+    const revenue = async () => (await store.stats.daily(id)).reduce((n, d) => n + d.referred_revenue_cents, 0);
+    const dayBefore = await revenue();
+    assert.equal(await store.payments.recordRepeat(ben.id, annId, id, 500, Date.now()), undefined);
+    const after = (await store.findParticipantByEmail(id, 'ben@example.com'))!;
+    assert.deepEqual([after.payment_count, after.amount_paid_cents, after.reward_event_completed], [1, 0, 0]);
+    assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.revenue_generated_cents, 0);
+    assert.equal(await revenue(), dayBefore);
+    // The call itself reads Ben unqualified and takes the transaction: this payment qualifies him again.
+    const v = await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '5.00' });
+    assert.equal(v.rewardEventCompleted, true);
+    const payments = await store.db.selectFrom('payments').select(['seq', 'qualifying']).where('participant_id', '=', ben.id).orderBy('id').execute();
+    assert.deepEqual(payments.map((p) => [p.seq, p.qualifying]), [[1, 1], [2, 1]]);
+  });
+
+  it("repeated payments of one payer and of their referrer's other referees at once are each recorded once, in one chain", async () => {
+    const id = await s.campaign();
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    const referees = ['ben', 'cat', 'dan'].map((n) => `${n}@example.com`);
+    for (const email of referees) {
+      await s.admin.addParticipant({ id, email, referredByCode: ann.referralCode! });
+      await s.admin.qualifyParticipant({ id, email, amountPaid: '1.00' });
+    }
+    await Promise.all(Array.from({ length: 30 }, (_, i) => s.admin.qualifyParticipant({ id, email: referees[i % 3]!, amountPaid: '1.00' })));
+    const { store } = s.ctx;
+    for (const email of referees) {
+      const p = (await store.findParticipantByEmail(id, email))!;
+      assert.deepEqual([p.payment_count, p.amount_paid_cents], [11, 1100], email);
+      const payments = await store.db.selectFrom('payments').select(['id', 'prev_id', 'seq']).where('participant_id', '=', p.id).orderBy('seq').execute();
+      assert.deepEqual(payments.map((r) => r.seq), Array.from({ length: 11 }, (_, i) => i + 1));
+      payments.forEach((r, i) => assert.equal(r.prev_id, i === 0 ? null : payments[i - 1]!.id));
+    }
+    assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.revenue_generated_cents, 3300);
+    assert.equal((await store.stats.daily(id)).reduce((n, d) => n + d.referred_revenue_cents, 0), 3300);
   });
 
   it("qualifying a chain's members at once (each the referrer of the next) all succeed, without deadlocks", async () => {

@@ -20,7 +20,7 @@ import { redemption } from './ledger.js';
 import { report } from './metrics.js';
 import { toCents } from './money.js';
 import { RewardBatch } from './reward-credits.js';
-import { commission, commissionApplies } from './reward-rules.js';
+import { commission, commissionApplies, rulesOf } from './reward-rules.js';
 import { getParticipant } from './participants.js';
 import { blockMs, refereeBlocked } from './erasure-block.js';
 import type { ParticipantView } from './present.js';
@@ -40,6 +40,15 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   }
   const referrerId = participant.referred_by_id;
   const refereeId = participant.id;
+  if (input.amountPaid !== undefined && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
+    // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
+    // it writes is the payment and its counters, in one statement where the transaction below takes
+    // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
+    // payer's row as written. The statement checks, under the same locks, that the payer still
+    // qualifies; if not, nothing was written.
+    const paid = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, toCents(input.amountPaid), ctx.now());
+    if (paid) return { participant: paid, campaign };
+  }
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
     const states = await tx.lockParticipants([referrerId, refereeId]);

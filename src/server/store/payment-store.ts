@@ -5,9 +5,16 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
-import type { Database, PaymentsTable } from './tables.js';
+import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
+import { addToExisting, dayOf, type StatsStore } from './stats-store.js';
+import type { Database, ParticipantsTable, PaymentsTable } from './tables.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
+type ParticipantRow = Selectable<ParticipantsTable>;
+
+/** The payer's columns a repeated payment writes (writes.repeat): its answer takes them from the write. */
+const WRITTEN = ['amount_paid_cents', 'payment_count', 'last_payment_id', 'updated_on'] as const;
+type Written = (typeof WRITTEN)[number];
 
 const writes = {
   /**
@@ -80,6 +87,95 @@ const writes = {
       )
       .returning(['id', 'seq']),
   ),
+  /**
+   * PostgreSQL: a payment that credits nothing (PaymentStore.recordRepeat), whole in one statement, with no
+   * transaction around it. `locked` takes the referrer's row and then the payer's, in that order (the
+   * order of every crediting transaction, lockParticipants: no deadlock with them), and answers the
+   * payer's as it is once locked, not as the statement's snapshot has it: its `last_payment_id` is the
+   * new payment's `prev_id`, and whether the payer is still qualified (a refund may just have undone it)
+   * decides whether anything is written. Every write below reads `payer`, so none runs before the locks
+   * are held, and none writes anything when the payer no longer qualifies.
+   */
+  repeat: prepare((db, payerId: number, referrerId: number, campaignId: string, day: number, shard: number, cents: number, now: number) =>
+    db
+      .with(
+        (cte) => cte('locked').materialized(),
+        (db) =>
+          db
+            .selectFrom('participants')
+            .select(ROW_COLUMNS)
+            .where('id', 'in', [referrerId, payerId])
+            .orderBy(sql`${sql.ref('id')} = ${referrerId}`, 'desc')
+            .forNoKeyUpdate(),
+      )
+      .with('payer', (db) =>
+        db
+          .updateTable('participants')
+          .set((eb) => ({
+            amount_paid_cents: eb('amount_paid_cents', '+', cents),
+            payment_count: eb('payment_count', '+', 1),
+            last_payment_id: sql<number>`nextval(pg_get_serial_sequence('payments', 'id'))`,
+            updated_on: now,
+          }))
+          .where('id', '=', payerId)
+          .where('referred_by_id', '=', referrerId)
+          .where('reward_event_completed', '=', 1)
+          .where((eb) => eb.exists(eb.selectFrom('locked').select('locked.id').where('locked.id', '=', payerId).where('locked.reward_event_completed', '=', 1)))
+          .returning(WRITTEN),
+      )
+      .with('revenue', (db) =>
+        db
+          .updateTable('participants')
+          .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+          .where('id', '=', referrerId)
+          .where((eb) => eb.exists(eb.selectFrom('payer').select('payer.payment_count'))),
+      )
+      .with('day', (db) =>
+        db
+          .insertInto('campaign_daily_stats')
+          .columns(['campaign_id', 'day', 'shard', 'referred_revenue_cents'])
+          .expression((eb) =>
+            eb
+              .selectFrom('payer')
+              // Typed, since PostgreSQL cannot infer a parameter's type in a select list.
+              .select([
+                sql<string>`cast(${campaignId} as text)`.as('campaign_id'),
+                sql<number>`cast(${day} as integer)`.as('day'),
+                sql<number>`cast(${shard} as integer)`.as('shard'),
+                sql<number>`cast(${cents} as bigint)`.as('referred_revenue_cents'),
+              ]),
+          )
+          .onConflict(addToExisting('referred_revenue_cents', cents)),
+      )
+      .with('paid', (db) =>
+        db
+          .insertInto('payments')
+          .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+          .expression((eb) =>
+            eb
+              .selectFrom(['payer', 'locked'])
+              .select((eb) => [
+                eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
+                eb.val(payerId).as('participant_id'),
+                'locked.last_payment_id',
+                'payer.payment_count',
+                eb.val(cents).as('amount_cents'),
+                eb.val(0).as('qualifying'),
+                eb.val(1).as('commission_credited'),
+                eb.val(now).as('paid_on'),
+              ])
+              .where('locked.id', '=', payerId),
+          )
+          .returning('id'),
+      )
+      // The payer's row as the call answers it: as locked, with what this statement wrote. Its referral
+      // count is the statement snapshot's, column and deltas alike (a fold that committed while this waited
+      // for the lock would otherwise be counted twice: once in the locked column, once in the deltas).
+      .selectFrom(['locked', 'payer', 'paid'])
+      .select(ROW_COLUMNS.map((c) => sql.ref(`${WRITTEN.includes(c as Written) ? 'payer' : 'locked'}.${c}`).as(c)))
+      .select((eb) => eb.selectFrom('participants as snapshot').select(referralsExact('snapshot').as('n')).where('snapshot.id', '=', payerId).as('total_referrals'))
+      .where('locked.id', '=', payerId),
+  ),
   revenue: prepare((db, referrerId: number, cents: number, now: number) =>
     db
       .updateTable('participants')
@@ -92,6 +188,7 @@ export class PaymentStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly stats: StatsStore,
   ) {}
 
   /**
@@ -108,6 +205,21 @@ export class PaymentStore {
     }
     const [row] = await writes.insert(this.db, payerId, cents, q, d, now);
     return { id: Number(row!.id), seq: Number(row!.seq) };
+  }
+
+  /**
+   * A payment of a payer who has qualified already, in a campaign without commission (so it credits
+   * nothing: no commission, and no referral or milestone, which only qualifying credits), recorded as
+   * record() with its day's revenue would in a transaction of their own, in one statement (PostgreSQL:
+   * one round trip where the transaction took seven). False, having written nothing, when the payer no
+   * longer qualifies once their row is locked (a refund undid it), is not `referrerId`'s referee, or on
+   * SQLite (whose transactions cost no round trips): the caller then takes the whole path. Otherwise the
+   * payer's row as it is once written, which the call answers with (no read after it).
+   */
+  async recordRepeat(payerId: number, referrerId: number, campaignId: string, cents: number, now: number): Promise<ParticipantRow | undefined> {
+    if (this.dialect !== 'postgres') return undefined;
+    const [row] = await writes.repeat(this.db, payerId, referrerId, campaignId, dayOf(now), this.stats.shard(), cents, now);
+    return row as ParticipantRow | undefined;
   }
 
   /** Takes back (negative `cents`) revenue a referrer's referee brought: a refund. */

@@ -49,7 +49,7 @@ const signupCounters = {
 };
 
 /** The upsert's conflict action: add `amount` to the counter of the day's row already there. */
-const addToExisting = (counter: Counter, amount: number) => (oc: OnConflictBuilder<Database, 'campaign_daily_stats'>) =>
+export const addToExisting = (counter: Counter, amount: number) => (oc: OnConflictBuilder<Database, 'campaign_daily_stats'>) =>
   oc.columns(['campaign_id', 'day', 'shard']).doUpdateSet((eb) => ({ [counter]: eb(eb.ref(`campaign_daily_stats.${counter}`), '+', amount) }));
 
 /** One query per counter, made and compiled when the counter is first moved. */
@@ -118,6 +118,11 @@ export class StatsStore {
 
   #shard(): number {
     return this.#fixed ?? this.#pick();
+  }
+
+  /** The shard a change made elsewhere (a statement of another store's, ./payment-store.ts) adds to. */
+  shard(): number {
+    return this.#shard();
   }
 
   /**

@@ -215,16 +215,21 @@ const signupWrites = {
   participant: prepare((db, ...values: ParticipantValues) =>
     db.insertInto('participants').values(participantColumns(values)).onConflict((oc) => oc.doNothing()).returningAll(),
   ),
-  /** PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code an error. */
+  /**
+   * PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code
+   * an error. It returns the id alone: the row is the one the caller built (its values and the
+   * migrations' defaults, NEW_PARTICIPANT_DEFAULTS), and the driver's reading of a whole returned row
+   * (its 37 columns described, a parser looked up and run for each) was work per sign-up for nothing.
+   */
   participantWithId: prepare((db, id: number, ...values: ParticipantValues) =>
-    db.insertInto('participants').values({ id, ...participantColumns(values) }).returningAll(),
+    db.insertInto('participants').values({ id, ...participantColumns(values) }).returning('id'),
   ),
   /** The same for a sign-up decided on assumed facts: its RETURNING checks them (or fails the statement). */
   participantAssumed: prepare((db, referrerId: number | null, net: string | null, signupsSince: number, id: number, ...values: ParticipantValues) =>
     db
       .insertInto('participants')
       .values({ id, ...participantColumns(values) })
-      .returningAll()
+      .returning('id')
       .returning(factsHold({ campaignId: values[0], referrerId, net, signupsSince }).as('facts_hold')),
   ),
   token: prepare((db, hash: string, participantId: number, now: number) =>
@@ -369,7 +374,7 @@ export class Store {
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
-    this.payments = new PaymentStore(db, dialect);
+    this.payments = new PaymentStore(db, dialect, this.stats);
     this.disputes = new DisputeStore(db);
     this.refunds = new RefundStore(db);
     this.backtest = new BacktestStore(db, dialect);
@@ -561,9 +566,8 @@ export class Store {
     const writes = [insert, ...this.#signupWrites(signup, row).reverse()];
     for (let attempt = 1; ; attempt++) {
       try {
-        const [inserted] = await runAsOne<ParticipantRow & { facts_hold?: boolean }>(this.db, writes);
-        if (inserted) delete inserted.facts_hold;
-        return inserted;
+        const [inserted] = await runAsOne<{ id: number }>(this.db, writes);
+        return inserted ? row : undefined;
       } catch (err) {
         // Assumed, the email was free: a taken one (or code) is an assumption that failed, as a changed count is.
         if (assumed && (isUniqueViolation(err) || (err as { code?: string }).code === ASSUMPTION_FAILED)) throw new SignupFactsChanged();
