@@ -216,6 +216,9 @@ for (const kind of kinds) {
       assert.equal((await testKey.listWebhookDeliveries({ mode: 'test', limit: 100 })).length, testLog.length);
       await rejects(() => testKey.listWebhookDeliveries({ mode: 'live' }), 400, 'invalid_request', 'mode');
       // Nor does it act on the other mode's: redeliver, remove an endpoint, revoke a key (each 404, nothing changed).
+      // The dispatcher delivers what is pending first, so that the rows stand still while they are compared.
+      const pending = () => s.ctx.store.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
+      await waitFor(async () => (await pending()).length === 0, 'every delivery made');
       const before = await s.ctx.store.db.selectFrom('webhook_deliveries').select(['id', 'status', 'attempt_count', 'next_attempt_on']).orderBy('id').execute();
       await rejects(() => testKey.redeliverWebhook(liveLog[0]!.id), 404, 'delivery_not_found');
       await rejects(() => testKey.deleteWebhookEndpoint(liveEndpoint!.id), 404, 'webhook_endpoint_not_found');
