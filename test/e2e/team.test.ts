@@ -17,7 +17,7 @@ import { createOwner } from '../../src/server/domain/owners.js';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startService, type TestService } from '../server/helpers/service.js';
 import { startMailbox, type Mailbox } from '../server/helpers/smtp.js';
-import { confirm, launch, OWNER, overflowsSideways, seriousViolations, signedIn } from './helpers/dashboard.js';
+import { confirm, type DashboardPage, launch, OWNER, overflowsSideways, seriousViolations, signedIn } from './helpers/dashboard.js';
 
 describe('dashboard: team and audit log', () => {
   let browser: Browser;
@@ -130,9 +130,9 @@ describe('dashboard: team and audit log', () => {
       ['/admin/#/settings/retention', (p) => p.getByRole('heading', { name: 'Keep data for' }), ['Save']],
     ];
     /** The visible, enabled controls of the page by their accessible names, once `ready` shows. */
-    const controls = async (page: Page, ready: (p: Page) => Locator) => {
+    const controls = async ({ page, settled }: DashboardPage, ready: (p: Page) => Locator) => {
       await ready(page).waitFor();
-      await page.waitForLoadState('networkidle');
+      await settled();
       const names: string[] = [];
       for (const role of ['button', 'link'] as const) {
         for (const el of await page.getByRole(role).all()) {
@@ -150,7 +150,7 @@ describe('dashboard: team and audit log', () => {
       for (const [path, ready, changes] of PAGES) {
         await owner.page.goto(`${s.url}${path}`);
         await viewer.page.goto(`${s.url}${path}`);
-        const [mine, theirs] = [await controls(owner.page, ready), await controls(viewer.page, ready)];
+        const [mine, theirs] = [await controls(owner, ready), await controls(viewer, ready)];
         for (const c of changes) assert.ok(has(mine, c), `an owner has ${String(c)} on ${path}: ${mine.join(', ')}`);
         for (const c of changes) assert.ok(!has(theirs, c), `a viewer has no ${String(c)} on ${path}: ${theirs.join(', ')}`);
         assert.equal(await overflowsSideways(viewer.page), false, path);
@@ -216,7 +216,7 @@ describe('dashboard: team and audit log', () => {
         for (const [hash, heading] of [['#/team', 'Team'], ['#/audit', 'Audit log']] as const) {
           await d.page.goto(`/admin/${hash}`);
           await d.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-          await d.page.waitForLoadState('networkidle');
+          await d.settled();
           assert.deepEqual(await seriousViolations(d.page), [], hash);
           assert.equal(await overflowsSideways(d.page), false, `${hash} at ${width} px`);
         }

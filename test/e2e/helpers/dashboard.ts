@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { createOwner } from '../../../src/server/domain/owners.js';
 import { CHROMIUM } from '../../requirements.js';
 import { databaseKinds } from '../../server/helpers/databases.js';
@@ -120,6 +120,37 @@ export interface DashboardPage {
   page: Page;
   /** Uncaught errors and console errors (a CSP violation is one): a page that works has none. */
   problems: string[];
+  /** Resolves once none of the page's own API calls has been in flight for a moment (see `apiSettled`). */
+  settled: () => Promise<void>;
+}
+
+/**
+ * Follows the page's calls to the service's API, and answers a function that resolves once none has been
+ * in flight for `quietMs`. Playwright's network-idle also waits on everything else a page holds open (the
+ * Emails page's preview frame kept it from ever coming, now and then, on a loaded machine); what a test
+ * means by "the page has its data" is its API calls. On timeout it names the calls still in flight.
+ */
+export function apiSettled(page: Page, quietMs = 300, timeoutMs = 30_000): () => Promise<void> {
+  // Playwright hands the same Request object to 'request' and to its 'requestfinished' or 'requestfailed'.
+  const inFlight = new Set<Request>();
+  let lastChange = Date.now();
+  page.on('request', (r) => {
+    if (!new URL(r.url()).pathname.startsWith('/api/')) return;
+    inFlight.add(r);
+    lastChange = Date.now();
+  });
+  const done = (r: Request) => {
+    if (inFlight.delete(r)) lastChange = Date.now();
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return async () => {
+    const start = Date.now();
+    while (inFlight.size > 0 || Date.now() - lastChange < quietMs) {
+      if (Date.now() - start > timeoutMs) throw new Error(`API calls still in flight after ${timeoutMs} ms: ${[...inFlight].map((r) => `${r.method()} ${r.url()}`).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
 }
 
 /** A new browser context at `width`, signed in to the dashboard. */
@@ -127,6 +158,7 @@ export async function signedIn(browser: Browser, baseUrl: string, width = 1280, 
   const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: baseUrl });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   const page = await context.newPage();
+  const settled = apiSettled(page);
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
   page.on('console', (msg) => {
@@ -139,7 +171,7 @@ export async function signedIn(browser: Browser, baseUrl: string, width = 1280, 
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
-  return { context, page, problems };
+  return { context, page, problems, settled };
 }
 
 /** Runs a task in a fresh signed-in context at `width`; the page must log no error on the way. */
