@@ -113,6 +113,7 @@ export const ErrorCode = Type.Union(
     'internal',
     'unavailable',
     'database_unavailable',
+    'service_closing',
   ].map((code) => Type.Literal(code)),
 );
 export type ErrorCode = Static<typeof ErrorCode>;

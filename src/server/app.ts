@@ -14,6 +14,7 @@ import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { sharedCompilers } from './http/schema-compilers.js';
+import { closing } from './http/closing.js';
 import hostCheck from './http/host.js';
 import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
@@ -76,12 +77,15 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
     frameworkErrors,
     clientErrorHandler,
     http: { requireHostHeader: false },
+    // A closing process answers in the envelope, with Retry-After (./http/closing.ts).
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const cookieName = sessionCookie(config.publicUrl);
   app.decorate('sessionCookie', cookieName);
   registerErrorHandling(app);
   await app.register(securityHeaders);
+  await app.register(closing);
   await app.register(hostCheck);
 
   await app.register(swagger, {

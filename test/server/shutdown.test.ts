@@ -9,12 +9,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
+import { once } from 'node:events';
+import net from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { RefkitClient } from '../../src/api/client.js';
 import { trackHandlers } from '../../src/server/http/handlers.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startProcess, NO_RATE_LIMITS } from './helpers/process.js';
+import { startService } from './helpers/service.js';
 
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
 const CONCURRENCY = 50;
@@ -175,5 +178,49 @@ describe('shutdown waits for handlers, not only for connections', () => {
     assert.equal((await app.inject('/missing')).statusCode, 404);
     await app.close();
     await handlersDone();
+  });
+});
+
+describe('a request that reaches a closing service', () => {
+  it('is answered 503 service_closing in the envelope, with Retry-After and Connection: close, and runs no handler', { timeout: 20_000 }, async () => {
+    const [sqlite] = await databaseKinds();
+    const s = await startService(sqlite!);
+    const id = await s.campaign();
+    try {
+      // Two requests pipelined on one connection. The first is routed before closing begins (its headers
+      // are in) and held there by its unfinished body; the second arrives, queued behind it, once closing has.
+      /** A sign-up's request as it goes on the wire. */
+      const signUp = (email: string) => {
+        const body = JSON.stringify({ id, email });
+        return `POST /api/v1/addParticipant HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      };
+      const first = signUp('first@example.com');
+      const { port } = new URL(s.url);
+      const socket = net.connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      const ended = once(socket, 'close');
+      socket.write(first.slice(0, -5));
+      await sleep(100);
+      const closed = s.app.close();
+      while (s.app.server.listening) await sleep(5);
+      socket.write(first.slice(-5) + signUp('second@example.com'));
+      await ended;
+      await closed;
+      const answers = received.split(/(?=HTTP\/1\.1 )/);
+      assert.equal(answers.length, 2, received);
+      assert.match(answers[0]!, /^HTTP\/1\.1 200 /);
+      assert.match(answers[1]!, /^HTTP\/1\.1 503 /);
+      assert.match(answers[1]!, /\r\nretry-after: 1\r\n/i);
+      assert.match(answers[1]!, /\r\nconnection: close\r\n/i);
+      const [, json] = answers[1]!.split('\r\n\r\n');
+      assert.deepEqual(JSON.parse(json!), { error: { code: 'service_closing', message: 'This process is shutting down; send the request again (to another process) after the time in Retry-After' } });
+      // The first was stored; the second never reached its handler.
+      const emails = (await s.ctx.store.db.selectFrom('participants').select('email').where('campaign_id', '=', id).execute()).map((r) => r.email);
+      assert.deepEqual(emails, ['first@example.com']);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -29,8 +29,13 @@ const WRITERS = 4;
 const WRITES_PER_PHASE = 60;
 const REFERRERS = 5;
 
-/** Fastify's answer to a request that reaches a closing server (return503OnClosing): no handler ran. */
-const CLOSING_503 = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
+/**
+ * A closing process's answer to a request that reached it on a kept-alive connection, before any handler
+ * ran: the previous release's is Fastify's own (return503OnClosing), this release's 503 service_closing
+ * (src/server/http/closing.ts).
+ */
+const closingAnswer = (text: string) =>
+  text === '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}' || text.includes('"code":"service_closing"');
 
 /** Connection-level failures of a request that reached no handler: a load balancer sends it elsewhere. */
 const unreachable = (err: unknown) => /ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET|other side closed/.test(String((err as { cause?: unknown }).cause ?? err));
@@ -86,10 +91,10 @@ class Balancer {
         continue;
       }
       const text = await res.text();
-      // A process that has begun closing answers a request that came on a kept-alive connection with
-      // Fastify's own 503, before any handler ran (nothing done, the connection closed): a load balancer
-      // sends it to another process, as for a refused connection. Any other 503 counts as a failure.
-      if (res.status === 503 && text === CLOSING_503) {
+      // A process that has begun closing answers a request that came on a kept-alive connection with a
+      // 503 before any handler ran (nothing done, the connection closed): a load balancer sends it to
+      // another process, as for a refused connection. Any other 503 counts as a failure.
+      if (res.status === 503 && closingAnswer(text)) {
         this.remove(url);
         this.resent++;
         continue;
