@@ -2,7 +2,7 @@
  * SQL of referees' payments: each one recorded with the payer's counters it moves, refunds taken back from
  * them, and the commission each earned its referrer (../domain/reward-rules.ts decides how much).
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
 import { prepare } from './prepared.js';
 import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
@@ -15,6 +15,38 @@ type ParticipantRow = Selectable<ParticipantsTable>;
 /** The payer's columns a repeated payment writes (writes.repeat): its answer takes them from the write. */
 const WRITTEN = ['amount_paid_cents', 'payment_count', 'last_payment_id', 'updated_on'] as const;
 type Written = (typeof WRITTEN)[number];
+
+/** What a payment of `cents` moves on its payer's row (PostgreSQL): the sum, the count, and the end of their chain, the new payment's id, drawn here. */
+const payerPaid = (cents: number, now: number) => (eb: ExpressionBuilder<Database, 'participants'>) => ({
+  amount_paid_cents: eb('amount_paid_cents', '+', cents),
+  payment_count: eb('payment_count', '+', 1),
+  last_payment_id: sql<number>`nextval(pg_get_serial_sequence('payments', 'id'))`,
+  updated_on: now,
+});
+
+/** What a payment of `cents` moves on its payer's referrer's row. */
+const referrerRevenue = (cents: number, now: number) => (eb: ExpressionBuilder<Database, 'participants'>) => ({
+  revenue_generated_cents: eb('revenue_generated_cents', '+', cents),
+  updated_on: now,
+});
+
+/** The columns of a payment written with its link in the payer's chain (PostgreSQL), in the order `chained` gives their values. */
+const CHAINED_COLUMNS = ['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'] as const;
+
+/**
+ * A chained payment's values: its id and seq from `payer` (the payer's row as updated by payerPaid), its
+ * link from `before` (the payer's row before that update: its last payment then).
+ */
+const chained = (before: 'previous' | 'locked', payerId: number, cents: number, qualifying: number, decided: number, now: number) => [
+  sql<number>`${sql.ref('payer.last_payment_id')}`.as('id'),
+  sql.val(payerId).as('participant_id'),
+  sql<number | null>`${sql.ref(`${before}.last_payment_id`)}`.as('prev_id'),
+  sql<number>`${sql.ref('payer.payment_count')}`.as('seq'),
+  sql.val(cents).as('amount_cents'),
+  sql.val(qualifying).as('qualifying'),
+  sql.val(decided).as('commission_credited'),
+  sql.val(now).as('paid_on'),
+];
 
 const writes = {
   /**
@@ -54,37 +86,19 @@ const writes = {
       .with('revenue', (db) =>
         db
           .updateTable('participants')
-          .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+          .set(referrerRevenue(cents, now))
           .where('id', '=', referrerId),
       )
       .with('payer', (db) =>
         db
           .updateTable('participants')
-          .set((eb) => ({
-            amount_paid_cents: eb('amount_paid_cents', '+', cents),
-            payment_count: eb('payment_count', '+', 1),
-            last_payment_id: sql<number>`nextval(pg_get_serial_sequence('payments', 'id'))`,
-            updated_on: now,
-          }))
+          .set(payerPaid(cents, now))
           .where('id', '=', payerId)
           .returning(['payment_count', 'last_payment_id']),
       )
       .insertInto('payments')
-      .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
-      .expression((eb) =>
-        eb
-          .selectFrom(['payer', 'previous'])
-          .select((eb) => [
-            eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
-            eb.val(payerId).as('participant_id'),
-            'previous.last_payment_id',
-            'payer.payment_count',
-            eb.val(cents).as('amount_cents'),
-            eb.val(qualifying).as('qualifying'),
-            eb.val(decided).as('commission_credited'),
-            eb.val(now).as('paid_on'),
-          ]),
-      )
+      .columns(CHAINED_COLUMNS)
+      .expression((eb) => eb.selectFrom(['payer', 'previous']).select(chained('previous', payerId, cents, qualifying, decided, now)))
       .returning(['id', 'seq']),
   ),
   /**
@@ -111,12 +125,7 @@ const writes = {
       .with('payer', (db) =>
         db
           .updateTable('participants')
-          .set((eb) => ({
-            amount_paid_cents: eb('amount_paid_cents', '+', cents),
-            payment_count: eb('payment_count', '+', 1),
-            last_payment_id: sql<number>`nextval(pg_get_serial_sequence('payments', 'id'))`,
-            updated_on: now,
-          }))
+          .set(payerPaid(cents, now))
           .where('id', '=', payerId)
           .where('referred_by_id', '=', referrerId)
           .where('reward_event_completed', '=', 1)
@@ -126,7 +135,7 @@ const writes = {
       .with('revenue', (db) =>
         db
           .updateTable('participants')
-          .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+          .set(referrerRevenue(cents, now))
           .where('id', '=', referrerId)
           .where((eb) => eb.exists(eb.selectFrom('payer').select('payer.payment_count'))),
       )
@@ -150,22 +159,8 @@ const writes = {
       .with('paid', (db) =>
         db
           .insertInto('payments')
-          .columns(['id', 'participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
-          .expression((eb) =>
-            eb
-              .selectFrom(['payer', 'locked'])
-              .select((eb) => [
-                eb.ref('payer.last_payment_id').$castTo<number>().as('id'),
-                eb.val(payerId).as('participant_id'),
-                'locked.last_payment_id',
-                'payer.payment_count',
-                eb.val(cents).as('amount_cents'),
-                eb.val(0).as('qualifying'),
-                eb.val(1).as('commission_credited'),
-                eb.val(now).as('paid_on'),
-              ])
-              .where('locked.id', '=', payerId),
-          )
+          .columns(CHAINED_COLUMNS)
+          .expression((eb) => eb.selectFrom(['payer', 'locked']).select(chained('locked', payerId, cents, 0, 1, now)).where('locked.id', '=', payerId))
           .returning('id'),
       )
       // The payer's row as the call answers it: as locked, with what this statement wrote. Its referral
@@ -179,7 +174,7 @@ const writes = {
   revenue: prepare((db, referrerId: number, cents: number, now: number) =>
     db
       .updateTable('participants')
-      .set((eb) => ({ revenue_generated_cents: eb('revenue_generated_cents', '+', cents), updated_on: now }))
+      .set(referrerRevenue(cents, now))
       .where('id', '=', referrerId),
   ),
 };
