@@ -101,14 +101,17 @@ function rowOf(i: number, plan: SeedPlan, base: number): (string | number | null
   return [i + 1, CAMPAIGN_ID, emailOf(i), emailOf(i), codeOf(i), by === null ? null : by + 1, by === null ? null : codeOf(by), at, at, 'api', referrals, referrals, referrals, qualified, qualified];
 }
 
+/** The seeded campaign's rewards: fixed ones, no commission (a repeated payment credits nothing). */
+export const BENCH_REWARDS = { referrerRewardValue: 10, refereeRewardValue: 5 } as const;
+
 const campaignRow = (now: number) => ({
   id: CAMPAIGN_ID,
   account_id: 1,
   name: 'Benchmark',
   host_url: 'https://bench.example/join',
   status: 'Active' as const,
-  referrer_reward_value: 10,
-  referee_reward_value: 5,
+  referrer_reward_value: BENCH_REWARDS.referrerRewardValue,
+  referee_reward_value: BENCH_REWARDS.refereeRewardValue,
   created_on: now,
   updated_on: now,
 });
