@@ -19,6 +19,7 @@ import { PollLoop } from '../poll-loop.js';
 import { describeReferral } from './my-referrals.js';
 import { shownPlace } from './leaderboard.js';
 import { campaignNow } from './campaign-time.js';
+import { loopFailureLog, type LoopLog } from '../outage-log.js';
 
 /** A friend as an email names them to the referrer: as the widget's list of referrals does. */
 export const friendName = (p: ParticipantRow): string => describeReferral(p).name;
@@ -143,9 +144,9 @@ export class ReminderScan extends PollLoop {
   constructor(
     private readonly ctx: Ctx,
     intervalMs = 60 * 60_000,
-    log?: { error(obj: object, msg: string): void },
+    log?: LoopLog,
   ) {
-    super(intervalMs, (err) => log?.error({ err }, 'queueing reminders failed; trying again at the next tick'));
+    super(intervalMs, loopFailureLog(log, 'queueing reminders'));
   }
 
   protected async tick(): Promise<void> {

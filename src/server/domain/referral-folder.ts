@@ -11,6 +11,7 @@
  */
 import { PollLoop } from '../poll-loop.js';
 import type { Ctx } from './context.js';
+import { loopFailureLog, type LoopLog } from '../outage-log.js';
 
 export const FOLD_INTERVAL_MS = 1000;
 
@@ -18,9 +19,9 @@ export class ReferralFolder extends PollLoop {
   constructor(
     private readonly ctx: Pick<Ctx, 'store'>,
     intervalMs = FOLD_INTERVAL_MS,
-    log?: { error(obj: object, msg: string): void },
+    log?: LoopLog,
   ) {
-    super(intervalMs, (err) => log?.error({ err }, 'folding referral counts failed; trying again at the next tick'));
+    super(intervalMs, loopFailureLog(log, 'folding referral counts'));
   }
 
   protected async tick(): Promise<void> {

@@ -25,6 +25,7 @@ import type { Ctx } from './context.js';
 import { newSortableId } from './ids.js';
 import { newSecret } from './secrets.js';
 import { DAY_MS } from './time.js';
+import { loopFailureLog, type LoopLog } from '../outage-log.js';
 
 /**
  * Rows per batch. SQLite has one writer, and a batch holds it (and, its statements being synchronous,
@@ -202,9 +203,9 @@ export class RetentionPruner extends PollLoop {
   constructor(
     private readonly ctx: Ctx,
     intervalMs = 60 * 60_000,
-    private readonly log?: { error(obj: object, msg: string): void; info?(obj: object, msg: string): void },
+    private readonly log?: LoopLog & { info?(obj: object, msg: string): void },
   ) {
-    super(intervalMs, (err) => log?.error({ err }, 'pruning expired data failed; trying again at the next tick'));
+    super(intervalMs, loopFailureLog(log, 'pruning expired data'));
   }
 
   protected async tick(): Promise<void> {

@@ -10,6 +10,7 @@ import type { CampaignRow } from '../store/store.js';
 import type { Ctx } from './context.js';
 import { RewardBatch } from './reward-credits.js';
 import { eachMovedCampaign } from './campaign-time.js';
+import { loopFailureLog, type LoopLog } from '../outage-log.js';
 
 /** Participants whose due credits one round releases, before it looks again. */
 const ROUND = 100;
@@ -63,12 +64,15 @@ export class RewardReleaser {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #stopped = false;
+  readonly #failed: (err: unknown) => void;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly intervalMs = 60_000,
-    private readonly log: { error(obj: object, msg: string): void } = console,
-  ) {}
+    log?: LoopLog,
+  ) {
+    this.#failed = loopFailureLog(log, 'releasing held rewards');
+  }
 
   start(): void {
     this.#tick();
@@ -77,7 +81,7 @@ export class RewardReleaser {
   #tick(): void {
     if (this.#stopped) return;
     this.#running = releaseAll(this.ctx)
-      .catch((err: unknown) => this.log.error({ err }, 'releasing held rewards failed; trying again at the next tick'))
+      .catch(this.#failed)
       .finally(() => {
         if (!this.#stopped) this.#timer = setTimeout(() => this.#tick(), this.intervalMs).unref();
       });

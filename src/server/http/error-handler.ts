@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError, RowsRefused } from '../domain/errors.js';
+import { outageThrottle } from '../outage-log.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { explain } from './validation.js';
 
@@ -13,20 +14,12 @@ function envelope(code: string, message: string, field?: string): ApiErrorBody {
 
 /** Retry-After of a 503 database_unavailable: a restarting PostgreSQL is usually back within seconds. */
 export const DATABASE_RETRY_AFTER_S = 2;
-/** At most one warning per this long while the database is away (each would say the same), with a count. */
-export const OUTAGE_LOG_EVERY_MS = 5_000;
-
 export function registerErrorHandling(app: FastifyInstance): void {
-  let lastOutageLog = -Infinity;
-  let unlogged = 0;
+  const outage = outageThrottle();
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (isDatabaseUnavailable(err)) {
-      const now = Date.now();
-      if (now - lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
-        request.log.warn({ err, alsoRefused: unlogged }, 'database unavailable: answering 503');
-        lastOutageLog = now;
-        unlogged = 0;
-      } else unlogged++;
+      const alsoRefused = outage();
+      if (alsoRefused !== undefined) request.log.warn({ err, alsoRefused }, 'database unavailable: answering 503');
       return reply
         .status(503)
         .header('retry-after', String(DATABASE_RETRY_AFTER_S))

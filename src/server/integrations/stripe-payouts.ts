@@ -29,6 +29,7 @@ import { redemption } from '../domain/ledger.js';
 import type { PayoutOutcome, StripePayoutRow } from '../store/stripe-payout-store.js';
 import type { CampaignRow } from '../store/store.js';
 import { minorUnits } from './stripe-currency.js';
+import { loopFailureLog } from '../outage-log.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -94,11 +95,13 @@ export class StripePayoutSender {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
+  readonly #failed: (err: unknown) => void;
 
   constructor(ctx: Ctx, options: Partial<PayoutSenderOptions> = {}, log?: FastifyBaseLogger) {
     this.#ctx = ctx;
     this.#options = { ...DEFAULT_PAYOUT_OPTIONS, ...options };
     this.#log = log;
+    this.#failed = loopFailureLog(log, 'paying rewards into Stripe');
   }
 
   start(): void {
@@ -117,7 +120,7 @@ export class StripePayoutSender {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#running = this.sendDue()
-        .catch((err: unknown) => this.#log?.error({ err }, 'paying rewards into Stripe failed; trying again at the next tick'))
+        .catch(this.#failed)
         .finally(() => {
           this.#running = undefined;
           this.#schedule(this.#options.pollMs);

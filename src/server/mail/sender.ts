@@ -18,6 +18,7 @@ import type { EmailData } from '../domain/email-outbox.js';
 import type { DueEmail } from '../store/email-store.js';
 import { PollLoop } from '../poll-loop.js';
 import { composeEmail, lifecycleMessage } from './compose.js';
+import { loopFailureLog } from '../outage-log.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -62,7 +63,7 @@ export class EmailSender extends PollLoop {
     private readonly log?: FastifyBaseLogger,
   ) {
     const settings = { ...DEFAULT_EMAIL_SENDER_OPTIONS, ...options };
-    super(settings.pollMs, (err) => log?.error({ err }, 'sending lifecycle emails failed'));
+    super(settings.pollMs, loopFailureLog(log, 'sending lifecycle emails'));
     this.#options = settings;
   }
 

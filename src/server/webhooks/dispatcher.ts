@@ -11,6 +11,7 @@ import type { DueDelivery } from '../store/webhook-store.js';
 import { postTo } from './send.js';
 import { PollLoop } from '../poll-loop.js';
 import { resolveWebhookTarget, systemResolver, type Resolver } from '../domain/webhook-targets.js';
+import { loopFailureLog } from '../outage-log.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -56,7 +57,7 @@ export class Dispatcher extends PollLoop {
 
   constructor(ctx: Ctx, options: Partial<DispatcherOptions> = {}, log?: FastifyBaseLogger) {
     const settings = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
-    super(settings.pollMs, (err) => log?.error({ err }, 'webhook dispatch failed'));
+    super(settings.pollMs, loopFailureLog(log, 'webhook dispatch'));
     this.#ctx = ctx;
     this.#options = settings;
     this.#log = log;
