@@ -14,6 +14,7 @@ import net from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { RefkitClient } from '../../src/api/client.js';
+import { closing as closingPlugin } from '../../src/server/http/closing.js';
 import { trackHandlers } from '../../src/server/http/handlers.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startProcess, NO_RATE_LIMITS } from './helpers/process.js';
@@ -138,9 +139,10 @@ describe('shutdown waits for handlers, not only for connections', () => {
     assert.equal(finished, true);
   });
 
-  it('a reply in flight when closing begins says Connection: close, so its kept-alive connection ends with it', { timeout: 20_000 }, async () => {
+  it('a reply in flight when closing begins says Connection: close, so its kept-alive connection ends with it (src/server/http/closing.ts)', { timeout: 20_000 }, async () => {
     const app = Fastify({ logger: false });
     trackHandlers(app);
+    await app.register(closingPlugin);
     let entered!: () => void;
     const inHandler = new Promise<void>((resolve) => (entered = resolve));
     let release!: () => void;
@@ -187,34 +189,43 @@ describe('a request that reaches a closing service', () => {
     const s = await startService(sqlite!);
     const id = await s.campaign();
     try {
-      // Two requests pipelined on one connection. The first is routed before closing begins (its headers
-      // are in) and held there by its unfinished body; the second arrives, queued behind it, once closing has.
+      // Two connections, each with a request begun before closing begins, so that neither is idle (closing
+      // ends idle connections). The first is routed then (its headers are in) and held by its unfinished
+      // body; the second's request line is unfinished, so that it reaches the service once closing has.
       /** A sign-up's request as it goes on the wire. */
       const signUp = (email: string) => {
         const body = JSON.stringify({ id, email });
         return `POST /api/v1/addParticipant HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
       };
-      const first = signUp('first@example.com');
+      const [first, second] = [signUp('first@example.com'), signUp('second@example.com')];
       const { port } = new URL(s.url);
-      const socket = net.connect(Number(port), '127.0.0.1');
-      await once(socket, 'connect');
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-      const ended = once(socket, 'close');
-      socket.write(first.slice(0, -5));
+      /** A connection to the service, and what came back on it once the service closed it. */
+      const connection = async () => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        await once(socket, 'connect');
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+        const ended = once(socket, 'close').then(() => received.split(/(?=HTTP\/1\.1 )/));
+        return { socket, ended };
+      };
+      const [a, b] = [await connection(), await connection()];
+      a.socket.write(first.slice(0, -5));
+      b.socket.write(second.slice(0, 10));
       await sleep(100);
       const closed = s.app.close();
       while (s.app.server.listening) await sleep(5);
-      socket.write(first.slice(-5) + signUp('second@example.com'));
-      await ended;
+      a.socket.write(first.slice(-5));
+      b.socket.write(second.slice(10));
+      const [onA, onB] = [await a.ended, await b.ended];
       await closed;
-      const answers = received.split(/(?=HTTP\/1\.1 )/);
-      assert.equal(answers.length, 2, received);
-      assert.match(answers[0]!, /^HTTP\/1\.1 200 /);
-      assert.match(answers[1]!, /^HTTP\/1\.1 503 /);
-      assert.match(answers[1]!, /\r\nretry-after: 1\r\n/i);
-      assert.match(answers[1]!, /\r\nconnection: close\r\n/i);
-      const [, json] = answers[1]!.split('\r\n\r\n');
+      assert.equal(onA.length, 1, onA.join());
+      assert.match(onA[0]!, /^HTTP\/1\.1 200 /);
+      assert.match(onA[0]!, /\r\nconnection: close\r\n/i, 'the reply in flight ends its connection');
+      assert.equal(onB.length, 1, onB.join());
+      assert.match(onB[0]!, /^HTTP\/1\.1 503 /);
+      assert.match(onB[0]!, /\r\nretry-after: 1\r\n/i);
+      assert.match(onB[0]!, /\r\nconnection: close\r\n/i);
+      const [, json] = onB[0]!.split('\r\n\r\n');
       assert.deepEqual(JSON.parse(json!), { error: { code: 'service_closing', message: 'This process is shutting down; send the request again (to another process) after the time in Retry-After' } });
       // The first was stored; the second never reached its handler.
       const emails = (await s.ctx.store.db.selectFrom('participants').select('email').where('campaign_id', '=', id).execute()).map((r) => r.email);

@@ -69,7 +69,7 @@ export class RewardReleaser {
   constructor(
     private readonly ctx: Ctx,
     private readonly intervalMs = 60_000,
-    log?: LoopLog,
+    log: LoopLog = console,
   ) {
     this.#failed = loopFailureLog(log, 'releasing held rewards');
   }

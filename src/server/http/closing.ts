@@ -1,9 +1,12 @@
 /**
- * A request that reaches a closing process (on a connection kept alive from before its SIGTERM) is
- * answered 503 `service_closing` in the error envelope, with `Retry-After` and `Connection: close`,
- * before any other hook or handler runs: nothing is done, and a load balancer or client sends it again,
- * to another process. Fastify's own answer there (its return503OnClosing, off in ../app.ts) had a body of
- * its own shape and no Retry-After.
+ * What a closing process answers. A request that reaches it (on a connection kept alive from before its
+ * SIGTERM) is answered 503 `service_closing` in the error envelope, with `Retry-After`, before any other
+ * hook or handler runs: nothing is done, and a load balancer or client sends it again, to another process.
+ * Fastify's own answer there (its return503OnClosing, off in ../app.ts) had a body of its own shape and no
+ * Retry-After. Every reply sent once closing has begun, those and the ones in flight, says
+ * `Connection: close`, so that each connection ends with it: Fastify marks only requests that arrive
+ * after closing begins, and a connection whose request was in flight then stayed open and idle, and
+ * app.close() waited for it until the grace delay ended the process (exit 1) in a rolling restart.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -24,9 +27,12 @@ async function refuseWhileClosing(app: FastifyInstance) {
     done(
       new AppError(503, 'service_closing', 'This process is shutting down; send the request again (to another process) after the time in Retry-After', undefined, {
         'retry-after': String(CLOSING_RETRY_AFTER_S),
-        connection: 'close',
       }),
     );
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing && !reply.raw.headersSent) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

@@ -18,19 +18,9 @@ export function trackHandlers(app: FastifyInstance): () => Promise<void> {
     running++;
     done();
   });
-  // Once shutdown begins, replies on kept-alive connections say `Connection: close`, so that each
-  // connection ends with the reply it was busy with. Fastify marks only the requests that arrive after
-  // closing begins; a connection whose request was in flight then stayed open and idle, and app.close()
-  // waited for it until the grace delay ended the process (exit 1) in a rolling restart.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
   // onSend runs for every reply once the handler (or the error handler) is done, even to a gone client;
   // the mark makes a second onSend of one request (an error while sending) count once.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (closing && !reply.raw.headersSent) reply.header('connection', 'close');
+  app.addHook('onSend', (request, _reply, payload, done) => {
     if (request.refkitRunning) {
       request.refkitRunning = false;
       if (--running === 0) idle?.();
