@@ -5,7 +5,7 @@
  * the slots' places among the parameters. Whatever runs it (a database, or a transaction) runs it as
  * Kysely would (same SQL, same parameters).
  */
-import { SelectQueryNode, sql, type Compilable, type CompiledQuery, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
+import { InsertQueryNode, PrimitiveValueListNode, SelectQueryNode, ValueListNode, ValueNode, sql, type Compilable, type CompiledQuery, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
 import type { Database } from './tables.js';
 
 const SLOT = Symbol('slot');
@@ -145,4 +145,46 @@ export async function runAsOne<R>(db: Kysely<Database>, writes: readonly Write[]
     named(statement);
   }
   return (await db.executeQuery<R>({ ...statement, parameters: filled(statement, prepared.flatMap((p) => p.args)) } as CompiledQuery<R>)).rows;
+}
+
+/** A one-row INSERT's table, its columns, and the value of each: what insertedRow answers. */
+export interface InsertedRow {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly values: readonly unknown[];
+}
+
+/** Where each inserted value of a prepared INSERT comes from: an argument (its index) or the builder's own constant. */
+type RowShape = { table: string; columns: string[]; from: ({ arg: number } | { value: unknown })[] };
+const rowShapes = new WeakMap<object, RowShape | null>();
+
+const valueSource = (v: unknown): { arg: number } | { value: unknown } | undefined => {
+  const inner = typeof v === 'object' && v !== null && ValueNode.is(v as never) ? (v as ValueNode).value : v;
+  if (isSlot(inner)) return { arg: inner[SLOT] };
+  return typeof inner === 'object' && inner !== null ? undefined : { value: inner };
+};
+
+/** The shape of a plain one-row INSERT (no conflict clause, no RETURNING, no CTE), or null for any other statement. */
+function rowShapeOf(node: unknown): RowShape | null {
+  if (!InsertQueryNode.is(node as never)) return null;
+  const q = node as InsertQueryNode;
+  const rows = q.values && 'values' in q.values ? (q.values.values as readonly unknown[]) : [];
+  if (!q.into || q.into.table.schema || q.onConflict || q.returning || q.with || q.onDuplicateKey || q.replace || !q.columns || rows.length !== 1) return null;
+  const [row] = rows;
+  if (!PrimitiveValueListNode.is(row as never) && !ValueListNode.is(row as never)) return null;
+  const from = (row as PrimitiveValueListNode | ValueListNode).values.map(valueSource);
+  if (from.some((f) => f === undefined)) return null;
+  return { table: q.into.table.identifier.name, columns: q.columns.map((c) => c.column.name), from: from as RowShape['from'] };
+}
+
+/**
+ * A prepared write that inserts one row and nothing else, as the row it inserts (what lets several such
+ * writes of one table be put in one statement: ./signup-batch.ts); undefined for any other write.
+ */
+export function insertedRow(db: Kysely<Database>, write: Write): InsertedRow | undefined {
+  const p = write.prepared;
+  if (!p) return undefined;
+  let shape = rowShapes.get(p.build);
+  if (shape === undefined) rowShapes.set(p.build, (shape = rowShapeOf(p.build(db, ...(slots(p.args, 0) as never[])).toOperationNode())));
+  return shape ? { table: shape.table, columns: shape.columns, values: shape.from.map((f) => ('arg' in f ? p.args[f.arg] : f.value)) } : undefined;
 }

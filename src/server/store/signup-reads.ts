@@ -89,15 +89,17 @@ export function assumedSignupFacts(q: SignupQuestion, known: (code: string) => C
 /**
  * PostgreSQL: true, or an error (ASSUMPTION_FAILED) that ends the statement it is in, with all of its
  * changes: the counts an assumed sign-up was scored with are still zero. Read in the statement's snapshot,
- * which does not hold the participant the statement inserts.
+ * which does not hold the participant the statement inserts. Its values may be columns of a batch's rows
+ * (./signup-batch.ts): `offset 0` keeps each EXISTS a lookup by index per row, where PostgreSQL would
+ * otherwise hash the whole of participants once for a batch it planned while the table was small.
  */
 export function factsHold(a: { [K in keyof SignupAssumption]: unknown }): RawBuilder<boolean> {
   const net = sql`cast(${a.net} as text)`;
   const referrerId = sql`cast(${a.referrerId} as bigint)`;
   return sql<boolean>`refkit_assert(${net} is null or (
-      (${referrerId} is null or not exists (select 1 from participants r where r.referred_by_id = ${referrerId} and r.signup_net = ${net}))
+      (${referrerId} is null or not exists (select 1 from participants r where r.referred_by_id = ${referrerId} and r.signup_net = ${net} offset 0))
       and not exists (select 1 from participants s where s.campaign_id = cast(${a.campaignId} as text) and s.signup_net = ${net}
-        and s.created_on >= cast(${a.signupsSince} as bigint))), 'the facts this sign-up assumed have changed')`;
+        and s.created_on >= cast(${a.signupsSince} as bigint) offset 0)), 'the facts this sign-up assumed have changed')`;
 }
 
 /**

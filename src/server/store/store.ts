@@ -27,6 +27,7 @@ import {
   type SignupQuestion,
 } from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
+import { SignupBatches } from './signup-batch.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { DisputeStore } from './dispute-store.js';
@@ -192,6 +193,17 @@ const participantColumns = (values: ParticipantValues): NewParticipantRow =>
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 const isDeadlock = (err: unknown) => (err as { code?: string }).code === '40P01';
+/**
+ * What a sign-up's write that failed answers: undefined for a taken email or code; for one decided on
+ * assumed facts, SignupFactsChanged (the email was assumed free, so a taken one is an assumption that
+ * failed, as a changed count is); any other error as it is.
+ */
+function signupFailed(err: unknown, assumed: SignupAssumption | undefined): undefined {
+  if (assumed && (isUniqueViolation(err) || (err as { code?: string }).code === ASSUMPTION_FAILED)) throw new SignupFactsChanged();
+  if (isUniqueViolation(err)) return undefined;
+  throw err;
+}
+
 /** A statement PostgreSQL ended to break a deadlock is run again, up to this many times in all. */
 const DEADLOCK_ATTEMPTS = 5;
 
@@ -354,6 +366,8 @@ export class Store {
   /** In a transaction's store: what to do once it has committed. */
   readonly #afterCommit: (() => void)[] | undefined;
   readonly #ids: IdReserve;
+  /** PostgreSQL, outside a transaction: sign-ups written together (./signup-batch.ts). */
+  readonly #signupBatches: SignupBatches | undefined;
   readonly #impressions: ImpressionBuffer;
 
   constructor(
@@ -372,6 +386,13 @@ export class Store {
     this.audit = new AuditStore(db);
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
+    this.#signupBatches =
+      dialect === 'postgres' && !afterCommit
+        ? new SignupBatches(db, (campaignId, day, signups, referred) => {
+            const { count, daily } = this.stats.signupWrites(campaignId, day, signups, referred);
+            return [count, daily];
+          })
+        : undefined;
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect, this.stats);
@@ -531,13 +552,19 @@ export class Store {
    */
   #signupWrites(signup: NewSignup, row: ParticipantRow): Write[] {
     const now = row.created_on;
+    const { count, daily } = this.stats.signupWrites(row.campaign_id, dayOf(now), 1, row.referred_by_id !== null ? 1 : 0);
+    return [...(signup.hold ? [builtWrite(this.#holdReferees(signup.hold.referrerId, signup.hold.net, now))] : []), count, daily, ...this.#signupRows(signup, row)];
+  }
+
+  /**
+   * The rows a sign-up adds that no other writer shares (each a plain INSERT): its referrer's count
+   * delta (./referral-count-store.ts), its event and deliveries, its token, its emails.
+   */
+  #signupRows(signup: NewSignup, row: ParticipantRow): Write[] {
+    const now = row.created_on;
     const referrer = row.referred_by_id;
-    const { count, daily } = this.stats.signupWrites(row.campaign_id, dayOf(now), 1, referrer !== null ? 1 : 0);
     return [
       ...(referrer !== null ? [preparedWrite(referralDelta, this.db, referrer, now)] : []),
-      ...(signup.hold ? [builtWrite(this.#holdReferees(signup.hold.referrerId, signup.hold.net, now))] : []),
-      count,
-      daily,
       ...(signup.event ? this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries) : []),
       ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
       ...(signup.emails ? this.emails.writes(signup.emails(row)) : []),
@@ -545,8 +572,9 @@ export class Store {
   }
 
   /**
-   * PostgreSQL: the whole sign-up is one statement (one round trip, its own transaction): the participant
-   * and every other write as a CTE each. The id comes from the sequence first (IdReserve), so the
+   * PostgreSQL: the whole sign-up is one statement (one round trip, its own transaction), shared with the
+   * sign-ups waiting at the same time (./signup-batch.ts), or alone: the participant and every other write
+   * as a CTE each. The id comes from the sequence first (IdReserve), so the
    * event's payload can be made before the statement runs; a taken email or code fails it (a unique
    * violation), which is the undefined of insertSignup.
    *
@@ -559,6 +587,26 @@ export class Store {
   async #insertSignupPostgres(signup: NewSignup): Promise<ParticipantRow | undefined> {
     const id = await this.#ids.take(this.db);
     const row: ParticipantRow = Object.assign(withDefaults(signup.participant), { id });
+    const alone = () => this.#insertSignupAlone(signup, row);
+    // Squatters held with it lock rows other sign-ups share: such a sign-up goes alone.
+    if (!this.#signupBatches || signup.hold) return alone();
+    return this.#signupBatches.add({
+      campaignId: row.campaign_id,
+      day: dayOf(row.created_on),
+      net: row.signup_net,
+      referred: row.referred_by_id !== null,
+      participant: { id, ...participantColumns(participantValues(row)) },
+      ...(signup.assumed && { assumed: signup.assumed }),
+      writes: this.#signupRows(signup, row),
+      written: row,
+      alone,
+      failed: (err) => signupFailed(err, signup.assumed),
+    });
+  }
+
+  /** A sign-up in one statement of its own: what a batch of them does for each (./signup-batch.ts). */
+  async #insertSignupAlone(signup: NewSignup, row: ParticipantRow): Promise<ParticipantRow | undefined> {
+    const { id } = row;
     const { assumed } = signup;
     const insert = assumed
       ? preparedWrite(signupWrites.participantAssumed, this.db, assumed.referrerId, assumed.net, assumed.signupsSince, id, ...participantValues(row))
@@ -569,10 +617,7 @@ export class Store {
         const [inserted] = await runAsOne<{ id: number }>(this.db, writes);
         return inserted ? row : undefined;
       } catch (err) {
-        // Assumed, the email was free: a taken one (or code) is an assumption that failed, as a changed count is.
-        if (assumed && (isUniqueViolation(err) || (err as { code?: string }).code === ASSUMPTION_FAILED)) throw new SignupFactsChanged();
-        if (isUniqueViolation(err)) return undefined;
-        if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) throw err;
+        if (!isDeadlock(err) || attempt === DEADLOCK_ATTEMPTS) return signupFailed(err, assumed);
       }
     }
   }

@@ -101,7 +101,7 @@ export async function startService(kind: DatabaseKind, options: ServiceOptions =
       ...(options.publicUrl !== undefined && { publicUrl: options.publicUrl }),
       rateLimits: options.rateLimits ?? { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, redisUrl: undefined },
     },
-    logger: options.logTo ? { stream: options.logTo } : false,
+    logger: options.logTo ? { stream: options.logTo } : process.env.TEST_LOG ? { level: process.env.TEST_LOG } : false,
     ...(metrics && { metrics: { metrics, token: options.metrics!.token, serve: true } }),
   });
   const dispatcher = options.dispatcher ? new Dispatcher(runtime.ctx, { allowPrivate: true, ...options.dispatcher }) : undefined;
