@@ -4,6 +4,7 @@
  */
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './connect.js';
+import { PaymentBatches } from './payment-batch.js';
 import { prepare } from './prepared.js';
 import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
 import { addToExisting, dayOf, type StatsStore } from './stats-store.js';
@@ -180,11 +181,16 @@ const writes = {
 };
 
 export class PaymentStore {
+  /** PostgreSQL, outside a transaction: repeated payments written together (./payment-batch.ts). */
+  readonly #batches: PaymentBatches | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly stats: StatsStore,
-  ) {}
+  ) {
+    this.#batches = dialect === 'postgres' && !db.isTransaction ? new PaymentBatches(db, () => stats.shard()) : undefined;
+  }
 
   /**
    * Records a payment of `cents` by `payerId` (a referee of `referrerId`) with the payer's counters
@@ -209,12 +215,14 @@ export class PaymentStore {
    * one round trip where the transaction took seven). False, having written nothing, when the payer no
    * longer qualifies once their row is locked (a refund undid it), is not `referrerId`'s referee, or on
    * SQLite (whose transactions cost no round trips): the caller then takes the whole path. Otherwise the
-   * payer's row as it is once written, which the call answers with (no read after it).
+   * payer's row as it is once written, which the call answers with (no read after it). Outside a
+   * transaction, written with the others that arrive at the same time (./payment-batch.ts).
    */
   async recordRepeat(payerId: number, referrerId: number, campaignId: string, cents: number, now: number): Promise<ParticipantRow | undefined> {
     if (this.dialect !== 'postgres') return undefined;
-    const [row] = await writes.repeat(this.db, payerId, referrerId, campaignId, dayOf(now), this.stats.shard(), cents, now);
-    return row as ParticipantRow | undefined;
+    const day = dayOf(now);
+    const alone = async () => (await writes.repeat(this.db, payerId, referrerId, campaignId, day, this.stats.shard(), cents, now))[0] as ParticipantRow | undefined;
+    return this.#batches ? this.#batches.add({ payerId, referrerId, campaignId, day, cents, now }, alone) : alone();
   }
 
   /** Takes back (negative `cents`) revenue a referrer's referee brought: a refund. */

@@ -12,8 +12,8 @@
  * How: a sign-up comes with its new row and its other writes, each a plain one-row INSERT
  * (./prepared.ts insertedRow). A batch inserts each table's rows from one JSON parameter
  * (`json_populate_recordset`, so the statement's text and name do not depend on how many there are),
- * and adds to the campaign's counters once, with the batch's totals. Sign-ups are sent at once while
- * fewer than IN_FLIGHT batches are being written; the others wait, and go together when one ends.
+ * and adds to the campaign's counters once, with the batch's totals. When sign-ups go, and which wait
+ * together: ./write-batches.ts.
  *
  * What stays as it was, one sign-up at a time:
  * - every rule: the batch writes exactly the rows each sign-up would have written alone;
@@ -29,11 +29,7 @@ import { sql, type Kysely } from 'kysely';
 import { factsHold, type SignupAssumption } from './signup-reads.js';
 import { insertedRow, prepare, preparedWrite, runAsOne, type InsertedRow, type Write } from './prepared.js';
 import type { Database } from './tables.js';
-
-/** How many batches one process writes at once. More lets PostgreSQL use more cores on one process's sign-ups; fewer makes larger batches. */
-export const IN_FLIGHT = 2;
-/** The most sign-ups in one batch (a bound on the statement's parameters and on one transaction's locks). */
-export const BATCH_SIZE = 64;
+import { WriteBatches } from './write-batches.js';
 
 /** One new participant's sign-up, as the batch writes it. */
 export interface BatchedSignup<R> {
@@ -66,12 +62,6 @@ interface Member {
   rows: InsertedRow[];
   resolve(value: unknown): void;
   reject(err: unknown): void;
-}
-
-interface Batch {
-  key: string;
-  members: Member[];
-  nets: Set<string>;
 }
 
 /** Errors after which PostgreSQL has written nothing of the statement and each sign-up alone may still succeed. */
@@ -112,9 +102,12 @@ const memo = <T>(map: Map<string, T>, key: string, make: () => T): T => {
   return v;
 };
 
+/** Whether a sign-up may join a batch: one campaign and day (one counter row each), and one sign-up of it from a network. */
+const fits = (batch: readonly Member[], { signup: s }: Member): boolean =>
+  batch[0]!.signup.campaignId === s.campaignId && batch[0]!.signup.day === s.day && (s.net === null || batch.every((m) => m.signup.net !== s.net));
+
 export class SignupBatches {
-  readonly #pending: Batch[] = [];
-  #inFlight = 0;
+  readonly #batches = new WriteBatches<Member>(fits, (batch) => this.#write(batch));
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -136,35 +129,10 @@ export class SignupBatches {
   add<R>(signup: BatchedSignup<R>): Promise<R> {
     const rows = this.writable(signup.writes);
     if (!rows) return signup.alone();
-    return new Promise<R>((resolve, reject) => {
-      this.#batchFor(signup).members.push({ signup, rows, resolve: resolve as (v: unknown) => void, reject });
-      this.#pump();
-    });
+    return new Promise<R>((resolve, reject) => this.#batches.add({ signup, rows, resolve: resolve as (v: unknown) => void, reject }));
   }
 
-  /** The waiting batch this sign-up joins: the first of its campaign and day with room, and none from its network. */
-  #batchFor(signup: BatchedSignup<unknown>): Batch {
-    const key = `${signup.campaignId}\n${signup.day}`;
-    const fits = (b: Batch) => b.key === key && b.members.length < BATCH_SIZE && (signup.net === null || !b.nets.has(signup.net));
-    let batch = this.#pending.find(fits);
-    if (!batch) this.#pending.push((batch = { key, members: [], nets: new Set() }));
-    if (signup.net !== null) batch.nets.add(signup.net);
-    return batch;
-  }
-
-  #pump(): void {
-    while (this.#inFlight < IN_FLIGHT && this.#pending.length > 0) {
-      const batch = this.#pending.shift()!;
-      this.#inFlight++;
-      void this.#write(batch).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
-    }
-  }
-
-  async #write(batch: Batch): Promise<void> {
-    const { members } = batch;
+  async #write(members: Member[]): Promise<void> {
     try {
       await runAsOne(this.db, this.#statement(members));
     } catch (err) {
@@ -183,7 +151,8 @@ export class SignupBatches {
         }
         return;
       }
-      await Promise.all(members.map((m) => m.signup.alone().then(m.resolve, m.reject)));
+      // Not awaited: the next batch need not wait for these.
+      void Promise.all(members.map((m) => m.signup.alone().then(m.resolve, m.reject)));
       return;
     }
     for (const m of members) m.resolve(m.signup.written);

@@ -1,0 +1,51 @@
+/**
+ * Writes that arrive while earlier ones are being written wait, and go to the database together (the
+ * batches of sign-ups, ./signup-batch.ts, and of repeated payments, ./payment-batch.ts): PostgreSQL's
+ * cost of a small write is mostly per statement and per transaction, not per row.
+ *
+ * A write goes at once while fewer than IN_FLIGHT batches are being written (alone, when nothing else
+ * is); otherwise it joins the oldest waiting batch that `fits` it, or starts one. When a batch ends, the
+ * oldest waiting one goes.
+ */
+
+/**
+ * How many batches of one kind one process writes at once. More would let PostgreSQL use more cores on
+ * one process's writes; fewer makes larger batches. Measured on 2 cores (50 connections, one process):
+ * one in flight gave repeated payments 5.3k/s against 3.7k/s with two, and sign-ups 7.6k/s against
+ * 6.9k/s. Several processes (WORKERS) each have their own.
+ */
+export const IN_FLIGHT = 1;
+/** The most writes in one batch (a bound on a statement's parameters and on one transaction's locks). */
+export const BATCH_SIZE = 64;
+
+export class WriteBatches<M> {
+  readonly #pending: M[][] = [];
+  #inFlight = 0;
+
+  /**
+   * `fits(batch, m)`: whether `m` may join the waiting `batch` (never called on a full one): what one
+   * statement cannot hold together. `write(batch)` writes it and settles each of its members.
+   */
+  constructor(
+    private readonly fits: (batch: readonly M[], m: M) => boolean,
+    private readonly write: (batch: M[]) => Promise<void>,
+  ) {}
+
+  add(m: M): void {
+    const batch = this.#pending.find((b) => b.length < BATCH_SIZE && this.fits(b, m));
+    if (batch) batch.push(m);
+    else this.#pending.push([m]);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#inFlight < IN_FLIGHT && this.#pending.length > 0) {
+      const batch = this.#pending.shift()!;
+      this.#inFlight++;
+      void this.write(batch).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+}
