@@ -25,6 +25,7 @@ import { consumeEmailLink, linkNotFound, mailUnavailable, sendEmailLink, type Li
 import { AppError } from './errors.js';
 import { fraudCounts, scoreSignup } from './fraud.js';
 import { networkOf } from './network.js';
+import { inTurn, networkTurn } from './network-turns.js';
 import { storableIp } from './account-settings.js';
 import { report } from './metrics.js';
 import { normalizeCode } from './participants.js';
@@ -77,7 +78,9 @@ export interface SignupResult {
 export function addParticipant(ctx: Ctx, input: AddParticipantBody, how: SignupSource): Promise<SignupResult> {
   // A sign-up the limits admit reads its facts: on assumed ones it could hold a place and then find it
   // creates no one, and a place held meanwhile refuses another call that would create someone.
-  return signUp(ctx, input, how, how.admit === undefined);
+  const signUpNow = () => signUp(ctx, input, how, how.admit === undefined);
+  // A browser's sign-up is scored from its network: one of a network at a time (./network-turns.ts).
+  return how.source === 'browser' && how.ip ? inTurn(networkTurn(input.id, networkOf(how.ip)), signUpNow) : signUpNow();
 }
 
 /**
