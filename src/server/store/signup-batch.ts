@@ -22,7 +22,8 @@
  *   campaign from one network (the facts are counts by network), and two that would see each other
  *   go in different batches, in order;
  * - a batch that fails as a whole (an email or a code taken, facts changed, a deadlock) has written
- *   nothing; each of its sign-ups then runs alone (its `alone`), and gets exactly the answer it would
+ *   nothing: a sign-up alone in it gets the answer its own statement would make of that error (its
+ *   `failed`); each of several runs again alone (its `alone`), and gets exactly the answer it would
  *   have had without the batch. Any other error (the database away) is every member's.
  */
 import { sql, type Kysely } from 'kysely';
