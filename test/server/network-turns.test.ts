@@ -6,17 +6,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { inTurn } from '../../src/server/domain/network-turns.js';
-import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
-import { startService, type TestService } from './helpers/service.js';
+import { startService, WITHOUT_SIGNUP_LIMITS, type TestService } from './helpers/service.js';
 
 for (const kind of await databaseKinds()) {
   describe(`sign-ups from one network [${kind.name}]`, { skip: kind.skip }, () => {
     let s: TestService;
     beforeEach(async () => {
       // Without the keyless sign-up limits, which would refuse part of the burst.
-      s = await startService(kind, { rateLimits: { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, redisUrl: undefined } });
+      s = await startService(kind, { rateLimits: WITHOUT_SIGNUP_LIMITS });
     });
     afterEach(() => s.close());
 

@@ -12,13 +12,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import pg from 'pg';
-import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { CACHE_CHECK_MS } from '../../src/server/store/caches.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { statementsSent } from './helpers/pg-statements.js';
 import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
-import { startService, type TestService } from './helpers/service.js';
+import { startService, WITHOUT_SIGNUP_LIMITS, type TestService } from './helpers/service.js';
 
 const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;
 
@@ -27,7 +26,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
   beforeEach(async () => {
     // Without the keyless sign-up limits: under them a browser's sign-up reads its facts first, since
     // they count only calls that create someone (../../src/server/domain/signups.ts addParticipant).
-    s = await startService(postgres, { rateLimits: { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, redisUrl: undefined } });
+    s = await startService(postgres, { rateLimits: WITHOUT_SIGNUP_LIMITS });
   });
   afterEach(() => s.close());
 

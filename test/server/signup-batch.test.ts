@@ -7,12 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { dayOf } from '../../src/server/store/stats-store.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { statementsWithValues, type SentStatement } from './helpers/pg-statements.js';
-import { startService, type TestService } from './helpers/service.js';
+import { startService, WITHOUT_SIGNUP_LIMITS, type TestService } from './helpers/service.js';
 
 const BATCH = /json_populate_recordset\(cast\(null as participants\)/;
 
@@ -27,7 +26,7 @@ for (const kind of (await databaseKinds()).filter((k) => k.dialect === 'postgres
     let s: TestService;
     beforeEach(async () => {
       // Without the keyless sign-up limits, so that a browser's sign-up is the usual one (facts assumed).
-      s = await startService(kind, { rateLimits: { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, redisUrl: undefined } });
+      s = await startService(kind, { rateLimits: WITHOUT_SIGNUP_LIMITS });
     });
     afterEach(() => s.close());
 

@@ -19,7 +19,7 @@ import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBu
 import { prepare } from './prepared.js';
 import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
 import type { Database, ParticipantsTable } from './tables.js';
-import { WriteBatches } from './write-batches.js';
+import { WriteBatches, wroteNothing } from './write-batches.js';
 import type { Selectable } from 'kysely';
 
 type ParticipantRow = Selectable<ParticipantsTable>;
@@ -94,9 +94,6 @@ interface Member {
 const fits = (batch: readonly Member[], { payment: p }: Member): boolean =>
   batch.every(({ payment: b }) => b.payerId !== p.payerId && b.payerId !== p.referrerId && b.referrerId !== p.payerId);
 
-/** Errors after which PostgreSQL has written nothing of the statement and each payment alone may still succeed. */
-const FAILED_AS_A_WHOLE = /^(23|40P01|40001)/;
-
 export class PaymentBatches {
   readonly #batches = new WriteBatches<Member>(fits, (batch) => this.#write(batch));
 
@@ -121,7 +118,7 @@ export class PaymentBatches {
     try {
       rows = await repeatMany(this.db, JSON.stringify(members.map((m) => paymentJson(m.payment))), this.shard());
     } catch (err) {
-      if (!FAILED_AS_A_WHOLE.test((err as { code?: string }).code ?? '')) {
+      if (!wroteNothing(err)) {
         for (const m of members) m.reject(err);
         return;
       }

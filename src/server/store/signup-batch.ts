@@ -30,7 +30,7 @@ import { sql, type Kysely } from 'kysely';
 import { factsHold, type SignupAssumption } from './signup-reads.js';
 import { insertedRow, prepare, preparedWrite, runAsOne, type InsertedRow, type Write } from './prepared.js';
 import type { Database } from './tables.js';
-import { WriteBatches } from './write-batches.js';
+import { brokenDeadlock, WriteBatches, wroteNothing } from './write-batches.js';
 
 /** One new participant's sign-up, as the batch writes it. */
 export interface BatchedSignup<R> {
@@ -45,7 +45,7 @@ export interface BatchedSignup<R> {
   participant: Record<string, unknown>;
   /** What it assumed instead of reading (./signup-reads.ts): the batch checks it, as its own statement would. */
   assumed?: SignupAssumption;
-  /** Its other writes: each must be a prepared one-row INSERT (see writable). */
+  /** Its other writes: each a prepared one-row INSERT, or the sign-up goes alone (./prepared.ts insertedRow). */
   writes: readonly Write[];
   /** The answer when the batch has written it. */
   written: R;
@@ -65,9 +65,6 @@ interface Member {
   reject(err: unknown): void;
 }
 
-/** Errors after which PostgreSQL has written nothing of the statement and each sign-up alone may still succeed. */
-const FAILED_AS_A_WHOLE = /^(23|40P01|40001|RK001)/;
-const DEADLOCK = /^(40P01|40001)$/;
 
 /** The new participants of a batch, from one JSON array; the assumed ones' facts checked (factsHold) before any is written. */
 const participantsFromJson = (columns: readonly string[]) =>
@@ -116,7 +113,7 @@ export class SignupBatches {
   ) {}
 
   /** The rows of a sign-up's writes, or undefined when one of them is not a plain one-row INSERT (then it cannot be batched). */
-  writable(writes: readonly Write[]): InsertedRow[] | undefined {
+  #writable(writes: readonly Write[]): InsertedRow[] | undefined {
     const rows: InsertedRow[] = [];
     for (const w of writes) {
       const row = insertedRow(this.db, w);
@@ -128,7 +125,7 @@ export class SignupBatches {
 
   /** Writes the sign-up with the others waiting with it; its answer (`written`), or what it answers alone should the batch fail. */
   add<R>(signup: BatchedSignup<R>): Promise<R> {
-    const rows = this.writable(signup.writes);
+    const rows = this.#writable(signup.writes);
     if (!rows) return signup.alone();
     return new Promise<R>((resolve, reject) => this.#batches.add({ signup, rows, resolve: resolve as (v: unknown) => void, reject }));
   }
@@ -137,13 +134,13 @@ export class SignupBatches {
     try {
       await runAsOne(this.db, this.#statement(members));
     } catch (err) {
-      if (!FAILED_AS_A_WHOLE.test((err as { code?: string }).code ?? '')) {
+      if (!wroteNothing(err)) {
         for (const m of members) m.reject(err);
         return;
       }
       // Nothing of the batch was written. A sign-up alone in it has its answer (unless PostgreSQL broke a
       // deadlock, which its own statement runs again); each of several runs again alone, for its own.
-      if (members.length === 1 && !DEADLOCK.test((err as { code?: string }).code ?? '')) {
+      if (members.length === 1 && !brokenDeadlock(err)) {
         const [m] = members as [Member];
         try {
           m.resolve(m.signup.failed(err));

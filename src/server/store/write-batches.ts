@@ -18,6 +18,19 @@ export const IN_FLIGHT = 1;
 /** The most writes in one batch (a bound on a statement's parameters and on one transaction's locks). */
 export const BATCH_SIZE = 64;
 
+const sqlState = (err: unknown): string => (err as { code?: string }).code ?? '';
+
+/**
+ * Whether PostgreSQL wrote nothing of a batch's statement and each of its writes alone may still succeed:
+ * a constraint (class 23: an email taken), a deadlock or serialization failure it broke, a sign-up's
+ * assumption that failed (RK001, ./signup-reads.ts). Any other error (the database away) is every
+ * member's.
+ */
+export const wroteNothing = (err: unknown): boolean => /^(23|40P01|40001|RK001)/.test(sqlState(err));
+
+/** Whether PostgreSQL ended the statement to break a deadlock (or a serialization failure): running it again may succeed. */
+export const brokenDeadlock = (err: unknown): boolean => /^(40P01|40001)$/.test(sqlState(err));
+
 export class WriteBatches<M> {
   readonly #pending: M[][] = [];
   #inFlight = 0;

@@ -43,6 +43,12 @@ export interface TestService {
   database: TestDatabase;
 }
 
+/**
+ * The default limits without the keyless sign-up limits (and Redis): a browser's sign-up is then the
+ * usual one, its facts assumed on PostgreSQL (../../../src/server/domain/signups.ts addParticipant).
+ */
+export const WITHOUT_SIGNUP_LIMITS: RateLimits = { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, redisUrl: undefined };
+
 export interface ServiceOptions {
   database?: TestDatabase;
   now?: () => number;
