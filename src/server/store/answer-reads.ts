@@ -8,6 +8,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ListStart } from './list-start.js';
 import { participantPages, referralPageQueries, type ParticipantFilter } from './participant-pages.js';
+import { byEmail, PointReads } from './point-reads.js';
 import { prepare } from './prepared.js';
 import { referralsExact } from './referral-count-store.js';
 import type { Database, ParticipantsTable } from './tables.js';
@@ -35,9 +36,7 @@ export type AnsweredParticipant = Pick<Selectable<ParticipantsTable>, (typeof AN
 
 const answerColumns = [...ANSWER_COLUMNS.map((c) => `participants.${c}` as const), referralsExact('participants').as('total_referrals')];
 
-const byEmail = prepare((db, campaignId: string, email: string) =>
-  db.selectFrom('participants').select(answerColumns).where('campaign_id', '=', campaignId).where('email', '=', email),
-);
+const answersByEmail = byEmail((db) => db.selectFrom('participants').select(answerColumns));
 
 const pages = participantPages<AnsweredParticipant>(answerColumns);
 
@@ -78,10 +77,18 @@ const referralPages = {
 };
 
 export class AnswerReads {
-  constructor(private readonly db: Kysely<Database>) {}
+  readonly #byEmail: PointReads<AnsweredParticipant>;
 
-  async byEmail(campaignId: string, email: string): Promise<AnsweredParticipant | undefined> {
-    return (await byEmail(this.db, campaignId, email))[0];
+  /** `batched`: reads by address that arrive together go as one statement (./point-reads.ts). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    batched: boolean,
+  ) {
+    this.#byEmail = new PointReads(db, answersByEmail, batched);
+  }
+
+  byEmail(campaignId: string, email: string): Promise<AnsweredParticipant | undefined> {
+    return this.#byEmail.read(campaignId, email);
   }
 
   page(filter: ParticipantFilter, start: ListStart, limit: number): Promise<AnsweredParticipant[]> {

@@ -2,7 +2,7 @@
  * PostgreSQL: repeated payments (a qualified referee paying again where no commission is to be decided,
  * ./payment-store.ts recordRepeat) that arrive together are written as one statement: each payer's
  * counters and payment, each referrer's revenue once with its payers' sum, each day's revenue once.
- * When payments go, and which wait together: ./write-batches.ts. The sign-ups' batches
+ * When payments go, and which wait together: ./batches.ts. The sign-ups' batches
  * (./signup-batch.ts) say why.
  *
  * What stays as it was, one payment at a time:
@@ -19,7 +19,7 @@ import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBu
 import { prepare } from './prepared.js';
 import { referralsExact, ROW_COLUMNS } from './referral-count-store.js';
 import type { Database, ParticipantsTable } from './tables.js';
-import { WriteBatches, wroteNothing } from './write-batches.js';
+import { Batches, wroteNothing } from './batches.js';
 import type { Selectable } from 'kysely';
 
 type ParticipantRow = Selectable<ParticipantsTable>;
@@ -95,7 +95,7 @@ const fits = (batch: readonly Member[], { payment: p }: Member): boolean =>
   batch.every(({ payment: b }) => b.payerId !== p.payerId && b.payerId !== p.referrerId && b.referrerId !== p.payerId);
 
 export class PaymentBatches {
-  readonly #batches = new WriteBatches<Member>(fits, (batch) => this.#write(batch));
+  readonly #batches = new Batches<Member>(fits, (batch) => this.#write(batch));
 
   constructor(
     private readonly db: Kysely<Database>,

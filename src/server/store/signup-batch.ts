@@ -13,7 +13,7 @@
  * (./prepared.ts insertedRow). A batch inserts each table's rows from one JSON parameter
  * (`json_populate_recordset`, so the statement's text and name do not depend on how many there are),
  * and adds to the campaign's counters once, with the batch's totals. When sign-ups go, and which wait
- * together: ./write-batches.ts.
+ * together: ./batches.ts.
  *
  * What stays as it was, one sign-up at a time:
  * - every rule: the batch writes exactly the rows each sign-up would have written alone;
@@ -30,7 +30,7 @@ import { sql, type Kysely } from 'kysely';
 import { factsHold, type SignupAssumption } from './signup-reads.js';
 import { insertedRow, prepare, preparedWrite, runAsOne, type InsertedRow, type Write } from './prepared.js';
 import type { Database } from './tables.js';
-import { brokenDeadlock, WriteBatches, wroteNothing } from './write-batches.js';
+import { brokenDeadlock, Batches, wroteNothing } from './batches.js';
 
 /** One new participant's sign-up, as the batch writes it. */
 export interface BatchedSignup<R> {
@@ -105,7 +105,7 @@ const fits = (batch: readonly Member[], { signup: s }: Member): boolean =>
   batch[0]!.signup.campaignId === s.campaignId && batch[0]!.signup.day === s.day && (s.net === null || batch.every((m) => m.signup.net !== s.net));
 
 export class SignupBatches {
-  readonly #batches = new WriteBatches<Member>(fits, (batch) => this.#write(batch));
+  readonly #batches = new Batches<Member>(fits, (batch) => this.#write(batch));
 
   constructor(
     private readonly db: Kysely<Database>,

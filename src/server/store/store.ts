@@ -28,6 +28,7 @@ import {
 } from './signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
 import { SignupBatches } from './signup-batch.js';
+import { byEmail, PointReads } from './point-reads.js';
 import { RewardEntryStore } from './reward-entry-store.js';
 import { PaymentStore } from './payment-store.js';
 import { DisputeStore } from './dispute-store.js';
@@ -209,9 +210,7 @@ const DEADLOCK_ATTEMPTS = 5;
 
 // The hot reads, built and compiled once (./prepared.ts).
 const participantBy = {
-  email: prepare((db, campaignId: string, email: string) =>
-    db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).where('email', '=', email),
-  ),
+  email: byEmail((db) => db.selectFrom('participants').select(countedRow('participants'))),
   code: prepare((db, campaignId: string, code: string) =>
     db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).where('code', '=', code),
   ),
@@ -368,6 +367,7 @@ export class Store {
   readonly #ids: IdReserve;
   /** PostgreSQL, outside a transaction: sign-ups written together (./signup-batch.ts). */
   readonly #signupBatches: SignupBatches | undefined;
+  readonly #byEmail: PointReads<ParticipantRow>;
   readonly #impressions: ImpressionBuffer;
 
   constructor(
@@ -410,7 +410,10 @@ export class Store {
     this.retention = new RetentionStore(db, dialect);
     this.referralCounts = new ReferralCountStore(db);
     this.clocks = new CampaignClockStore(db);
-    this.answers = new AnswerReads(db);
+    // Reads by address that arrive together go as one statement, on PostgreSQL outside a transaction (./point-reads.ts).
+    const batched = dialect === 'postgres' && !afterCommit;
+    this.#byEmail = new PointReads(db, participantBy.email, batched);
+    this.answers = new AnswerReads(db, batched);
   }
 
   /**
@@ -640,7 +643,7 @@ export class Store {
   }
 
   async findParticipantByEmail(campaignId: string, email: string): Promise<ParticipantRow | undefined> {
-    return (await participantBy.email(this.db, campaignId, email))[0];
+    return this.#byEmail.read(campaignId, email);
   }
 
   async findParticipantByCode(campaignId: string, code: string): Promise<ParticipantRow | undefined> {

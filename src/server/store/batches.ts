@@ -1,21 +1,23 @@
 /**
- * Writes that arrive while earlier ones are being written wait, and go to the database together (the
- * batches of sign-ups, ./signup-batch.ts, and of repeated payments, ./payment-batch.ts): PostgreSQL's
- * cost of a small write is mostly per statement and per transaction, not per row.
+ * Calls that arrive while earlier ones of their kind are at the database wait, and go to it together:
+ * the batches of sign-ups (./signup-batch.ts), of repeated payments (./payment-batch.ts) and of point
+ * reads by address (./point-reads.ts). PostgreSQL's cost of a small write or read is mostly per statement
+ * (and per transaction), not per row; and so is the service's (node-postgres's work and its socket write).
  *
- * A write goes at once while fewer than IN_FLIGHT batches are being written (alone, when nothing else
+ * A call goes at once while fewer than IN_FLIGHT batches are at the database (alone, when nothing else
  * is); otherwise it joins the oldest waiting batch that `fits` it, or starts one. When a batch ends, the
  * oldest waiting one goes.
  */
 
 /**
- * How many batches of one kind one process writes at once. More would let PostgreSQL use more cores on
- * one process's writes; fewer makes larger batches. Measured on 2 cores (50 connections, one process):
- * one in flight gave repeated payments 5.3k/s against 3.7k/s with two, and sign-ups 7.6k/s against
- * 6.9k/s. Several processes (WORKERS) each have their own.
+ * How many batches of one kind one process has at the database at once. More would let PostgreSQL use
+ * more cores on one process's calls; fewer makes larger batches. Measured on 2 cores (50 connections, one
+ * process): one in flight gave repeated payments 5.3k/s against 3.7k/s with two, sign-ups 7.6k/s against
+ * 6.9k/s, and getParticipant 19.1k/s against 15.8k/s with two and 13.6k/s with four. Several processes
+ * (WORKERS) each have their own.
  */
 export const IN_FLIGHT = 1;
-/** The most writes in one batch (a bound on a statement's parameters and on one transaction's locks). */
+/** The most calls in one batch (a bound on a statement's parameters and on one transaction's locks). */
 export const BATCH_SIZE = 64;
 
 const sqlState = (err: unknown): string => (err as { code?: string }).code ?? '';
@@ -31,17 +33,17 @@ export const wroteNothing = (err: unknown): boolean => /^(23|40P01|40001|RK001)/
 /** Whether PostgreSQL ended the statement to break a deadlock (or a serialization failure): running it again may succeed. */
 export const brokenDeadlock = (err: unknown): boolean => /^(40P01|40001)$/.test(sqlState(err));
 
-export class WriteBatches<M> {
+export class Batches<M> {
   readonly #pending: M[][] = [];
   #inFlight = 0;
 
   /**
    * `fits(batch, m)`: whether `m` may join the waiting `batch` (never called on a full one): what one
-   * statement cannot hold together. `write(batch)` writes it and settles each of its members.
+   * statement cannot hold together. `run(batch)` sends it and settles each of its members.
    */
   constructor(
     private readonly fits: (batch: readonly M[], m: M) => boolean,
-    private readonly write: (batch: M[]) => Promise<void>,
+    private readonly run: (batch: M[]) => Promise<void>,
   ) {}
 
   add(m: M): void {
@@ -55,7 +57,7 @@ export class WriteBatches<M> {
     while (this.#inFlight < IN_FLIGHT && this.#pending.length > 0) {
       const batch = this.#pending.shift()!;
       this.#inFlight++;
-      void this.write(batch).finally(() => {
+      void this.run(batch).finally(() => {
         this.#inFlight--;
         this.#pump();
       });
