@@ -2,6 +2,7 @@
  * The route benchmark: every hot route of the service next to the baseline it is judged against, both
  * measured in this run on the same database kind, with the load generator in its own process.
  */
+import type { Dialect } from '../src/server/store/connect.js';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, LoadSpec, Loader } from './loader.js';
 import { median, ms, quantile, rps, table } from './report.js';
@@ -44,9 +45,14 @@ export const P99_TARGET_MS = 25;
 export interface Route {
   name: string;
   baseline: Baseline;
-  target: number;
+  /** The least ratio to its baseline asked of the route, by database dialect. */
+  target: Record<Dialect, number>;
   load: Omit<LoadSpec, 'origin' | keyof Timing>;
 }
+
+/** Reads: 0.8x their bare read. Writes: the bare durable INSERT's throughput on SQLite (one file, group commit), 0.8x on PostgreSQL. */
+export const READ: Route['target'] = { sqlite: 0.8, postgres: 0.8 };
+const WRITE: Route['target'] = { sqlite: 1.0, postgres: 0.8 };
 
 /** How many seeded participants the reads and the qualify calls go round. */
 const ROTATION = 100;
@@ -72,7 +78,7 @@ export function serviceRoutes(s: Seeded): Route[] {
   const signups = (name: string, referrerCodes: string[]): Route => ({
     name,
     baseline: 'insert',
-    target: 1.0,
+    target: WRITE,
     load: {
       distinctClients: true,
       method: 'POST',
@@ -84,14 +90,14 @@ export function serviceRoutes(s: Seeded): Route[] {
   const q = (email: string) => encodeURIComponent(email);
   const codeChecks = rotate((i) => `/api/v1/validateCode?campaignId=${id}&code=${s.code(i)}`);
   return [
-    { name: 'getCampaign', baseline: 'point', target: 0.8, load: { paths: [`/api/v1/getCampaign?id=${id}`] } },
+    { name: 'getCampaign', baseline: 'point', target: READ, load: { paths: [`/api/v1/getCampaign?id=${id}`] } },
     // Keyless, as the widget calls it: a visitor's first check of a code in a day counts an impression;
     // here one visitor checks 100 codes again and again, then every call is a new visitor's.
-    { name: 'validateCode', baseline: 'point', target: 0.8, load: { paths: codeChecks } },
-    { name: 'validateCode (a new visitor each call)', baseline: 'point', target: 0.8, load: { distinctClients: true, paths: codeChecks } },
-    { name: 'getParticipant', baseline: 'point', target: 0.8, load: { headers: auth, paths: rotate((i) => `/api/v1/getParticipant?id=${id}&email=${q(s.email(i))}`) } },
-    { name: 'getAllParticipants (first page)', baseline: 'page', target: 0.8, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${id}`] } },
-    { name: 'getReferrals (first page)', baseline: 'page', target: 0.8, load: { headers: auth, paths: [`/api/v1/getReferrals?id=${id}&email=${q(s.email(0))}`] } },
+    { name: 'validateCode', baseline: 'point', target: READ, load: { paths: codeChecks } },
+    { name: 'validateCode (a new visitor each call)', baseline: 'point', target: READ, load: { distinctClients: true, paths: codeChecks } },
+    { name: 'getParticipant', baseline: 'point', target: READ, load: { headers: auth, paths: rotate((i) => `/api/v1/getParticipant?id=${id}&email=${q(s.email(i))}`) } },
+    { name: 'getAllParticipants (first page)', baseline: 'page', target: READ, load: { headers: auth, paths: [`/api/v1/getAllParticipants?id=${id}`] } },
+    { name: 'getReferrals (first page)', baseline: 'page', target: READ, load: { headers: auth, paths: [`/api/v1/getReferrals?id=${id}&email=${q(s.email(0))}`] } },
     // Referred by 100 different participants in turn, as sign-ups arrive from many share links.
     signups('addParticipant (new, referred, keyless)', rotate((i) => s.code(i), 1)),
     // Every sign-up adds to the same referrer's count: one link gone viral.
@@ -99,7 +105,7 @@ export function serviceRoutes(s: Seeded): Route[] {
     {
       name: 'qualifyParticipant (repeated, amountPaid)',
       baseline: 'insert',
-      target: 1.0,
+      target: WRITE,
       load: {
         method: 'POST',
         headers: auth,
@@ -200,7 +206,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           const [result, judgedBy] = [combined(mine), combined(theirs)];
           logSlices(log, `${BASELINE_NAMES[b]}, next to it`, theirs, judgedBy);
           logSlices(log, route.name, mine, result, ratio);
-          rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[b], result: judgedBy, target: route.target, ratio } });
+          rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[b], result: judgedBy, target: route.target[kind.dialect], ratio } });
         }
       } finally {
         await service.stop();
