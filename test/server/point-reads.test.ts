@@ -84,6 +84,19 @@ for (const kind of (await databaseKinds()).filter((k) => k.dialect === 'postgres
       assert.equal(alone.filter((a) => a === 'No participant of this campaign has this email').length, 2 + 3);
     });
 
+    it('addresses with quotes, backslashes, braces, commas and NULL go through the batch parameter intact', async () => {
+      const id = await s.campaign();
+      const emails = ['a"b@example.com', 'c\\d@example.com', '{e,f}@example.com', 'null@example.com', "o'neil@example.com", 'ünï@example.com'];
+      for (const email of emails) await s.admin.addParticipant({ id, email });
+      const { store } = s.ctx;
+      let rows: unknown[] = [];
+      const sent = await statementsWithValues(async () => {
+        rows = await Promise.all(['NULL', ...emails, 'a"b', '{e,f}'].map((email) => store.answers.byEmail(id, email)));
+      });
+      assert.deepEqual(rows.map((r) => (r as { email: string } | undefined)?.email), [undefined, ...emails, undefined, undefined]);
+      assert.ok(sent.some((q) => BATCHED.test(q.text)), 'the reads did not go together');
+    });
+
     it('a read asked after a write was answered sees it, while other reads are at the database', async () => {
       const { id, emails } = await campaign(3);
       const busy = Array.from({ length: 30 }, (_, i) => s.admin.getParticipant(id, emails[i % emails.length]!));
