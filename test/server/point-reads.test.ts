@@ -68,8 +68,10 @@ for (const kind of (await databaseKinds()).filter((k) => k.dialect === 'postgres
         assert.deepEqual(together, alone);
         // At most the first read went alone (when nothing else was at the database); the others waited, then
         // went as one statement per campaign.
-        const batched = sent.filter((q) => BATCHED.test(q.text)).map((q) => (q.values[1] as string[]).length);
-        assert.ok(sent.length <= 3 && batched.length === 2, sent.map((q) => q.text).join('\n'));
+        // (The cache watcher's poll, on its own timer, may be among the statements: only reads of participants count.)
+        const reads = sent.filter((q) => /from "participants"/.test(q.text));
+        const batched = reads.filter((q) => BATCHED.test(q.text)).map((q) => (q.values[1] as string[]).length);
+        assert.ok(reads.length <= 3 && batched.length === 2, reads.map((q) => q.text).join('\n'));
         assert.ok(batched[0]! + batched[1]! >= asks.length - 1, `batches of ${batched.join(', ')} for ${asks.length} reads`);
       }
       assert.equal((await store.answers.byEmail(asks[0]!.id, 'ref@example.com'))!.total_referrals, 6);

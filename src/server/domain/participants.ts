@@ -50,7 +50,6 @@ export async function listReferrals(
 ): Promise<PageResult<AnsweredParticipant> & { campaign: CampaignRow }> {
   const req = pageRequest(paging);
   const campaign = await ownCampaign(ctx, actor, campaignId);
-  // The referrer and the page in one statement (one round trip): no rows at all when no one has the address.
   const page = await fetchPage(req, async (start, limit) => {
     const rows = await ctx.store.answers.referralsOf(campaign.id, normalizeEmail(email), start, limit);
     if (!rows) throw participantNotFound();

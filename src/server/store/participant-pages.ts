@@ -5,7 +5,7 @@
  * (created_on, id) key. An offset is skipped in the index alone (the ids of the page first, then their
  * rows), so the rows before the page are never read from the table; the first page needs no such detour.
  */
-import type { Expression, Kysely, SelectExpression } from 'kysely';
+import type { Kysely, SelectExpression } from 'kysely';
 import { bound } from './bound-limit.js';
 import type { ListStart } from './list-start.js';
 import { prepare } from './prepared.js';
@@ -13,18 +13,15 @@ import type { Database } from './tables.js';
 
 export type ParticipantFilter = { campaignId: string; referredById?: number };
 
-/** A referrer: its id (a slot of a prepared query) or an expression that gives it (a subquery). */
-export type ReferrerRef = number | Expression<number | null>;
-
 type SelectList = readonly SelectExpression<Database, 'participants'>[];
 
-/** The referral pages of one referrer, as queries whose referrer may be an expression (./answer-reads.ts puts a subquery there). */
-export function referralPageQueries(columns: SelectList) {
+/** The referral pages of one referrer, as queries. */
+function referralPageQueries(columns: SelectList) {
   return {
-    first: (db: Kysely<Database>, referrer: ReferrerRef, limit: number) =>
+    first: (db: Kysely<Database>, referrer: number, limit: number) =>
       db.selectFrom('participants').select(columns).where('referred_by_id', '=', referrer).orderBy('created_on').orderBy('id').limit(bound(limit)),
     // A referrer's referrals are all in its campaign: filtering by campaign too would steer SQLite to the campaign's index.
-    from: (db: Kysely<Database>, referrer: ReferrerRef, offset: number, limit: number) =>
+    from: (db: Kysely<Database>, referrer: number, offset: number, limit: number) =>
       db
         .selectFrom('participants')
         .select(columns)
@@ -33,7 +30,7 @@ export function referralPageQueries(columns: SelectList) {
         )
         .orderBy('created_on')
         .orderBy('id'),
-    after: (db: Kysely<Database>, campaignId: string, referrer: ReferrerRef, createdOn: number, id: number, limit: number) =>
+    after: (db: Kysely<Database>, campaignId: string, referrer: number, createdOn: number, id: number, limit: number) =>
       db
         .selectFrom('participants')
         .select(columns)
