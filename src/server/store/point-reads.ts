@@ -1,7 +1,7 @@
 /**
- * PostgreSQL: reads of one participant by campaign and address (getParticipant's, qualifyParticipant's)
- * that arrive while an earlier one is at the database go to it together, one statement for a campaign's
- * addresses (`email = any($2)`), as DataLoader does. Measured on 2 cores at 50 connections: one statement
+ * PostgreSQL: reads of one participant by campaign and address (getParticipant's, qualifyParticipant's,
+ * getReferrals' of its referrer) that arrive while an earlier one is at the database go to it together,
+ * one statement for a campaign's addresses (`email = any($2)`), as DataLoader does. Measured on 2 cores at 50 connections: one statement
  * a read, the service spent about half its main thread in node-postgres's socket write and answer parsing,
  * and getParticipant ran at 0.7x the bare one-statement read; batched, at about 2.3x (BENCHMARKS.md).
  * When reads go, and which wait together: ./batches.ts.
@@ -30,7 +30,7 @@ export function byEmail<R extends { email: string }>(select: (db: Kysely<Databas
     one: prepare((db, campaignId: string, email: string) => select(db).where('campaign_id', '=', campaignId).where('email', '=', email)),
     many: prepare((db, campaignId: string, emails: string[]) =>
       select(db).where('campaign_id', '=', campaignId).where('email', '=', sql<string>`any(${emails})`),
-    ) ,
+    ),
   };
 }
 

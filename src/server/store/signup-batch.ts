@@ -65,7 +65,6 @@ interface Member {
   reject(err: unknown): void;
 }
 
-
 /** The new participants of a batch, from one JSON array; the assumed ones' facts checked (factsHold) before any is written. */
 const participantsFromJson = (columns: readonly string[]) =>
   prepare((db, rows: string, assumed: string) =>

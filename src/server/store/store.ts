@@ -386,13 +386,15 @@ export class Store {
     this.audit = new AuditStore(db);
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
-    this.#signupBatches =
-      dialect === 'postgres' && !afterCommit
-        ? new SignupBatches(db, (campaignId, day, signups, referred) => {
-            const { count, daily } = this.stats.signupWrites(campaignId, day, signups, referred);
-            return [count, daily];
-          })
-        : undefined;
+    // PostgreSQL outside a transaction: the sign-ups, and the reads by address, that arrive together go
+    // as one statement (./signup-batch.ts, ./point-reads.ts).
+    const batched = dialect === 'postgres' && !afterCommit;
+    this.#signupBatches = batched
+      ? new SignupBatches(db, (campaignId, day, signups, referred) => {
+          const { count, daily } = this.stats.signupWrites(campaignId, day, signups, referred);
+          return [count, daily];
+        })
+      : undefined;
     this.directory = new DirectoryStore(db, dialect);
     this.rewardEntries = new RewardEntryStore(db, dialect, afterCommit !== undefined);
     this.payments = new PaymentStore(db, dialect, this.stats);
@@ -410,8 +412,6 @@ export class Store {
     this.retention = new RetentionStore(db, dialect);
     this.referralCounts = new ReferralCountStore(db);
     this.clocks = new CampaignClockStore(db);
-    // Reads by address that arrive together go as one statement, on PostgreSQL outside a transaction (./point-reads.ts).
-    const batched = dialect === 'postgres' && !afterCommit;
     this.#byEmail = new PointReads(db, participantBy.email, batched);
     this.answers = new AnswerReads(db, batched);
   }
