@@ -7,7 +7,7 @@ const OUT_DIR = 'dist/widget';
 
 /**
  * Writes .br and .gz beside every script the build emits, so the service sends them precompressed
- * (src/server/routes/assets.ts; @fastify/static picks the best encoding the browser accepts).
+ * (src/server/operations/routes/assets.ts; @fastify/static picks the best encoding the browser accepts).
  */
 function precompress(): Plugin {
   return {

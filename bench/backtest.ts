@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --backtest`: the offer backtest (src/server/domain/backtest.ts) over a campaign of
+ * `npm run bench -- --backtest`: the offer backtest (src/server/rewards/domain/backtest.ts) over a campaign of
  * 100,000 participants (10,000 referrers with 9 referees each) and 1,000,000 ledger entries (each
  * referral's two fixed rewards, a commission on each of 720,000 payments, 100,000 redemptions), made by
  * the database itself; every 50th payment refunded (a day later, its date recorded). It times POST
@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { startService, type TestService } from '../test/server/helpers/service.js';
-import { DAY_MS } from '../src/server/domain/time.js';
+import { DAY_MS } from '../src/server/kernel/time.js';
 import { machine, ms, table, writeSection } from './report.js';
 
 const REFERRERS = 10_000;

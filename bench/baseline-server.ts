@@ -12,7 +12,7 @@
 import Fastify from 'fastify';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { newReferralCode } from '../src/server/domain/referral-codes.js';
+import { newReferralCode } from '../src/server/referrals/domain/referral-codes.js';
 import { DEFAULT_POOL_SIZE, connect, dialectOf, openSqlite, sqlitePath } from '../src/server/store/connect.js';
 import { behindTransactionPooler, driverUrl } from '../src/server/store/transaction-pooling.js';
 

@@ -5,10 +5,10 @@
  * Run: node --import tsx bench/dashboard-queries.ts   (PARTICIPANTS=1000000 by default)
  */
 import { sql } from 'kysely';
-import { campaignAnalytics } from '../src/server/domain/analytics.js';
-import { createCampaign } from '../src/server/domain/campaigns.js';
-import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
-import { searchParticipants } from '../src/server/domain/directory.js';
+import { campaignAnalytics } from '../src/server/campaigns/domain/analytics.js';
+import { createCampaign } from '../src/server/campaigns/domain/campaigns.js';
+import { DEFAULT_ACCOUNT } from '../src/server/kernel/context.js';
+import { searchParticipants } from '../src/server/referrals/domain/directory.js';
 import { openRuntime } from '../src/server/runtime.js';
 import { DAY_MS } from '../src/server/store/migrations.js';
 import { databaseKinds } from '../test/server/helpers/databases.js';

@@ -6,7 +6,7 @@
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
 import { KIND_TITLES, machine, ms, table, writeSection } from './report.js';
-import { MAX_PAGE_OFFSET } from '../src/server/domain/paging.js';
+import { MAX_PAGE_OFFSET } from '../src/server/kernel/paging.js';
 import { READ, serviceRoutes } from './routes.js';
 import { seed, type Seeded } from './seed.js';
 import { startService } from './servers.js';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --retention`: the retention pruner (src/server/domain/retention.ts) through a
+ * `npm run bench -- --retention`: the retention pruner (src/server/privacy/domain/retention.ts) through a
  * million old rows (--rows N for another count): 40% participants with sign-up IPs, 15% delivered
  * webhook events (each with a delivery and an attempt: 45% of the rows) and 15% sent emails, made by the
  * database itself. It measures how long pruning them all takes, in how many batches, and what it does to
@@ -10,8 +10,8 @@
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { seedOldRows, rowCount, type OldRows } from '../test/server/helpers/retention-seed.js';
 import { startService, type TestService } from '../test/server/helpers/service.js';
-import { newPruneReport, pruneExpired } from '../src/server/domain/retention.js';
-import { DAY_MS } from '../src/server/domain/time.js';
+import { newPruneReport, pruneExpired } from '../src/server/privacy/domain/retention.js';
+import { DAY_MS } from '../src/server/kernel/time.js';
 import { machine, ms, quantile, table, writeSection } from './report.js';
 
 /** Sign-ups timed before pruning starts: the baseline of the latencies during it. */

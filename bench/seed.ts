@@ -19,10 +19,10 @@ import { sql } from 'kysely';
 import { connect, dialectOf, sqlitePath } from '../src/server/store/connect.js';
 import { migrate } from '../src/server/store/migrations.js';
 import { driverUrl } from '../src/server/store/transaction-pooling.js';
-import { newToken } from '../src/server/domain/proof.js';
-import { hashSecret } from '../src/server/domain/secrets.js';
-import { encodeCursor } from '../src/server/domain/paging.js';
-import { bucketOf } from '../src/server/store/waitlist-store.js';
+import { newToken } from '../src/server/referrals/domain/proof.js';
+import { hashSecret } from '../src/server/kernel/secrets.js';
+import { encodeCursor } from '../src/server/kernel/paging.js';
+import { bucketOf } from '../src/server/engagement/store/waitlist-store.js';
 
 export const CAMPAIGN_ID = 'cmp_bench';
 /** Stored in api_keys (hashed) like any key made with `refkit key create`, so authentication reads it. */
@@ -63,7 +63,7 @@ export interface Seeded extends SeedPlan {
 const BEFORE_BOARDS = '0017_stripe';
 /** The leaderboard the campaign shows once its boards are built. */
 const LEADERBOARD = JSON.stringify({ period: 'all', size: 10 });
-/** The waitlist the campaign is in (../src/server/domain/waitlist.ts). */
+/** The waitlist the campaign is in (../src/server/engagement/domain/waitlist.ts). */
 const SPOTS = 5;
 const WAITLIST = JSON.stringify({ spotsPerReferral: SPOTS, counts: 'signups' });
 
@@ -161,7 +161,7 @@ export async function seed(url: string, plan: SeedPlan): Promise<Seeded> {
 
 /**
  * Every participant's place: seq = row index, key = seq - SPOTS x referrals; and the bucket deltas of the
- * keys that a referral moved out of their seq's bucket (../src/server/store/waitlist-store.ts).
+ * keys that a referral moved out of their seq's bucket (../src/server/engagement/store/waitlist-store.ts).
  */
 async function seedWaitlist(db: ReturnType<typeof connect>['db'], plan: SeedPlan): Promise<void> {
   await db.insertInto('waitlists').values({ campaign_id: CAMPAIGN_ID, joined: plan.participants, granted: 0 }).execute();

@@ -4,8 +4,8 @@
  * node --import tsx scripts/dashboard-screenshots.ts [name ...] (only those views, e.g. `emails`)
  */
 import type { Page } from 'playwright-core';
-import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
-import { createOwner } from '../src/server/domain/owners.js';
+import { DEFAULT_ACCOUNT } from '../src/server/kernel/context.js';
+import { createOwner } from '../src/server/accounts/domain/owners.js';
 import { RefkitClient } from '../src/api/client.js';
 import { launch, seededService, signedIn } from '../test/e2e/helpers/dashboard.js';
 

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildApp } from '../src/server/app.js';
-import * as campaigns from '../src/server/domain/campaigns.js';
-import { DEFAULT_ACCOUNT } from '../src/server/domain/context.js';
-import { qualifyParticipant } from '../src/server/domain/rewards.js';
-import { addParticipant } from '../src/server/domain/signups.js';
+import * as campaigns from '../src/server/campaigns/domain/campaigns.js';
+import { DEFAULT_ACCOUNT } from '../src/server/kernel/context.js';
+import { qualifyParticipant } from '../src/server/rewards/domain/rewards.js';
+import { addParticipant } from '../src/server/referrals/domain/signups.js';
 import { openRuntime } from '../src/server/runtime.js';
 import { DEMO_CAMPAIGN_ID, DEMO_WAITLIST_ID, seedIfEmpty } from '../src/server/seed.js';
-import { grantAccess } from '../src/server/domain/waitlist.js';
+import { grantAccess } from '../src/server/engagement/domain/waitlist.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;

@@ -1,4 +1,4 @@
-/** The shapes of the offer backtest (src/server/domain/backtest.ts): proposed rules in, per-month figures out. */
+/** The shapes of the offer backtest (src/server/rewards/domain/backtest.ts): proposed rules in, per-month figures out. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CampaignFields, CampaignIdBody, RewardRulesFields } from './schemas.js';
 

@@ -1,4 +1,4 @@
-/** The shapes of the Stripe integration's routes (src/server/integrations/stripe.ts). */
+/** The shapes of the Stripe integration's routes (src/server/billing/domain/stripe-events.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from './schemas.js';
 

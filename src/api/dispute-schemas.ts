@@ -1,4 +1,4 @@
-/** The shapes of disputes' routes (src/server/domain/disputes.ts). */
+/** The shapes of disputes' routes (src/server/rewards/domain/disputes.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Email, Id, Money } from './schemas.js';
 

@@ -1,4 +1,4 @@
-/** The shapes of the lifecycle emails' admin routes (src/server/routes/email-admin.ts). */
+/** The shapes of the lifecycle emails' admin routes (src/server/emails/routes/email-admin.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { LOCALES } from './locales.js';
 

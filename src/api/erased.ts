@@ -1,5 +1,5 @@
 /**
- * How an erased participant reads (src/server/domain/erasure.ts): their row stays, for the referral graph
+ * How an erased participant reads (src/server/privacy/domain/erasure.ts): their row stays, for the referral graph
  * and everyone's totals, with an address of the reserved `.invalid` domain in place of theirs, and no name.
  */
 export const ERASED_DOMAIN = 'erased.invalid';

@@ -249,7 +249,7 @@ export const MAX_MILESTONES = 20;
 export const MAX_HOLD_DAYS = 365;
 
 /**
- * The campaign's reward rules beyond the fixed rewards (src/server/domain/reward-rules.ts applies them).
+ * The campaign's reward rules beyond the fixed rewards (src/server/rewards/domain/reward-rules.ts applies them).
  * In updateCampaign each one given replaces the stored one; `maxReferralReward: null` removes the ceiling.
  */
 export const RewardRulesFields = {

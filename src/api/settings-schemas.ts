@@ -1,4 +1,4 @@
-/** The shapes of an account's settings routes (src/server/routes/account-settings-admin.ts): data retention. */
+/** The shapes of an account's settings routes (src/server/accounts/routes/account-settings-admin.ts): data retention. */
 import { Type, type Static } from '@sinclair/typebox';
 
 /** The longest any period may be: ten years. */

@@ -1,4 +1,4 @@
-/** The shapes of the team and audit routes (src/server/routes/team.ts, src/server/routes/audit.ts). */
+/** The shapes of the team and audit routes (src/server/accounts/routes/team.ts, src/server/accounts/routes/audit.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery, RoleName } from './schemas.js';
 

@@ -6,9 +6,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
-import type { Actor, Ctx } from './domain/context.js';
+import type { Actor, Ctx } from './kernel/context.js';
 import access from './http/access.js';
-import auditTrail from './http/audit-trail.js';
+import auditTrail from './accounts/routes/audit-trail.js';
 import permissions from './http/permissions.js';
 import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
@@ -20,26 +20,26 @@ import { demoLogging, loggerOptions } from './http/logging.js';
 import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
 import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv, FORMATS } from './http/validation.js';
-import { metricsRoutes, type MetricsRouteOptions } from './metrics/http.js';
-import { adminRoutes } from './routes/admin.js';
-import { personAdminRoutes } from './routes/person-admin.js';
-import { assetRoutes } from './routes/assets.js';
-import { authRoutes } from './routes/auth.js';
-import { browserSessionRoutes } from './routes/browser-session.js';
-import { dashboardAdminRoutes } from './routes/dashboard-admin.js';
-import { healthRoutes } from './routes/health.js';
-import { referralApiRoutes } from './routes/referral-api.js';
-import { rewardCodeAdminRoutes } from './routes/reward-code-admin.js';
-import { rewardAdminRoutes } from './routes/reward-admin.js';
-import { disputeAdminRoutes } from './routes/dispute-admin.js';
-import { stripeRoutes } from './routes/stripe.js';
-import { webhookAdminRoutes } from './routes/webhook-admin.js';
-import { widgetRoutes } from './routes/widget.js';
-import { unsubscribeRoutes } from './routes/unsubscribe.js';
-import { emailAdminRoutes } from './routes/email-admin.js';
-import { auditRoutes } from './routes/audit.js';
-import { teamRoutes } from './routes/team.js';
-import { accountSettingsAdminRoutes } from './routes/account-settings-admin.js';
+import { metricsRoutes, type MetricsRouteOptions } from './operations/routes/metrics-route.js';
+import { adminRoutes } from './campaigns/routes/admin.js';
+import { personAdminRoutes } from './privacy/routes/person-admin.js';
+import { assetRoutes } from './operations/routes/assets.js';
+import { authRoutes } from './accounts/routes/auth.js';
+import { browserSessionRoutes } from './referrals/routes/browser-session.js';
+import { dashboardAdminRoutes } from './referrals/routes/dashboard-admin.js';
+import { healthRoutes } from './operations/routes/health.js';
+import { referralApiRoutes } from './referrals/routes/referral-api.js';
+import { rewardCodeAdminRoutes } from './rewards/routes/reward-code-admin.js';
+import { rewardAdminRoutes } from './rewards/routes/reward-admin.js';
+import { disputeAdminRoutes } from './rewards/routes/dispute-admin.js';
+import { stripeRoutes } from './billing/routes/stripe.js';
+import { webhookAdminRoutes } from './webhooks/routes/webhook-admin.js';
+import { widgetRoutes } from './referrals/routes/widget.js';
+import { unsubscribeRoutes } from './emails/routes/unsubscribe.js';
+import { emailAdminRoutes } from './emails/routes/email-admin.js';
+import { auditRoutes } from './accounts/routes/audit.js';
+import { teamRoutes } from './accounts/routes/team.js';
+import { accountSettingsAdminRoutes } from './accounts/routes/account-settings-admin.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -50,7 +50,7 @@ export interface AppOptions {
   logger?: false | Record<string, unknown>;
   /** Who the key of config.secretKeyHash acts as (the CLI passes CLI_ACTOR); default REFKIT_SECRET_KEY's actor. */
   envKeyActor?: Actor;
-  /** When metrics are on: requests are counted and timed, and `GET /metrics` served if `serve` (./metrics/http.ts). */
+  /** When metrics are on: requests are counted and timed, and `GET /metrics` served if `serve` (./operations/routes/metrics-route.ts). */
   metrics?: MetricsRouteOptions;
 }
 

@@ -16,23 +16,23 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { CampaignSettings, LeaderboardSettings, Milestone, ShareMessages, WaitlistSettings } from '../api/schemas.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { CLI_ACTOR, DEFAULT_ACCOUNT } from './domain/context.js';
-import { csvRows, exportParticipants, importParticipants } from './domain/participant-csv.js';
-import { hashSecret } from './domain/secrets.js';
+import { CLI_ACTOR, DEFAULT_ACCOUNT } from './kernel/context.js';
+import { csvRows, exportParticipants, importParticipants } from './referrals/domain/participant-csv.js';
+import { hashSecret } from './kernel/secrets.js';
 import { openRuntime } from './runtime.js';
-import { jsonOption, localChange, printAnswer, withDatabase, type CliIo, type Run } from './cli-run.js';
-import { teamCommands } from './cli-team.js';
-import { newPassword, userCommands } from './cli-users.js';
+import { jsonOption, localChange, printAnswer, withDatabase, type CliIo, type Run } from './cli/cli-run.js';
+import { teamCommands } from './cli/cli-team.js';
+import { newPassword, userCommands } from './cli/cli-users.js';
 import { serve } from './serve.js';
 import { REWARD_CODE_KINDS, STRIPE_REWARD_MODES, WEBHOOK_EVENT_TYPES, type RewardCodeKind, type StripeRewardMode, type WebhookEventType } from '../api/schemas.js';
-import { addRewardCodes, codesOfCsv } from './domain/reward-codes.js';
-import { listen } from './webhooks/listen.js';
-import { addOwnerAccountCommands } from './owner-commands.js';
-import { addConfigCommands } from './config-commands.js';
-import { addSettingsCommands } from './settings-commands.js';
-import { addDatabaseCommands } from './database-commands.js';
+import { addRewardCodes, codesOfCsv } from './rewards/domain/reward-codes.js';
+import { listen } from './webhooks/domain/listen.js';
+import { addOwnerAccountCommands } from './cli/owner-commands.js';
+import { addConfigCommands } from './cli/config-commands.js';
+import { addSettingsCommands } from './cli/settings-commands.js';
+import { addDatabaseCommands } from './cli/database-commands.js';
 
-export type { CliIo } from './cli-run.js';
+export type { CliIo } from './cli/cli-run.js';
 
 function int(value: string): number {
   const n = Number(value);

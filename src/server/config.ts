@@ -1,10 +1,10 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
 import ipaddr from 'ipaddr.js';
-import { hashSecret } from './domain/secrets.js';
-import type { DispatcherOptions } from './webhooks/dispatcher.js';
-import type { EmailSenderOptions } from './mail/sender.js';
+import { hashSecret } from './kernel/secrets.js';
+import type { DispatcherOptions } from './webhooks/domain/dispatcher.js';
+import type { EmailSenderOptions } from './emails/domain/sender.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
-import { DEFAULT_ERASURE_BLOCK_DAYS } from './domain/erasure-block.js';
+import { DEFAULT_ERASURE_BLOCK_DAYS } from './privacy/domain/erasure-block.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/connect.js';
 
 export interface Config {

@@ -1,15 +1,15 @@
 /** Opening the store for a process: connect, migrate, and the domain context over it. */
 import type { Config } from './config.js';
 import { databaseOpenError } from './database-url.js';
-import type { Ctx } from './domain/context.js';
-import { smtpMailer } from './mail/smtp.js';
+import type { Ctx } from './kernel/context.js';
+import { smtpMailer } from './emails/domain/smtp.js';
 import { Caches, watchChanges } from './store/caches.js';
 import { connect } from './store/connect.js';
 import { migrate, type SchemaStatus } from './store/migrations.js';
-import { MonitoringStore } from './store/monitoring-store.js';
-import type { ServiceMetrics } from './metrics/service-metrics.js';
+import { MonitoringStore } from './operations/store/monitoring-store.js';
+import type { ServiceMetrics } from './operations/domain/service-metrics.js';
 import { Store } from './store/store.js';
-import { clockedNow } from './domain/campaign-time.js';
+import { clockedNow } from './kernel/campaign-time.js';
 
 export interface Runtime {
   ctx: Ctx;

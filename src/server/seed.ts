@@ -2,9 +2,9 @@
  * The demo campaigns a fresh database gets, so `npm start` shows a working widget at once: a referral
  * program with a leaderboard (/demo/) and a pre-launch waitlist (/demo/waitlist.html).
  */
-import * as campaigns from './domain/campaigns.js';
-import { DEFAULT_ACCOUNT, type Ctx } from './domain/context.js';
-import { createApiKey } from './domain/keys.js';
+import * as campaigns from './campaigns/domain/campaigns.js';
+import { DEFAULT_ACCOUNT, type Ctx } from './kernel/context.js';
+import { createApiKey } from './accounts/domain/keys.js';
 
 export const DEMO_CAMPAIGN_ID = 'demo';
 export const DEMO_WAITLIST_ID = 'demo-waitlist';

@@ -9,19 +9,19 @@ import { buildApp } from './app.js';
 import { trackHandlers } from './http/handlers.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
-import { loadDisposableDomains } from './domain/fraud.js';
-import { hasOwners } from './domain/owners.js';
+import { loadDisposableDomains } from './referrals/domain/fraud.js';
+import { hasOwners } from './accounts/domain/owners.js';
 import { printBanner } from './banner.js';
 import { seedIfEmpty } from './seed.js';
-import { RewardReleaser } from './domain/reward-release.js';
-import { Dispatcher } from './webhooks/dispatcher.js';
-import { StripePayoutSender } from './integrations/stripe-payouts.js';
-import { EmailSender } from './mail/sender.js';
-import { ReminderScan } from './domain/lifecycle-emails.js';
-import { RetentionPruner } from './domain/retention.js';
-import { ReferralFolder } from './domain/referral-folder.js';
-import { listenForMetrics } from './metrics/listener.js';
-import { ServiceMetrics } from './metrics/service-metrics.js';
+import { RewardReleaser } from './rewards/domain/reward-release.js';
+import { Dispatcher } from './webhooks/domain/dispatcher.js';
+import { StripePayoutSender } from './payouts/domain/stripe-payouts.js';
+import { EmailSender } from './emails/domain/sender.js';
+import { ReminderScan } from './emails/domain/lifecycle-emails.js';
+import { RetentionPruner } from './privacy/domain/retention.js';
+import { ReferralFolder } from './referrals/domain/referral-folder.js';
+import { listenForMetrics } from './operations/routes/metrics-listener.js';
+import { ServiceMetrics } from './operations/domain/service-metrics.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -110,7 +110,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Data past each account's retention periods, in small batches; one process at a time (its lease).
   const pruner = new RetentionPruner(runtime.ctx, config.retentionIntervalMs, app.log.child({ component: 'retention' }));
   pruner.start();
-  // Sign-ups' additions to their referrers' counts, moved into the referrers' rows (store/referral-count-store.ts).
+  // Sign-ups' additions to their referrers' counts, moved into the referrers' rows (referrals/store/referral-count-store.ts).
   const folder = new ReferralFolder(runtime.ctx, undefined, app.log.child({ component: 'referral-counts' }));
   folder.start();
 

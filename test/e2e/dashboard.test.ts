@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import type { Browser } from 'playwright-core';
 import { RefkitClient } from '../../src/api/client.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/api/schemas.js';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import { rejects } from '../server/helpers/assert.js';
 import { waitFor } from '../server/helpers/receiver.js';
 import { reward } from '../../src/dashboard/format.js';
@@ -19,7 +19,7 @@ import { confirm, launch, OWNER, PAYOUT_KEY, overflowsSideways, seededService, s
 import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewards.js';
 import { checkoutSession, event, SECRET, send } from '../server/helpers/stripe.js';
 import { FakeStripe } from '../server/helpers/fake-stripe.js';
-import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
+import { StripePayoutSender } from '../../src/server/payouts/domain/stripe-payouts.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../server/helpers/receiver.js';
 import { startService, type TestService } from '../server/helpers/service.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startService, type TestService } from '../server/helpers/service.js';
 import { startMailbox, type Mailbox } from '../server/helpers/smtp.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
-import { createApiKey } from '../../src/server/domain/keys.js';
-import { hashSecret } from '../../src/server/domain/secrets.js';
+import { createApiKey } from '../../src/server/accounts/domain/keys.js';
+import { hashSecret } from '../../src/server/kernel/secrets.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService } from './helpers/service.js';

@@ -1,12 +1,12 @@
 /**
- * The offer backtest's payment read (src/server/store/backtest-store.ts refereePayments), on both
+ * The offer backtest's payment read (src/server/rewards/store/backtest-store.ts refereePayments), on both
  * databases, by each of its two ways: a campaign holding most of the payments table is read by a scan, a
  * small one by walking its referees' chains; the scan by one range of ids or by several. Each gives exactly the campaign's referees' payments made
  * before the end of the period, whatever the other campaign's.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { BacktestStore, SCAN_SHARE, type RefereePaymentRow } from '../../src/server/store/backtest-store.js';
+import { BacktestStore, SCAN_SHARE, type RefereePaymentRow } from '../../src/server/rewards/store/backtest-store.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 

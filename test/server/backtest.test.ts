@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { BacktestFigures } from '../../src/api/backtest-schemas.js';
-import { NETTED_LABEL } from '../../src/server/domain/reward-credits.js';
-import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
+import { NETTED_LABEL } from '../../src/server/rewards/domain/reward-credits.js';
+import { releaseDueRewards } from '../../src/server/rewards/domain/reward-release.js';
 import { DAY_MS } from '../../src/server/store/migrations.js';
 import { rejects } from './helpers/assert.js';
 import { dumpDatabase } from './helpers/dump.js';

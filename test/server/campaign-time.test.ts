@@ -1,5 +1,5 @@
 /**
- * Campaign time (src/server/domain/campaign-time.ts) costs a process nothing until a test campaign's clock
+ * Campaign time (src/server/kernel/campaign-time.ts) costs a process nothing until a test campaign's clock
  * is ahead: its AsyncLocalStorage scope is entered only then, since the first run() or enterWith() turns
  * on Node's async hooks for the process for good (every promise then costs more). A process serving live
  * campaigns, background passes included, never enters it; a request about a moved test campaign does,
@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, beforeEach, it, mock } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
-import { inCampaignTime, realNow } from '../../src/server/domain/campaign-time.js';
-import { releaseAll } from '../../src/server/domain/reward-release.js';
-import { pruneExpired } from '../../src/server/domain/retention.js';
-import { DAY_MS } from '../../src/server/domain/time.js';
-import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
+import { inCampaignTime, realNow } from '../../src/server/kernel/campaign-time.js';
+import { releaseAll } from '../../src/server/rewards/domain/reward-release.js';
+import { pruneExpired } from '../../src/server/privacy/domain/retention.js';
+import { DAY_MS } from '../../src/server/kernel/time.js';
+import { StripePayoutSender } from '../../src/server/payouts/domain/stripe-payouts.js';
 import { eachDatabase } from './helpers/suite.js';
 
 /** How many times any AsyncLocalStorage scope was entered since the test began. */

@@ -7,9 +7,9 @@ import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { cli } from './helpers/cli.js';
 import { atTerminal, cliCommand } from './helpers/process.js';
 import { setupAdvice } from '../../src/widget/setup-advice.js';
-import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
-import { qualifyParticipant } from '../../src/server/domain/rewards.js';
-import { addParticipant } from '../../src/server/domain/signups.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
+import { qualifyParticipant } from '../../src/server/rewards/domain/rewards.js';
+import { addParticipant } from '../../src/server/referrals/domain/signups.js';
 import { openRuntime } from '../../src/server/runtime.js';
 
 const kinds = await databaseKinds();
@@ -172,9 +172,9 @@ describe('refkit CLI', () => {
 
   it('participants: redeem and approve; webhooks: add, list, deliveries, redeliver, remove', async () => {
     const { openRuntime } = await import('../../src/server/runtime.js');
-    const { addParticipant } = await import('../../src/server/domain/signups.js');
-    const { qualifyParticipant } = await import('../../src/server/domain/rewards.js');
-    const { DEFAULT_ACCOUNT } = await import('../../src/server/domain/context.js');
+    const { addParticipant } = await import('../../src/server/referrals/domain/signups.js');
+    const { qualifyParticipant } = await import('../../src/server/rewards/domain/rewards.js');
+    const { DEFAULT_ACCOUNT } = await import('../../src/server/kernel/context.js');
     const hook = await json(['webhook', 'add', '--url', 'http://127.0.0.1:9/hooks', '--events', 'referrer_added,referee_added']);
     assert.match(String(hook.secret), /^whsec_/);
     const c = await json(['campaign', 'create', '--name', 'P', '--host-url', 'https://p.example', '--referrer-reward', '10']);
@@ -238,7 +238,7 @@ describe('refkit CLI', () => {
     const c = await json(['campaign', 'create', '--name', 'M', '--host-url', 'https://m.example', '--share-message-x', 'Try {link}', '--share-message-email-subject', 'Hi']);
     await json(['campaign', 'update', '--id', c.campaignId!, '--share-message-whatsapp', 'Psst {link}', '--share-message-x', '']);
     const { openRuntime } = await import('../../src/server/runtime.js');
-    const { widgetSettings } = await import('../../src/server/domain/widget-settings.js');
+    const { widgetSettings } = await import('../../src/server/campaigns/domain/widget-settings.js');
     const rt = await openRuntime({ databaseUrl: db.url });
     try {
       assert.deepEqual((await widgetSettings(rt.ctx, c.campaignId!)).shareMessages, { emailSubject: 'Hi', whatsapp: 'Psst {link}' });
@@ -282,8 +282,8 @@ for (const kind of kinds) {
 
     it('create --password-stdin, list, remove (which ends their sessions); an unknown owner is owner_not_found', async () => {
       const { openRuntime } = await import('../../src/server/runtime.js');
-      const { checkCredentials } = await import('../../src/server/domain/owners.js');
-      const { openSession, findSession } = await import('../../src/server/domain/sessions.js');
+      const { checkCredentials } = await import('../../src/server/accounts/domain/owners.js');
+      const { openSession, findSession } = await import('../../src/server/accounts/domain/sessions.js');
       const made = await cli(['user', 'create', '--email', 'Ops@Example.com', '--password-stdin', '--json'], env, 'a long passphrase\nignored second line\n');
       assert.equal(made.code, 0, made.stderr);
       assert.equal(JSON.parse(made.stdout).email, 'ops@example.com');
@@ -344,7 +344,7 @@ for (const kind of kinds) {
       assert.match(ok.output, /email: tty@example\.com/);
       assert.ok(!ok.output.includes(password), ok.output);
       const { openRuntime } = await import('../../src/server/runtime.js');
-      const { checkCredentials } = await import('../../src/server/domain/owners.js');
+      const { checkCredentials } = await import('../../src/server/accounts/domain/owners.js');
       const rt = await openRuntime({ databaseUrl: db.url });
       try {
         assert.equal((await checkCredentials(rt.ctx, 'tty@example.com', password, '127.0.0.1')).email, 'tty@example.com');
@@ -377,7 +377,7 @@ describe("campaign update --add-allowed-origin (the widget's console advice)", (
   };
   const origins = async (campaignId: string) => {
     const { openRuntime } = await import('../../src/server/runtime.js');
-    const { allowedOrigins, lookupCampaign } = await import('../../src/server/domain/campaigns.js');
+    const { allowedOrigins, lookupCampaign } = await import('../../src/server/campaigns/domain/campaigns.js');
     const rt = await openRuntime({ databaseUrl: db.url });
     try {
       return allowedOrigins((await lookupCampaign(rt.ctx, campaignId))!);

@@ -1,10 +1,10 @@
 /**
- * The commission rule (src/server/domain/reward-rules.ts commission): computed in numbers while the total
+ * The commission rule (src/server/rewards/domain/reward-rules.ts commission): computed in numbers while the total
  * is a safe integer, in BigInt beyond; both give exactly what BigInt arithmetic gives.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { commission } from '../../src/server/domain/reward-rules.js';
+import { commission } from '../../src/server/rewards/domain/reward-rules.js';
 
 const exact = (cents: number, bp: number, carried: number) => {
   const total = BigInt(carried) + BigInt(cents) * BigInt(bp);

@@ -10,10 +10,10 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createCampaign } from '../../src/server/domain/campaigns.js';
-import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
-import { putEmailText, updateEmailSettings } from '../../src/server/domain/email-admin.js';
-import { createEndpoint } from '../../src/server/domain/webhook-endpoints.js';
+import { createCampaign } from '../../src/server/campaigns/domain/campaigns.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
+import { putEmailText, updateEmailSettings } from '../../src/server/emails/domain/email-admin.js';
+import { createEndpoint } from '../../src/server/webhooks/domain/webhook-endpoints.js';
 import { openRuntime, type Runtime } from '../../src/server/runtime.js';
 import { cli as cliInProcess } from './helpers/cli.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { WebhookEventType } from '../../src/api/schemas.js';
-import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
+import { releaseDueRewards } from '../../src/server/rewards/domain/reward-release.js';
 import { DAY_MS } from '../../src/server/store/migrations.js';
 import { rejects } from './helpers/assert.js';
 import { assertCountersAreTheLedger } from './helpers/ledger.js';

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { createApiKey } from '../../src/server/domain/keys.js';
-import { createOwner } from '../../src/server/domain/owners.js';
+import { createApiKey } from '../../src/server/accounts/domain/keys.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import { ABANDONED_AFTER_MS, IDEMPOTENCY_WINDOW_MS } from '../../src/server/http/idempotency.js';
 import { listOperations, validFields, type Operation } from './helpers/operations.js';
 import { OWNER, signIn } from './helpers/owner.js';

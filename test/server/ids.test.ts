@@ -1,10 +1,10 @@
 /**
- * Identifiers (src/server/domain/ids.ts): random ones, and the sortable ones of rows written with every
+ * Identifiers (src/server/kernel/ids.ts): random ones, and the sortable ones of rows written with every
  * sign-up, which must sort by the millisecond they were made in and still never repeat.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId, newSortableId } from '../../src/server/domain/ids.js';
+import { newId, newSortableId } from '../../src/server/kernel/ids.js';
 
 describe('ids', () => {
   it('random ids: the prefix, then unambiguous letters and digits', () => {

@@ -10,7 +10,7 @@ import { cli } from './helpers/cli.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 import type { ImportRefusal, ImportResult } from '../../src/api/schemas.js';
-import { fromSpreadsheetSafe, spreadsheetSafe } from '../../src/server/domain/csv-cells.js';
+import { fromSpreadsheetSafe, spreadsheetSafe } from '../../src/server/kernel/csv-cells.js';
 
 /** The export of a campaign as the dashboard downloads it. */
 async function download(s: TestService, id: string): Promise<string> {

@@ -1,14 +1,14 @@
 /**
- * Impressions written in batches (src/server/store/impression-writes.ts): rows go in as multi-row
+ * Impressions written in batches (src/server/referrals/store/impression-writes.ts): rows go in as multi-row
  * INSERTs padded to a few sizes, and each participant's count and each campaign's day counter are added
  * to once per batch. A batch that spans chunks, participants, campaigns and days, with rows already in
  * the table and repeats inside the batch, must count every new (participant, visitor, day) exactly once.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { DAY_MS } from '../../src/server/domain/time.js';
+import { DAY_MS } from '../../src/server/kernel/time.js';
 import { connect } from '../../src/server/store/connect.js';
-import { writeImpressions } from '../../src/server/store/impression-writes.js';
+import { writeImpressions } from '../../src/server/referrals/store/impression-writes.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { issueToken } from '../../src/server/domain/proof.js';
-import { BOARD_BLOCK, BOARD_SPAN } from '../../src/server/store/leaderboard-store.js';
+import { issueToken } from '../../src/server/referrals/domain/proof.js';
+import { BOARD_BLOCK, BOARD_SPAN } from '../../src/server/engagement/store/leaderboard-store.js';
 import { rejects } from './helpers/assert.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
 import { RefkitClient } from '../../src/api/client.js';
-import { createApiKey } from '../../src/server/domain/keys.js';
+import { createApiKey } from '../../src/server/accounts/domain/keys.js';
 import { rejects } from './helpers/assert.js';
 import { assertCountersAreTheLedger } from './helpers/ledger.js';
 import { ownerSignedIn } from './helpers/owner.js';

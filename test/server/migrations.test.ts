@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { connect } from '../../src/server/store/connect.js';
-import { visitorKey } from '../../src/server/domain/impressions.js';
-import { networkOf } from '../../src/server/domain/network.js';
-import { hashSecret } from '../../src/server/domain/secrets.js';
-import { ledgerTotals } from '../../src/server/domain/ledger.js';
+import { visitorKey } from '../../src/server/referrals/domain/impressions.js';
+import { networkOf } from '../../src/server/kernel/network.js';
+import { hashSecret } from '../../src/server/kernel/secrets.js';
+import { ledgerTotals } from '../../src/server/rewards/domain/ledger.js';
 import { DAY_MS, migrate } from '../../src/server/store/migrations.js';
-import { CARRIED_OVER_LABEL } from '../../src/server/store/reward-entry-store.js';
+import { CARRIED_OVER_LABEL } from '../../src/server/rewards/store/reward-entry-store.js';
 import { Store } from '../../src/server/store/store.js';
 import { databaseKinds } from './helpers/databases.js';
 

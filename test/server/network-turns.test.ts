@@ -1,11 +1,11 @@
 /**
- * Sign-ups from one network to one campaign are decided one at a time (src/server/domain/network-turns.ts):
+ * Sign-ups from one network to one campaign are decided one at a time (src/server/referrals/domain/network-turns.ts):
  * a burst of them through one link is scored as one after another would be, on every database kind.
  * Without the turns, each read its network's counts before any had written, and all were scored low.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { inTurn } from '../../src/server/domain/network-turns.js';
+import { inTurn } from '../../src/server/referrals/domain/network-turns.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, WITHOUT_SIGNUP_LIMITS, type TestService } from './helpers/service.js';
@@ -32,7 +32,7 @@ for (const kind of await databaseKinds()) {
 
     it('a burst through one link is scored as one after another: the third a squat, held with the two before it', async () => {
       const serial = await burst(false, '127.0.8.1');
-      // The rule (src/server/domain/fraud.ts) as the serial run applied it: all six held.
+      // The rule (src/server/referrals/domain/fraud.ts) as the serial run applied it: all six held.
       assert.deepEqual(serial, Array(6).fill('high/0'));
       assert.deepEqual(await burst(true, '127.0.8.2'), serial);
     });

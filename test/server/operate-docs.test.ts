@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { CHECK_EXIT } from '../../src/server/database-commands.js';
+import { CHECK_EXIT } from '../../src/server/cli/database-commands.js';
 import { readDoc } from './helpers/docs.js';
 import { ROOT } from './helpers/root.js';
 

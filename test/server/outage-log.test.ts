@@ -1,11 +1,11 @@
 /**
  * While the database is away, each place that fails because of it (the HTTP error handler, each
  * background loop) logs one warning per OUTAGE_LOG_EVERY_MS with the count it left out; any other failure
- * is logged every time (src/server/outage-log.ts).
+ * is logged every time (src/server/kernel/outage-log.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loopFailureLog, OUTAGE_LOG_EVERY_MS, type LoopLog } from '../../src/server/outage-log.js';
+import { loopFailureLog, OUTAGE_LOG_EVERY_MS, type LoopLog } from '../../src/server/kernel/outage-log.js';
 
 /** A logger that keeps what it was told. */
 function recording() {

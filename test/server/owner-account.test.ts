@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
-import { createOwner } from '../../src/server/domain/owners.js';
-import { FREE_TRIES } from '../../src/server/domain/signin-throttle.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
+import { FREE_TRIES } from '../../src/server/accounts/domain/signin-throttle.js';
 import { rejects } from './helpers/assert.js';
 import { cli } from './helpers/cli.js';
 import { OWNER, ownerSignedIn, signIn, withCookie } from './helpers/owner.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { signEmail, TOKEN_TTL_MS } from '../../src/server/domain/proof.js';
+import { signEmail, TOKEN_TTL_MS } from '../../src/server/referrals/domain/proof.js';
 import { rejects } from './helpers/assert.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type TestService } from './helpers/service.js';

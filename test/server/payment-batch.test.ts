@@ -1,5 +1,5 @@
 /**
- * PostgreSQL writes repeated payments that arrive together as one statement (src/server/store/payment-batch.ts).
+ * PostgreSQL writes repeated payments that arrive together as one statement (src/server/rewards/store/payment-batch.ts).
  * What must hold: fewer statements than payments under concurrency, each payment once in its payer's
  * chain, each referrer's revenue and the day's the sum of its payments; and a batch never waits for a
  * row another transaction holds (it leaves that payment to its single statement, which waits).

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { DAY_MS } from '../../src/server/domain/time.js';
-import { newPruneReport, pruneExpired, type PruneReport } from '../../src/server/domain/retention.js';
+import { DAY_MS } from '../../src/server/kernel/time.js';
+import { newPruneReport, pruneExpired, type PruneReport } from '../../src/server/privacy/domain/retention.js';
 import { rejects } from './helpers/assert.js';
 import { cli } from './helpers/cli.js';
 import { rowCount, seedOldRows, type OldRows } from './helpers/retention-seed.js';

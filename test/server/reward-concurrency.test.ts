@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
+import { releaseDueRewards } from '../../src/server/rewards/domain/reward-release.js';
 import { DAY_MS } from '../../src/server/store/migrations.js';
 import { waitFor } from './helpers/receiver.js';
 import { assertCountersAreTheLedger } from './helpers/ledger.js';

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { WebhookEventType } from '../../src/api/schemas.js';
-import { issueToken } from '../../src/server/domain/proof.js';
-import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
+import { issueToken } from '../../src/server/referrals/domain/proof.js';
+import { releaseDueRewards } from '../../src/server/rewards/domain/reward-release.js';
 import { DAY_MS } from '../../src/server/store/migrations.js';
 import { rejects } from './helpers/assert.js';
 import { assertCountersAreTheLedger } from './helpers/ledger.js';

@@ -16,7 +16,7 @@ import { CACHE_CHECK_MS } from '../../src/server/store/caches.js';
 import { browserAt } from './helpers/addresses.js';
 import { databaseKinds } from './helpers/databases.js';
 import { statementsSent } from './helpers/pg-statements.js';
-import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
 import { startService, WITHOUT_SIGNUP_LIMITS, type TestService } from './helpers/service.js';
 
 const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;
@@ -25,7 +25,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
   let s: TestService;
   beforeEach(async () => {
     // Without the keyless sign-up limits: under them a browser's sign-up reads its facts first, since
-    // they count only calls that create someone (../../src/server/domain/signups.ts addParticipant).
+    // they count only calls that create someone (../../src/server/referrals/domain/signups.ts addParticipant).
     s = await startService(postgres, { rateLimits: WITHOUT_SIGNUP_LIMITS });
   });
   afterEach(() => s.close());
@@ -64,7 +64,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     const one = sent[0]!;
     assert.match(one.text, /^with s0 as \(insert into "participants"/);
     // The id alone comes back: the row is the one the service built (../../src/server/store/store.ts NEW_PARTICIPANT_DEFAULTS).
-    // In the form of a batch (../../src/server/store/signup-batch.ts), of one here, its assumption checked.
+    // In the form of a batch (../../src/server/referrals/store/signup-batch.ts), of one here, its assumption checked.
     assert.match(one.text, /json_populate_recordset\(cast\(null as participants\)[^]*refkit_assert\([^]*returning "id"\)/);
     assert.match(one.text, /insert into "campaign_counters"/);
     assert.match(one.text, /insert into "campaign_daily_stats"/);
@@ -206,7 +206,7 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     const sent = await statementsSent(async () => (answer = await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '2.50' })));
     // Read the payer, then write and answer: 2 where the transaction and the answer's read took 9.
     assert.equal(sent.length, 2, sent.join('\n'));
-    // As a batch (../../src/server/store/payment-batch.ts), of one here: it locks without waiting.
+    // As a batch (../../src/server/rewards/store/payment-batch.ts), of one here: it locks without waiting.
     assert.match(sent[1]!, /^with input as materialized \([^]*for no key update skip locked\),\s+payer as \(\s+update participants/);
     assert.deepEqual(answer, await s.admin.getParticipant(id, 'ben@example.com'));
     const { store } = s.ctx;

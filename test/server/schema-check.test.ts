@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { RefkitClient } from '../../src/api/client.js';
-import { CHECK_EXIT } from '../../src/server/database-commands.js';
+import { CHECK_EXIT } from '../../src/server/cli/database-commands.js';
 import { connect, sqlitePath } from '../../src/server/store/connect.js';
 import { migrationNames } from '../../src/server/store/migrations.js';
 import { cli } from './helpers/cli.js';

@@ -1,10 +1,10 @@
 /**
- * Secrets (src/server/domain/secrets.ts) come from a buffer of crypto randomness refilled as it runs
+ * Secrets (src/server/kernel/secrets.ts) come from a buffer of crypto randomness refilled as it runs
  * out: each must still be unique, of full length, and URL-safe, across refills.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hashSecret, newSecret } from '../../src/server/domain/secrets.js';
+import { hashSecret, newSecret } from '../../src/server/kernel/secrets.js';
 
 describe('secrets', () => {
   it('are 192 random bits, URL-safe, never repeated, across many refills of the buffer', () => {

@@ -8,8 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/server/app.js';
 import { redactUrl } from '../../src/server/http/logging.js';
 import { openRuntime, type Runtime } from '../../src/server/runtime.js';
-import { DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
-import { createApiKey } from '../../src/server/domain/keys.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
+import { createApiKey } from '../../src/server/accounts/domain/keys.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { eachDatabaseShared } from './helpers/suite.js';
 

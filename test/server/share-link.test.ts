@@ -1,7 +1,7 @@
 /** The share link: hostURL with `id` and `referralCode` set, whatever hostURL already holds. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { shareLink } from '../../src/server/domain/present.js';
+import { shareLink } from '../../src/server/referrals/domain/present.js';
 import type { CampaignRow } from '../../src/server/store/store.js';
 
 const campaign = (hostURL: string) => ({ id: 'spring', host_url: hostURL }) as CampaignRow;

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { createOwner, resetOwner } from '../../src/server/domain/owners.js';
-import { delayAfter, FREE_TRIES, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/server/domain/signin-throttle.js';
+import { createOwner, resetOwner } from '../../src/server/accounts/domain/owners.js';
+import { delayAfter, FREE_TRIES, MAX_FAILURES_PER_EMAIL, MAX_FAILURES_PER_IP, THROTTLE_WINDOW_MS } from '../../src/server/accounts/domain/signin-throttle.js';
 import { statuses } from './helpers/bursts.js';
 import { databaseKinds } from './helpers/databases.js';
 import { OWNER } from './helpers/owner.js';

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL writes the sign-ups that arrive together as one statement (src/server/store/signup-batch.ts).
+ * PostgreSQL writes the sign-ups that arrive together as one statement (src/server/referrals/store/signup-batch.ts).
  * What must hold: fewer statements than sign-ups under concurrency, every sign-up written once with its
  * counters, count delta and token; a batch that fails (an email taken) costs only the failing sign-up
  * its write, the others answer as they would alone; and no batch holds two sign-ups whose fraud
@@ -90,7 +90,7 @@ for (const kind of (await databaseKinds()).filter((k) => k.dialect === 'postgres
 
     it('no statement holds two sign-ups of a campaign from one network (their fraud counts must see each other)', async () => {
       // Fraud scoring counts a referrer's referees and the campaign's sign-ups from the sign-up's network
-      // (../../src/server/domain/fraud.ts); a batch's statement checks what its sign-ups assumed in one
+      // (../../src/server/referrals/domain/fraud.ts); a batch's statement checks what its sign-ups assumed in one
       // snapshot, in which two of them could not see each other. So they go in different batches.
       const id = await s.campaign();
       const ref = await s.admin.addParticipant({ id, email: 'ref@example.com' });

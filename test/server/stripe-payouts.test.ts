@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, it } from 'node:test';
 import type { StripePayoutView } from '../../src/api/billing-schemas.js';
-import { releaseDueRewards } from '../../src/server/domain/reward-release.js';
-import { StripePayoutSender } from '../../src/server/integrations/stripe-payouts.js';
+import { releaseDueRewards } from '../../src/server/rewards/domain/reward-release.js';
+import { StripePayoutSender } from '../../src/server/payouts/domain/stripe-payouts.js';
 import { rejects } from './helpers/assert.js';
 import { cli } from './helpers/cli.js';
 import { FakeStripe } from './helpers/fake-stripe.js';

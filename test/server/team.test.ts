@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { createCampaign } from '../../src/server/domain/campaigns.js';
-import { CLI_ACTOR, DEFAULT_ACCOUNT } from '../../src/server/domain/context.js';
-import { createOwner } from '../../src/server/domain/owners.js';
-import type { Role } from '../../src/server/domain/roles.js';
-import { INVITATION_TTL_MS } from '../../src/server/domain/team.js';
-import { DAY_MS } from '../../src/server/domain/time.js';
+import { createCampaign } from '../../src/server/campaigns/domain/campaigns.js';
+import { CLI_ACTOR, DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
+import type { Role } from '../../src/server/kernel/roles.js';
+import { INVITATION_TTL_MS } from '../../src/server/accounts/domain/team.js';
+import { DAY_MS } from '../../src/server/kernel/time.js';
 import { cli } from './helpers/cli.js';
 import { databaseKinds } from './helpers/databases.js';
 import { dumpDatabase } from './helpers/dump.js';

@@ -1,10 +1,10 @@
 /**
- * Times on the wire (src/server/domain/time.ts): `iso` computes what `new Date(ms).toISOString()` gives,
+ * Times on the wire (src/server/kernel/time.ts): `iso` computes what `new Date(ms).toISOString()` gives,
  * without a Date, so it must agree with it everywhere a time can be, and hand the rest to Date.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { iso } from '../../src/server/domain/time.js';
+import { iso } from '../../src/server/kernel/time.js';
 
 const viaDate = (ms: number) => new Date(ms).toISOString();
 

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { WebhookEventType } from '../../src/api/schemas.js';
 import { Webhook } from 'standardwebhooks';
-import { listen } from '../../src/server/webhooks/listen.js';
+import { listen } from '../../src/server/webhooks/domain/listen.js';
 import { databaseKinds } from './helpers/databases.js';
 import { readDoc } from './helpers/docs.js';
 import { runCli } from './helpers/process.js';

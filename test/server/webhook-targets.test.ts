@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { buildApp } from '../../src/server/app.js';
-import { resolveWebhookTarget, type Resolver } from '../../src/server/domain/webhook-targets.js';
+import { resolveWebhookTarget, type Resolver } from '../../src/server/webhooks/domain/webhook-targets.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from './helpers/receiver.js';
 import { startService } from './helpers/service.js';

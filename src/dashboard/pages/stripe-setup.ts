@@ -10,7 +10,7 @@ import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
 
-/** The events the service acts on (src/server/integrations/stripe.ts); Stripe sends only those selected. */
+/** The events the service acts on (src/server/billing/domain/stripe-events.ts); Stripe sends only those selected. */
 export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed'] as const;
 const SECRET_FIELD = 'stripeWebhookSecret';
 

@@ -8,11 +8,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from '../../api/headers.js';
-import { campaignAllowsOrigin, someCampaignAllowsOrigin } from '../domain/campaigns.js';
-import type { Actor, Ctx } from '../domain/context.js';
-import { AppError } from '../domain/errors.js';
-import { authenticate } from '../domain/keys.js';
-import { csrfMatches, findSession, type LiveSession } from '../domain/sessions.js';
+import { campaignAllowsOrigin, someCampaignAllowsOrigin } from '../campaigns/domain/campaigns.js';
+import type { Actor, Ctx } from '../kernel/context.js';
+import { AppError } from '../kernel/errors.js';
+import { authenticate } from '../accounts/domain/keys.js';
+import { csrfMatches, findSession, type LiveSession } from '../accounts/domain/sessions.js';
 import { sessionToken } from './session-cookie.js';
 
 export const CSRF_HEADER = 'x-csrf-token';

@@ -1,12 +1,12 @@
 /**
- * Runs a request about a test campaign in that campaign's time (../domain/campaign-time.ts): the
+ * Runs a request about a test campaign in that campaign's time (../kernel/campaign-time.ts): the
  * campaign is the one its `id` names (body, query or path), as on every campaign route. A live campaign
  * (almost every request) costs a read of the cached campaign row and nothing more.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Ctx } from '../domain/context.js';
-import { enterCampaignTime, offsetOf } from '../domain/campaign-time.js';
+import type { Ctx } from '../kernel/context.js';
+import { enterCampaignTime, offsetOf } from '../kernel/campaign-time.js';
 
 function campaignIdOf(request: FastifyRequest): string | undefined {
   for (const source of [request.body, request.query, request.params]) {

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 /** Retry-After of a 503 service_closing: another process is there already. */
 export const CLOSING_RETRY_AFTER_S = 1;

@@ -3,8 +3,8 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiErrorBody } from '../../api/schemas.js';
-import { AppError, RowsRefused } from '../domain/errors.js';
-import { outageThrottle } from '../outage-log.js';
+import { AppError, RowsRefused } from '../kernel/errors.js';
+import { outageThrottle } from '../kernel/outage-log.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { explain } from './validation.js';
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../kernel/errors.js';
 
 export function isValidHost(host: string): boolean {
   if (!URL.canParse(`http://${host}`)) return false;

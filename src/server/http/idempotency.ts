@@ -19,8 +19,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import stringify from 'safe-stable-stringify';
 import type { ApiErrorBody, ErrorCode } from '../../api/schemas.js';
-import type { Ctx } from '../domain/context.js';
-import { AppError } from '../domain/errors.js';
+import type { Ctx } from '../kernel/context.js';
+import { AppError } from '../kernel/errors.js';
 import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
 import { DAY_MS } from '../store/migrations.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';

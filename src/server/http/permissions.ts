@@ -3,13 +3,13 @@
  * config declares (`permission: 'read' | 'change' | 'manage'`), else `read` for GET and `change` for any
  * other method. A caller whose role does not allow it is refused 403 `forbidden` before anything runs
  * (before the Idempotency-Key is claimed, so the refusal writes nothing). Sessions carry the user's role;
- * secret keys and the CLI act as owners (../domain/roles.ts, docs/team.md).
+ * secret keys and the CLI act as owners (../kernel/roles.ts, docs/team.md).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiErrorBody } from '../../api/schemas.js';
-import { AppError } from '../domain/errors.js';
-import { allows, type Permission } from '../domain/roles.js';
+import { AppError } from '../kernel/errors.js';
+import { allows, type Permission } from '../kernel/roles.js';
 
 /** What a route needs and whether it is recorded in the audit log: for tests that walk every route, and for the docs. */
 export interface RouteRule {

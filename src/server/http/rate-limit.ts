@@ -22,9 +22,9 @@ import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError } from '../domain/errors.js';
-import type { RateLimitName } from '../domain/metrics.js';
-import type { Admission } from '../domain/signups.js';
+import { AppError } from '../kernel/errors.js';
+import type { RateLimitName } from '../kernel/metrics.js';
+import type { Admission } from '../referrals/domain/signups.js';
 
 export interface RateLimits {
   /** Keyless requests per window from one client (IPv4 address or IPv6 /64) to the public routes; 0 turns the limit off. */

@@ -4,7 +4,7 @@
  * The JSON API has a shorter set of its own (API_HEADERS), the docs (/api/docs) their own CSP, DOCS_CSP
  * (swagger-ui sets inline styles), and so does the dashboard (DASHBOARD_HEADERS). The widget bundle
  * is fetched by other sites' pages, so it is the one resource marked Cross-Origin-Resource-Policy:
- * cross-origin (routes/assets.ts).
+ * cross-origin (operations/routes/assets.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface SessionCookie {
   name: string;
-  /** The trusted-device cookie's name (../domain/trusted-devices.ts), prefixed like the session's. */
+  /** The trusted-device cookie's name (../accounts/domain/trusted-devices.ts), prefixed like the session's. */
   deviceName: string;
   /** Secure whatever the request's protocol looks like from here. */
   alwaysSecure: boolean;

@@ -1,6 +1,6 @@
 /**
  * Calls that arrive while earlier ones of their kind are at the database wait, and go to it together:
- * the batches of sign-ups (./signup-batch.ts), of repeated payments (./payment-batch.ts) and of point
+ * the batches of sign-ups (../referrals/store/signup-batch.ts), of repeated payments (../rewards/store/payment-batch.ts) and of point
  * reads by address (./point-reads.ts). PostgreSQL's cost of a small write or read is mostly per statement
  * (and per transaction), not per row; and so is the service's (node-postgres's work and its socket write).
  *
@@ -25,7 +25,7 @@ const sqlState = (err: unknown): string => (err as { code?: string }).code ?? ''
 /**
  * Whether PostgreSQL wrote nothing of a batch's statement and each of its writes alone may still succeed:
  * a constraint (class 23: an email taken), a deadlock or serialization failure it broke, a sign-up's
- * assumption that failed (RK001, ./signup-reads.ts). Any other error (the database away) is every
+ * assumption that failed (RK001, ../referrals/store/signup-reads.ts). Any other error (the database away) is every
  * member's.
  */
 export const wroteNothing = (err: unknown): boolean => /^(23|40P01|40001|RK001)/.test(sqlState(err));

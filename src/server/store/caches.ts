@@ -64,7 +64,7 @@ export class Caches {
   readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
   readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
   readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
-  /** Each account's salt of erased addresses, null before its first erasure (./person-store.ts), which bumps the change counter. */
+  /** Each account's salt of erased addresses, null before its first erasure (../privacy/store/person-store.ts), which bumps the change counter. */
   readonly erasureSalts = new Cached<number, { salt: string | null }>(this);
   /** Each account's settings row, or none (`row` undefined: the defaults), so a default account reads nothing either. */
   readonly accountSettings = new Cached<number, { row: Row<AccountSettingsTable> | undefined }>(this);
@@ -72,8 +72,8 @@ export class Caches {
    * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
    * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
    * for good, and so are the other fields of CodeOwner, with two exceptions that bump the change counter
-   * so that every process empties this cache too: erasing a person (../domain/erasure.ts) replaces their
-   * code and address, and the retention pruner (../domain/retention.ts) clears `signup_net`. Only
+   * so that every process empties this cache too: erasing a person (../privacy/domain/erasure.ts) replaces their
+   * code and address, and the retention pruner (../privacy/domain/retention.ts) clears `signup_net`. Only
    * committed rows may fill it (Store.codeOwner), and an unknown code is never kept, so a code created
    * elsewhere is found at once.
    */

@@ -1,5 +1,5 @@
 /**
- * Test campaigns' clocks (../domain/campaign-clock.ts): the offset of each from the real time. Read on
+ * Test campaigns' clocks (../campaigns/domain/campaign-clock.ts): the offset of each from the real time. Read on
  * every request about a test campaign and by the background loops, so kept small: one row per test
  * campaign whose clock was ever moved.
  */

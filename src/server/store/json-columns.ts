@@ -1,6 +1,6 @@
 /**
  * A big read's rows as columns of one JSON text, for reads of hundreds of thousands of rows (the offer
- * backtest's, ./backtest-store.ts). The drivers hand over a row's values one at a time: better-sqlite3
+ * backtest's, ../rewards/store/backtest-store.ts). The drivers hand over a row's values one at a time: better-sqlite3
  * took about 0.3 µs a value (720,000 payments of 8 columns: 2.2 s, where SQLite itself scanned them in
  * 0.1 s), and node-postgres parses every row of text in JavaScript. One aggregate per column makes the
  * whole answer one value, which JSON.parse reads natively into arrays of numbers (the same payments: 0.7 s

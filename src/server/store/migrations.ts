@@ -5,10 +5,10 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
 import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
-import { BOARD_BLOCK, BOARD_SPAN } from './leaderboard-store.js';
-import { CARRIED_OVER_LABEL } from './reward-entry-store.js';
-import { ASSUMPTION_FAILED } from './signup-reads.js';
-import { EMAIL_PRUNABLE } from './retention-store.js';
+import { BOARD_BLOCK, BOARD_SPAN } from '../engagement/store/leaderboard-store.js';
+import { CARRIED_OVER_LABEL } from '../rewards/store/reward-entry-store.js';
+import { ASSUMPTION_FAILED } from '../referrals/store/signup-reads.js';
+import { EMAIL_PRUNABLE } from '../privacy/store/retention-store.js';
 import { migrationDatabase } from './transaction-pooling.js';
 
 /** One UTC day in milliseconds: the bucket of the dashboard's daily counters. */
@@ -357,7 +357,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addPrimaryKeyConstraint('impressions_compact_pk', ['day', 'participant_id', 'visitor'])
           .$call((t) => (dialect === 'sqlite' ? t.modifyEnd(sql`without rowid`) : t))
           .execute();
-        // Only today's rows are kept (../domain/impressions.ts): few enough to convert here.
+        // Only today's rows are kept (../referrals/domain/impressions.ts): few enough to convert here.
         const rows = await db.selectFrom('impressions').select(['day', 'participant_id', 'visitor']).execute();
         const converted = rows.map((r: { day: number; participant_id: number; visitor: string }) => ({
           day: r.day,
@@ -374,7 +374,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_signup_assertion': {
       async up(db: Kysely<any>) {
         // PostgreSQL: an error from inside a statement, which ends it with all of its changes. A sign-up
-        // decided on assumed facts checks them in its one writing statement (./signup-reads.ts).
+        // decided on assumed facts checks them in its one writing statement (../referrals/store/signup-reads.ts).
         if (dialect !== 'postgres') return;
         await sql`create function refkit_assert(ok boolean, message text) returns boolean language plpgsql as $$
           begin
@@ -419,7 +419,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0014_reward_entries': {
       async up(db: Kysely<any>) {
-        // The reward ledger (./reward-entry-store.ts): one append-only row per credit, reversal or
+        // The reward ledger (../rewards/store/reward-entry-store.ts): one append-only row per credit, reversal or
         // redemption. The participant's reward counters stay as the sums of its available entries.
         await db.schema
           .createTable('reward_entries')
@@ -452,7 +452,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0015_reward_rules': {
       async up(db: Kysely<any>) {
-        // The campaign's reward rules (../domain/reward-rules.ts). The percent is kept in basis points, so
+        // The campaign's reward rules (../rewards/domain/reward-rules.ts). The percent is kept in basis points, so
         // that commissions are integer arithmetic; milestones are JSON, null when there are none.
         const campaigns: [string, 'integer' | 'bigint' | 'text', unknown][] = [
           ['referrer_reward_bp', 'integer', 0],
@@ -484,7 +484,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('reward_entries').addColumn('capped', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
         // The hold's scheduler finds what is due without reading what is not pending.
         await db.schema.createIndex('reward_entries_due').on('reward_entries').columns(['available_on', 'id']).where(sql<boolean>`status = 'pending'`).execute();
-        // Each payment of a referee (../store/payment-store.ts): refunds take back from it, and the
+        // Each payment of a referee (../rewards/store/payment-store.ts): refunds take back from it, and the
         // commission it earned its referrer is reversed in proportion.
         await db.schema
           .createTable('payments')
@@ -503,7 +503,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('payments_participant').on('payments').columns(['participant_id', 'id']).execute();
         if (dialect === 'sqlite') {
           // SQLite: a payment's row moves its payer's counters (and their referrer's revenue) itself, so recording one is one statement
-          // (PostgreSQL makes it one with a CTE, ./payment-store.ts). A statement of its own cost a
+          // (PostgreSQL makes it one with a CTE, ../rewards/store/payment-store.ts). A statement of its own cost a
           // repeated qualify a fifth of its throughput.
           await sql`create trigger payments_payer after insert on payments begin
             update participants set amount_paid_cents = amount_paid_cents + new.amount_cents, payment_count = payment_count + 1, updated_on = new.paid_on
@@ -517,7 +517,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0016_reward_codes': {
       async up(db: Kysely<any>) {
-        // Reward code pools (./reward-code-store.ts): codes an owner uploads, each handed to one credit.
+        // Reward code pools (../rewards/store/reward-code-store.ts): codes an owner uploads, each handed to one credit.
         // A pool is a campaign's codes of one kind; its row says whether its low event has fired since
         // it last had enough codes (reward_codes_low, once per crossing).
         await db.schema
@@ -598,7 +598,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0018_stripe_payouts': {
       async up(db: Kysely<any>) {
-        // Paying rewards into Stripe (../integrations/stripe-payouts.ts): the campaign's restricted key
+        // Paying rewards into Stripe (../payouts/domain/stripe-payouts.ts): the campaign's restricted key
         // (rk_..., write-only on the wire) and how an available credit is paid: off, balance, promotion_code.
         await db.schema.alterTable('campaigns').addColumn('stripe_reward_key', 'text').execute();
         await db.schema.alterTable('campaigns').addColumn('stripe_reward_mode', 'text', (c) => c.notNull().defaultTo('off')).execute();
@@ -671,10 +671,10 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0019_leaderboard': {
       async up(db: Kysely<any>) {
         // The campaign's leaderboard (JSON LeaderboardSettings, null: off) and the time zone its months
-        // are counted in (an IANA name; ../domain/leaderboard.ts).
+        // are counted in (an IANA name; ../engagement/domain/leaderboard.ts).
         await db.schema.alterTable('campaigns').addColumn('leaderboard', 'text').execute();
         await db.schema.alterTable('campaigns').addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC')).execute();
-        // Boards (./leaderboard-store.ts): per campaign and board ('all', 'month:YYYY-MM'), each ranked
+        // Boards (../engagement/store/leaderboard-store.ts): per campaign and board ('all', 'month:YYYY-MM'), each ranked
         // participant's qualified referrals and when they reached that count (seq, a global arrival order).
         await db.schema
           .createTable('board_entries')
@@ -732,7 +732,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // The language a participant's emails are written in: the widget's lang at sign-up, or the
         // Refkit-Locale header of an API sign-up (../domain/locales.ts). Everyone before it reads English.
         await db.schema.alterTable('participants').addColumn('locale', 'text', (c) => c.notNull().defaultTo('en')).execute();
-        // The campaign's lifecycle email settings (JSON, ../domain/email-settings.ts; null: the defaults),
+        // The campaign's lifecycle email settings (JSON, ../emails/domain/email-settings.ts; null: the defaults),
         // and the key its unsubscribe links are signed with (one per campaign, never shown).
         await db.schema.alterTable('campaigns').addColumn('email_settings', 'text').execute();
         await db.schema.alterTable('campaigns').addColumn('email_secret', 'text').execute();
@@ -785,7 +785,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0022_waitlist': {
       async up(db: Kysely<any>) {
-        // Waitlist mode (JSON WaitlistSettings, null: off; ../domain/waitlist.ts).
+        // Waitlist mode (JSON WaitlistSettings, null: off; ../engagement/domain/waitlist.ts).
         await db.schema.alterTable('campaigns').addColumn('waitlist', 'text').execute();
         // Per waitlist campaign: sign-ups numbered (joined, dense) and how many were let in (granted).
         await db.schema
@@ -807,7 +807,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         // The queue in order, waiting entries only: grants read its start, a position one bucket of it.
         await sql`create index waitlist_queue on waitlist_entries (campaign_id, wait_key, seq) where granted_on is null`.execute(db);
-        // How far each bucket of WAIT_BUCKET keys is from its sign-up baseline (./waitlist-store.ts): sparse.
+        // How far each bucket of WAIT_BUCKET keys is from its sign-up baseline (../engagement/store/waitlist-store.ts): sparse.
         await db.schema
           .createTable('waitlist_deltas')
           .addColumn('campaign_id', 'text', (c) => c.notNull())
@@ -819,9 +819,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0023_team_audit': {
       async up(db: Kysely<any>) {
-        // Roles (../domain/roles.ts): everyone who could sign in before could do everything, so stays an owner.
+        // Roles (../kernel/roles.ts): everyone who could sign in before could do everything, so stays an owner.
         await db.schema.alterTable('users').addColumn('role', 'text', (c) => c.notNull().defaultTo('owner')).execute();
-        // Invitations to join an account (../domain/team.ts): the emailed token only as its hash; single use.
+        // Invitations to join an account (../accounts/domain/team.ts): the emailed token only as its hash; single use.
         await db.schema
           .createTable('invitations')
           .addColumn('id', 'text', (c) => c.primaryKey())
@@ -836,7 +836,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('revoked_on', 'bigint')
           .execute();
         await db.schema.createIndex('invitations_account').on('invitations').columns(['account_id', 'created_on']).execute();
-        // The audit log (./audit-store.ts): append-only, kept forever.
+        // The audit log (../accounts/store/audit-store.ts): append-only, kept forever.
         await db.schema
           .createTable('audit_log')
           .addColumn('id', idType(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
@@ -856,7 +856,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('audit_log_account').on('audit_log').columns(['account_id', 'created_on', 'id']).execute();
         // Append-only in the database itself, not only by convention: a DELETE of an entry fails, and so does an
         // UPDATE of who did what, when, where. Only its target and snapshots may change: erasing a person
-        // (../domain/erasure.ts) replaces their address and names there.
+        // (../privacy/domain/erasure.ts) replaces their address and names there.
         const fixed = ['id', 'account_id', 'created_on', 'actor_kind', 'actor_id', 'actor_label', 'actor_role', 'action', 'campaign_id', 'ip'];
         if (dialect === 'postgres') {
           const cols = (row: string) => sql.raw(`(${fixed.map((c) => `${row}.${c}`).join(', ')})`);
@@ -878,7 +878,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0024_erasure': {
       async up(db: Kysely<any>) {
-        // Erasing a person (../domain/erasure.ts, ./person-store.ts): per account, a random salt, and the
+        // Erasing a person (../privacy/domain/erasure.ts, ../privacy/store/person-store.ts): per account, a random salt, and the
         // salted hashes of the addresses erased with when, so that the same address signing up again within
         // ERASURE_BLOCK_DAYS earns no referral credit. The salt is made by the first erasure.
         await db.schema
@@ -898,9 +898,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0025_retention': {
       async up(db: Kysely<any>) {
-        // An account's settings (./account-settings-store.ts): how many days IP addresses and user agents,
+        // An account's settings (../accounts/store/account-settings-store.ts): how many days IP addresses and user agents,
         // delivered webhook events and the email log are kept (0 days of IPs: none are stored). No row: the
-        // defaults (../domain/account-settings.ts). Cached in every process, so a change bumps cache_epoch.
+        // defaults (../accounts/domain/account-settings.ts). Cached in every process, so a change bumps cache_epoch.
         await db.schema
           .createTable('account_settings')
           .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
@@ -910,7 +910,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('updated_on', 'bigint', (c) => c.notNull())
           .execute();
         for (const event of ['insert', 'update', 'delete'] as const) await cacheTriggerSql(dialect, 'account_settings', event).execute(db);
-        // The pruner's progress and its lease (./retention-store.ts): per account, the sign-up time before
+        // The pruner's progress and its lease (../privacy/store/retention-store.ts): per account, the sign-up time before
         // which every participant's IP has been cleared, so a run starts where the last one stopped instead
         // of reading the cleared rows again; and the one row whose lease makes one process at a time prune.
         await db.schema
@@ -934,7 +934,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0026_referral_count_deltas': {
       async up(db: Kysely<any>) {
         // A referred sign-up's one to its referrer's count, appended instead of updating the referrer's row,
-        // which held every sign-up through one share link behind the one before it (./referral-count-store.ts).
+        // which held every sign-up through one share link behind the one before it (../referrals/store/referral-count-store.ts).
         // Readers add the rows not yet folded into participants.total_referrals. No foreign key: its check
         // would lock the referrer's row (KEY SHARE) once more, and participants are never deleted (erasing
         // one rewrites the row).
@@ -949,7 +949,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0027_test_mode': {
       async up(db: Kysely<any>) {
-        // Test mode (../domain/test-mode.ts): a campaign, a secret key and a webhook endpoint are live (0)
+        // Test mode (../kernel/test-mode.ts): a campaign, a secret key and a webhook endpoint are live (0)
         // or test (1), fixed when made. Every row made before is live: old keys keep working as live keys.
         await db.schema.alterTable('campaigns').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
         await db.schema.alterTable('api_keys').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
@@ -966,7 +966,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0028_disputes': {
       async up(db: Kysely<any>) {
-        // A referee's payment disputed (../domain/disputes.ts): one row per campaign and dispute id (Stripe's,
+        // A referee's payment disputed (../rewards/domain/disputes.ts): one row per campaign and dispute id (Stripe's,
         // or the caller's), open until closed won or lost. `reversed`: the commission taken back from an
         // available balance when it opened, given back if it is won.
         await db.schema
@@ -994,8 +994,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0029_refund_dates': {
       async up(db: Kysely<any>) {
-        // Each refund of a payment and when it was made (./refund-store.ts): the offer backtest
-        // (../domain/backtest.ts) applies a refund at its date. Refunds made before have no row: the
+        // Each refund of a payment and when it was made (../rewards/store/refund-store.ts): the offer backtest
+        // (../rewards/domain/backtest.ts) applies a refund at its date. Refunds made before have no row: the
         // payment's refunded_cents beyond its rows' sum is undated.
         await db.schema
           .createTable('refunds')

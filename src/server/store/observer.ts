@@ -1,5 +1,5 @@
 /**
- * What the database layer tells whoever watches it (the metrics, ../metrics/service-metrics.ts): how long
+ * What the database layer tells whoever watches it (the metrics, ../operations/domain/service-metrics.ts): how long
  * each statement ran, how long a unit of work waited for a connection (PostgreSQL's pool) or for the writer
  * (SQLite's group commit), and how many units each SQLite batch committed. None is given unless metrics
  * are on, and then each costs a clock read or two per statement.

@@ -179,7 +179,7 @@ function rowShapeOf(node: unknown): RowShape | null {
 
 /**
  * A prepared write that inserts one row and nothing else, as the row it inserts (what lets several such
- * writes of one table be put in one statement: ./signup-batch.ts); undefined for any other write.
+ * writes of one table be put in one statement: ../referrals/store/signup-batch.ts); undefined for any other write.
  */
 export function insertedRow(db: Kysely<Database>, write: Write): InsertedRow | undefined {
   const p = write.prepared;

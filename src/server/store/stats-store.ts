@@ -120,7 +120,7 @@ export class StatsStore {
     return this.#fixed ?? this.#pick();
   }
 
-  /** The shard a change made elsewhere (a statement of another store's, ./payment-store.ts) adds to. */
+  /** The shard a change made elsewhere (a statement of another store's, ../rewards/store/payment-store.ts) adds to. */
   shard(): number {
     return this.#shard();
   }

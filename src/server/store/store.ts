@@ -8,14 +8,14 @@ import { sql, type Kysely, type Selectable, type Insertable, type Updateable } f
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
-import { DirectoryStore } from './directory-store.js';
-import { AuditStore } from './audit-store.js';
-import { InvitationStore } from './invitation-store.js';
-import { OwnerStore } from './owner-store.js';
-import { ParticipantTokenStore } from './participant-token-store.js';
+import { DirectoryStore } from '../referrals/store/directory-store.js';
+import { AuditStore } from '../accounts/store/audit-store.js';
+import { InvitationStore } from '../accounts/store/invitation-store.js';
+import { OwnerStore } from '../accounts/store/owner-store.js';
+import { ParticipantTokenStore } from '../referrals/store/participant-token-store.js';
 import { builtWrite, directUnit, prepare, preparedWrite, runAsOne, type Write } from './prepared.js';
-import { ImpressionBuffer, type Impression } from './impression-buffer.js';
-import { writeImpressions } from './impression-writes.js';
+import { ImpressionBuffer, type Impression } from '../referrals/store/impression-buffer.js';
+import { writeImpressions } from '../referrals/store/impression-writes.js';
 import {
   ASSUMPTION_FAILED,
   assumedSignupFacts,
@@ -25,30 +25,30 @@ import {
   type SignupAssumption,
   type SignupFacts,
   type SignupQuestion,
-} from './signup-reads.js';
+} from '../referrals/store/signup-reads.js';
 import { COUNTER_SHARDS, dayOf, StatsStore } from './stats-store.js';
-import { SignupBatches } from './signup-batch.js';
+import { SignupBatches } from '../referrals/store/signup-batch.js';
 import { byEmail, PointReads } from './point-reads.js';
-import { RewardEntryStore } from './reward-entry-store.js';
-import { PaymentStore } from './payment-store.js';
-import { DisputeStore } from './dispute-store.js';
-import { BacktestStore } from './backtest-store.js';
-import { RefundStore } from './refund-store.js';
-import { StripeStore } from './stripe-store.js';
-import { StripePayoutStore } from './stripe-payout-store.js';
-import { LeaderboardStore } from './leaderboard-store.js';
-import { WaitlistStore } from './waitlist-store.js';
-import { PersonStore } from './person-store.js';
-import { RewardCodeStore } from './reward-code-store.js';
-import { WebhookStore, type OutboxEvent } from './webhook-store.js';
-import { EmailStore, type NewEmail } from './email-store.js';
-import { AccountSettingsStore } from './account-settings-store.js';
-import { RetentionStore } from './retention-store.js';
-import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
+import { RewardEntryStore } from '../rewards/store/reward-entry-store.js';
+import { PaymentStore } from '../rewards/store/payment-store.js';
+import { DisputeStore } from '../rewards/store/dispute-store.js';
+import { BacktestStore } from '../rewards/store/backtest-store.js';
+import { RefundStore } from '../rewards/store/refund-store.js';
+import { StripeStore } from '../billing/store/stripe-store.js';
+import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
+import { LeaderboardStore } from '../engagement/store/leaderboard-store.js';
+import { WaitlistStore } from '../engagement/store/waitlist-store.js';
+import { PersonStore } from '../privacy/store/person-store.js';
+import { RewardCodeStore } from '../rewards/store/reward-code-store.js';
+import { WebhookStore, type OutboxEvent } from '../webhooks/store/webhook-store.js';
+import { EmailStore, type NewEmail } from '../emails/store/email-store.js';
+import { AccountSettingsStore } from '../accounts/store/account-settings-store.js';
+import { RetentionStore } from '../privacy/store/retention-store.js';
+import { countedRow, referralDelta, ReferralCountStore } from '../referrals/store/referral-count-store.js';
 import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
-import { AnswerReads } from './answer-reads.js';
-import { participantPages, type ParticipantFilter } from './participant-pages.js';
+import { AnswerReads } from '../referrals/store/answer-reads.js';
+import { participantPages, type ParticipantFilter } from '../referrals/store/participant-pages.js';
 import type { ListStart } from './list-start.js';
 
 /** A campaign's settings. Its participant count changes with every sign-up: read it with countParticipants. */
@@ -84,7 +84,7 @@ export interface StoreOptions {
   /** Campaigns, key hashes and webhook endpoints held in the process (./caches.ts). */
   caches?: Caches;
   ids?: IdReserve;
-  /** New visitors' impressions waiting to be written together (./impression-buffer.ts). */
+  /** New visitors' impressions waiting to be written together (../referrals/store/impression-buffer.ts). */
   impressions?: ImpressionBuffer;
   /** Whether lifecycle emails are written to the outbox: only where they can be sent (SMTP_URL set). */
   emailOutbox?: boolean;
@@ -101,7 +101,7 @@ export interface NewSignup {
   emails?: (participant: ParticipantRow) => NewEmail[];
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
-  /** Facts the sign-up was decided on without reading them (./signup-reads.ts): its write checks them. */
+  /** Facts the sign-up was decided on without reading them (../referrals/store/signup-reads.ts): its write checks them. */
   assumed?: SignupAssumption;
 }
 
@@ -305,7 +305,7 @@ const refereesFromNet = prepare((db, referrerId: number, net: string, cap: numbe
     .selectFrom((eb) => eb.selectFrom('participants').select('id').where('referred_by_id', '=', referrerId).where('signup_net', '=', net).limit(bound(cap)).as('capped'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')),
 );
-/** Pages of whole counted rows (./participant-pages.ts). */
+/** Pages of whole counted rows (../referrals/store/participant-pages.ts). */
 const pages = participantPages<ParticipantRow>(countedRow('participants'));
 const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').selectAll().where('hash', '=', hash));
 
@@ -365,7 +365,7 @@ export class Store {
   /** In a transaction's store: what to do once it has committed. */
   readonly #afterCommit: (() => void)[] | undefined;
   readonly #ids: IdReserve;
-  /** PostgreSQL, outside a transaction: sign-ups written together (./signup-batch.ts). */
+  /** PostgreSQL, outside a transaction: sign-ups written together (../referrals/store/signup-batch.ts). */
   readonly #signupBatches: SignupBatches | undefined;
   readonly #byEmail: PointReads<ParticipantRow>;
   readonly #impressions: ImpressionBuffer;
@@ -387,7 +387,7 @@ export class Store {
     this.tokens = new ParticipantTokenStore(db);
     this.stats = new StatsStore(db, COUNTER_SHARDS[dialect], afterCommit !== undefined);
     // PostgreSQL outside a transaction: the sign-ups, and the reads by address, that arrive together go
-    // as one statement (./signup-batch.ts, ./point-reads.ts).
+    // as one statement (../referrals/store/signup-batch.ts, ./point-reads.ts).
     const batched = dialect === 'postgres' && !afterCommit;
     this.#signupBatches = batched
       ? new SignupBatches(db, (campaignId, day, signups, referred) => {
@@ -561,7 +561,7 @@ export class Store {
 
   /**
    * The rows a sign-up adds that no other writer shares (each a plain INSERT): its referrer's count
-   * delta (./referral-count-store.ts), its event and deliveries, its token, its emails.
+   * delta (../referrals/store/referral-count-store.ts), its event and deliveries, its token, its emails.
    */
   #signupRows(signup: NewSignup, row: ParticipantRow): Write[] {
     const now = row.created_on;
@@ -576,7 +576,7 @@ export class Store {
 
   /**
    * PostgreSQL: the whole sign-up is one statement (one round trip, its own transaction), shared with the
-   * sign-ups waiting at the same time (./signup-batch.ts), or alone: the participant and every other write
+   * sign-ups waiting at the same time (../referrals/store/signup-batch.ts), or alone: the participant and every other write
    * as a CTE each. The id comes from the sequence first (IdReserve), so the
    * event's payload can be made before the statement runs; a taken email or code fails it (a unique
    * violation), which is the undefined of insertSignup.
@@ -607,7 +607,7 @@ export class Store {
     });
   }
 
-  /** A sign-up in one statement of its own: what a batch of them does for each (./signup-batch.ts). */
+  /** A sign-up in one statement of its own: what a batch of them does for each (../referrals/store/signup-batch.ts). */
   async #insertSignupAlone(signup: NewSignup, row: ParticipantRow): Promise<ParticipantRow | undefined> {
     const { id } = row;
     const { assumed } = signup;
@@ -626,7 +626,7 @@ export class Store {
   }
 
   /**
-   * What a new sign-up reads before it writes (./signup-reads.ts): one round trip on PostgreSQL. With
+   * What a new sign-up reads before it writes (../referrals/store/signup-reads.ts): one round trip on PostgreSQL. With
    * `assume`, on PostgreSQL the usual sign-up's facts are assumed instead (facts.assumed), with no round
    * trip: pass them on in NewSignup.assumed, whose write then checks them.
    */
@@ -705,7 +705,7 @@ export class Store {
 
   /**
    * Claims the credit of a referee whose event is complete, who is approved and whose referrer is
-   * approved; true only for the one call that claimed it (which then writes the credit). The rule itself (when a referral is credited) lives in domain/rewards.ts.
+   * approved; true only for the one call that claimed it (which then writes the credit). The rule itself (when a referral is credited) lives in rewards/domain/rewards.ts.
    */
   async claimRefereeCredit(id: number, now: number): Promise<boolean> {
     const r = await this.db
@@ -801,7 +801,7 @@ export class Store {
   /**
    * Counts an impression (also in the daily counters) unless this visitor was already counted for this
    * participant on this day. It is written with the impressions of the next few milliseconds (see
-   * ./impression-buffer.ts; flushImpressions writes them now); a crash may lose those, never a sign-up
+   * ../referrals/store/impression-buffer.ts; flushImpressions writes them now); a crash may lose those, never a sign-up
    * or a reward.
    */
   addImpression(impression: Impression): void {

@@ -37,7 +37,7 @@ export interface CampaignsTable {
   share_messages: string | null;
   /** JSON of the widget's look (WidgetStyle in src/api/schemas.ts); null when none is set. */
   widget_style: string | null;
-  /** The reward rules (../domain/reward-rules.ts): the commission in basis points of each payment, ... */
+  /** The reward rules (../rewards/domain/reward-rules.ts): the commission in basis points of each payment, ... */
   referrer_reward_bp: Generated<number>;
   /** 0: every payment earns the commission; n: the referee's first n. */
   commission_payments: Generated<number>;
@@ -45,27 +45,27 @@ export interface CampaignsTable {
   milestones: string | null;
   max_referral_reward: number | null;
   hold_days: Generated<number>;
-  /** The Stripe webhook signing secret (whsec_...) of ../integrations/stripe.ts; null when not set. */
+  /** The Stripe webhook signing secret (whsec_...) of ../billing/domain/stripe-events.ts; null when not set. */
   stripe_webhook_secret: string | null;
   /** The restricted Stripe key (rk_...) rewards are paid into Stripe with; null when not set. */
   stripe_reward_key: string | null;
-  /** How an available credit is paid into Stripe (../integrations/stripe-payouts.ts). */
+  /** How an available credit is paid into Stripe (../payouts/domain/stripe-payouts.ts). */
   stripe_reward_mode: Generated<StripeRewardMode>;
   /** The kinds of reward code pools the campaign has (any code ever added), comma-separated; null: none. */
   reward_code_kinds: string | null;
   /** reward_codes_low fires when a pool's available codes fall below this. */
   reward_codes_low_threshold: Generated<number>;
-  /** JSON of LeaderboardSettings (../domain/leaderboard.ts); null: no leaderboard. */
+  /** JSON of LeaderboardSettings (../engagement/domain/leaderboard.ts); null: no leaderboard. */
   leaderboard: string | null;
   /** The IANA time zone the campaign's months begin in (monthly leaderboards). */
   time_zone: Generated<string>;
-  /** JSON of the lifecycle email settings (EmailSettings in ../domain/email-settings.ts); null: the defaults. */
+  /** JSON of the lifecycle email settings (EmailSettings in ../emails/domain/email-settings.ts); null: the defaults. */
   email_settings: string | null;
-  /** The HMAC key of the campaign's unsubscribe links (../domain/unsubscribe.ts); never shown. */
+  /** The HMAC key of the campaign's unsubscribe links (../emails/domain/unsubscribe.ts); never shown. */
   email_secret: string | null;
-  /** JSON of WaitlistSettings (../domain/waitlist.ts); null: not in waitlist mode. */
+  /** JSON of WaitlistSettings (../engagement/domain/waitlist.ts); null: not in waitlist mode. */
   waitlist: string | null;
-  /** 1: a test campaign (test mode, ../domain/test-mode.ts), set at creation and never changed. */
+  /** 1: a test campaign (test mode, ../kernel/test-mode.ts), set at creation and never changed. */
   test: Generated<number>;
   created_on: number;
   updated_on: number;
@@ -180,7 +180,7 @@ export interface WebhookEndpointsTable {
   deleted_on: number | null;
 }
 
-/** A test campaign's clock: its time is the real time plus offset_ms (../domain/campaign-clock.ts). */
+/** A test campaign's clock: its time is the real time plus offset_ms (../campaigns/domain/campaign-clock.ts). */
 export interface CampaignClocksTable {
   campaign_id: string;
   offset_ms: number;
@@ -258,7 +258,7 @@ export interface EmailLinksTable {
 
 /**
  * One row per day, participant and visitor: an impression counts once however often a page renders.
- * `visitor` is 52 bits of the visitor's hash (../domain/impressions.ts), a safe integer in JavaScript.
+ * `visitor` is 52 bits of the visitor's hash (../referrals/domain/impressions.ts), a safe integer in JavaScript.
  */
 export interface ImpressionsTable {
   day: number;
@@ -273,7 +273,7 @@ export interface UsersTable {
   /** scrypt, with its parameters and salt: `scrypt$N$r$p$salt$hash` (base64url). */
   password_hash: string;
   created_on: number;
-  /** owner, admin or viewer (../domain/roles.ts); users from before roles are owners (migration 0023). */
+  /** owner, admin or viewer (../kernel/roles.ts); users from before roles are owners (migration 0023). */
   role: Generated<string>;
 }
 
@@ -369,7 +369,7 @@ export interface IdempotencyKeysTable {
   body: string | null;
 }
 
-/** One entry of a participant's reward ledger (./reward-entry-store.ts). Never updated but for its status. */
+/** One entry of a participant's reward ledger (../rewards/store/reward-entry-store.ts). Never updated but for its status. */
 export interface RewardEntriesTable {
   id: Generated<number>;
   participant_id: number;
@@ -388,9 +388,9 @@ export interface RewardEntriesTable {
   /** What the campaign's ceiling (maxReferralReward) kept back from this credit. */
   capped: Generated<number>;
   created_on: number;
-  /** The reward code pool this credit takes a code from once available (../domain/reward-codes.ts); null: none. */
+  /** The reward code pool this credit takes a code from once available (../rewards/domain/reward-codes.ts); null: none. */
   code_kind: RewardCodeKind | null;
-  /** The open dispute (its id) that holds this pending credit past its availableOn (../domain/disputes.ts); null: none. */
+  /** The open dispute (its id) that holds this pending credit past its availableOn (../rewards/domain/disputes.ts); null: none. */
   held_by_dispute: string | null;
   /** The code it got; null with code_kind set: waiting for the pool to be refilled. */
   code: string | null;
@@ -420,7 +420,7 @@ export interface RewardCodesTable {
   used_on: number | null;
 }
 
-/** A Stripe event a campaign received (../integrations/stripe.ts), by Stripe's id. */
+/** A Stripe event a campaign received (../billing/domain/stripe-events.ts), by Stripe's id. */
 export interface StripeEventsTable {
   campaign_id: string;
   id: string;
@@ -445,7 +445,7 @@ export interface StripeEventsTable {
   dispute: string | null;
 }
 
-/** A referee's payment disputed (../domain/disputes.ts). */
+/** A referee's payment disputed (../rewards/domain/disputes.ts). */
 export interface DisputesTable {
   campaign_id: string;
   /** Stripe's dispute id, or the caller's (disputePayment's disputeId), or one made up. */
@@ -472,7 +472,7 @@ export interface StripeLinksTable {
 export type StripeRewardMode = 'off' | 'balance' | 'promotion_code';
 export type StripePayoutStatus = 'queued' | 'waiting' | 'paid' | 'failed';
 
-/** A refund of a payment, dated (migration 0029; refunds made before have no row): ./refund-store.ts. */
+/** A refund of a payment, dated (migration 0029; refunds made before have no row): ../rewards/store/refund-store.ts. */
 export interface RefundsTable {
   id: Generated<number>;
   campaign_id: string;
@@ -481,7 +481,7 @@ export interface RefundsTable {
   refunded_on: number;
 }
 
-/** A credit to pay into Stripe (../integrations/stripe-payouts.ts): the outbox of Stripe credit out. */
+/** A credit to pay into Stripe (../payouts/domain/stripe-payouts.ts): the outbox of Stripe credit out. */
 export interface StripePayoutsTable {
   id: Generated<number>;
   campaign_id: string;
@@ -511,7 +511,7 @@ export interface StripePayoutsTable {
   paid_on: number | null;
 }
 
-/** A participant's place on one board of a campaign (./leaderboard-store.ts). */
+/** A participant's place on one board of a campaign (../engagement/store/leaderboard-store.ts). */
 export interface BoardEntriesTable {
   campaign_id: string;
   board: string;
@@ -530,12 +530,12 @@ export interface BoardLevelsTable {
   n: number;
 }
 export interface BoardBlocksTable extends BoardLevelsTable {
-  /** Arrivals per block: BOARD_BLOCK or BOARD_SPAN (./leaderboard-store.ts). */
+  /** Arrivals per block: BOARD_BLOCK or BOARD_SPAN (../engagement/store/leaderboard-store.ts). */
   span: number;
   block: number;
 }
 
-/** A campaign's waitlist counters (./waitlist-store.ts). */
+/** A campaign's waitlist counters (../engagement/store/waitlist-store.ts). */
 export interface WaitlistsTable {
   campaign_id: string;
   /** Sign-ups numbered so far: the next one's seq. */
@@ -544,7 +544,7 @@ export interface WaitlistsTable {
   granted: number;
 }
 
-/** A participant's place in a campaign's waitlist (./waitlist-store.ts). */
+/** A participant's place in a campaign's waitlist (../engagement/store/waitlist-store.ts). */
 export interface WaitlistEntriesTable {
   participant_id: number;
   campaign_id: string;
@@ -555,7 +555,7 @@ export interface WaitlistEntriesTable {
   granted_on: number | null;
 }
 
-/** A bucket's count of waiting entries less its sign-up baseline (./waitlist-store.ts). */
+/** A bucket's count of waiting entries less its sign-up baseline (../engagement/store/waitlist-store.ts). */
 /** One referred sign-up's addition to its referrer's count, not yet folded into participants.total_referrals. */
 export interface ReferralCountDeltasTable {
   referrer_id: number;
@@ -579,7 +579,7 @@ export interface EmailTextsTable {
   updated_on: number;
 }
 
-/** The lifecycle email outbox (../store/email-store.ts). */
+/** The lifecycle email outbox (../emails/store/email-store.ts). */
 export interface EmailOutboxTable {
   id: string;
   campaign_id: string;
@@ -607,7 +607,7 @@ export interface EmailUnsubscribesTable {
   created_on: number;
 }
 
-/** An account's salt of the erased addresses' hashes (./person-store.ts), made by its first erasure. */
+/** An account's salt of the erased addresses' hashes (../privacy/store/person-store.ts), made by its first erasure. */
 export interface ErasureSaltsTable {
   account_id: number;
   /** 32 random bytes, hex. */

@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import { createOwner } from '../../../src/server/domain/owners.js';
+import { createOwner } from '../../../src/server/accounts/domain/owners.js';
 import { CHROMIUM } from '../../requirements.js';
 import { databaseKinds } from '../../server/helpers/databases.js';
 import { startReceiver, waitFor, type Receiver } from '../../server/helpers/receiver.js';
 import { startService, type TestService } from '../../server/helpers/service.js';
 import { checkoutSession, event, invoice, SECRET, send } from '../../server/helpers/stripe.js';
 import { FakeStripe } from '../../server/helpers/fake-stripe.js';
-import { StripePayoutSender } from '../../../src/server/integrations/stripe-payouts.js';
+import { StripePayoutSender } from '../../../src/server/payouts/domain/stripe-payouts.js';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const OWNER = { email: 'maya@acme.example', password: 'a long owner passphrase' };

@@ -18,8 +18,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
-import { createApiKey } from '../../../src/server/domain/keys.js';
-import { createOwner, resetOwner } from '../../../src/server/domain/owners.js';
+import { createApiKey } from '../../../src/server/accounts/domain/keys.js';
+import { createOwner, resetOwner } from '../../../src/server/accounts/domain/owners.js';
 import { dumpDatabase } from './dump.js';
 import {
   BODY_NUMBER_EDGES,

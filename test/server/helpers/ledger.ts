@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
-import { ledgerTotals } from '../../../src/server/domain/ledger.js';
+import { ledgerTotals } from '../../../src/server/rewards/domain/ledger.js';
 import type { Database } from '../../../src/server/store/tables.js';
 import type { TestService } from './service.js';
 

@@ -1,7 +1,7 @@
 /** A dashboard owner for tests: created in the database, signed in over HTTP, and a client that sends the cookie. */
 import assert from 'node:assert/strict';
 import { RefkitClient } from '../../../src/api/client.js';
-import { createOwner } from '../../../src/server/domain/owners.js';
+import { createOwner } from '../../../src/server/accounts/domain/owners.js';
 import type { TestService } from './service.js';
 
 export const OWNER = { email: 'owner@example.com', password: 'correct horse battery' };

@@ -4,7 +4,7 @@
  * delivered webhook events with a delivery and an attempt each, and sent emails of the log.
  */
 import { sql, type Kysely } from 'kysely';
-import { newSortableId } from '../../../src/server/domain/ids.js';
+import { newSortableId } from '../../../src/server/kernel/ids.js';
 import type { Dialect } from '../../../src/server/store/connect.js';
 import type { Database } from '../../../src/server/store/tables.js';
 
@@ -41,7 +41,7 @@ export async function seedOldRows(db: Kysely<Database>, dialect: Dialect, campai
       from n`.execute(db);
   }
   if (rows.webhookEvents > 0) {
-    // Ids that sort by the time they were made, as the service's (src/server/domain/ids.ts): this time's prefix, then a number.
+    // Ids that sort by the time they were made, as the service's (src/server/kernel/ids.ts): this time's prefix, then a number.
     const event = sql.lit(`${newSortableId('msg', 0, at)}${prefix}`);
     const delivery = sql.lit(`${newSortableId('dlv', 0, at)}${prefix}`);
     await sql`with ${recursive}${numbers(dialect, rows.webhookEvents)}

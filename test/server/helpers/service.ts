@@ -2,24 +2,24 @@
  * A real service for a test: the app factory over a fresh database, listening on a loopback port, and
  * typed clients for it (one with a secret key, one keyless like a browser).
  */
-import { clockedNow } from '../../../src/server/domain/campaign-time.js';
+import { clockedNow } from '../../../src/server/kernel/campaign-time.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { RefkitClient } from '../../../src/api/client.js';
 import type { CreateCampaignBody } from '../../../src/api/schemas.js';
 import { buildApp } from '../../../src/server/app.js';
-import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/domain/context.js';
-import { createApiKey } from '../../../src/server/domain/keys.js';
-import type { ScryptCost } from '../../../src/server/domain/passwords.js';
+import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/kernel/context.js';
+import { createApiKey } from '../../../src/server/accounts/domain/keys.js';
+import type { ScryptCost } from '../../../src/server/accounts/domain/passwords.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
 import type { TrustProxy } from '../../../src/server/config.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/server/http/rate-limit.js';
-import { RewardReleaser } from '../../../src/server/domain/reward-release.js';
-import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/dispatcher.js';
-import { StripePayoutSender, type PayoutSenderOptions } from '../../../src/server/integrations/stripe-payouts.js';
-import { EmailSender, type EmailSenderOptions } from '../../../src/server/mail/sender.js';
-import { ServiceMetrics } from '../../../src/server/metrics/service-metrics.js';
+import { RewardReleaser } from '../../../src/server/rewards/domain/reward-release.js';
+import { Dispatcher, type DispatcherOptions } from '../../../src/server/webhooks/domain/dispatcher.js';
+import { StripePayoutSender, type PayoutSenderOptions } from '../../../src/server/payouts/domain/stripe-payouts.js';
+import { EmailSender, type EmailSenderOptions } from '../../../src/server/emails/domain/sender.js';
+import { ServiceMetrics } from '../../../src/server/operations/domain/service-metrics.js';
 
 export interface TestService {
   url: string;
@@ -45,7 +45,7 @@ export interface TestService {
 
 /**
  * The default limits without the keyless sign-up limits (and Redis): a browser's sign-up is then the
- * usual one, its facts assumed on PostgreSQL (../../../src/server/domain/signups.ts addParticipant).
+ * usual one, its facts assumed on PostgreSQL (../../../src/server/referrals/domain/signups.ts addParticipant).
  */
 export const WITHOUT_SIGNUP_LIMITS: RateLimits = { ...DEFAULT_RATE_LIMITS, keyFailuresPerIp: 0, signupsPerIp: 0, signupsPerCampaign: 0, redisUrl: undefined };
 

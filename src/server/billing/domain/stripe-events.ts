@@ -1,0 +1,255 @@
+/**
+ * Stripe in: a campaign's Stripe account sends its webhook events here, and they qualify, pay and
+ * reverse referrals with no code on the host's backend.
+ *
+ * - `invoice.paid` and a paid `checkout.session.completed` of mode `payment`: a payment of the
+ *   participant (what Stripe says was paid), which qualifies them on the first and earns commissions.
+ *   A subscription's checkout (mode `subscription`) only introduces its customer: its payments arrive as
+ *   `invoice.paid`, so that the first one is not counted twice.
+ * - `charge.refunded` (what was refunded since the last one: Stripe sends the running total): a refund,
+ *   reversed as the ledger says (../../rewards/domain/refunds.ts).
+ * - `charge.dispute.created`: a dispute of the disputed amount, and `charge.dispute.closed` (status won,
+ *   or warning_closed: an inquiry that never became a chargeback; or lost) closes it (../../rewards/domain/disputes.ts).
+ *   The dispute id is Stripe's, so a dispute is opened and closed once whatever events repeat it.
+ *
+ * The participant is the one whose referral code the event carries (`client_reference_id`, or
+ * `metadata.refkit_code` on the object or its subscription), else the one an earlier event tied to the
+ * customer, charge or payment intent, else the one with the customer's email. An event for nobody is
+ * kept as unmatched (answered 200: Stripe must not retry it), to be matched by hand.
+ *
+ * Each event is verified with the official `stripe` package against the campaign's signing secret, and
+ * applied once however often Stripe sends it: the event's row is claimed and its effect written in one
+ * transaction, so a replay finds the row and changes nothing, even after a crash.
+ */
+import Stripe from 'stripe';
+import { REFKIT_CODE_METADATA, type StripeEventView } from '../../../api/billing-schemas.js';
+import type { StripeEventRow } from '../store/stripe-store.js';
+import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
+import { findCampaign, ownCampaign } from '../../campaigns/domain/campaigns.js';
+import type { Actor, Ctx } from '../../kernel/context.js';
+import { normalizeEmail } from '../../kernel/email.js';
+import { AppError, participantNotFound } from '../../kernel/errors.js';
+import { normalizeCode } from '../../referrals/domain/participants.js';
+import { refundPayment } from '../../rewards/domain/refunds.js';
+import { closeDispute, disputePayment } from '../../rewards/domain/disputes.js';
+import { qualifyParticipant } from '../../rewards/domain/rewards.js';
+import { iso } from '../../kernel/time.js';
+import { hundredths } from './stripe-currency.js';
+
+/** Verification needs no API key: the package's webhook helpers are local HMAC checks. */
+const stripe = new Stripe('sk_refkit_webhooks_only');
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
+
+/** What an event means for Refkit: the row to keep; undefined for the types it does not handle. */
+type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'>;
+
+function read(event: Stripe.Event): Reading | undefined {
+  const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null, dispute: null };
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const s = event.data.object;
+      const paid = s.mode === 'payment' && s.payment_status === 'paid';
+      return {
+        ...base,
+        action: paid ? 'payment' : null,
+        amount_cents: paid ? hundredths(s.amount_total ?? 0, s.currency ?? 'usd') : null,
+        currency: s.currency,
+        email: s.customer_details?.email ?? s.customer_email ?? null,
+        code: s.client_reference_id ?? s.metadata?.[REFKIT_CODE_METADATA] ?? null,
+        customer: idOf(s.customer),
+        payment_intent: idOf(s.payment_intent),
+      };
+    }
+    case 'invoice.paid': {
+      const i = event.data.object as Stripe.Invoice & { charge?: string | { id: string } | null; payment_intent?: string | { id: string } | null };
+      return {
+        ...base,
+        action: 'payment',
+        amount_cents: hundredths(i.amount_paid, i.currency),
+        currency: i.currency,
+        email: i.customer_email ?? null,
+        code: i.metadata?.[REFKIT_CODE_METADATA] ?? i.parent?.subscription_details?.metadata?.[REFKIT_CODE_METADATA] ?? null,
+        customer: idOf(i.customer),
+        charge: idOf(i.charge),
+        payment_intent: idOf(i.payment_intent),
+      };
+    }
+    case 'charge.refunded': {
+      const c = event.data.object;
+      return {
+        ...base,
+        action: 'refund',
+        // The charge's refunds in all, so far (apply takes the part not taken yet).
+        amount_cents: hundredths(c.amount_refunded, c.currency),
+        currency: c.currency,
+        email: c.billing_details?.email ?? c.receipt_email ?? null,
+        code: c.metadata?.[REFKIT_CODE_METADATA] ?? null,
+        customer: idOf(c.customer),
+        charge: c.id,
+        payment_intent: idOf(c.payment_intent),
+      };
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
+      const d = event.data.object;
+      return {
+        ...base,
+        action: event.type === 'charge.dispute.created' ? 'dispute' : disputeOutcome(d.status),
+        amount_cents: hundredths(d.amount, d.currency),
+        currency: d.currency,
+        charge: idOf(d.charge),
+        payment_intent: idOf(d.payment_intent),
+        dispute: d.id,
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** What a closed dispute's status means: won (or an inquiry closed with no chargeback), lost, or nothing to do. */
+function disputeOutcome(status: Stripe.Dispute.Status): Reading['action'] {
+  if (status === 'won' || status === 'warning_closed') return 'dispute_won';
+  return status === 'lost' ? 'dispute_lost' : null;
+}
+
+/** The Stripe ids of an event that can name its participant for later events. */
+const linkKeys = (r: Pick<StripeEventRow, 'customer' | 'charge' | 'payment_intent'>) =>
+  [r.customer && `customer:${r.customer}`, r.charge && `charge:${r.charge}`, r.payment_intent && `pi:${r.payment_intent}`].filter((k): k is string => !!k);
+
+async function participantOf(tx: Store, campaign: CampaignRow, r: StripeEventRow): Promise<ParticipantRow | undefined> {
+  if (r.code) {
+    const owner = await tx.codeOwner(campaign.id, normalizeCode(r.code));
+    if (owner) return tx.findParticipant(owner.id);
+  }
+  const linked = await tx.stripe.participantOf(campaign.id, linkKeys(r));
+  if (linked !== undefined) return tx.findParticipant(linked);
+  return r.email ? tx.findParticipantByEmail(campaign.id, normalizeEmail(r.email)) : undefined;
+}
+
+/** Why a payment or refund could not be applied, for the event's row; anything else is thrown on. */
+const IGNORABLE = new Set(['not_referred', 'refund_exceeds_payments', 'campaign_ended', 'dispute_exceeds_payment', 'dispute_open', 'invalid_transition']);
+
+/**
+ * Applies a kept event to `participant` in the caller's transaction: a payment, a refund, or (a
+ * subscription's checkout) only the customer's link. Answers the row's outcome.
+ */
+async function apply(ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, participant: ParticipantRow): Promise<Pick<StripeEventRow, 'status' | 'reason'>> {
+  const actor = { accountId: campaign.account_id };
+  await ctx.store.stripe.link(campaign.id, linkKeys(r), participant.id);
+  try {
+    if (r.action === 'payment') {
+      if (!r.amount_cents) return { status: 'ignored', reason: 'Nothing was paid (a free trial or a 100% discount)' };
+      await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(r.amount_cents) });
+    } else if (r.action === 'refund') {
+      let cents = r.amount_cents ?? 0;
+      if (r.type === 'charge.refunded' && r.charge) {
+        // charge.refunded carries what was refunded of the charge in all: take the part not taken yet.
+        cents -= await ctx.store.stripe.refundedOf(campaign.id, r.charge);
+        await ctx.store.stripe.setRefunded(campaign.id, r.charge, participant.id, r.amount_cents ?? 0);
+      }
+      if (cents <= 0) return { status: 'ignored', reason: 'Nothing more was refunded of this charge' };
+      await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) });
+    } else if (r.action === 'dispute') {
+      await disputePayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(r.amount_cents ?? 0), disputeId: r.dispute! });
+    } else if (r.action === 'dispute_won' || r.action === 'dispute_lost') {
+      const known = await ctx.store.disputes.find(campaign.id, r.dispute!);
+      if (!known) return { status: 'ignored', reason: 'No dispute with this id was opened here (its charge.dispute.created was not applied)' };
+      await closeDispute(ctx, actor, { id: campaign.id, disputeId: r.dispute!, outcome: r.action === 'dispute_won' ? 'won' : 'lost' });
+    } else if (r.type === 'charge.dispute.closed') {
+      return { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' };
+    } else {
+      return { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' };
+    }
+  } catch (err) {
+    if (err instanceof AppError && IGNORABLE.has(err.code)) return { status: 'ignored', reason: err.message };
+    throw err;
+  }
+  return { status: 'applied', reason: null };
+}
+
+/** Runs `fn` in one transaction, with a context whose operations join it; webhooks are nudged after the commit. */
+async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
+  let nudge = false;
+  const result = await ctx.store.transaction((store) => fn({ ...ctx, store, onEventsCommitted: () => (nudge = true) }));
+  if (nudge) ctx.onEventsCommitted?.();
+  return result;
+}
+
+export interface Received {
+  /** What became of the event: applied, unmatched, ignored (a type Refkit does not handle), or duplicate. */
+  outcome: StripeEventRow['status'] | 'duplicate';
+}
+
+/** Verifies and applies one delivery of a Stripe webhook to a campaign. */
+export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buffer, signature: string | undefined): Promise<Received> {
+  const campaign = await findCampaign(ctx, campaignId);
+  if (!campaign.stripe_webhook_secret) {
+    throw new AppError(400, 'invalid_signature', 'This campaign has no Stripe webhook secret: set stripeWebhookSecret (updateCampaign, the CLI or the dashboard) to the endpoint\'s signing secret');
+  }
+  let event: Stripe.Event;
+  try {
+    event = stripe.webhooks.constructEvent(body, signature ?? '', campaign.stripe_webhook_secret);
+  } catch (err) {
+    throw new AppError(400, 'invalid_signature', `The Stripe-Signature header does not verify with this campaign's signing secret: ${(err as Error).message}`);
+  }
+  const reading = read(event);
+  if (!reading) return { outcome: 'ignored' };
+  return inTransaction(ctx, async (tx) => {
+    const now = tx.now();
+    const row: StripeEventRow = { ...reading, campaign_id: campaign.id, status: 'unmatched', participant_id: null, reason: null, created_on: now, applied_on: null };
+    if (!(await tx.store.stripe.claim(row))) return { outcome: 'duplicate' };
+    const participant = await participantOf(tx.store, campaign, row);
+    if (!participant) {
+      await tx.store.stripe.settle(campaign.id, row.id, { status: 'unmatched', participant_id: null, reason: 'No participant of this campaign has its referral code, customer or email', applied_on: null });
+      return { outcome: 'unmatched' };
+    }
+    const done = await apply(tx, campaign, row, participant);
+    await tx.store.stripe.settle(campaign.id, row.id, { ...done, participant_id: participant.id, applied_on: now });
+    return { outcome: done.status };
+  });
+}
+
+/** Applies an unmatched event to the participant with `email` (the owner matched it by hand). */
+export async function matchStripeEvent(ctx: Ctx, actor: Actor, campaignId: string, eventId: string, email: string): Promise<StripeEventView> {
+  const campaign = await ownCampaign(ctx, actor, campaignId);
+  return inTransaction(ctx, async (tx) => {
+    const row = await tx.store.stripe.find(campaign.id, eventId);
+    if (!row) throw new AppError(404, 'not_found', 'This campaign received no Stripe event with this id', 'eventId');
+    if (row.status !== 'unmatched') throw new AppError(409, 'invalid_transition', `This event is ${row.status}: only an unmatched one can be matched`, 'eventId');
+    const participant = await tx.store.findParticipantByEmail(campaign.id, normalizeEmail(email));
+    if (!participant) throw participantNotFound();
+    const done = await apply(tx, campaign, row, participant);
+    const settled = { ...done, participant_id: participant.id, applied_on: tx.now() };
+    await tx.store.stripe.settle(campaign.id, row.id, settled);
+    return presentStripeEvent({ ...row, ...settled }, participant.email);
+  });
+}
+
+export async function listStripeEvents(ctx: Ctx, actor: Actor, campaignId: string, status: StripeEventRow['status'] | undefined, limit: number): Promise<StripeEventView[]> {
+  const campaign = await ownCampaign(ctx, actor, campaignId);
+  const rows = await ctx.store.stripe.list(campaign.id, status, limit);
+  const emails = new Map<number, string>();
+  for (const r of rows) {
+    if (r.participant_id !== null && !emails.has(r.participant_id)) emails.set(r.participant_id, (await ctx.store.findParticipant(r.participant_id))?.email ?? '');
+  }
+  return rows.map((r) => presentStripeEvent(r, r.participant_id === null ? undefined : emails.get(r.participant_id)));
+}
+
+function presentStripeEvent(r: StripeEventRow, participantEmail: string | undefined): StripeEventView {
+  return {
+    id: r.id,
+    type: r.type,
+    status: r.status,
+    ...(r.action && { action: r.action }),
+    ...(r.amount_cents !== null && { amount: money(r.amount_cents) }),
+    ...(r.currency && { currency: r.currency.toUpperCase() }),
+    ...(r.email && { email: r.email }),
+    ...(r.code && { code: r.code }),
+    ...(participantEmail && { participantEmail }),
+    ...(r.reason && { reason: r.reason }),
+    receivedOn: iso(r.created_on),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The dashboard's live preview and test send: an email of a campaign rendered for a sample participant,
+ * with the saved text or a draft the owner is typing (nothing is saved), in one of the five languages.
+ */
+import type { EmailKind, EmailPreview, PreviewEmailBody, TestEmailBody } from '../../../api/email-schemas.js';
+import { ownCampaign } from '../../campaigns/domain/campaigns.js';
+import type { Actor, Ctx } from '../../kernel/context.js';
+import { normalizeEmail } from '../../kernel/email.js';
+import { mailUnavailable } from '../../referrals/domain/email-links.js';
+import { AppError } from '../../kernel/errors.js';
+import type { EmailData } from './email-outbox.js';
+import { leaderboardOf } from '../../engagement/domain/leaderboard.js';
+import { rulesOf } from '../../rewards/domain/reward-rules.js';
+import { DAY_MS } from '../../kernel/time.js';
+import type { CampaignRow } from '../../store/store.js';
+import { composeEmail, lifecycleMessage, textOf } from './compose.js';
+
+/** What the sample participant's email of a kind is about, as a change of this campaign would give it (made up where it has none). */
+function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailData {
+  const rules = rulesOf(campaign);
+  const milestone = rules.milestones[0];
+  const amount = campaign.referrer_reward_value || 10;
+  const code = campaign.reward_code_kinds ? { rewardCode: 'SAMPLE-CODE-123' } : {};
+  switch (kind) {
+    case 'welcome':
+      return {};
+    case 'friend_joined':
+      return { friend: 'Sam' };
+    case 'reward_earned':
+      return rules.holdDays > 0 ? { amount, availableOn: now + rules.holdDays * DAY_MS } : { amount, ...code };
+    case 'reward_available':
+      return { amount, ...code };
+    case 'milestone':
+      return { milestone: milestone?.label ?? 'Gold', referrals: milestone?.referrals ?? 5, amount: milestone?.reward ?? amount };
+    case 'reminder':
+    case 'access_granted':
+      return {};
+    case 'leaderboard_top':
+      return { rank: 3, places: leaderboardOf(campaign)?.size ?? 10, referrals: 5 };
+  }
+}
+
+async function render(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string) {
+  const campaign = await ownCampaign(ctx, actor, body.id);
+  const saved = await textOf(ctx.store, campaign, body.kind, body.locale);
+  const text = { subject: body.subject ?? saved.subject, body: body.body ?? saved.body };
+  const sample = { id: 0, email: 'alex@example.com', first_name: 'Alex', code: 'SAMPLE1', locale: body.locale };
+  return composeEmail(ctx.store, baseUrl, campaign, body.kind, sample, sampleData(campaign, body.kind, ctx.now()), text);
+}
+
+export async function previewEmail(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string): Promise<EmailPreview> {
+  const { subject, html, text, attachments = [] } = await render(ctx, actor, body, baseUrl);
+  // A page shows no cid: images (a mail client resolves them from the message): the QR code goes inline.
+  const inline = attachments.reduce((h, a) => h.replaceAll(`cid:${a.cid}`, `data:${a.contentType};base64,${a.content.toString('base64')}`), html);
+  return { subject, html: inline, text };
+}
+
+/** Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive). */
+export async function sendTestEmail(ctx: Ctx, actor: Actor, body: TestEmailBody, baseUrl: string): Promise<void> {
+  const to = normalizeEmail(body.to, 'to');
+  if (!ctx.mailer) throw mailUnavailable();
+  const email = await render(ctx, actor, body, baseUrl);
+  try {
+    await ctx.mailer.send(lifecycleMessage(to, email));
+  } catch (err) {
+    throw new AppError(503, 'unavailable', 'The SMTP server did not take the email; try again in a few minutes', undefined, undefined, err);
+  }
+}

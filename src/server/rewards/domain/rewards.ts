@@ -1,0 +1,136 @@
+/**
+ * Rewards: qualifying a referral, crediting it, approving held participants, redeeming balances.
+ *
+ * The rule: a referral is credited once, when the referee's qualifying event is complete and both the
+ * referee and the referrer are approved (fraud scoring holds `high` participants unapproved). Whichever
+ * of those comes last (qualify, approving the referee, approving the referrer) credits it. The claim is
+ * one conditional statement (Store.claimRefereeCredit), so however calls interleave, exactly one
+ * credits; each crediting transaction first locks the referrer's row and then the referee's, so a
+ * concurrent approval and qualification cannot each miss the other's uncommitted half. What a credited
+ * referral brings (both fixed rewards, the milestones it reaches, the commission on the referee's
+ * payments) is written through a RewardBatch (./reward-credits.ts), which applies the campaign's rules.
+ */
+import type { QualifyParticipantBody, RedeemRewardBody } from '../../../api/schemas.js';
+import type { PaymentRow } from '../store/payment-store.js';
+import type { RewardKind } from '../../store/store.js';
+import { assertOpen } from '../../campaigns/domain/campaigns.js';
+import type { Actor, Ctx } from '../../kernel/context.js';
+import { AppError } from '../../kernel/errors.js';
+import { redemption } from './ledger.js';
+import { report } from '../../kernel/metrics.js';
+import { toCents } from '../../kernel/money.js';
+import { RewardBatch } from './reward-credits.js';
+import { commission, commissionApplies, rulesOf } from './reward-rules.js';
+import { getParticipant } from '../../referrals/domain/participants.js';
+import { blockMs, refereeBlocked } from '../../privacy/domain/erasure-block.js';
+import type { ParticipantView } from '../../referrals/domain/present.js';
+
+
+export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyParticipantBody): Promise<ParticipantView> {
+  const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
+  // A pause is temporary and nothing of the call is kept: the backend must send it again after the
+  // resume, or the purchase is never credited. The message says so; the code stays the interface's.
+  assertOpen(
+    campaign,
+    ctx.now(),
+    'The campaign is paused: this qualification was not recorded. Send it again once the campaign is resumed (keep it in a retry queue until then)',
+  );
+  if (participant.referred_by_id === null) {
+    throw new AppError(409, 'not_referred', 'Only a referred participant can complete the qualifying event', 'email');
+  }
+  const referrerId = participant.referred_by_id;
+  const refereeId = participant.id;
+  if (input.amountPaid !== undefined && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
+    // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
+    // it writes is the payment and its counters, in one statement where the transaction below takes
+    // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
+    // payer's row as written. The statement checks, under the same locks, that the payer still
+    // qualifies; if not, nothing was written.
+    const paid = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, toCents(input.amountPaid), ctx.now());
+    if (paid) return { participant: paid, campaign };
+  }
+  const queued = await ctx.store.transaction(async (tx) => {
+    const now = ctx.now();
+    const states = await tx.lockParticipants([referrerId, refereeId]);
+    const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
+    const completed = await tx.completeRewardEvent(refereeId, now);
+    if (completed) {
+      await tx.incrementCompletedReferred(referrerId, now);
+      report(ctx.metrics, tx, (m) => m.qualified(campaign.id));
+    }
+    if (input.amountPaid !== undefined) {
+      const cents = toCents(input.amountPaid);
+      // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
+      const decided = batch.rules.bp === 0;
+      const payment = await tx.payments.record(refereeId, referrerId, cents, completed, decided, now);
+      await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
+      if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
+    }
+    if (completed) await creditIfDue(batch, refereeId, referrerId, blockMs(ctx));
+    return batch.commit();
+  });
+  if (queued) ctx.onEventsCommitted?.();
+  return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
+}
+
+/**
+ * Credits both sides of one referral if it is due (see the rule above), with what it brings with it. A
+ * referee who signed up again with an address erased within `block` ms earns neither side anything
+ * (../../privacy/domain/erasure-block.ts): the referral stays unclaimed, so no later payment earns a commission either.
+ */
+async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number, block: number): Promise<void> {
+  const tx = batch.tx;
+  if (await refereeBlocked(tx, batch.campaign, refereeId, block)) return;
+  if (!(await tx.claimRefereeCredit(refereeId, batch.now))) return;
+  const { campaign } = batch;
+  await batch.credit(refereeId, { kind: 'referee', rewardKind: 'referee', amount: campaign.referee_reward_value, label: 'Reward for joining through a referral', refereeId });
+  await batch.credit(referrerId, { kind: 'referral', rewardKind: 'referral', amount: campaign.referrer_reward_value, label: 'Reward for a qualified referral', refereeId });
+  await batch.countReferral(referrerId, refereeId);
+  // Payments made while the referral waited (for review) earn their commission now, in order.
+  if (batch.rules.bp > 0) for (const p of await tx.payments.undecided(refereeId)) await creditCommission(batch, referrerId, refereeId, p);
+}
+
+/** The referrer's commission on one payment of their referee (./reward-rules.ts says how much). */
+async function creditCommission(batch: RewardBatch, referrerId: number, refereeId: number, payment: Pick<PaymentRow, 'id' | 'seq' | 'amount_cents'>): Promise<void> {
+  let units = 0;
+  if (commissionApplies(batch.rules, payment.seq)) {
+    const referrer = await batch.state(referrerId);
+    const due = commission(payment.amount_cents, batch.rules.bp, referrer.commission_remainder);
+    batch.carry(referrerId, due.carry);
+    const percent = batch.rules.bp / 100;
+    if (due.units > 0) {
+      units = await batch.credit(referrerId, { kind: 'commission', rewardKind: 'referral', amount: due.units, label: `Commission: ${percent}% of payment ${payment.seq}`, refereeId, paymentId: payment.id });
+    }
+  }
+  await batch.tx.payments.decide(payment.id, units);
+}
+
+/**
+ * Approves a participant held back by fraud scoring, and credits what became due: their own referral
+ * (as a referee), and those of their referees that waited for them (as a referrer).
+ */
+export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: string, email: string): Promise<ParticipantView> {
+  const { participant, campaign } = await getParticipant(ctx, actor, campaignId, email);
+  const referrerId = participant.referred_by_id;
+  const queued = await ctx.store.transaction(async (tx) => {
+    const now = ctx.now();
+    const states = await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
+    const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
+    await tx.approve(participant.id, now);
+    if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId, blockMs(ctx));
+    for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id, blockMs(ctx));
+    return batch.commit();
+  });
+  if (queued) ctx.onEventsCommitted?.();
+  return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
+}
+
+export async function redeemReward(ctx: Ctx, actor: Actor, input: RedeemRewardBody): Promise<ParticipantView> {
+  const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
+  const kind: RewardKind = input.kind;
+  const redeemed = await ctx.store.rewardEntries.redeem(redemption(participant.id, kind, input.amount, ctx.now()));
+  if (!redeemed) {
+    throw new AppError(409, 'insufficient_balance', `The ${kind} reward balance is less than ${input.amount}`, 'amount');
+  }
+  return { participant: (await ctx.store.findParticipant(participant.id))!, campaign };
+}
