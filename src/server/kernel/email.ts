@@ -1,5 +1,5 @@
 /** One place for what an email address is: how it is normalised, checked and de-aliased. */
-import { isErasedEmail } from '../../api/erased.js';
+import { ERASED_NAME, isErasedEmail } from '../../api/erased.js';
 import { invalid } from './errors.js';
 
 // Deliberately simple (one @, a dot in the domain, no spaces): RFC 5322 accepts addresses no mail
@@ -37,4 +37,11 @@ export function emailKey(email: string): string {
 
 export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1);
+}
+
+/** `ann.lee@example.com` -> `a***@example.com`: enough to recognise a friend, not to write to them. An erased participant: Deleted participant. */
+export function maskEmail(email: string): string {
+  if (isErasedEmail(email)) return ERASED_NAME;
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, 1)}***${email.slice(at)}`;
 }

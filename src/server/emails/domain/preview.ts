@@ -9,7 +9,7 @@ import { normalizeEmail } from '../../kernel/email.js';
 import { mailUnavailable } from '../../referrals/domain/email-links.js';
 import { AppError } from '../../kernel/errors.js';
 import type { EmailData } from './email-outbox.js';
-import { leaderboardOf } from '../../engagement/domain/leaderboard.js';
+import { leaderboardOf } from '../../engagement/domain/leaderboard-settings.js';
 import { rulesOf } from '../../rewards/domain/reward-rules.js';
 import { DAY_MS } from '../../kernel/time.js';
 import type { CampaignRow } from '../../store/store.js';

@@ -14,28 +14,11 @@ import type { MyRank } from '../../../api/widget-schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
-import { AppError, invalid } from '../../kernel/errors.js';
-import { maskEmail } from '../../referrals/domain/my-referrals.js';
-
-export const DEFAULT_TIME_ZONE = 'UTC';
-
-export function leaderboardOf(c: Pick<CampaignRow, 'leaderboard'>): LeaderboardSettings | null {
-  return c.leaderboard === null ? null : (JSON.parse(c.leaderboard) as LeaderboardSettings);
-}
-
-export const writeLeaderboard = (settings: LeaderboardSettings | null): string | null =>
-  settings === null ? null : JSON.stringify({ period: settings.period, size: settings.size });
+import { AppError } from '../../kernel/errors.js';
+import { maskEmail } from '../../kernel/email.js';
+import { leaderboardOf } from './leaderboard-settings.js';
 
 const months = new Map<string, Intl.DateTimeFormat>();
-
-/** The canonical name of an IANA time zone, or 400 on `timeZone` when Intl does not know it. */
-export function checkTimeZone(name: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    throw invalid('timeZone', `Unknown time zone "${name}": give an IANA name such as UTC or Europe/Berlin`);
-  }
-}
 
 /** The calendar month `now` falls in, in the time zone, as YYYY-MM (Intl does the calendar and the zone's rules). */
 export function monthIn(timeZone: string, now: number): string {

@@ -8,34 +8,16 @@
  *
  * Participants who joined before the waitlist began have no place in it and count as let in.
  */
-import type { GrantAccessBody, GrantAccessResult, WaitlistSettings, WaitlistView } from '../../../api/schemas.js';
+import type { GrantAccessBody, GrantAccessResult, WaitlistView } from '../../../api/schemas.js';
 import type { MyWaitlist } from '../../../api/widget-schemas.js';
 import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { ownCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
-import { AppError, invalid } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { outboxEmail, writesEmail } from '../../emails/domain/email-outbox.js';
 import { emit } from '../../webhooks/domain/webhook-events.js';
-
-export function waitlistOf(c: Pick<CampaignRow, 'waitlist'>): Required<WaitlistSettings> | null {
-  if (c.waitlist === null) return null;
-  const w = JSON.parse(c.waitlist) as WaitlistSettings;
-  return { spotsPerReferral: w.spotsPerReferral, counts: w.counts ?? 'signups' };
-}
-
-export const writeWaitlist = (settings: WaitlistSettings | null): string | null =>
-  settings === null ? null : JSON.stringify({ spotsPerReferral: settings.spotsPerReferral, counts: settings.counts ?? 'signups' });
-
-/**
- * A change of `waitlist` the queue allows: on (or the same settings again) while it never ran, off
- * (launch) at any time; new settings while on, or on again after launch, are 400.
- */
-export async function assertWaitlistChange(store: Store, current: CampaignRow, next: string | null | undefined): Promise<void> {
-  if (next === undefined || next === null || next === current.waitlist) return;
-  if (current.waitlist !== null) throw invalid('waitlist', "A waitlist's settings cannot change while it is on: the queue was built with them");
-  if (await store.waitlists.exists(current.id)) throw invalid('waitlist', 'This campaign has launched from its waitlist: a waitlist cannot begin again');
-}
+import { waitlistOf } from './waitlist-settings.js';
 
 /** In a new participant's sign-up transaction: their place at the back, and their referrer's move. */
 export async function joinWaitlist(tx: Store, campaign: CampaignRow, p: ParticipantRow): Promise<void> {

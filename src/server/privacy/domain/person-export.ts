@@ -8,7 +8,8 @@ import type { PersonParticipant } from '../store/person-store.js';
 import type { Store } from '../../store/store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
-import { describeReferral, maskEmail } from '../../referrals/domain/my-referrals.js';
+import { describeReferral } from '../../referrals/domain/my-referrals.js';
+import { maskEmail } from '../../kernel/email.js';
 import { presentParticipant, presentRewardEntry } from '../../referrals/domain/present.js';
 import { DAY_MS, iso } from '../../kernel/time.js';
 

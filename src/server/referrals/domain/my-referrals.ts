@@ -9,7 +9,7 @@ import type { RewardEntryRow } from '../../rewards/store/reward-entry-store.js';
 import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
-import { normalizeEmail } from '../../kernel/email.js';
+import { maskEmail, normalizeEmail } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
 import { myRank } from '../../engagement/domain/leaderboard.js';
 import { myWaitlist } from '../../engagement/domain/waitlist.js';
@@ -17,7 +17,6 @@ import { presentParticipant } from './present.js';
 import { rulesOf } from '../../rewards/domain/reward-rules.js';
 import { assertSignature, tokenParticipant, type Proof } from './proof.js';
 import { iso } from '../../kernel/time.js';
-import { ERASED_NAME, isErasedEmail } from '../../../api/erased.js';
 
 /**
  * Pending credits read for the answer: enough to show the first MAX_MY_PENDING and to date the held
@@ -31,13 +30,6 @@ const proofRequired = () =>
     'unauthorized',
     'Proof of being the participant is required: the Refkit-Participant-Token this browser was given, or email with Refkit-Email-Signature',
   );
-
-/** `ann.lee@example.com` -> `a***@example.com`: enough to recognise a friend, not to write to them. An erased participant: Deleted participant. */
-export function maskEmail(email: string): string {
-  if (isErasedEmail(email)) return ERASED_NAME;
-  const at = email.lastIndexOf('@');
-  return `${email.slice(0, 1)}***${email.slice(at)}`;
-}
 
 /** Where a referral stands; `heldUntil`: when the referrer's reward for it becomes available, if it is held. */
 function referralStatus(p: ParticipantRow, heldUntil: number | undefined): ReferralStatus {

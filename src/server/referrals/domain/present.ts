@@ -5,8 +5,8 @@ import type { ListedRewardEntry } from '../../rewards/store/reward-entry-store.j
 import type { CampaignRow, ParticipantRow } from '../../store/store.js';
 import { effectiveStatus } from '../../campaigns/domain/campaigns.js';
 import type { PageResult } from '../../kernel/paging.js';
-import { leaderboardOf } from '../../engagement/domain/leaderboard.js';
-import { waitlistOf } from '../../engagement/domain/waitlist.js';
+import { leaderboardOf } from '../../engagement/domain/leaderboard-settings.js';
+import { waitlistOf } from '../../engagement/domain/waitlist-settings.js';
 import { presentRules } from '../../rewards/domain/reward-rules.js';
 import { readShareMessages } from '../../campaigns/domain/share-messages.js';
 import { iso } from '../../kernel/time.js';

@@ -11,7 +11,8 @@
  * code, no referral, no event) until the emailed link is followed; the referrer is the one the link
  * was sent for, so whoever signs someone else's address up first gains nothing from it.
  */
-import { joinWaitlist, waitlistOf } from '../../engagement/domain/waitlist.js';
+import { joinWaitlist } from '../../engagement/domain/waitlist.js';
+import { waitlistOf } from '../../engagement/domain/waitlist-settings.js';
 import type { AddParticipantBody } from '../../../api/schemas.js';
 import { dropUnlinkedPendingSignup } from '../store/email-link-writes.js';
 import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
