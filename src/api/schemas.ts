@@ -135,7 +135,7 @@ export type ApiErrorBody = Static<typeof ApiErrorBody>;
  * handler runs: `line` (one line, no control or bidirectional-override characters, no unpaired
  * surrogates), `text` (the same, but tabs and line breaks allowed), `http-url`, `http-origin`,
  * `date-time` (an instant: no leap second). Every integer has bounds and `x-finite` (a query's
- * "Infinity" or "1e400" is not a number). The server adds these to its validator (src/server/http/validation.ts).
+ * "Infinity" or "1e400" is not a number). The server adds these to its validator (src/server/kernel/validation.ts).
  */
 const Line = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ format: 'line', ...options });
 const Int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum, 'x-finite': true });

@@ -8,7 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import { RefkitClient } from '../../src/api/client.js';
 import type { WebhookEvent } from '../../src/api/schemas.js';
 import { connect } from '../../src/server/store/connect.js';
-import { referralsExact } from '../../src/server/referrals/store/referral-count-store.js';
+import { referralsExact } from '../../src/server/store/referral-count-store.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { startProcess, NO_RATE_LIMITS } from './helpers/process.js';
 

@@ -25,7 +25,7 @@ import { DEFAULT_RATE_LIMITS } from '../../src/server/http/rate-limit.js';
 import { openRuntime } from '../../src/server/runtime.js';
 import { Caches, watchChanges } from '../../src/server/store/caches.js';
 import { connect, DEFAULT_CONNECT_TIMEOUT_MS, openSqlite } from '../../src/server/store/connect.js';
-import { isDatabaseUnavailable } from '../../src/server/store/unavailable.js';
+import { isDatabaseUnavailable } from '../../src/server/kernel/unavailable.js';
 import { databaseKinds } from './helpers/databases.js';
 import { postgresServerProblem, REQUIREMENTS } from '../requirements.js';
 import { skipUnlessCi, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from './helpers/own-servers.js';

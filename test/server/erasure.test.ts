@@ -17,7 +17,7 @@ import { dumpDatabase } from './helpers/dump.js';
 import { eachDatabase } from './helpers/suite.js';
 import type { TestService } from './helpers/service.js';
 import { startMailbox } from './helpers/smtp.js';
-import { countedRow } from '../../src/server/referrals/store/referral-count-store.js';
+import { countedRow } from '../../src/server/store/referral-count-store.js';
 
 /** Sign-in links and lifecycle emails are written (and the links sent) only with SMTP. */
 const mailbox = await startMailbox();

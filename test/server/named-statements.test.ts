@@ -32,7 +32,7 @@ describe('named statements [postgres]', { skip: postgres.skip }, () => {
     }
     const named = query.mock.calls.map((c) => c.arguments[0] as { name?: string; text?: string }).filter((q) => q.name !== undefined);
     assert.equal(named.length, 1, 'the participant read');
-    // The row's columns and its exact referral count (src/server/referrals/store/referral-count-store.ts).
+    // The row's columns and its exact referral count (src/server/store/referral-count-store.ts).
     assert.match(named[0]!.text!, /^select "participants"\."id", .* as "total_referrals" from "participants" where "campaign_id" = \$1 and "email" = \$2$/);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Referral counts without a hot row (src/server/referrals/store/referral-count-store.ts), on SQLite and PostgreSQL:
+ * Referral counts without a hot row (src/server/store/referral-count-store.ts), on SQLite and PostgreSQL:
  * sign-ups through one link append deltas; every answer that carries a referral count adds those not yet
  * folded, so it is exact while sign-ups and folds run at once; orders by the count fold first. On
  * PostgreSQL: a sign-up through a link does not wait for a lock on the referrer's row (it did when every

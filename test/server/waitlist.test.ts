@@ -12,7 +12,7 @@ import { issueToken } from '../../src/server/referrals/domain/proof.js';
 import { WAIT_BUCKET } from '../../src/server/engagement/store/waitlist-store.js';
 import { rejects } from './helpers/assert.js';
 import type { TestService } from './helpers/service.js';
-import { referralsExact } from '../../src/server/referrals/store/referral-count-store.js';
+import { referralsExact } from '../../src/server/store/referral-count-store.js';
 import { eachDatabase } from './helpers/suite.js';
 
 const START = Date.parse('2026-03-10T12:00:00Z');

@@ -9,7 +9,7 @@ import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node
 import type { TSchema } from '@sinclair/typebox';
 import { CampaignConfig, WebhookConfig } from '../operations/domain/config-files.js';
 import type { ConfigItem, ConfigSet } from '../operations/domain/config-plan.js';
-import { locatedChecker } from '../http/validation.js';
+import { locatedChecker } from '../kernel/validation.js';
 
 export const CAMPAIGNS = 'campaigns';
 export const WEBHOOKS = 'webhooks';

@@ -5,8 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ApiErrorBody } from '../../api/schemas.js';
 import { AppError, RowsRefused } from '../kernel/errors.js';
 import { outageThrottle } from '../kernel/outage-log.js';
-import { isDatabaseUnavailable } from '../store/unavailable.js';
-import { explain } from './validation.js';
+import { isDatabaseUnavailable } from '../kernel/unavailable.js';
+import { explain } from '../kernel/validation.js';
 
 function envelope(code: string, message: string, field?: string): ApiErrorBody {
   return { error: field ? { code, message, field } : { code, message } };

@@ -23,7 +23,7 @@ import type { Ctx } from '../kernel/context.js';
 import { AppError } from '../kernel/errors.js';
 import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
 import { DAY_MS } from '../store/migrations.js';
-import { isDatabaseUnavailable } from '../store/unavailable.js';
+import { isDatabaseUnavailable } from '../kernel/unavailable.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';

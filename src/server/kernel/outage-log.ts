@@ -4,7 +4,7 @@
  * OUTAGE_LOG_EVERY_MS from each place, as a warning with how many it did not log since, rather than a
  * line each (hundreds a second). Any other failure is logged every time, as an error.
  */
-import { isDatabaseUnavailable } from '../store/unavailable.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 /** At most one warning per this long from one place while the database is away. */
 export const OUTAGE_LOG_EVERY_MS = 5_000;

@@ -1,6 +1,6 @@
 /**
  * What text the service accepts anywhere it stores or shows it: the request formats `line` and `text`
- * (../http/validation.ts) and the imported CSV rows (../referrals/domain/participant-csv.ts) apply these same rules.
+ * (./validation.ts) and the imported CSV rows (../referrals/domain/participant-csv.ts) apply these same rules.
  */
 
 /**

@@ -15,7 +15,7 @@ import { secondsSince, type DbObserver } from './observer.js';
 import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
 import { behindTransactionPooler, driverUrl, migrateWithTransactionLock } from './transaction-pooling.js';
-import { markDatabaseError } from './unavailable.js';
+import { markDatabaseError } from '../kernel/unavailable.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 

@@ -934,7 +934,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0026_referral_count_deltas': {
       async up(db: Kysely<any>) {
         // A referred sign-up's one to its referrer's count, appended instead of updating the referrer's row,
-        // which held every sign-up through one share link behind the one before it (../referrals/store/referral-count-store.ts).
+        // which held every sign-up through one share link behind the one before it (./referral-count-store.ts).
         // Readers add the rows not yet folded into participants.total_referrals. No foreign key: its check
         // would lock the referrer's row (KEY SHARE) once more, and participants are never deleted (erasing
         // one rewrites the row).

@@ -16,7 +16,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { Batches } from './batches.js';
 import { prepare } from './prepared.js';
 import type { Database } from './tables.js';
-import { isDatabaseUnavailable } from './unavailable.js';
+import { isDatabaseUnavailable } from '../kernel/unavailable.js';
 
 /** The read of one address and of several, both from the same select of participants' columns. */
 export interface ByEmail<R> {

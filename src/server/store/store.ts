@@ -44,7 +44,7 @@ import { WebhookStore, type OutboxEvent } from '../webhooks/store/webhook-store.
 import { EmailStore, type NewEmail } from '../emails/store/email-store.js';
 import { AccountSettingsStore } from '../accounts/store/account-settings-store.js';
 import { RetentionStore } from '../privacy/store/retention-store.js';
-import { countedRow, referralDelta, ReferralCountStore } from '../referrals/store/referral-count-store.js';
+import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
 import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
 import { AnswerReads } from '../referrals/store/answer-reads.js';
@@ -561,7 +561,7 @@ export class Store {
 
   /**
    * The rows a sign-up adds that no other writer shares (each a plain INSERT): its referrer's count
-   * delta (../referrals/store/referral-count-store.ts), its event and deliveries, its token, its emails.
+   * delta (./referral-count-store.ts), its event and deliveries, its token, its emails.
    */
   #signupRows(signup: NewSignup, row: ParticipantRow): Write[] {
     const now = row.created_on;

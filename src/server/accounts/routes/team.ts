@@ -20,7 +20,7 @@ import { openSession, SESSION_TTL_MS } from '../domain/sessions.js';
 import * as team from '../domain/team.js';
 import { requireActor } from '../../http/access.js';
 import { setSessionCookie } from '../../http/session-cookie.js';
-import { invitationChange, memberChange } from './audit-specs.js';
+import { invitationChange, memberChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
 const errors = ownerErrors;
@@ -114,7 +114,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
     },
     async (request, reply) => {
       const joined = await team.acceptInvitation(ctx, request.body.token, request.body.password);
-      // The audit entry's actor: the member who joined (./audit-trail.ts).
+      // The audit entry's actor: the member who joined (../../http/audit-trail.ts).
       request.actor = { accountId: joined.accountId, identity: { kind: 'user', id: joined.id, email: joined.email }, role: joined.role, ip: request.ip };
       const { token, view } = await openSession(ctx, joined);
       setSessionCookie(request, reply, token, SESSION_TTL_MS);

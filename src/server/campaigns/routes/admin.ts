@@ -38,7 +38,7 @@ import { advanceClock, getClock } from '../domain/campaign-clock.js';
 import { presentRewardEntry, presentView } from '../../referrals/domain/present.js';
 import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
-import { byObjectId, campaignChange, keyChange, participantChange } from '../../accounts/routes/audit-specs.js';
+import { byObjectId, campaignChange, keyChange, participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
 const errors = ownerErrors;

@@ -136,7 +136,7 @@ export class EmailStore {
             sql<number>`cast(${now} as bigint)`.as('updated_on'),
           ])
           .where('p.campaign_id', '=', campaignId)
-          // No referral yet, folded or not (../../referrals/store/referral-count-store.ts).
+          // No referral yet, folded or not (../../store/referral-count-store.ts).
           .where('p.total_referrals', '=', 0)
           .where((eb) => eb.not(eb.exists(eb.selectFrom('referral_count_deltas as d').select('d.referrer_id').whereRef('d.referrer_id', '=', 'p.id'))))
           .where('p.created_on', '<', joinedBefore)

@@ -10,7 +10,7 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Caches } from '../../store/caches.js';
 import type { Dialect } from '../../store/connect.js';
-import { countedRow } from '../../referrals/store/referral-count-store.js';
+import { countedRow } from '../../store/referral-count-store.js';
 import type {
   Database,
   DisputesTable,

@@ -10,7 +10,7 @@ import { joinWaitlist } from '../../engagement/domain/waitlist.js';
 import { setImmediate } from 'node:timers/promises';
 import { stringify } from 'csv-stringify';
 import { ImportRow, type ImportResult, type RowProblem } from '../../../api/schemas.js';
-import { checker } from '../../http/validation.js';
+import { checker } from '../../kernel/validation.js';
 import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { dayOf } from '../../store/stats-store.js';
 import { ownCampaign } from '../../campaigns/domain/campaigns.js';

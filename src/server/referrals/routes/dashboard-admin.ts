@@ -28,7 +28,7 @@ import { withSpooledUpload } from '../../http/upload-spool.js';
 import { listCampaignSettings } from '../../campaigns/domain/campaign-views.js';
 import { requireActor } from '../../http/access.js';
 import { acceptCsvBodies } from '../../http/csv-body.js';
-import { participantChange } from '../../accounts/routes/audit-specs.js';
+import { participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { CsvStream } from '../../http/owner-route-docs.js';
 

@@ -8,7 +8,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ListStart } from '../../store/list-start.js';
 import { participantPages, type ParticipantFilter } from './participant-pages.js';
 import { byEmail, PointReads } from '../../store/point-reads.js';
-import { referralsExact } from './referral-count-store.js';
+import { referralsExact } from '../../store/referral-count-store.js';
 import type { Database, ParticipantsTable } from '../../store/tables.js';
 
 /** The columns an answer shows, and the id and created_on a page's cursor is made of. */

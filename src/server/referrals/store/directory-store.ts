@@ -8,7 +8,7 @@ import type { ParticipantFilterName, ParticipantSort } from '../../../api/schema
 import type { Dialect } from '../../store/connect.js';
 import type { Database, ParticipantsTable } from '../../store/tables.js';
 import { bound } from '../../store/bound-limit.js';
-import { countedRow } from './referral-count-store.js';
+import { countedRow } from '../../store/referral-count-store.js';
 
 // The row type is spelled from tables.ts, not imported from store.ts, which imports this module.
 type ParticipantRow = Selectable<ParticipantsTable>;

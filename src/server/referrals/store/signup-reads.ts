@@ -19,7 +19,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { CodeOwner } from '../../store/caches.js';
 import type { Dialect } from '../../store/connect.js';
 import { prepare } from '../../store/prepared.js';
-import { participantFieldsSql } from './referral-count-store.js';
+import { participantFieldsSql } from '../../store/referral-count-store.js';
 import type { Database, ParticipantsTable } from '../../store/tables.js';
 
 type ParticipantRow = Selectable<ParticipantsTable>;
@@ -104,7 +104,7 @@ export function factsHold(a: { [K in keyof SignupAssumption]: unknown }): RawBui
 
 /**
  * One participant row of a campaign, by email or by code, with its exact referral count
- * (./referral-count-store.ts); `row_to_json` gives each as one value.
+ * (../../store/referral-count-store.ts); `row_to_json` gives each as one value.
  */
 const participantJson = (campaignId: unknown, column: 'email' | 'code', value: unknown) =>
   sql<ParticipantRow | null>`(select row_to_json(r) from (select ${participantFieldsSql('p')} from participants p where p.campaign_id = ${campaignId} and p.${sql.ref(column)} = ${value}) r)`;

@@ -8,7 +8,7 @@ import { exportRewardEntries, rewardLiability } from '../domain/liability.js';
 import { presentView } from '../../referrals/domain/present.js';
 import { refundPayment } from '../domain/refunds.js';
 import { requireActor } from '../../http/access.js';
-import { participantChange } from '../../accounts/routes/audit-specs.js';
+import { participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { CsvStream } from '../../http/owner-route-docs.js';
 

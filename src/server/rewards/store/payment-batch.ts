@@ -17,7 +17,7 @@
  */
 import { sql, type Compilable, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
 import { prepare } from '../../store/prepared.js';
-import { referralsExact, ROW_COLUMNS } from '../../referrals/store/referral-count-store.js';
+import { referralsExact, ROW_COLUMNS } from '../../store/referral-count-store.js';
 import type { Database, ParticipantsTable } from '../../store/tables.js';
 import { Batches, wroteNothing } from '../../store/batches.js';
 import type { Selectable } from 'kysely';

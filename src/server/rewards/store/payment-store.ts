@@ -6,7 +6,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysel
 import type { Dialect } from '../../store/connect.js';
 import { PaymentBatches } from './payment-batch.js';
 import { prepare } from '../../store/prepared.js';
-import { referralsExact, ROW_COLUMNS } from '../../referrals/store/referral-count-store.js';
+import { referralsExact, ROW_COLUMNS } from '../../store/referral-count-store.js';
 import { addToExisting, dayOf, type StatsStore } from '../../store/stats-store.js';
 import type { Database, ParticipantsTable, PaymentsTable } from '../../store/tables.js';
 

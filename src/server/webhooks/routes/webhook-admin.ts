@@ -13,7 +13,7 @@ import type { Ctx } from '../../kernel/context.js';
 import * as deliveries from '../domain/webhook-deliveries.js';
 import * as endpoints from '../domain/webhook-endpoints.js';
 import { requireActor } from '../../http/access.js';
-import { byObjectId, endpointChange } from '../../accounts/routes/audit-specs.js';
+import { byObjectId, endpointChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
 const errors = ownerErrors;

@@ -10,7 +10,7 @@ import { Ajv as AjvClass, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyServerOptions } from 'fastify';
-import { isLine, isText, LINE_RULE } from '../kernel/text-rules.js';
+import { isLine, isText, LINE_RULE } from './text-rules.js';
 
 type Ajv = Parameters<NonNullable<NonNullable<FastifyServerOptions['ajv']>['onCreate']>>[0];
 type Validate = (s: string) => boolean;

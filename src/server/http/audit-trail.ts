@@ -1,6 +1,6 @@
 /**
  * The audit log, written at the route layer, generically: every protected route whose permission is
- * `change` or `manage` (../../http/permissions.ts) writes exactly one entry for each call that succeeds (2xx),
+ * `change` or `manage` (./permissions.ts) writes exactly one entry for each call that succeeds (2xx),
  * and none for a refused call or a replayed Idempotency-Key answer (nothing ran). A route refines what
  * is recorded with a declaration in its config, `audit` (AuditSpec below): which campaign and target
  * the call is about, and a snapshot of that target, read before the handler and again after it. Routes
@@ -10,9 +10,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { recordAudit } from '../domain/audit.js';
-import type { Actor, Ctx } from '../../kernel/context.js';
-import { REPLAYED_HEADER } from '../../http/idempotency.js';
+import { recordAudit } from '../accounts/domain/audit.js';
+import type { Actor, Ctx } from '../kernel/context.js';
+import { REPLAYED_HEADER } from './idempotency.js';
 
 /** The fields of a call: its query and its JSON body together. */
 export type CallFields = Record<string, unknown>;

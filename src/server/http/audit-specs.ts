@@ -2,14 +2,14 @@
  * What the change routes declare for their audit entries (./audit-trail.ts): which target they
  * change, and how to read its state before and after. A route with none of these is still recorded.
  */
-import { listCampaignSettings } from '../../campaigns/domain/campaign-views.js';
-import type { Actor } from '../../kernel/context.js';
-import type { Ctx } from '../../kernel/context.js';
-import { listApiKeys } from '../domain/keys.js';
-import { getParticipant } from '../../referrals/domain/participants.js';
-import { presentView } from '../../referrals/domain/present.js';
-import { findInvitation, findMember } from '../domain/team.js';
-import { listEndpoints } from '../../webhooks/domain/webhook-endpoints.js';
+import { listCampaignSettings } from '../campaigns/domain/campaign-views.js';
+import type { Actor } from '../kernel/context.js';
+import type { Ctx } from '../kernel/context.js';
+import { listApiKeys } from '../accounts/domain/keys.js';
+import { getParticipant } from '../referrals/domain/participants.js';
+import { presentView } from '../referrals/domain/present.js';
+import { findInvitation, findMember } from '../accounts/domain/team.js';
+import { listEndpoints } from '../webhooks/domain/webhook-endpoints.js';
 import type { AuditSpec, CallFields } from './audit-trail.js';
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -9,13 +9,13 @@
  * statement (REFERRALS_EXACT): one snapshot, so the sum is exact whichever side of a fold it falls on. A
  * fold (foldReferrer) moves one referrer's deltas into the column in one transaction, DELETE ... RETURNING
  * then UPDATE, so a reader sees base + deltas or base' + nothing, and a crash between the two statements
- * rolls both back. Folds keep the delta table short (the folder, ../domain/referral-folder.ts) and make
+ * rolls both back. Folds keep the delta table short (the folder, ../referrals/domain/referral-folder.ts) and make
  * the column right before a read orders by it (foldCampaign).
  */
 import { sql, type Kysely } from 'kysely';
-import { bound } from '../../store/bound-limit.js';
-import { prepare } from '../../store/prepared.js';
-import type { Database, ParticipantsTable } from '../../store/tables.js';
+import { bound } from './bound-limit.js';
+import { prepare } from './prepared.js';
+import type { Database, ParticipantsTable } from './tables.js';
 
 /**
  * A participant's referral count as of this statement: the folded column plus the deltas not yet folded.
