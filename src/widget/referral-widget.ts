@@ -28,6 +28,7 @@ import { captureCode } from './code-capture.js';
 import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
 import { withNetworkRetries } from './retry.js';
+import type { OwnStanding } from './reward-standing.js';
 import { defaultApiBase } from './script-origin.js';
 import * as storage from './storage.js';
 import { styles } from './styles.js';
@@ -53,8 +54,6 @@ export type WidgetState =
 /** The URL parameter of the links the service emails (confirmation, sign-in). */
 const LINK_PARAM = 'refkit_verify';
 
-/** What getMyReferrals says beyond the participant: known for a participant just created too (no one yet). */
-export type OwnStanding = Omit<MyReferrals, 'participant'>;
 
 export interface FieldError {
   field: string;

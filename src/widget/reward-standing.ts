@@ -5,8 +5,11 @@
  */
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
-import type { MyRewards } from '../api/widget-schemas.js';
+import type { MyReferrals, MyRewards } from '../api/widget-schemas.js';
 import { icons } from './icons.js';
+
+/** What getMyReferrals says beyond the participant: known for a participant just created too (no one yet). */
+export type OwnStanding = Omit<MyReferrals, 'participant'>;
 
 /** A date as the locale writes it, e.g. "Jan 12, 2027", "12 janv. 2027", in a <time>. */
 export const dateOf = (iso: string, locale: string) =>

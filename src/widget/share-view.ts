@@ -12,7 +12,7 @@ import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import type { Campaign, LeaderboardEntry, MyReferral, Participant, WidgetSettings } from '../api/client.js';
 import type { LeaderboardSettings, RewardRules, ShareMessages } from '../api/schemas.js';
 import type { MyRank, MyRewards, MyWaitlist } from '../api/widget-schemas.js';
-import type { OwnStanding } from './referral-widget.js';
+import type { OwnStanding } from './reward-standing.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
 import { leaderboardView } from './leaderboard-view.js';

@@ -22,7 +22,7 @@ import type { ApiErrorBody, ErrorCode } from '../../api/schemas.js';
 import type { Ctx } from '../kernel/context.js';
 import { AppError } from '../kernel/errors.js';
 import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
-import { DAY_MS } from '../store/migrations.js';
+import { DAY_MS } from '../kernel/time.js';
 import { isDatabaseUnavailable } from '../kernel/unavailable.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

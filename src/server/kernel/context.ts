@@ -1,7 +1,13 @@
 import type { Store } from '../store/store.js';
 import type { DomainMetrics } from './metrics.js';
-import type { ScryptCost } from '../accounts/domain/passwords.js';
 import type { Role } from './roles.js';
+
+/** scrypt's parameters (../accounts/domain/passwords.ts): stored with each hash, so a hash is checked with the cost it was made with. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
 
 /** An email to one person. Both bodies are given: mail clients that show no HTML get the text. */
 export interface MailMessage {

@@ -311,6 +311,8 @@ const apiKeyByHash = prepare((db, hash: string) => db.selectFrom('api_keys').sel
 
 export type { ListStart };
 export type { ParticipantFilter };
+/** The ledger's rows as other capabilities' rules read them (presenting a participant's rewards). */
+export type { ListedRewardEntry, RewardEntryRow } from '../rewards/store/reward-entry-store.js';
 
 export class Store {
   /** The webhook outbox, over the same connection (and so the same transaction) as this store. */

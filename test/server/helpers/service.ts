@@ -10,7 +10,7 @@ import type { CreateCampaignBody } from '../../../src/api/schemas.js';
 import { buildApp } from '../../../src/server/app.js';
 import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/kernel/context.js';
 import { createApiKey } from '../../../src/server/accounts/domain/keys.js';
-import type { ScryptCost } from '../../../src/server/accounts/domain/passwords.js';
+import type { ScryptCost } from '../../../src/server/kernel/context.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
 import type { TrustProxy } from '../../../src/server/config.js';

@@ -5,6 +5,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
 import pLimit from 'p-limit';
+import type { ScryptCost } from '../../kernel/context.js';
 
 const scryptAsync = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
 /**
@@ -15,13 +16,6 @@ const scryptAsync = promisify(scryptCb) as (password: string, salt: Buffer, keyl
 const SCRYPT_SLOTS = 2;
 const slots = pLimit(SCRYPT_SLOTS);
 const scrypt = (...args: Parameters<typeof scryptAsync>) => slots(() => scryptAsync(...args));
-
-/** scrypt's parameters: stored with each hash, so a hash is checked with the cost it was made with. */
-export interface ScryptCost {
-  N: number;
-  r: number;
-  p: number;
-}
 
 /** N = 2^15, r = 8, p = 3: 32 MiB per guess, one of the equivalent minimums OWASP lists for scrypt. */
 export const PASSWORD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };

@@ -12,6 +12,9 @@ import { campaignMode, seesMode } from '../../kernel/test-mode.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
 
+/** A campaign's row, for the routes that show one (they read no SQL of their own). */
+export type { CampaignRow };
+
 /** The status a campaign reads as: a campaign whose end date has passed is End, whatever was stored. */
 export function effectiveStatus(c: CampaignRow, now: number): CampaignStatus {
   if (c.status !== 'End' && c.end_on !== null && c.end_on <= now) return 'End';

@@ -13,7 +13,7 @@ import type { Ctx } from '../../kernel/context.js';
 import { checkUnsubscribeLink, unsubscribe, UNSUBSCRIBE_PATH } from '../domain/unsubscribe.js';
 import { FRAME_WORDS } from '../domain/email-texts.js';
 import { fill } from '../domain/render.js';
-import type { CampaignRow } from '../../store/store.js';
+import type { CampaignRow } from '../../campaigns/domain/campaigns.js';
 
 const LinkQuery = Type.Object({
   c: Type.String({ format: 'line', minLength: 1, maxLength: 64, description: 'The campaign' }),

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import escapeHtml from 'escape-html';
-import type { CampaignRow } from '../../store/store.js';
+import type { CampaignRow } from '../../campaigns/domain/campaigns.js';
 import { lookupCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
 import { DEMO_CAMPAIGN_ID } from '../../seed.js';

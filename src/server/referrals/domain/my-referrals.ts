@@ -5,8 +5,7 @@
  * proof (./proof.ts): the browser's participant token, or the host's email signature for `email`.
  */
 import { MAX_MY_CODES, MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type MyReferrals, type MyRewards, type ReferralStatus } from '../../../api/widget-schemas.js';
-import type { RewardEntryRow } from '../../rewards/store/reward-entry-store.js';
-import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
+import type { CampaignRow, ParticipantRow, RewardEntryRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
 import { maskEmail, normalizeEmail } from '../../kernel/email.js';

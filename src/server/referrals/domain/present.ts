@@ -1,8 +1,7 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../../api/schemas.js';
 import type { AnsweredParticipant } from '../store/answer-reads.js';
-import type { ListedRewardEntry } from '../../rewards/store/reward-entry-store.js';
-import type { CampaignRow, ParticipantRow } from '../../store/store.js';
+import type { CampaignRow, ListedRewardEntry, ParticipantRow } from '../../store/store.js';
 import { effectiveStatus } from '../../campaigns/domain/campaigns.js';
 import type { PageResult } from '../../kernel/paging.js';
 import { leaderboardOf } from '../../engagement/domain/leaderboard-settings.js';
