@@ -16,13 +16,16 @@ export interface SuiteResult {
   passed: boolean;
   /** The exit code, or the signal that ended the suite. */
   exit: string;
+  /** How long it ran, in ms. */
+  ms: number;
 }
 
 export function runSuites(suites: Suite[], stdio: StdioOptions = 'inherit'): SuiteResult[] {
   return suites.map(({ name, command, args }) => {
+    const start = performance.now();
     const run = spawnSync(command, args, { stdio });
     const exit = run.error ? run.error.message : run.signal ? `signal ${run.signal}` : `exit ${run.status}`;
-    return { name, passed: !run.error && run.status === 0, exit };
+    return { name, passed: !run.error && run.status === 0, exit, ms: performance.now() - start };
   });
 }
 
@@ -32,7 +35,7 @@ export function report(results: SuiteResult[]): string {
   const failed = results.filter((r) => !r.passed);
   return [
     'Test suites:',
-    ...results.map((r) => `  ${r.name.padEnd(width)}  ${r.passed ? 'passed' : `FAILED (${r.exit})`}`),
+    ...results.map((r) => `  ${r.name.padEnd(width)}  ${(r.passed ? 'passed' : `FAILED (${r.exit})`).padEnd(18)} ${(r.ms / 1000).toFixed(0).padStart(5)} s`),
     failed.length === 0 ? `All ${results.length} suites passed.` : `${failed.length} of ${results.length} suites failed: ${failed.map((r) => r.name).join(', ')}.`,
   ].join('\n');
 }

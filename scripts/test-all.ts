@@ -7,8 +7,12 @@
  *   npm test -- server e2e        only those suites
  *   npm test -- --preflight       only the check of the machine
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { preflight } from '../test/requirements.js';
 import { report, runSuites, type Suite } from './suites.js';
+import { slowestList } from './test-times.mjs';
 
 /** The suites, by name, each an npm script of package.json. */
 const SUITES: Record<string, string> = {
@@ -48,6 +52,11 @@ if (onlyPreflight) {
 }
 
 const suites: Suite[] = (names.length > 0 ? names : Object.keys(SUITES)).map((name) => ({ name, command: 'npm', args: ['run', SUITES[name]!] }));
+// Each node:test suite's reporter (scripts/slowest-files.mjs) leaves its files' times here.
+const timesDir = (process.env.TEST_TIMES_DIR = mkdtempSync(join(tmpdir(), 'refkit-test-times-')));
 const results = runSuites(suites);
+const times = Object.assign({}, ...readdirSync(timesDir).map((f) => JSON.parse(readFileSync(join(timesDir, f), 'utf8')) as Record<string, number>));
+rmSync(timesDir, { recursive: true, force: true });
+if (Object.keys(times).length > 0) console.log(`\n${slowestList(times)}`);
 console.log(`\n${report(results)}`);
 process.exit(results.every((r) => r.passed) ? 0 : 1);
