@@ -1,5 +1,5 @@
 /**
- * The layout's import rules (.dependency-cruiser.cjs, run by `npm run lint`) catch what they are for:
+ * The layout's import rules (.dependency-cruiser.mjs, run by `npm run lint`) catch what they are for:
  * each rule is shown a small tree that breaks it, and the tree as it is passes. A rule that stopped
  * matching (a renamed folder, a wrong pattern) would let the breach through and fail here. And the
  * layout's own check (scripts/check-layout.js): a crowded folder and a folder without a README fail.
@@ -20,7 +20,7 @@ after(() => trees.forEach((t) => rmSync(t, { recursive: true, force: true })));
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'refkit-layout-'));
   trees.push(dir);
-  cpSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+  cpSync(join(ROOT, '.dependency-cruiser.mjs'), join(dir, '.dependency-cruiser.mjs'));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }));
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -31,7 +31,7 @@ function tree(files: Record<string, string>): string {
 
 /** The names of the rules the tree breaks (empty when it passes), from depcruise's JSON. */
 function broken(dir: string): string[] {
-  const run = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.mjs', '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
   assert.ok(run.stdout.startsWith('{'), `depcruise ran: ${run.stderr}`);
   const result = JSON.parse(run.stdout) as { summary: { violations: { rule: { name: string } }[] } };
   return [...new Set(result.summary.violations.map((v) => v.rule.name))].sort();
@@ -82,7 +82,7 @@ describe('layout rules', () => {
       ...Object.fromEntries(targets.map((f) => [f, ok])),
       ...Object.fromEntries(breaches.map(([file, target]) => [file, `import '${target}';\n${ok}`])),
     });
-    const run = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [DEPCRUISE, 'src', '--config', '.dependency-cruiser.mjs', '--output-type', 'json'], { cwd: dir, encoding: 'utf8' });
     const violations = (JSON.parse(run.stdout) as { summary: { violations: { from: string; rule: { name: string } }[] } }).summary.violations;
     assert.deepEqual(
       violations.map((v) => `${v.from}: ${v.rule.name}`).sort(),

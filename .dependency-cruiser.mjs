@@ -11,7 +11,7 @@
 const CAPS = '(accounts|billing|campaigns|emails|engagement|operations|payouts|privacy|referrals|rewards|webhooks)';
 const ROOT = '^src/server/(app|serve|runtime|config|banner|seed|database-url|cli)\\.ts$|^src/server/cli/';
 
-module.exports = {
+export default {
   forbidden: [
     {
       name: 'no-circular',
