@@ -14,14 +14,14 @@ import { preflight } from '../test/requirements.js';
 import { report, runSuites, type Suite } from './suites.js';
 import { slowestList } from './test-times.mjs';
 
-/** The suites, by name, each an npm script of package.json. */
-const SUITES: Record<string, string> = {
-  typecheck: 'typecheck',
-  lint: 'lint',
-  manifest: 'test:manifest',
-  server: 'test:server',
-  widget: 'test:widget',
-  e2e: 'test:e2e',
+/** The suites, by name, each an npm script of package.json; those of one stage run at the same time (scripts/suites.ts). */
+const SUITES: Record<string, { script: string; stage?: string }> = {
+  typecheck: { script: 'typecheck', stage: 'static' },
+  lint: { script: 'lint', stage: 'static' },
+  manifest: { script: 'test:manifest', stage: 'static' },
+  server: { script: 'test:server' },
+  widget: { script: 'test:widget' },
+  e2e: { script: 'test:e2e' },
 };
 
 const args = process.argv.slice(2);
@@ -51,10 +51,10 @@ if (onlyPreflight) {
   process.exit(0);
 }
 
-const suites: Suite[] = (names.length > 0 ? names : Object.keys(SUITES)).map((name) => ({ name, command: 'npm', args: ['run', SUITES[name]!] }));
+const suites: Suite[] = (names.length > 0 ? names : Object.keys(SUITES)).map((name) => ({ name, command: 'npm', args: ['run', SUITES[name]!.script], stage: SUITES[name]!.stage }));
 // Each node:test suite's reporter (scripts/slowest-files.mjs) leaves its files' times here.
 const timesDir = (process.env.TEST_TIMES_DIR = mkdtempSync(join(tmpdir(), 'refkit-test-times-')));
-const results = runSuites(suites);
+const results = await runSuites(suites);
 const times = Object.assign({}, ...readdirSync(timesDir).map((f) => JSON.parse(readFileSync(join(timesDir, f), 'utf8')) as Record<string, number>));
 rmSync(timesDir, { recursive: true, force: true });
 if (Object.keys(times).length > 0) console.log(`\n${slowestList(times)}`);

@@ -52,13 +52,18 @@ describe("the documentation's shell examples", () => {
       'set -euo pipefail',
       // An HTTP error answer fails the script too (curl alone exits 0 on a 4xx).
       'curl() { command curl --fail-with-body "$@"; echo; }',
+      // `npx refkit` runs this package's bin (node_modules/.bin/refkit, from package.json's "bin"): npx
+      // itself is checked to reach it once, as pasted; then each `npx refkit ...` runs that bin straight,
+      // without npx's own start (about a second a command, most of this test's time otherwise).
+      '[ "$(command npx refkit --help)" = "$(node_modules/.bin/refkit --help)" ] || { echo "npx refkit does not run this package\'s bin"; exit 1; }',
+      `npx() { if [ "$1" = refkit ]; then shift; ${JSON.stringify(join(ROOT, 'node_modules/.bin/refkit'))} "$@"; else command npx "$@"; fi; }`,
       ...blocks.map((b) => `echo "--- ${b.name}"\n${b.code.replaceAll('localhost:8787', `localhost:${port}`)}`),
     ].join('\n');
     const run = spawnSync('bash', ['-c', script], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
-      // About 30 CLI commands, each a Node start: generous, so that a loaded machine does not cut it short.
+      // About 40 CLI commands, each a Node start: generous, so that a loaded machine does not cut it short.
       timeout: 900_000,
     });
     const output = `${run.stdout}\n${run.stderr}`;

@@ -78,7 +78,8 @@ eachDatabase('caches in one process', (service) => {
   });
 });
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: a pooler cannot carry LISTEN: other processes' changes must still reach the caches.
+const kinds = await databaseKinds({ pgbouncer: true });
 const KEY = 'sk_caches_test_0123456789abcdefghijklmnop';
 
 for (const kind of kinds) {

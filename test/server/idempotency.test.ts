@@ -52,6 +52,7 @@ async function payments(s: TestService, id: string, email = 'ben@example.com') {
 
 const storedKeys = async (s: TestService) => (await s.ctx.store.db.selectFrom('idempotency_keys').select('key').execute()).map((r) => r.key);
 
+// Through PgBouncer too: a key's claim and its answer are written in transactions on pooled server sessions.
 eachDatabase('Idempotency-Key', (service) => {
   it('a retried qualifyParticipant with the same key counts the payment once and replays the same body, marked Idempotent-Replayed', async () => {
     const s = service();
@@ -254,7 +255,7 @@ eachDatabase('Idempotency-Key', (service) => {
       assert.equal(again.text, first.text, op.path);
     }
   });
-});
+}, { pgbouncer: true });
 
 /** Valid fields for an operation, naming the test's campaign and referee where it asks for them. */
 function fieldsFor(op: Operation, campaignId: string): Record<string, unknown> {
@@ -264,6 +265,7 @@ function fieldsFor(op: Operation, campaignId: string): Record<string, unknown> {
 }
 
 let clock = Date.now();
+// Through PgBouncer too: a key's claim and its answer are written in transactions on pooled server sessions.
 eachDatabase(
   'Idempotency-Key expiry',
   (service) => {
@@ -306,7 +308,7 @@ eachDatabase(
       assert.deepEqual(await payments(s, id), { count: 2, cents: 1000 });
     });
   },
-  { now: () => clock },
+  { now: () => clock, pgbouncer: true },
 );
 
 const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;

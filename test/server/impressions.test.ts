@@ -21,6 +21,7 @@ async function campaignOf(s: TestService, n: number) {
   return { id, emails, ids, day: Math.floor(s.ctx.now() / DAY_MS) };
 }
 
+// Through PgBouncer too: impressions are written in batches of their own transactions, beside the requests.
 eachDatabase('impression batches', (service) => {
   it('count each new visitor once per participant and day, across chunks, campaigns and days', async () => {
     const s = service();
@@ -118,4 +119,4 @@ eachDatabase('impression batches', (service) => {
     assert.equal((await store.findParticipantByEmail(id, 'ann@example.com'))!.impression_count, 1);
     assert.deepEqual((await store.stats.daily(id)).map((d) => d.impressions), [1]);
   });
-});
+}, { pgbouncer: true });

@@ -16,7 +16,8 @@ import { CARRIED_OVER_LABEL } from '../../src/server/rewards/store/reward-entry-
 import { Store } from '../../src/server/store/store.js';
 import { databaseKinds } from './helpers/databases.js';
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: migrations take their lock and run their transactions through the pooler.
+const kinds = await databaseKinds({ pgbouncer: true });
 
 for (const kind of kinds) {
   describe(`migrate [${kind.name}]`, { skip: kind.skip }, () => {

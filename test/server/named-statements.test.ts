@@ -12,7 +12,8 @@ import { behindTransactionPooler, driverUrl } from '../../src/server/store/trans
 import { databaseKinds } from './helpers/databases.js';
 import { startService, type TestService } from './helpers/service.js';
 
-const postgres = (await databaseKinds()).find((k) => k.name === 'postgres')!;
+// Through PgBouncer too: nothing may be sent named through a transaction pooler.
+const postgres = (await databaseKinds({ pgbouncer: true })).find((k) => k.name === 'postgres')!;
 
 describe('named statements [postgres]', { skip: postgres.skip }, () => {
   let s: TestService;
@@ -54,7 +55,7 @@ describe('named statements [postgres]', { skip: postgres.skip }, () => {
  * Behind a transaction-pooling PgBouncer (DATABASE_URL with pgbouncer=true) nothing may be named: each
  * call may run on another server session than the one that prepared the statement.
  */
-const pgbouncer = (await databaseKinds()).find((k) => k.name === 'pgbouncer')!;
+const pgbouncer = (await databaseKinds({ pgbouncer: true })).find((k) => k.name === 'pgbouncer')!;
 
 describe('named statements [pgbouncer]', { skip: pgbouncer.skip }, () => {
   const participantRead = prepare((db, email: string) => db.selectFrom('participants').select('email').where('email', '=', email));

@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { rejects } from './helpers/assert.js';
 import { eachDatabase } from './helpers/suite.js';
 
+// Through PgBouncer too: the sign-up, the service's most frequent write: one statement on PostgreSQL, on a pooled session.
 eachDatabase('addParticipant', (service) => {
   it('creates a participant with every field filled from state', async () => {
     const s = service();
@@ -68,4 +69,4 @@ eachDatabase('addParticipant', (service) => {
     await rejects(() => s.admin.addParticipant({ id, email: 'x@example.com', referredByEmail: 'ghost@example.com' }), 404, 'referrer_not_found');
     assert.deepEqual(await s.admin.getAllParticipants(id), []);
   });
-});
+}, { pgbouncer: true });

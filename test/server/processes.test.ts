@@ -10,7 +10,8 @@ import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { startProcess, type ServiceProcess, fastWebhooks } from './helpers/process.js';
 import { startReceiver, waitFor } from './helpers/receiver.js';
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: several processes share the pooler's server sessions.
+const kinds = await databaseKinds({ pgbouncer: true });
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
 const FAST_WEBHOOKS = fastWebhooks();
 

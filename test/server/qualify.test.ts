@@ -12,6 +12,7 @@ async function referral(s: TestService) {
   return id;
 }
 
+// Through PgBouncer too: payments, credits and redemptions: the transactions that move money.
 eachDatabase('qualifyParticipant', (service) => {
   it('credits both sides once, on the first call', async () => {
     const s = service();
@@ -70,8 +71,9 @@ eachDatabase('qualifyParticipant', (service) => {
     }
     assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, false);
   });
-});
+}, { pgbouncer: true });
 
+// Through PgBouncer too: payments, credits and redemptions: the transactions that move money.
 eachDatabase('redeemReward', (service) => {
   it('redeems from a balance and never below zero, even in parallel', async () => {
     const s = service();
@@ -94,8 +96,9 @@ eachDatabase('redeemReward', (service) => {
     await rejects(() => s.admin.redeemReward({ id, email: 'ben@example.com', kind: 'referee', amount: 0 }), 400, 'invalid_request');
     assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).refereeRewardBalance, 3);
   });
-});
+}, { pgbouncer: true });
 
+// Through PgBouncer too: payments, credits and redemptions: the transactions that move money.
 eachDatabase('fraud scoring and approval', (service) => {
   it('an alias of the referrer is high risk: nothing is credited until approval, then once', async () => {
     const s = service();
@@ -129,4 +132,4 @@ eachDatabase('fraud scoring and approval', (service) => {
     assert.equal(await score('y@mailinator.com'), 'high');
     assert.equal(await score('z@example.com'), 'medium');
   });
-});
+}, { pgbouncer: true });

@@ -159,6 +159,7 @@ for (const kind of await databaseKinds()) {
   });
 }
 
+// Through PgBouncer too: the pruner's lease is a row, held across its transactions on pooled sessions.
 eachDatabase('retention pruner', (service) => {
   it('clears old IPs and deletes old delivered webhooks and logged emails; keeps pending, failed, reminders and recent rows', async () => {
     const s = service();
@@ -315,4 +316,4 @@ eachDatabase('retention pruner', (service) => {
         `${report.batches} batches, ${answeredAt.length} sign-ups answered meanwhile (${midway.length} mid-run)\n`,
     );
   });
-});
+}, { pgbouncer: true });

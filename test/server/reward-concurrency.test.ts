@@ -26,6 +26,7 @@ async function referees(s: TestService, rules: Record<string, unknown>, n: numbe
 const unlockedEvents = async (s: TestService) =>
   Number((await s.ctx.store.db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number | string>().as('n')).where('event_type', '=', 'reward_unlocked').executeTakeFirstOrThrow()).n);
 
+// Through PgBouncer too: concurrent transactions on pooled server sessions must still serialize as one after another.
 eachDatabase(
   'reward engine under parallel calls',
   (service, kind) => {
@@ -103,5 +104,5 @@ eachDatabase(
       }
     });
   },
-  { now: () => clock.now },
+  { now: () => clock.now, pgbouncer: true },
 );

@@ -15,7 +15,8 @@ import { cli } from './helpers/cli.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { startProcess } from './helpers/process.js';
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: the schema check reads the catalog through the pooler.
+const kinds = await databaseKinds({ pgbouncer: true });
 const KEY = 'sk_test_0123456789abcdefghijklmnop';
 const FUTURE = '9999_from_a_newer_release';
 

@@ -27,7 +27,8 @@ const ANSWERED_BEFORE_SIGNAL = 100;
 /** How fetch reports a connection the service refused, reset or closed: the outcomes a client may see. */
 const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/;
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: transactions in flight when a process closes go through pooled sessions.
+const kinds = await databaseKinds({ pgbouncer: true });
 
 for (const kind of kinds) {
   describe(`graceful shutdown [${kind.name}]`, { skip: kind.skip }, () => {
@@ -185,7 +186,7 @@ describe('shutdown waits for handlers, not only for connections', () => {
 
 describe('a request that reaches a closing service', () => {
   it('is answered 503 service_closing in the envelope, with Retry-After and Connection: close, and runs no handler', { timeout: 20_000 }, async () => {
-    const [sqlite] = await databaseKinds();
+    const [sqlite] = await databaseKinds({ pgbouncer: true });
     const s = await startService(sqlite!);
     const id = await s.campaign();
     try {

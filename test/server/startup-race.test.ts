@@ -12,7 +12,8 @@ import { RefkitClient } from '../../src/api/client.js';
 import { databaseKinds } from './helpers/databases.js';
 import { cli, startProcess, type ServiceProcess } from './helpers/process.js';
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: processes that start together migrate through the pooler, one at a time.
+const kinds = await databaseKinds({ pgbouncer: true });
 const KEY = 'sk_race_test_Qm4r9XvT2bLp8WzK1nYc7HdJ';
 // helpers/open-at.ts, as this file runs: bundled JavaScript in .test-build/, or TypeScript under tsx (whose
 // --import the child inherits through execArgv).

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { report, runSuites } from '../../scripts/suites.js';
+import { report, runSuites, type SuiteResult } from '../../scripts/suites.js';
 import { ROOT } from './helpers/root.js';
 
 const dirs: string[] = [];
@@ -80,9 +80,12 @@ describe('npm test: the check of the machine', () => {
 });
 
 describe('npm test: the suites', () => {
-  it('runs every suite after a failing one, and reports each result', () => {
+  /** The report with each suite's time (it varies) written as N. */
+  const reported = (results: SuiteResult[]) => report(results).replace(/  \d+ s$/gm, '  N s');
+
+  it('runs every suite after a failing one, and reports each result and time', async () => {
     const marker = join(tempDir(), 'ran');
-    const results = runSuites(
+    const results = await runSuites(
       [
         { name: 'first', command: process.execPath, args: ['-e', 'process.exit(3)'] },
         { name: 'second', command: process.execPath, args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '')`] },
@@ -90,15 +93,42 @@ describe('npm test: the suites', () => {
       'ignore',
     );
     assert.ok(existsSync(marker), 'the suite after the failing one ran');
-    assert.deepEqual(results, [
-      { name: 'first', passed: false, exit: 'exit 3' },
-      { name: 'second', passed: true, exit: 'exit 0' },
-    ]);
-    assert.equal(report(results), ['Test suites:', '  first   FAILED (exit 3)', '  second  passed', '1 of 2 suites failed: first.'].join('\n'));
+    assert.deepEqual(
+      results.map(({ ms, ...r }) => (assert.ok(ms > 0), r)),
+      [
+        { name: 'first', passed: false, exit: 'exit 3' },
+        { name: 'second', passed: true, exit: 'exit 0' },
+      ],
+    );
+    assert.equal(reported(results), ['Test suites:', '  first   FAILED (exit 3)  N s', `  second  ${'passed'.padEnd('FAILED (exit 3)'.length)}  N s`, '1 of 2 suites failed: first.'].join('\n'));
   });
 
-  it('says all passed only when every suite did', () => {
-    const results = runSuites([{ name: 'only', command: process.execPath, args: ['-e', ''] }], 'ignore');
-    assert.equal(report(results), 'Test suites:\n  only  passed\nAll 1 suites passed.');
+  it('says all passed only when every suite did', async () => {
+    const results = await runSuites([{ name: 'only', command: process.execPath, args: ['-e', ''] }], 'ignore');
+    assert.equal(reported(results), 'Test suites:\n  only  passed  N s\nAll 1 suites passed.');
+  });
+
+  it('runs the suites of one stage at the same time, and the next only once they have all ended', async () => {
+    const dir = tempDir();
+    // Each of the stage's two suites waits for the other's file: run one after another, neither would end.
+    const waitFor = (mine: string, theirs: string) =>
+      `const fs = require('node:fs'); fs.writeFileSync(${JSON.stringify(join(dir, mine))}, ''); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(join(dir, theirs))})) { clearInterval(t); if (${JSON.stringify(mine)} === 'a') process.exit(5); } }, 10);`;
+    const after = `process.exit(require('node:fs').existsSync(${JSON.stringify(join(dir, 'a'))}) && require('node:fs').existsSync(${JSON.stringify(join(dir, 'b'))}) ? 0 : 9)`;
+    const results = await runSuites(
+      [
+        { name: 'a', command: process.execPath, args: ['-e', waitFor('a', 'b')], stage: 'static' },
+        { name: 'b', command: process.execPath, args: ['-e', waitFor('b', 'a')], stage: 'static' },
+        { name: 'c', command: process.execPath, args: ['-e', after] },
+      ],
+      'ignore',
+    );
+    assert.deepEqual(
+      results.map((r) => [r.name, r.exit]),
+      [
+        ['a', 'exit 5'],
+        ['b', 'exit 0'],
+        ['c', 'exit 0'],
+      ],
+    );
   });
 });

@@ -10,7 +10,8 @@ import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { dumpDatabase } from './helpers/dump.js';
 import { startService } from './helpers/service.js';
 
-const kinds = await databaseKinds();
+// Through PgBouncer too: the test databases of each kind, this one included.
+const kinds = await databaseKinds({ pgbouncer: true });
 
 async function dump(db: TestDatabase, dialect: 'sqlite' | 'postgres'): Promise<string> {
   const c = connect(db.url);

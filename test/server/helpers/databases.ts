@@ -18,8 +18,9 @@
  * The third kind, `pgbouncer`, is PostgreSQL reached through a transaction-pooling PgBouncer of this
  * process's own (./own-pgbouncer.ts), as docs/deployment.md#behind-pgbouncer deploys it: the same
  * schemas, each served under an alias of its own, with URLs that say `pgbouncer=true`. Under CI a missing
- * `pgbouncer` fails the run. Files whose tests start their own PostgreSQL, or measure load, leave it out
- * (`databaseKinds({ pgbouncer: false })`, saying why; docs/testing.md lists them).
+ * `pgbouncer` fails the run. Only the files whose outcome a transaction pooler can change run through it
+ * (`databaseKinds({ pgbouncer: true })`, or `pgbouncer: true` to `eachDatabase`, each saying why;
+ * docs/testing.md lists them).
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -356,10 +357,11 @@ async function removeAll(): Promise<void> {
 process.once('beforeExit', () => void removeAll());
 
 /**
- * SQLite, PostgreSQL and (unless `pgbouncer: false`) PostgreSQL through PgBouncer; each PostgreSQL kind
- * carries a skip reason when it cannot run outside CI.
+ * SQLite, PostgreSQL and (with `pgbouncer: true`) PostgreSQL through PgBouncer; each PostgreSQL kind
+ * carries a skip reason when it cannot run outside CI. Through PgBouncer is for the files whose outcome a
+ * transaction pooler can change (docs/testing.md lists them and why): each says `pgbouncer: true`.
  */
-export async function databaseKinds({ pgbouncer: throughPgbouncer = true }: { pgbouncer?: boolean } = {}): Promise<DatabaseKind[]> {
+export async function databaseKinds({ pgbouncer: throughPgbouncer = false }: { pgbouncer?: boolean } = {}): Promise<DatabaseKind[]> {
   pgReachable ??= checkPostgres();
   const pgSkip = await pgReachable;
   const kinds = [sqlite, postgres('postgres', pgSkip, async (schema) => schemaUrl(schema))];

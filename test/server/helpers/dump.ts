@@ -46,3 +46,57 @@ export async function dumpDatabase(db: AnyDb, dialect: 'sqlite' | 'postgres'): P
   const { rows } = await sql<{ name: string; rows: string }>`${sql.raw(await statement)}`.execute(db);
   return rows.map((r) => `${r.name}\n${r.rows}`).join('\n\n');
 }
+
+/**
+ * The rows of a service's database as `dumpDatabase` gives them, dumped again only when something may
+ * have written since the last dump: the fuzz tests compare the rows after every one of thousands of
+ * calls, and most calls are refused before any statement, so most dumps found what the one before did.
+ * The mark that tells is read before each dump, so a write during a dump is seen by the next look.
+ * - SQLite: `PRAGMA data_version` on a connection of this helper's own, which changes whenever another
+ *   connection (the service's writer) commits;
+ * - PostgreSQL: a sequence that a statement-level trigger on every table of the schema advances on any
+ *   INSERT, UPDATE, DELETE or TRUNCATE (a sequence is never rolled back: a write that was undone only
+ *   costs a dump, never hides one).
+ * Sound both ways round: an unchanged mark means no write, and any write changes the mark.
+ */
+export interface RowsWatch {
+  rows(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function watchRows(db: AnyDb, dialect: 'sqlite' | 'postgres', url: string): Promise<RowsWatch> {
+  let mark: () => Promise<string>;
+  let close = async () => {};
+  if (dialect === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const own = new Database(url.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    mark = async () => String(own.pragma('data_version', { simple: true }));
+    close = async () => void own.close();
+  } else {
+    const [{ schema }] = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows as [{ schema: string }];
+    const q = quoted(schema);
+    await sql.raw(`create sequence if not exists ${q}.refkit_test_writes`).execute(db);
+    await sql.raw(`create or replace function ${q}.refkit_test_write() returns trigger language plpgsql as $$ begin perform nextval('${q}.refkit_test_writes'); return null; end $$`).execute(db);
+    const { rows: tables } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE'`.execute(db);
+    for (const { name } of tables) {
+      await sql.raw(`create or replace trigger refkit_test_write after insert or update or delete or truncate on ${q}.${quoted(name)} for each statement execute function ${q}.refkit_test_write()`).execute(db);
+    }
+    mark = async () => {
+      const { rows } = await sql.raw<{ last_value: string; is_called: boolean }>(`select last_value, is_called from ${q}.refkit_test_writes`).execute(db);
+      return `${rows[0]!.last_value}:${rows[0]!.is_called}`;
+    };
+  }
+  let seen: string | undefined;
+  let last = '';
+  return {
+    async rows() {
+      const now = await mark();
+      if (now !== seen) {
+        last = await dumpDatabase(db, dialect);
+        seen = now;
+      }
+      return last;
+    },
+    close,
+  };
+}

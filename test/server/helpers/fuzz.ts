@@ -20,7 +20,7 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { createApiKey } from '../../../src/server/accounts/domain/keys.js';
 import { createOwner, resetOwner } from '../../../src/server/accounts/domain/owners.js';
-import { dumpDatabase } from './dump.js';
+import { watchRows, type RowsWatch } from './dump.js';
 import {
   BODY_NUMBER_EDGES,
   BODY_OTHER_EDGES,
@@ -125,6 +125,8 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
     const onRejection = (reason: unknown) => rejections.push(reason);
     /** The rows as the previous call left them: each call's dump is the next one's "before". */
     let rows = '';
+    /** Dumps the rows again only when something wrote since (./dump.ts). */
+    let watch: RowsWatch;
 
     before(async () => {
       process.on('unhandledRejection', onRejection);
@@ -143,6 +145,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
       const other = await createApiKey(s.ctx, { accountId: Number(account!.id) }, 'other');
       await createOwner(s.ctx, OWNER.email, OWNER.password);
       session = await signIn(s);
+      watch = await watchRows(s.ctx.store.db, kind.dialect, s.database.url);
       world = {
         campaigns: [a, b, 'demo', 'cmp_nope'],
         emails: ['ann@example.com', 'ben@example.com', 'cat@example.com', 'new@example.com', OWNER.email],
@@ -151,8 +154,9 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
         otherKey: other.key,
       };
     });
-    after(() => {
+    after(async () => {
       process.off('unhandledRejection', onRejection);
+      await watch?.close();
     });
 
     /**
@@ -170,7 +174,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
       assert.ok(res.status < 500, said);
       // A call's impressions are written in batches after the answer: flushed, so they count as its own.
       await s.ctx.store.flushImpressions();
-      const now = await dumpDatabase(s.ctx.store.db, kind.dialect);
+      const now = await watch.rows();
       if (res.status >= 400) {
         if (method !== 'HEAD') {
           const body = res.body ?? (() => { try { return JSON.parse(res.text) as unknown; } catch { return undefined; } })();
@@ -186,7 +190,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
     async function fromHere() {
       const s = service();
       await s.ctx.store.flushImpressions();
-      rows = await dumpDatabase(s.ctx.store.db, kind.dialect);
+      rows = await watch.rows();
     }
 
     /** Values that mean something to the service for a field of this name, else one its schema accepts. */
@@ -310,7 +314,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
       await resetOwner(s.ctx, OWNER.email, OWNER.password);
       await s.ctx.store.db.deleteFrom('signin_failures').execute();
       session = await signIn(s);
-      rows = await dumpDatabase(s.ctx.store.db, kind.dialect);
+      rows = await watch.rows();
     }
 
     it(`random and hostile requests to every operation, as every kind of caller: never 500, always the envelope, refusals change nothing`, async () => {
@@ -383,7 +387,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
       const cases = fc.constantFrom(...targets).chain((t) => fc.record({ t: fc.constant(t), c: fc.constantFrom(...forbidden(t)), at: fc.nat() }));
 
       // Every call here is refused, so the rows never change from this dump.
-      const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
+      const before = await watch.rows();
       await fc.assert(
         fc.asyncProperty(cases, async ({ t, c, at }) => {
           const valid = String(validSample(t.schema));
@@ -393,7 +397,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
           const what = `${t.op.path} ${t.name}=${JSON.stringify(fields[t.name])} -> ${res.status} ${res.text}`;
           assert.equal(res.status, 400, what);
           assert.deepEqual([(res.body as { error: { code: string; field?: string } }).error.code, (res.body as { error: { field?: string } }).error.field], ['invalid_request', t.name], what);
-          assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), before);
+          assert.equal(await watch.rows(), before);
         }),
         { numRuns: Math.max(100, targets.length * 3), ...seeded },
       );
@@ -495,7 +499,7 @@ export function fuzzSuite(only: 'sqlite' | 'postgres'): void {
         socket.resume();
       });
       assert.equal((await fetch(`${s.url}/readyz`)).status, 200, 'the service still answers');
-      assert.equal(await dumpDatabase(s.ctx.store.db, kind.dialect), rows, 'the cut-off request changed nothing');
+      assert.equal(await watch.rows(), rows, 'the cut-off request changed nothing');
       assert.deepEqual(rejections, [], 'no unhandled rejection');
     });
 

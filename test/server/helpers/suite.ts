@@ -7,19 +7,19 @@ import { after, afterEach, before, beforeEach, describe } from 'node:test';
 import { databaseKinds, type DatabaseKind } from './databases.js';
 import { startService, type ServiceOptions, type TestService } from './service.js';
 
-const kinds = await databaseKinds();
-/** The kinds but PostgreSQL through PgBouncer, for files that leave it out (each says why). */
-const directKinds = await databaseKinds({ pgbouncer: false });
+/** With PostgreSQL through PgBouncer, for the files whose outcome a pooler can change (each says why). */
+const kinds = await databaseKinds({ pgbouncer: true });
+const directKinds = await databaseKinds();
 
 /**
- * A service's options, `pgbouncer: false` to leave out the PgBouncer kind, and `only` to run on one kind
+ * A service's options, `pgbouncer: true` to run through PgBouncer too (docs/testing.md: which files, and why), and `only` to run on one kind
  * (a long file split in one file a kind, so that the runner runs them side by side, each within its limit).
  */
 export type SuiteOptions = ServiceOptions & { pgbouncer?: boolean; only?: DatabaseKind['name'] };
 
 type Body = (service: () => TestService, kind: DatabaseKind) => void;
 
-function perDatabase(name: string, body: Body, shared: boolean, { pgbouncer = true, only, ...options }: SuiteOptions = {}): void {
+function perDatabase(name: string, body: Body, shared: boolean, { pgbouncer = false, only, ...options }: SuiteOptions = {}): void {
   for (const kind of (pgbouncer ? kinds : directKinds).filter((k) => only === undefined || k.name === only)) {
     describe(`${name} [${kind.name}]`, { skip: kind.skip }, () => {
       let current: TestService | undefined;
@@ -49,6 +49,6 @@ export const eachDatabaseShared = (name: string, body: Body, options?: SuiteOpti
  */
 export function kindsAtOnce(title: string, body: (kind: DatabaseKind) => void): void {
   describe(title, { concurrency: true }, () => {
-    for (const kind of kinds) body(kind);
+    for (const kind of directKinds) body(kind);
   });
 }
