@@ -81,7 +81,7 @@ describe('npm test: the check of the machine', () => {
 
 describe('npm test: the suites', () => {
   /** The report with each suite's time (it varies) written as N. */
-  const reported = (results: SuiteResult[]) => report(results).replace(/  \d+ s$/gm, '  N s');
+  const reported = (results: SuiteResult[]) => report(results).replace(/ {2}\d+ s$/gm, '  N s');
 
   it('runs every suite after a failing one, and reports each result and time', async () => {
     const marker = join(tempDir(), 'ran');
