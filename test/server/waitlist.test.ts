@@ -17,6 +17,8 @@ import { eachDatabase } from './helpers/suite.js';
 
 const START = Date.parse('2026-03-10T12:00:00Z');
 const clock = { now: START };
+/** The property tests' moves, committed this many at a time (see where it is used). */
+const STEPS_PER_TRANSACTION = 64;
 
 async function placeOf(s: TestService, id: string, email: string): Promise<MyWaitlist | undefined> {
   const p = await s.ctx.store.findParticipantByEmail(id, email);
@@ -221,34 +223,42 @@ eachDatabase(
         ids.push(...rows.map((r) => Number(r.id)));
       }
       const model = new Map<number, { seq: number; key: number }>();
-      for (const p of ids) model.set(p, { seq: await s.ctx.store.transaction((tx) => tx.waitlists.join(id, p)), key: 0 });
+      // Joined and moved in transactions of STEPS_PER_TRANSACTION calls: each call's rows and arithmetic are
+      // what it would write alone, and a commit apiece (thousands of disk syncs) was most of this test's time.
+      for (let from = 0; from < ids.length; from += STEPS_PER_TRANSACTION) {
+        await s.ctx.store.transaction(async (tx) => {
+          for (const p of ids.slice(from, from + STEPS_PER_TRANSACTION)) model.set(p, { seq: await tx.waitlists.join(id, p), key: 0 });
+        });
+      }
       for (const m of model.values()) m.key = m.seq;
       let seed = 11;
       // The high bits of a linear congruential generator (its low bits repeat with short periods).
       const random = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n));
-      for (let step = 0; step < 1500; step++) {
+      for (let from = 0; from < 1500; from += STEPS_PER_TRANSACTION) await s.ctx.store.transaction(async (tx) => {
+      for (let step = from; step < Math.min(1500, from + STEPS_PER_TRANSACTION); step++) {
         const roll = random(40);
         // Grants of the first N take the front: only in the first half, so that some keys stay below zero.
         if (roll === 0 && step < 750) {
           const count = 1 + random(3);
-          const granted = await s.ctx.store.transaction((tx) => tx.waitlists.grant(id, { count }, START));
+          const granted = await tx.waitlists.grant(id, { count }, START);
           const expected = [...model].sort(([, a], [, b]) => a.key - b.key || a.seq - b.seq).slice(0, count).map(([p]) => p);
           assert.deepEqual(granted.map((g) => g.participantId), expected);
           for (const p of expected) model.delete(p);
         } else if (roll === 1) {
           const p = ids[random(people)]!;
-          await s.ctx.store.transaction((tx) => tx.waitlists.grant(id, { participantIds: [p] }, START));
+          await tx.waitlists.grant(id, { participantIds: [p] }, START);
           model.delete(p);
         } else {
           // Mostly forward, sometimes back (a refund): keys cross buckets both ways; the first 40, who
           // refer a lot, go below zero.
           const p = ids[random(2) === 0 ? random(40) : random(people)]!;
           const by = roll < 8 ? spots : -spots;
-          await s.ctx.store.transaction((tx) => tx.waitlists.move(id, p, by));
+          await tx.waitlists.move(id, p, by);
           const m = model.get(p);
           if (m) m.key += by;
         }
       }
+      });
       assert.ok([...model.values()].some((m) => m.key < 0), 'some keys went below zero');
       const deltas = await s.ctx.store.db.selectFrom('waitlist_deltas').select('bucket').where('campaign_id', '=', id).execute();
       assert.ok(deltas.length > 3, `deltas in ${deltas.length} buckets`);
