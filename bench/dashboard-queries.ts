@@ -27,7 +27,7 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return median(ms);
 }
 
-for (const kind of await databaseKinds()) {
+for (const kind of await databaseKinds({ pgbouncer: true })) {
   if (kind.skip) {
     console.log(`[${kind.name}] skipped: ${kind.skip}`);
     continue;

@@ -59,7 +59,8 @@ const only = values.routes?.split(',').map((r) => r.trim());
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-const kinds = await databaseKinds();
+// Every kind, PgBouncer included: the benchmark measures each way of deploying.
+const kinds = await databaseKinds({ pgbouncer: true });
 for (const k of kinds.filter((k) => k.skip)) log(`[${k.name}] skipped: ${k.skip}`);
 const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.name === values.db));
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
