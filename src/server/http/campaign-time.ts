@@ -8,7 +8,8 @@ import fp from 'fastify-plugin';
 import type { Ctx } from '../kernel/context.js';
 import { enterCampaignTime, offsetOf } from '../kernel/campaign-time.js';
 
-function campaignIdOf(request: FastifyRequest): string | undefined {
+/** The campaign a request is about: the one its `id` names (body, query or path), if any (it may name something else). */
+export function campaignIdOf(request: FastifyRequest): string | undefined {
   for (const source of [request.body, request.query, request.params]) {
     const id = (source as { id?: unknown } | undefined | null)?.id;
     if (typeof id === 'string') return id;

@@ -21,7 +21,8 @@ import stringify from 'safe-stable-stringify';
 import type { ApiErrorBody, ErrorCode } from '../../api/schemas.js';
 import type { Ctx } from '../kernel/context.js';
 import { AppError } from '../kernel/errors.js';
-import { IdempotencyStore, type IdempotencyRow } from '../store/idempotency-store.js';
+import { campaignIdOf } from './campaign-time.js';
+import { IdempotencyStore, TEST_MODE_KEYS, type IdempotencyRow } from '../store/idempotency-store.js';
 import { DAY_MS } from '../kernel/time.js';
 import { isDatabaseUnavailable } from '../kernel/unavailable.js';
 
@@ -129,6 +130,20 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       .header(REPLAYED_HEADER, 'true')
       .send(row.body);
 
+  /**
+   * The key as stored: test mode's keys apart from live mode's, so that a test run's `order-5555` never
+   * blocks (or is replayed to) the live call with the same key. The mode is the campaign's for a call
+   * about a campaign (the one its `id` names, of the caller's account), else the caller's: a test key's,
+   * live for a live key, a session or the CLI. Live keys are stored as sent (as before there were modes);
+   * a test key's behind a prefix that no valid key can begin with (a control character).
+   */
+  const namespaced = async (request: FastifyRequest, key: string, accountId: number): Promise<string> => {
+    const id = campaignIdOf(request);
+    const campaign = id === undefined ? undefined : await ctx.store.findCampaign(id);
+    const test = campaign !== undefined && campaign.account_id === accountId ? campaign.test === 1 : request.actor?.test === true;
+    return test ? `${TEST_MODE_KEYS}${key}` : key;
+  };
+
   /** Claims the key, or answers: true when the handler is to run. */
   const begin = async (request: FastifyRequest, reply: FastifyReply, key: string, accountId: number): Promise<boolean> => {
     if (!VALID_KEY.test(key)) throw badKey();
@@ -138,6 +153,7 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       await store.purge(now - IDEMPOTENCY_WINDOW_MS);
     }
     const print = fingerprint(request);
+    key = await namespaced(request, key, accountId);
     let claimed = await store.claim(accountId, key, print, now);
     if (!claimed) {
       const row = await store.find(accountId, key);

@@ -4,6 +4,10 @@
  * other method. A caller whose role does not allow it is refused 403 `forbidden` before anything runs
  * (before the Idempotency-Key is claimed, so the refusal writes nothing). Sessions carry the user's role;
  * secret keys and the CLI act as owners (../kernel/roles.ts, docs/team.md).
+ *
+ * A test key (sk_test_) is an owner of test mode only (../kernel/test-mode.ts): routes that act on the
+ * whole account, beyond any campaign and so beyond any mode (members, invitations, account settings),
+ * say `accountWide: true` and refuse it 403 `forbidden` the same way (docs/security.md).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -15,6 +19,8 @@ import { allows, type Permission } from '../kernel/roles.js';
 export interface RouteRule {
   permission?: Permission;
   audited: boolean;
+  /** Acts on the whole account (members, settings): refused to test keys. */
+  accountWide?: true;
 }
 
 declare module 'fastify' {
@@ -25,6 +31,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What a protected route needs (./permissions.ts): read (GET's default), change (other methods' default) or manage (members, keys). */
     permission?: Permission;
+    /** The route acts on the whole account, beyond any mode (members, invitations, account settings): test keys are refused. */
+    accountWide?: true;
   }
 }
 
@@ -52,7 +60,7 @@ async function permissions(app: FastifyInstance) {
       const request = { method, routeOptions: { config } } as Pick<FastifyRequest, 'method' | 'routeOptions'>;
       const permission = permissionOf(request);
       const audited = permission === 'change' || permission === 'manage' ? config.audit?.record !== false : config.audit !== undefined;
-      if (permission !== undefined || audited) rules.set(`${method} ${route.url}`, { ...(permission && { permission }), audited });
+      if (permission !== undefined || audited) rules.set(`${method} ${route.url}`, { ...(permission && { permission }), audited, ...(config.accountWide && { accountWide: true as const }) });
     }
     // The OpenAPI document tells the truth: every protected route may answer 403 forbidden.
     const response = route.schema?.response as Record<string, unknown> | undefined;
@@ -64,7 +72,11 @@ async function permissions(app: FastifyInstance) {
     const role = request.actor?.role;
     if (role === undefined) return done();
     const needed = permissionOf(request);
-    if (needed === undefined || allows(role, needed)) return done();
+    if (needed === undefined) return done();
+    if (request.actor?.test === true && request.routeOptions.config.accountWide) {
+      return done(new AppError(403, 'forbidden', 'A test key acts on test mode only, never on the whole account (members, invitations, settings): use a live key or the dashboard'));
+    }
+    if (allows(role, needed)) return done();
     done(new AppError(403, 'forbidden', `Your role (${role}) may not ${WHAT[needed]}`));
   });
 }

@@ -13,6 +13,13 @@ import { invalid } from './errors.js';
 /** Whether the actor may see a campaign of this mode: a key only its own mode's, a user or the CLI any. */
 export const seesMode = (actor: Actor, c: Pick<CampaignRow, 'test'>): boolean => actor.test === undefined || actor.test === (c.test === 1);
 
+/**
+ * Whether what the actor reads or changes across campaigns (a person's data, the audit log) is limited to
+ * test campaigns' rows: a test key's is; a live key's, a user's and the CLI's span both modes (an erasure
+ * must reach a person wherever they are; docs/testing-mode.md).
+ */
+export const testOnly = (actor: Actor): boolean => actor.test === true;
+
 /** Whether the actor may see a key's or a webhook endpoint's row of this mode (as for campaigns: seesMode). */
 export const seesRow = (actor: Actor, row: { test: number }): boolean => actor.test === undefined || actor.test === (row.test === 1);
 

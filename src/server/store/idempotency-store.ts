@@ -8,6 +8,12 @@ import type { Database, IdempotencyKeysTable } from './tables.js';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 
+/**
+ * What a test mode call's key is stored behind (../http/idempotency.ts): a control character no valid
+ * key holds ends it, so no live key can be mistaken for a test one.
+ */
+export const TEST_MODE_KEYS = 'test\u001f';
+
 /** What an answer leaves to be replayed. */
 export interface StoredAnswer {
   status: number;

@@ -40,11 +40,16 @@ async function dumpStatement(db: AnyDb, dialect: 'sqlite' | 'postgres'): Promise
   return parts.join('\nunion all ');
 }
 
-export async function dumpDatabase(db: AnyDb, dialect: 'sqlite' | 'postgres'): Promise<string> {
+/** Every table's rows as sorted text, one line a row, by table name. */
+export async function dumpTables(db: AnyDb, dialect: 'sqlite' | 'postgres'): Promise<Map<string, string[]>> {
   let statement = statementOf.get(db);
   if (!statement) statementOf.set(db, (statement = dumpStatement(db, dialect)));
   const { rows } = await sql<{ name: string; rows: string }>`${sql.raw(await statement)}`.execute(db);
-  return rows.map((r) => `${r.name}\n${r.rows}`).join('\n\n');
+  return new Map(rows.map((r) => [r.name, r.rows === '' ? [] : r.rows.split('\n')]));
+}
+
+export async function dumpDatabase(db: AnyDb, dialect: 'sqlite' | 'postgres'): Promise<string> {
+  return [...(await dumpTables(db, dialect))].map(([name, rows]) => `${name}\n${rows.join('\n')}`).join('\n\n');
 }
 
 /**

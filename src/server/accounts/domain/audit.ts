@@ -12,6 +12,7 @@ import { spreadsheetSafe } from '../../kernel/csv-cells.js';
 import { invalid } from '../../kernel/errors.js';
 import { fetchPage, pageRequest, type PageResult } from '../../kernel/paging.js';
 import { iso } from '../../kernel/time.js';
+import { testOnly } from '../../kernel/test-mode.js';
 
 /** What one change was: the action, what it was done to, and the state before and after. */
 export interface AuditRecord {
@@ -89,6 +90,7 @@ function filterOf(actor: Actor, q: Omit<AuditLogQuery, 'page' | 'pageSize' | 'cu
   if (from !== undefined && to !== undefined && from > to) throw invalid('to', 'to must not be before from');
   return {
     accountId: actor.accountId,
+    ...(testOnly(actor) && { testOnly: true }),
     ...(q.actor !== undefined && { actor: q.actor.trim().toLowerCase() === 'cli' ? 'cli' : q.actor.trim() }),
     ...(q.action !== undefined && { action: q.action }),
     ...(q.campaignId !== undefined && { campaignId: q.campaignId }),

@@ -4,7 +4,7 @@ import type { ApiKey } from '../../../api/schemas.js';
 import type { ApiKeyRow } from '../../store/store.js';
 import { newId } from '../../kernel/ids.js';
 import { DEFAULT_ACCOUNT, type Actor, type Ctx } from '../../kernel/context.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, invalid } from '../../kernel/errors.js';
 import { hashSecret, newSecret } from '../../kernel/secrets.js';
 import { seesRow } from '../../kernel/test-mode.js';
 import { iso } from '../../kernel/time.js';
@@ -28,7 +28,8 @@ function presentKey(row: ApiKeyRow): ApiKey {
  * keys made before test mode are `sk_...` with any text after (the demo's and many set-ups' happen to
  * begin `sk_test_`), and all of them are live.
  */
-export async function createApiKey(ctx: Ctx, actor: Actor, name: string, test = false): Promise<ApiKey & { key: string }> {
+export async function createApiKey(ctx: Ctx, actor: Actor, name: string, asked?: boolean): Promise<ApiKey & { key: string }> {
+  const test = keyMode(actor, asked);
   const key = newSecret(test ? 'sk_test' : 'sk_live');
   const row: ApiKeyRow = {
     id: newId('key'),
@@ -42,6 +43,16 @@ export async function createApiKey(ctx: Ctx, actor: Actor, name: string, test = 
   };
   await ctx.store.insertApiKey(row);
   return { ...presentKey(row), key };
+}
+
+/**
+ * The mode of a key the actor creates: as asked, live by default; a test key makes test keys only (no
+ * `test` means test, and asking for a live one is refused: a test key must not mint live access).
+ */
+function keyMode(actor: Actor, asked: boolean | undefined): boolean {
+  if (actor.test !== true) return asked ?? false;
+  if (asked === false) throw invalid('test', 'A test key creates test keys only: use a live key or the dashboard for a live key');
+  return true;
 }
 
 /** Revokes a key of the account; a key may revoke only keys of its own mode (a test key, never a live one). */

@@ -21,7 +21,8 @@ async function refuseNullPeriods(request: { body: unknown }): Promise<void> {
 
 const errors = accessErrors;
 const common = ownerRoute('admin');
-const config = { access: 'secret' as const };
+// The account's settings hold for both modes' data: no test key reaches them (../../http/permissions.ts).
+const config = { access: 'secret' as const, accountWide: true as const };
 
 export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.get(

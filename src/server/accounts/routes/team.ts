@@ -25,8 +25,9 @@ import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
 const errors = ownerErrors;
 const common = ownerRoute('team');
-const read = { access: 'secret' as const };
-const manage = { access: 'secret' as const, idempotent: true, permission: 'manage' as const };
+// Members and invitations are the account's, beyond any mode: no test key reaches them (../../http/permissions.ts).
+const read = { access: 'secret' as const, accountWide: true as const };
+const manage = { access: 'secret' as const, accountWide: true as const, idempotent: true, permission: 'manage' as const };
 
 export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string | undefined }> = async (app, { ctx, publicUrl }) => {
   /** Where the invitation link points: PUBLIC_URL, else the address this request reached. */

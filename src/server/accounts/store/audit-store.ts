@@ -17,6 +17,8 @@ export interface AuditFilter {
   actor?: string;
   action?: string;
   campaignId?: string;
+  /** Only the entries of the account's test campaigns (what a test key sees: ../../kernel/test-mode.ts testOnly). */
+  testOnly?: boolean;
   /** Inclusive from, exclusive to (ms). */
   from?: number;
   to?: number;
@@ -29,11 +31,16 @@ export class AuditStore {
     await this.db.insertInto('audit_log').values(row).execute();
   }
 
+  #testCampaigns(accountId: number) {
+    return this.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('test', '=', 1);
+  }
+
   #filtered(f: AuditFilter) {
     let q = this.db.selectFrom('audit_log').selectAll().where('account_id', '=', f.accountId);
     if (f.actor !== undefined) q = q.where('actor_label', '=', f.actor);
     if (f.action !== undefined) q = q.where('action', '=', f.action);
     if (f.campaignId !== undefined) q = q.where('campaign_id', '=', f.campaignId);
+    if (f.testOnly) q = q.where('campaign_id', 'in', this.#testCampaigns(f.accountId));
     if (f.from !== undefined) q = q.where('created_on', '>=', f.from);
     if (f.to !== undefined) q = q.where('created_on', '<', f.to);
     return q;
@@ -47,16 +54,17 @@ export class AuditStore {
     return q.execute();
   }
 
-  /** The account's entries whose target or snapshots mention `text` (lower case), whatever its case there. */
-  mentioning(accountId: number, text: string): Promise<Pick<AuditRow, 'id' | 'target' | 'before' | 'after'>[]> {
+  /** The account's entries (`testOnly`: its test campaigns') whose target or snapshots mention `text` (lower case), whatever its case there. */
+  mentioning({ accountId, testOnly }: { accountId: number; testOnly: boolean }, text: string): Promise<Pick<AuditRow, 'id' | 'target' | 'before' | 'after'>[]> {
     const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const mentions = (column: 'target' | 'before' | 'after') => sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
-    return this.db
+    let q = this.db
       .selectFrom('audit_log')
       .select(['id', 'target', 'before', 'after'])
       .where('account_id', '=', accountId)
-      .where((eb) => eb.or([mentions('target'), mentions('before'), mentions('after')]))
-      .execute();
+      .where((eb) => eb.or([mentions('target'), mentions('before'), mentions('after')]));
+    if (testOnly) q = q.where('campaign_id', 'in', this.#testCampaigns(accountId));
+    return q.execute();
   }
 
   /** Rewrites an entry's target and snapshots (erasing a person): the only change an entry allows. */

@@ -7,13 +7,14 @@ import { ownCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { mailUnavailable } from '../../referrals/domain/email-links.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, invalid } from '../../kernel/errors.js';
 import type { EmailData } from './email-outbox.js';
 import { leaderboardOf } from '../../engagement/domain/leaderboard-settings.js';
 import { rulesOf } from '../../rewards/domain/reward-rules.js';
 import { DAY_MS } from '../../kernel/time.js';
 import type { CampaignRow } from '../../store/store.js';
 import { composeEmail, lifecycleMessage, textOf } from './compose.js';
+import { NOT_A_TEST_ADDRESS, testMayEmail } from '../../kernel/test-mode.js';
 
 /** What the sample participant's email of a kind is about, as a change of this campaign would give it (made up where it has none). */
 function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailData {
@@ -45,23 +46,29 @@ async function render(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: s
   const saved = await textOf(ctx.store, campaign, body.kind, body.locale);
   const text = { subject: body.subject ?? saved.subject, body: body.body ?? saved.body };
   const sample = { id: 0, email: 'alex@example.com', first_name: 'Alex', code: 'SAMPLE1', locale: body.locale };
-  return composeEmail(ctx.store, baseUrl, campaign, body.kind, sample, sampleData(campaign, body.kind, ctx.now()), text);
+  return { campaign, email: await composeEmail(ctx.store, baseUrl, campaign, body.kind, sample, sampleData(campaign, body.kind, ctx.now()), text) };
 }
 
 export async function previewEmail(ctx: Ctx, actor: Actor, body: PreviewEmailBody, baseUrl: string): Promise<EmailPreview> {
-  const { subject, html, text, attachments = [] } = await render(ctx, actor, body, baseUrl);
+  const { subject, html, text, attachments = [] } = (await render(ctx, actor, body, baseUrl)).email;
   // A page shows no cid: images (a mail client resolves them from the message): the QR code goes inline.
   const inline = attachments.reduce((h, a) => h.replaceAll(`cid:${a.cid}`, `data:${a.contentType};base64,${a.content.toString('base64')}`), html);
   return { subject, html: inline, text };
 }
 
-/** Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive). */
+/**
+ * Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive). A test
+ * campaign's (the only kind a test key reaches) goes as its own emails go: to an address at a domain
+ * reserved for testing only, marked as a test (the subject's prefix and the X-Refkit-Test header).
+ */
 export async function sendTestEmail(ctx: Ctx, actor: Actor, body: TestEmailBody, baseUrl: string): Promise<void> {
   const to = normalizeEmail(body.to, 'to');
   if (!ctx.mailer) throw mailUnavailable();
-  const email = await render(ctx, actor, body, baseUrl);
+  const { campaign, email } = await render(ctx, actor, body, baseUrl);
+  const test = campaign.test === 1;
+  if (test && !testMayEmail(to)) throw invalid('to', `This is a test campaign: ${NOT_A_TEST_ADDRESS}`);
   try {
-    await ctx.mailer.send(lifecycleMessage(to, email));
+    await ctx.mailer.send(lifecycleMessage(to, email, test));
   } catch (err) {
     throw new AppError(503, 'unavailable', 'The SMTP server did not take the email; try again in a few minutes', undefined, undefined, err);
   }

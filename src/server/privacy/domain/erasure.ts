@@ -9,13 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import { ERASED_NAME, erasedEmail } from '../../../api/erased.js';
 import type { ErasureResult } from '../../../api/person-schemas.js';
-import type { Anonymised, PersonParticipant } from '../store/person-store.js';
+import type { Anonymised, PersonParticipant, PersonScope } from '../store/person-store.js';
 import type { Store } from '../../store/store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { addressHash } from './erasure-block.js';
 import { emitErased } from '../../webhooks/domain/webhook-events.js';
 import { iso } from '../../kernel/time.js';
+import { testOnly } from '../../kernel/test-mode.js';
 
 /**
  * The code an erased participant's row keeps: unique (a generated code has no `-`), unguessable, and
@@ -44,12 +45,12 @@ function scrub(json: string, email: string, anonymised: Map<number, Anonymised>)
  * entry that mentions the address, in any case, the address and the participants' names become "Deleted
  * participant" in its target and snapshots.
  */
-async function redactAudit(tx: Store, accountId: number, email: string, found: readonly PersonParticipant[]): Promise<void> {
+async function redactAudit(tx: Store, scope: PersonScope, email: string, found: readonly PersonParticipant[]): Promise<void> {
   const names = new Set(found.flatMap((p) => [p.first_name, p.last_name]).flatMap((n) => (n?.trim() ? [n.trim().toLowerCase()] : [])));
   const address = new RegExp(email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
   const replace = (v: string) => (names.has(v.trim().toLowerCase()) ? ERASED_NAME : v.replace(address, ERASED_NAME));
   const json = (text: string | null) => (text === null ? null : JSON.stringify(mapStrings(JSON.parse(text), replace)));
-  for (const e of await tx.audit.mentioning(accountId, email)) {
+  for (const e of await tx.audit.mentioning(scope, email)) {
     await tx.audit.redact(e.id, { target: e.target === null ? null : replace(e.target), before: json(e.before), after: json(e.after) });
   }
 }
@@ -57,12 +58,15 @@ async function redactAudit(tx: Store, accountId: number, email: string, found: r
 export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Promise<ErasureResult> {
   const email = normalizeEmail(rawEmail);
   const { accountId } = actor;
+  // A test key erases the person from its test campaigns only, and leaves what spans the account (the
+  // block on the address's referral credit, the dashboard's sign-in throttle) as it is.
+  const scope: PersonScope = { accountId, testOnly: testOnly(actor) };
   const now = ctx.now();
   const { result, queued } = await ctx.store.transaction(async (tx) => {
     const people = tx.people;
-    const found = await people.participants(accountId, email);
+    const found = await people.participants(scope, email);
     // Read before the rows change: events are found by the address and by the participants' ids.
-    const events = await people.events(accountId, email, found.map((p) => p.id));
+    const events = await people.events(scope, email, found.map((p) => p.id));
     const anonymised = new Map<number, Anonymised>();
     for (const p of found) {
       const to = { email: erasedEmail(p.id), code: erasedCode() };
@@ -74,12 +78,12 @@ export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Pro
       await people.renameInOthersEmails(p.id, (data) => JSON.stringify({ ...(JSON.parse(data) as object), friend: ERASED_NAME }));
     }
     for (const e of events) await people.setEventPayload(e.id, scrub(e.payload, email, anonymised));
-    await redactAudit(tx, accountId, email, found);
-    await people.deleteAddressRows(accountId, email);
-    await people.dropStripeEmail(accountId, email);
-    await people.deleteAnswersWith(accountId, email);
-    await people.deleteThrottleRows(email);
-    if (found.length > 0) {
+    await redactAudit(tx, scope, email, found);
+    await people.deleteAddressRows(scope, email);
+    await people.dropStripeEmail(scope, email);
+    await people.deleteAnswersWith(scope, email);
+    if (!scope.testOnly) await people.deleteThrottleRows(email);
+    if (found.length > 0 && !scope.testOnly) {
       const salt = await people.ensureSalt(accountId, randomBytes(32).toString('hex'), now);
       await people.recordErased(accountId, addressHash(salt, email), now);
     }

@@ -12,6 +12,7 @@ import { describeReferral } from '../../referrals/domain/my-referrals.js';
 import { maskEmail } from '../../kernel/email.js';
 import { presentParticipant, presentRewardEntry } from '../../referrals/domain/present.js';
 import { DAY_MS, iso } from '../../kernel/time.js';
+import { testOnly } from '../../kernel/test-mode.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 const day = (n: number) => iso(n * DAY_MS).slice(0, 10);
@@ -19,14 +20,15 @@ const day = (n: number) => iso(n * DAY_MS).slice(0, 10);
 export async function exportPerson(ctx: Ctx, actor: Actor, rawEmail: string): Promise<PersonExport> {
   const email = normalizeEmail(rawEmail);
   const people = ctx.store.people;
-  const found = await people.participants(actor.accountId, email);
+  const scope = { accountId: actor.accountId, testOnly: testOnly(actor) };
+  const found = await people.participants(scope, email);
   const ids = found.map((p) => p.id);
   const [participants, pending, links, events, stripe] = await Promise.all([
     Promise.all(found.map((p) => participation(ctx.store, p))),
-    people.pendingSignups(actor.accountId, email),
-    people.emailLinks(actor.accountId, email),
-    people.events(actor.accountId, email, ids),
-    people.stripeEvents(actor.accountId, email, ids),
+    people.pendingSignups(scope, email),
+    people.emailLinks(scope, email),
+    people.events(scope, email, ids),
+    people.stripeEvents(scope, email, ids),
   ]);
   return {
     email,

@@ -11,6 +11,7 @@ import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from
 import type { Caches } from '../../store/caches.js';
 import type { Dialect } from '../../store/connect.js';
 import { countedRow } from '../../store/referral-count-store.js';
+import { TEST_MODE_KEYS } from '../../store/idempotency-store.js';
 import type {
   Database,
   DisputesTable,
@@ -25,6 +26,15 @@ import type {
 } from '../../store/tables.js';
 
 export type PersonParticipant = Selectable<ParticipantsTable> & { campaign_name: string };
+
+/**
+ * Whose rows a person's export or erasure reaches: the account's, in both modes; or, for a test key, its
+ * test campaigns' only (a test key never reads or touches live data: docs/security.md).
+ */
+export interface PersonScope {
+  accountId: number;
+  testOnly: boolean;
+}
 
 /** What an erasure changes in a participant's own row: the address, names, network and code replaced. */
 export interface Anonymised {
@@ -44,31 +54,32 @@ export class PersonStore {
     return this.dialect === 'postgres' ? sql<SqlBool>`strpos(${sql.ref(column)}, ${text}) > 0` : sql<SqlBool>`instr(${sql.ref(column)}, ${text}) > 0`;
   }
 
-  #accountCampaigns(accountId: number) {
-    return this.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId);
+  #accountCampaigns(scope: PersonScope) {
+    const q = this.db.selectFrom('campaigns').select('id').where('account_id', '=', scope.accountId);
+    return scope.testOnly ? q.where('test', '=', 1) : q;
   }
 
   // ---- reads ----
 
   /** The participants with this address in the account's campaigns, oldest first. */
-  participants(accountId: number, email: string): Promise<PersonParticipant[]> {
-    return this.db
+  participants(scope: PersonScope, email: string): Promise<PersonParticipant[]> {
+    let q = this.db
       .selectFrom('participants as p')
       .innerJoin('campaigns as c', 'c.id', 'p.campaign_id')
       .select(countedRow('p'))
       .select('c.name as campaign_name')
-      .where('c.account_id', '=', accountId)
-      .where('p.email', '=', email)
-      .orderBy('p.id')
-      .execute();
+      .where('c.account_id', '=', scope.accountId)
+      .where('p.email', '=', email);
+    if (scope.testOnly) q = q.where('c.test', '=', 1);
+    return q.orderBy('p.id').execute();
   }
 
-  pendingSignups(accountId: number, email: string): Promise<Selectable<PendingSignupsTable>[]> {
-    return this.db.selectFrom('pending_signups').selectAll().where('campaign_id', 'in', this.#accountCampaigns(accountId)).where('email', '=', email).orderBy('id').execute();
+  pendingSignups(scope: PersonScope, email: string): Promise<Selectable<PendingSignupsTable>[]> {
+    return this.db.selectFrom('pending_signups').selectAll().where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).orderBy('id').execute();
   }
 
-  emailLinks(accountId: number, email: string): Promise<Selectable<EmailLinksTable>[]> {
-    return this.db.selectFrom('email_links').selectAll().where('campaign_id', 'in', this.#accountCampaigns(accountId)).where('email', '=', email).orderBy('created_on').execute();
+  emailLinks(scope: PersonScope, email: string): Promise<Selectable<EmailLinksTable>[]> {
+    return this.db.selectFrom('email_links').selectAll().where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).orderBy('created_on').execute();
   }
 
   tokens(participantId: number) {
@@ -128,22 +139,21 @@ export class PersonStore {
   }
 
   /** Webhook events of the account whose payload carries the address or is about one of these participants. */
-  events(accountId: number, email: string, participantIds: number[]): Promise<Selectable<WebhookEventsTable>[]> {
-    return this.db
+  events(scope: PersonScope, email: string, participantIds: number[]): Promise<Selectable<WebhookEventsTable>[]> {
+    let q = this.db
       .selectFrom('webhook_events')
       .selectAll()
-      .where('account_id', '=', accountId)
-      .where((eb) => eb.or([this.#contains('payload', email), ...participantIds.map((id) => this.#contains('payload', `"participantId":${id},`))]))
-      .orderBy('created_on')
-      .orderBy('id')
-      .execute();
+      .where('account_id', '=', scope.accountId)
+      .where((eb) => eb.or([this.#contains('payload', email), ...participantIds.map((id) => this.#contains('payload', `"participantId":${id},`))]));
+    if (scope.testOnly) q = q.where('campaign_id', 'in', this.#accountCampaigns(scope));
+    return q.orderBy('created_on').orderBy('id').execute();
   }
 
-  stripeEvents(accountId: number, email: string, participantIds: number[]): Promise<Selectable<StripeEventsTable>[]> {
+  stripeEvents(scope: PersonScope, email: string, participantIds: number[]): Promise<Selectable<StripeEventsTable>[]> {
     return this.db
       .selectFrom('stripe_events')
       .selectAll()
-      .where('campaign_id', 'in', this.#accountCampaigns(accountId))
+      .where('campaign_id', 'in', this.#accountCampaigns(scope))
       .where((eb) => eb.or([eb('email', '=', email), ...(participantIds.length > 0 ? [eb('participant_id', 'in', participantIds)] : [])]))
       .orderBy('created_on')
       .execute();
@@ -177,9 +187,9 @@ export class PersonStore {
   }
 
   /** Rows keyed by the address alone: sign-ups waiting for confirmation, and the links emailed to it. */
-  async deleteAddressRows(accountId: number, email: string): Promise<void> {
-    await this.db.deleteFrom('pending_signups').where('campaign_id', 'in', this.#accountCampaigns(accountId)).where('email', '=', email).execute();
-    await this.db.deleteFrom('email_links').where('campaign_id', 'in', this.#accountCampaigns(accountId)).where('email', '=', email).execute();
+  async deleteAddressRows(scope: PersonScope, email: string): Promise<void> {
+    await this.db.deleteFrom('pending_signups').where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).execute();
+    await this.db.deleteFrom('email_links').where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).execute();
   }
 
   async setEventPayload(id: string, payload: string): Promise<void> {
@@ -187,13 +197,15 @@ export class PersonStore {
   }
 
   /** Stripe events keep what applying them did (amounts, ids); the address they carried is dropped. */
-  async dropStripeEmail(accountId: number, email: string): Promise<void> {
-    await this.db.updateTable('stripe_events').set({ email: null }).where('campaign_id', 'in', this.#accountCampaigns(accountId)).where('email', '=', email).execute();
+  async dropStripeEmail(scope: PersonScope, email: string): Promise<void> {
+    await this.db.updateTable('stripe_events').set({ email: null }).where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).execute();
   }
 
   /** Stored answers of keyed calls that carry the address: their retries run again instead of replaying it. */
-  async deleteAnswersWith(accountId: number, email: string): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where(this.#contains('body', email)).execute();
+  async deleteAnswersWith(scope: PersonScope, email: string): Promise<void> {
+    let q = this.db.deleteFrom('idempotency_keys').where('account_id', '=', scope.accountId).where(this.#contains('body', email));
+    if (scope.testOnly) q = q.where('key', 'like', `${TEST_MODE_KEYS}%`);
+    await q.execute();
   }
 
   /** The dashboard's sign-in throttle rows keyed by the address (`email:` and `pair:` keys). */
