@@ -61,7 +61,7 @@ import type {
   TestEmailBody,
   UpdateEmailSettingsBody,
 } from './email-schemas.js';
-import type { AuditEntry, Invitation, Member, RoleName } from './team-schemas.js';
+import type { AuditEntry, Invitation, Member, RemovedMember, RoleName } from './team-schemas.js';
 import type { AccountSettings, UpdateAccountSettingsBody } from './settings-schemas.js';
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
@@ -487,8 +487,9 @@ export class RefkitClient extends BrowserClient {
   changeMemberRole(email: string, role: RoleName): Promise<Member> {
     return this.postJson('/api/v1/admin/changeMemberRole', { email, role });
   }
-  removeMember(email: string): Promise<{ email: string }> {
-    return this.postJson('/api/v1/admin/removeMember', { email });
+  /** Removes a member; answers the keys they made (revoked with `revokeKeys`). */
+  removeMember(email: string, revokeKeys?: boolean): Promise<RemovedMember> {
+    return this.postJson('/api/v1/admin/removeMember', { email, ...(revokeKeys !== undefined && { revokeKeys }) });
   }
   acceptInvitation(token: string, password: string): Promise<OwnerSession> {
     return this.postJson('/api/v1/auth/acceptInvitation', { token, password });

@@ -492,6 +492,7 @@ export const ApiKey = Type.Object({
   prefix: Type.String({ description: 'The first characters of the key, to recognise it in lists' }),
   test: Type.Boolean({ description: 'A test key: sees test campaigns only (a live key, live ones only)' }),
   createdOn: DateTime,
+  createdBy: Type.Optional(Type.String({ description: 'Who made it: a user’s email, a key’s prefix, or cli (absent for keys made before this was kept)' })),
   revokedOn: Type.Optional(DateTime),
   key: Type.Optional(Type.String({ description: 'The secret key itself; present only in the answer that created it' })),
 });

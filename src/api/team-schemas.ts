@@ -1,6 +1,6 @@
 /** The shapes of the team and audit routes (src/server/accounts/routes/team.ts, src/server/accounts/routes/audit.ts). */
 import { Type, type Static } from '@sinclair/typebox';
-import { PagingQuery, RoleName } from './schemas.js';
+import { ApiKey, PagingQuery, RoleName } from './schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Line = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ format: 'line', ...options });
@@ -31,7 +31,16 @@ export const InviteMemberBody = Type.Object({ email: Email, role: RoleName }, { 
 export type InviteMemberBody = Static<typeof InviteMemberBody>;
 export const RevokeInvitationBody = Type.Object({ id: Id }, { additionalProperties: false });
 export const ChangeMemberRoleBody = Type.Object({ email: Email, role: RoleName }, { additionalProperties: false });
-export const RemoveMemberBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const RemoveMemberBody = Type.Object(
+  { email: Email, revokeKeys: Type.Optional(Type.Boolean({ description: 'Also revoke the secret keys they made (default false: listed, left working)' })) },
+  { additionalProperties: false },
+);
+export type RemoveMemberBody = Static<typeof RemoveMemberBody>;
+export const RemovedMember = Type.Object({
+  email: Type.String(),
+  keys: Type.Array(ApiKey, { description: 'The secret keys they made, as they are now (revoked when revokeKeys was true)' }),
+});
+export type RemovedMember = Static<typeof RemovedMember>;
 
 export const AcceptInvitationBody = Type.Object(
   {

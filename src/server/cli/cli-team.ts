@@ -78,10 +78,11 @@ export function teamCommands(program: Command, run: Run, { admin }: { admin: Cal
     .action((o: { email: string; role: Role; json?: boolean }) => admin('POST', 'changeMemberRole', { email: o.email, role: o.role }, !!o.json));
   team
     .command('remove')
-    .description('remove a member; their sessions end at once (the last owner cannot be removed)')
+    .description('remove a member; their sessions end at once and their invitations are revoked (the last owner cannot be removed)')
     .requiredOption('--email <email>')
+    .option('--revoke-keys', 'also revoke the secret keys they made')
     .addOption(jsonOption)
-    .action((o: { email: string; json?: boolean }) => admin('POST', 'removeMember', { email: o.email }, !!o.json));
+    .action((o: { email: string; revokeKeys?: boolean; json?: boolean }) => admin('POST', 'removeMember', { email: o.email, ...(o.revokeKeys && { revokeKeys: true }) }, !!o.json));
 
   const audit = program.command('audit').description('the audit log: every change made through the dashboard, the admin API or the CLI');
   auditFilters(audit.command('list').description('entries, newest first'))

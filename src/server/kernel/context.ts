@@ -76,6 +76,9 @@ export interface Actor {
   test?: boolean;
 }
 
+/** Who acted, as the audit log, invitations and keys name them: a user's email, a key's prefix, or `cli`. */
+export const actorLabel = (actor: Actor): string => (actor.identity?.kind === 'user' ? actor.identity.email : actor.identity?.kind === 'key' ? actor.identity.prefix : 'cli');
+
 /** The account that REFKIT_SECRET_KEY and the CLI act for, created by the first migration. */
 export const DEFAULT_ACCOUNT: Actor = { accountId: 1 };
 

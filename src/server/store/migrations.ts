@@ -1008,6 +1008,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('refunds_campaign').on('refunds').columns(['campaign_id', 'refunded_on']).execute();
       },
     },
+    '0030_key_creators': {
+      async up(db: Kysely<any>) {
+        // Who made each key (../accounts/domain/keys.ts): removing a member lists, and may revoke, the keys
+        // they made. Keys made before have none.
+        await db.schema.alterTable('api_keys').addColumn('created_by', 'text').execute();
+      },
+    },
   };
 }
 

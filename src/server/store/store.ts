@@ -912,6 +912,19 @@ export class Store {
     return r.numUpdatedRows > 0n;
   }
 
+  /** Revokes the account's active keys made by `createdBy`; how many. */
+  async revokeApiKeysBy(accountId: number, createdBy: string, now: number): Promise<number> {
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_on: now })
+      .where('account_id', '=', accountId)
+      .where('created_by', '=', createdBy)
+      .where('revoked_on', 'is', null)
+      .executeTakeFirst();
+    this.changedCached();
+    return Number(r.numUpdatedRows);
+  }
+
   listApiKeys(accountId: number): Promise<ApiKeyRow[]> {
     return this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_on').execute();
   }

@@ -164,6 +164,8 @@ export interface ApiKeysTable {
   test: Generated<number>;
   created_on: number;
   revoked_on: number | null;
+  /** Who made it: a user's email, a key's prefix or `cli` (null for keys made before this was kept). */
+  created_by: string | null;
 }
 
 export interface WebhookEndpointsTable {

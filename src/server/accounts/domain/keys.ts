@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ApiKey } from '../../../api/schemas.js';
 import type { ApiKeyRow } from '../../store/store.js';
 import { newId } from '../../kernel/ids.js';
-import { DEFAULT_ACCOUNT, type Actor, type Ctx } from '../../kernel/context.js';
+import { actorLabel, DEFAULT_ACCOUNT, type Actor, type Ctx } from '../../kernel/context.js';
 import { AppError, invalid } from '../../kernel/errors.js';
 import { hashSecret, newSecret } from '../../kernel/secrets.js';
 import { seesRow } from '../../kernel/test-mode.js';
@@ -12,13 +12,14 @@ import { iso } from '../../kernel/time.js';
 /** What is shown of a key to tell it apart: `sk_live_` or `sk_test_` and its first five random characters. */
 const PREFIX_LENGTH = 13;
 
-function presentKey(row: ApiKeyRow): ApiKey {
+export function presentKey(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
     test: row.test === 1,
     createdOn: iso(row.created_on),
+    ...(row.created_by !== null && { createdBy: row.created_by }),
     ...(row.revoked_on !== null && { revokedOn: iso(row.revoked_on) }),
   };
 }
@@ -40,6 +41,7 @@ export async function createApiKey(ctx: Ctx, actor: Actor, name: string, asked?:
     test: test ? 1 : 0,
     created_on: ctx.now(),
     revoked_on: null,
+    created_by: actorLabel(actor),
   };
   await ctx.store.insertApiKey(row);
   return { ...presentKey(row), key };

@@ -4,9 +4,10 @@
  * invitation expires after INVITATION_TTL_MS, can be revoked, and works once; a newer invitation of the
  * same email replaces the open ones. The last owner of an account can be neither removed nor demoted.
  */
-import type { Invitation, Member } from '../../../api/team-schemas.js';
+import type { Invitation, Member, RemovedMember } from '../../../api/team-schemas.js';
+import { presentKey } from './keys.js';
 import type { InvitationRow } from '../store/invitation-store.js';
-import type { Actor, Ctx, MailMessage } from '../../kernel/context.js';
+import { actorLabel, type Actor, type Ctx, type MailMessage } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { buttonEmail } from '../../referrals/domain/email-links.js';
 import { AppError, invalid } from '../../kernel/errors.js';
@@ -25,7 +26,6 @@ export const noMail = () =>
   invalid('email', 'Invitations are sent by email, and this service has no SMTP_URL: set it, or run `refkit team invite`, which prints the link');
 
 /** Who an actor is, as an invitation and the log name them. */
-export const actorLabel = (actor: Actor) => (actor.identity?.kind === 'user' ? actor.identity.email : actor.identity?.kind === 'key' ? actor.identity.prefix : 'cli');
 
 export async function listMembers(ctx: Ctx, actor: Actor): Promise<Member[]> {
   const rows = await ctx.store.owners.listUsers(actor.accountId);
@@ -132,18 +132,28 @@ export async function changeMemberRole(ctx: Ctx, actor: Actor, rawEmail: string,
     if (!member) throw ownerNotFound();
     if (role !== 'owner' && owners.length === 1 && owners[0] === email) throw lastOwner('role');
     await tx.owners.setRole(member.id, role);
+    // Only owners invite: one who no longer is leaves no invitation of theirs to be accepted.
+    if (role !== 'owner') await tx.invitations.revokeSentBy(actor.accountId, email, ctx.now());
     return { id: member.id, email, role, createdOn: iso(member.created_on) };
   });
 }
 
-/** Removes a member and ends their sessions; 409 last_owner for the account's only owner. */
-export async function removeMember(ctx: Ctx, actor: Actor, rawEmail: string): Promise<{ email: string }> {
+/**
+ * Removes a member and ends their sessions; 409 last_owner for the account's only owner. Nothing of theirs
+ * lets them back in: the invitations they sent are revoked (an owner could have invited another address
+ * of their own), and the keys they made are answered, and revoked with `revokeKeys`.
+ */
+export async function removeMember(ctx: Ctx, actor: Actor, rawEmail: string, revokeKeys = false): Promise<RemovedMember> {
   const email = normalizeEmail(rawEmail);
+  const now = ctx.now();
   return ctx.store.transaction(async (tx) => {
     const owners = await tx.owners.lockOwners(actor.accountId);
     if (owners.length === 1 && owners[0] === email) throw lastOwner('email');
     if (!(await tx.owners.deleteUser(actor.accountId, email))) throw ownerNotFound();
-    return { email };
+    await tx.invitations.revokeSentBy(actor.accountId, email, now);
+    if (revokeKeys) await tx.revokeApiKeysBy(actor.accountId, email, now);
+    const keys = (await tx.listApiKeys(actor.accountId)).filter((k) => k.created_by === email);
+    return { email, keys: keys.map(presentKey) };
   });
 }
 

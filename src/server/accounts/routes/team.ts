@@ -13,6 +13,7 @@ import {
   InviteMemberBody,
   Member,
   RemoveMemberBody,
+  RemovedMember,
   RevokeInvitationBody,
 } from '../../../api/team-schemas.js';
 import type { Ctx } from '../../kernel/context.js';
@@ -92,13 +93,14 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
       config: { ...manage, audit: memberChange(ctx) },
       schema: {
         ...common,
-        summary: 'Remove a member: their sessions end at once (owners only)',
-        description: '409 last_owner for the last owner of the account.',
+        summary: 'Remove a member: their sessions end at once, and the invitations they sent are revoked (owners only)',
+        description:
+          'Answers the secret keys they made (revoked with revokeKeys: true, else listed and left working). 409 last_owner for the last owner of the account.',
         body: RemoveMemberBody,
-        response: { 200: Type.Object({ email: Type.String() }), ...errors },
+        response: { 200: RemovedMember, ...errors },
       },
     },
-    async (request) => team.removeMember(ctx, requireActor(request), request.body.email),
+    async (request) => team.removeMember(ctx, requireActor(request), request.body.email, request.body.revokeKeys ?? false),
   );
 
   app.post(

@@ -46,6 +46,19 @@ export class InvitationStore {
     return Number(r.numUpdatedRows);
   }
 
+  /** Revokes the open invitations `invitedBy` sent (a member removed or no longer an owner); how many. */
+  async revokeSentBy(accountId: number, invitedBy: string, now: number): Promise<number> {
+    const r = await this.db
+      .updateTable('invitations')
+      .set({ revoked_on: now })
+      .where('account_id', '=', accountId)
+      .where('invited_by', '=', invitedBy)
+      .where('accepted_on', 'is', null)
+      .where('revoked_on', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
   /** Revokes an open invitation; false when it is not open (used, revoked, expired or another account's). */
   async revoke(accountId: number, id: string, now: number): Promise<boolean> {
     return this.#closeOpen(id, now, { revoked_on: now }, accountId);
