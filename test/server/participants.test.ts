@@ -37,6 +37,18 @@ eachDatabase('addParticipant', (service) => {
     assert.equal((await s.admin.getParticipant(id, 'b@example.com')).fraudScore, 'low');
   });
 
+  it('an address whose local part is no dot-atom (RFC 5322 specials, quotes, stray dots) is 400 on email and creates no one; dot-atoms, + and non-ASCII letters are addresses', async () => {
+    const s = service();
+    const id = await s.campaign();
+    for (const email of ['first,second@example.com', 'a(x)b@example.com', '"quoted"@example.com', 'a..b@example.com', '.a@example.com', 'a.@example.com', 'a;b@example.com', 'a<b>@example.com', 'a@[127.0.0.1]', 'a@ex,ample.com']) {
+      await rejects(() => s.admin.addParticipant({ id, email }), 400, 'invalid_request', 'email');
+    }
+    assert.equal((await s.admin.getAllParticipants(id)).length, 0);
+    for (const email of ['ann.lee@example.com', 'ann+shop@example.com', "o'neil@example.com", 'jörg@müller.example']) {
+      assert.equal((await s.admin.addParticipant({ id, email })).email, email);
+    }
+  });
+
   it('is idempotent per email and never re-assigns a referral', async () => {
     const s = service();
     const id = await s.campaign();

@@ -92,6 +92,13 @@ eachDatabase('Stripe in', (service) => {
     }
     const payload = JSON.stringify(paid);
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+    // Signed more than five minutes ahead of the server's clock, or behind it: refused both ways.
+    for (const skew of [+400, -400]) {
+      const dated = stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: Math.floor(Date.now() / 1000) + skew });
+      const res = await fetch(`${s.url}/api/v1/integrations/stripe/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': dated }, body: payload });
+      assert.equal(res.status, 400, `skew ${skew} s`);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'invalid_signature');
+    }
     const tampered = await fetch(`${s.url}/api/v1/integrations/stripe/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload.replace('5000', '9000') });
     assert.equal(tampered.status, 400);
     assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, false);

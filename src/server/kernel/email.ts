@@ -2,11 +2,13 @@
 import { ERASED_NAME, isErasedEmail } from '../../api/erased.js';
 import { invalid } from './errors.js';
 
-// Deliberately simple (one @, a dot in the domain, no spaces): RFC 5322 accepts addresses no mail
-// provider hands out, and a stricter pattern rejects real ones. Confirmation belongs to the product.
-// No controls or invisible format characters (zero-width joiners, soft hyphens, bidi marks) either:
-// they make one address look like another.
-const EMAIL = /^[^\s@\p{Cc}\p{Cf}]+@[^\s@.\p{Cc}\p{Cf}]+(\.[^\s@.\p{Cc}\p{Cf}]+)+$/u;
+// Deliberately simple: dot-atoms on both sides of one @ (RFC 5322's, with RFC 6531's non-ASCII letters),
+// a dot in the domain, no spaces. No quoted strings, comments or specials: stored as typed, `first,second@d`
+// or `a(x)b@d` would be mailed by an SMTP library to another mailbox than the one shown (a list of two, a
+// comment). Confirmation belongs to the product. No controls or invisible format characters (zero-width
+// joiners, soft hyphens, bidi marks) either: they make one address look like another.
+const ATOM = '[^\\s@.(),:;<>[\\]\\\\"\\p{Cc}\\p{Cf}]+';
+const EMAIL = new RegExp(`^${ATOM}(\\.${ATOM})*@${ATOM}(\\.${ATOM})+$`, 'u');
 
 /** Trims and lower-cases; throws 400 invalid_request naming `field` when it is not an address. */
 export function normalizeEmail(raw: string, field = 'email'): string {

@@ -36,6 +36,9 @@ import { qualifyParticipant } from '../../rewards/domain/rewards.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
 
+/** How far a signature's time may be from the server's, either way: Stripe's default tolerance. */
+const SIGNATURE_TOLERANCE_S = 300;
+
 /** Verification needs no API key: the package's webhook helpers are local HMAC checks. */
 const stripe = new Stripe('sk_refkit_webhooks_only');
 
@@ -191,9 +194,15 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   }
   let event: Stripe.Event;
   try {
-    event = stripe.webhooks.constructEvent(body, signature ?? '', campaign.stripe_webhook_secret);
+    event = stripe.webhooks.constructEvent(body, signature ?? '', campaign.stripe_webhook_secret, SIGNATURE_TOLERANCE_S);
   } catch (err) {
     throw new AppError(400, 'invalid_signature', `The Stripe-Signature header does not verify with this campaign's signing secret: ${(err as Error).message}`);
+  }
+  // The package refuses a signature older than the tolerance, not one dated ahead of it: a signature made
+  // for later (a clock far ahead, or one prepared to be replayed then) is refused the same way.
+  const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature ?? '')?.[1]);
+  if (signedAt * 1000 > Date.now() + SIGNATURE_TOLERANCE_S * 1000) {
+    throw new AppError(400, 'invalid_signature', `The Stripe-Signature header is dated more than ${SIGNATURE_TOLERANCE_S / 60} minutes ahead of this server's clock`);
   }
   const reading = read(event);
   if (!reading) return { outcome: 'ignored' };
