@@ -23,13 +23,21 @@ const SUITES: Record<string, { script: string; stage?: string }> = {
   widget: { script: 'test:widget' },
   e2e: { script: 'test:e2e' },
 };
+/** `npm run test:quick`, the inner loop: types, lint, and the service suite on SQLite without its process and crash files. */
+const QUICK: Record<string, { script: string; stage?: string }> = {
+  typecheck: SUITES.typecheck!,
+  lint: SUITES.lint!,
+  server: { script: 'test:server:quick' },
+};
 
 const args = process.argv.slice(2);
 const onlyPreflight = args.includes('--preflight');
+const quick = args.includes('--quick');
+const chosen = quick ? QUICK : SUITES;
 const names = args.filter((a) => !a.startsWith('--'));
-const unknown = names.filter((n) => !(n in SUITES));
+const unknown = names.filter((n) => !(n in chosen));
 if (unknown.length > 0) {
-  console.error(`Unknown suite ${unknown.join(', ')}; the suites are ${Object.keys(SUITES).join(', ')}.`);
+  console.error(`Unknown suite ${unknown.join(', ')}; the suites are ${Object.keys(chosen).join(', ')}.`);
   process.exit(2);
 }
 
@@ -51,7 +59,7 @@ if (onlyPreflight) {
   process.exit(0);
 }
 
-const suites: Suite[] = (names.length > 0 ? names : Object.keys(SUITES)).map((name) => ({ name, command: 'npm', args: ['run', SUITES[name]!.script], stage: SUITES[name]!.stage }));
+const suites: Suite[] = (names.length > 0 ? names : Object.keys(chosen)).map((name) => ({ name, command: 'npm', args: ['run', chosen[name]!.script], stage: chosen[name]!.stage }));
 // Each node:test suite's reporter (scripts/slowest-files.mjs) leaves its files' times here.
 const timesDir = (process.env.TEST_TIMES_DIR = mkdtempSync(join(tmpdir(), 'refkit-test-times-')));
 const results = await runSuites(suites);

@@ -362,6 +362,12 @@ process.once('beforeExit', () => void removeAll());
  * transaction pooler can change (docs/testing.md lists them and why): each says `pgbouncer: true`.
  */
 export async function databaseKinds({ pgbouncer: throughPgbouncer = false }: { pgbouncer?: boolean } = {}): Promise<DatabaseKind[]> {
+  // `npm run test:quick` (TEST_DATABASES=sqlite): the inner loop's run, SQLite only, by choice; the
+  // PostgreSQL kinds are skipped saying so (a full `npm test` still runs them, and CI fails without them).
+  if (process.env.TEST_DATABASES === 'sqlite') {
+    const why = 'TEST_DATABASES=sqlite (npm run test:quick): SQLite only';
+    return [sqlite, postgres('postgres', why, async (schema) => schemaUrl(schema)), ...(throughPgbouncer ? [postgres('pgbouncer', why, pgbouncerUrl)] : [])];
+  }
   pgReachable ??= checkPostgres();
   const pgSkip = await pgReachable;
   const kinds = [sqlite, postgres('postgres', pgSkip, async (schema) => schemaUrl(schema))];
