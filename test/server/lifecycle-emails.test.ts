@@ -305,6 +305,17 @@ for (const kind of await databaseKinds()) {
       await rejects(() => s.admin.putEmailText({ id, kind: 'welcome', locale: 'en', subject: 'a\r\nBcc: x@example.com', body: 'b' }), 400, 'invalid_request');
     });
 
+    it("a friend whose first name reads as a link or an address is named by their masked address in the referrer's email", async () => {
+      const id = await campaign();
+      await s.admin.putEmailText({ id, kind: 'friend_joined', locale: 'en', subject: '{friend} joined', body: '{friend} joined through your link.' });
+      const referrer = `r-${tag}@example.com`;
+      const { referralCode } = await s.admin.addParticipant({ id, email: referrer });
+      const friends = ['evil.example/win', 'https://evil.example', 'win@evil.example', 'Zoë'];
+      for (const [i, firstName] of friends.entries()) await s.admin.addParticipant({ id, email: `f${i}-${tag}@example.com`, firstName, referredByCode: referralCode! });
+      const subjects = (await mailbox.to(referrer, 5)).map((m) => m.subject).filter((subject) => subject?.endsWith(' joined')).sort();
+      assert.deepEqual(subjects, ['Zoë joined', 'f***@example.com joined', 'f***@example.com joined', 'f***@example.com joined']);
+    });
+
     it('unsubscribing (one-click POST, or the page) is honoured at once, for that campaign only', async () => {
       const id = await campaign();
       const other = await campaign({ campaignName: 'Other' });

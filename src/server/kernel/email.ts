@@ -47,3 +47,17 @@ export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
   return `${email.slice(0, 1)}***${email.slice(at)}`;
 }
+
+/** A host name, a URL's pieces or an address: what a first name shown to others must not read as. */
+const LINK_LIKE = /[@/\\:]|www\.|[\p{L}\p{N}-]\.\p{L}{2,}/iu;
+
+/**
+ * The first name a participant is shown by to others (a referrer's list of friends and their emails, the
+ * public leaderboard), or undefined to show the masked address instead: a first name that reads as a link
+ * or an address is not shown, or a sign-up could put `evil.example/win` into the subject of an email the
+ * campaign sends in its own name.
+ */
+export function shownFirstName(firstName: string | null): string | undefined {
+  const first = firstName?.trim().split(/\s+/)[0];
+  return first && !LINK_LIKE.test(first) ? first : undefined;
+}

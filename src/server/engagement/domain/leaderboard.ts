@@ -15,7 +15,7 @@ import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
-import { maskEmail } from '../../kernel/email.js';
+import { maskEmail, shownFirstName } from '../../kernel/email.js';
 import { leaderboardOf } from './leaderboard-settings.js';
 
 const months = new Map<string, Intl.DateTimeFormat>();
@@ -38,7 +38,7 @@ export async function moveOnBoards(tx: Store, c: CampaignRow, referrerId: number
 
 /** `Ann Lee` -> `Ann L.`; without a first name, the masked email. */
 export function displayName(p: Pick<ParticipantRow, 'first_name' | 'last_name' | 'email'>): string {
-  const first = p.first_name?.trim().split(/\s+/)[0];
+  const first = shownFirstName(p.first_name);
   if (!first) return maskEmail(p.email);
   const initial = p.last_name?.trim().charAt(0);
   return initial ? `${first} ${initial.toUpperCase()}.` : first;

@@ -8,7 +8,7 @@ import { MAX_MY_CODES, MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type M
 import type { CampaignRow, ParticipantRow, RewardEntryRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
-import { maskEmail, normalizeEmail } from '../../kernel/email.js';
+import { maskEmail, normalizeEmail, shownFirstName } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
 import { myRank } from '../../engagement/domain/leaderboard.js';
 import { myWaitlist } from '../../engagement/domain/waitlist.js';
@@ -40,10 +40,9 @@ function referralStatus(p: ParticipantRow, heldUntil: number | undefined): Refer
 }
 
 export function describeReferral(p: ParticipantRow, heldUntil?: number): MyReferral {
-  const first = p.first_name?.trim().split(/\s+/)[0];
   const status = referralStatus(p, heldUntil);
   return {
-    name: first || maskEmail(p.email),
+    name: shownFirstName(p.first_name) ?? maskEmail(p.email),
     status,
     joinedOn: iso(p.created_on),
     ...(status === 'pending' && { availableOn: iso(heldUntil!) }),
