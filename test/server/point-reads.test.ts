@@ -90,7 +90,12 @@ for (const kind of (await databaseKinds({ pgbouncer: true })).filter((k) => k.di
     it('addresses with quotes, backslashes, braces, commas and NULL go through the batch parameter intact', async () => {
       const id = await s.campaign();
       const emails = ['a"b@example.com', 'c\\d@example.com', '{e,f}@example.com', 'null@example.com', "o'neil@example.com", 'ünï@example.com'];
-      for (const email of emails) await s.admin.addParticipant({ id, email });
+      // Rows as a database kept from before addresses had to be dot-atoms (the API refuses the first three now).
+      const now = Date.now();
+      await s.ctx.store.db
+        .insertInto('participants')
+        .values(emails.map((email, i) => ({ campaign_id: id, email, email_key: email, code: `QUOTED${i}`, created_on: now, updated_on: now, signup_source: 'api' as const })))
+        .execute();
       const { store } = s.ctx;
       let rows: unknown[] = [];
       const sent = await statementsWithValues(async () => {
