@@ -17,7 +17,7 @@ import { DAY_MS } from '../../src/server/kernel/time.js';
 import { cli } from './helpers/cli.js';
 import { databaseKinds } from './helpers/databases.js';
 import { dumpDatabase } from './helpers/dump.js';
-import { listOperations, validFields, type Operation } from './helpers/operations.js';
+import { callRoute, listOperations, type Operation, validFields } from './helpers/operations.js';
 import { signIn, type SignedIn } from './helpers/owner.js';
 import { startService, type TestService } from './helpers/service.js';
 import type { ParsedMail } from 'mailparser';
@@ -38,29 +38,6 @@ async function member(s: TestService, email: string, role: Role): Promise<Signed
   return signIn(s, { email, password: PASSWORD });
 }
 
-interface Answer {
-  status: number;
-  text: string;
-  body: { error?: { code: string; field?: string } } & Record<string, unknown>;
-}
-
-async function call(s: TestService, method: string, path: string, fields: Record<string, unknown> | string, auth: Record<string, string>): Promise<Answer> {
-  const isCsv = typeof fields === 'string';
-  const query = method === 'GET' ? `?${new URLSearchParams(fields as Record<string, string>)}` : '';
-  const res = await fetch(`${s.url}${path}${query}`, {
-    method,
-    headers: { ...auth, ...(method === 'POST' && { 'content-type': isCsv ? 'text/csv' : 'application/json' }) },
-    ...(method === 'POST' && { body: isCsv ? fields : JSON.stringify(fields) }),
-  });
-  const text = await res.text();
-  let body: Answer['body'] = {};
-  try {
-    body = JSON.parse(text) as Answer['body'];
-  } catch {
-    // CSV
-  }
-  return { status: res.status, text, body };
-}
 
 const sessionAuth = (m: SignedIn) => ({ cookie: m.cookie, 'x-csrf-token': m.csrfToken });
 const auditCount = async (s: TestService) => Number((await s.ctx.store.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -169,7 +146,7 @@ for (const kind of kinds) {
         for (const [who, m] of [['viewer', viewer], ['admin', admin]] as const) {
           const refused = rule.permission === 'manage' || (who === 'viewer' && rule.permission === 'change');
           const before = await dumpDatabase(s.ctx.store.db, kind.dialect);
-          const res = await call(s, op.method, path, fields, sessionAuth(m));
+          const res = await callRoute(s.url, op.method, path, fields, sessionAuth(m));
           if (refused) {
             assert.equal(res.status, 403, `${who}: ${op.path} -> ${res.status} ${res.text}`);
             assert.equal(res.body.error?.code, 'forbidden', `${who}: ${op.path}`);
@@ -203,7 +180,7 @@ for (const kind of kinds) {
         const fields = fieldsFor(op, w, invited.id);
         const path = typeof fields === 'string' ? `${op.path}${csvQuery(name, w)}` : op.path;
         const before = await auditCount(s);
-        const res = await call(s, op.method, path, fields, sessionAuth(owner));
+        const res = await callRoute(s.url, op.method, path, fields, sessionAuth(owner));
         const after = await auditCount(s);
         if (res.status < 300) {
           reached.add(name);
@@ -238,7 +215,7 @@ for (const kind of kinds) {
 
     it('invitations: emailed, single use, expire, can be revoked, replaced by a newer one; the invitee joins with the role and is signed in', async () => {
       const owner = await member(s, 'boss@example.com', 'owner');
-      const invite = (email: string, role: Role) => call(s, 'POST', '/api/v1/admin/inviteMember', { email, role }, sessionAuth(owner));
+      const invite = (email: string, role: Role) => callRoute(s.url, 'POST', '/api/v1/admin/inviteMember', { email, role }, sessionAuth(owner));
       const first = await invite('Vi@Example.com', 'viewer');
       assert.equal(first.status, 200, first.text);
       assert.equal(first.body.email, 'vi@example.com');
@@ -246,7 +223,7 @@ for (const kind of kinds) {
       const [mail] = await mailbox.to('vi@example.com', 1);
       const { link, token } = invitationIn(mail!);
       assert.match(link, /\/admin\/#\/join\?token=/);
-      const accept = (t: string, password = 'a long new passphrase') => call(s, 'POST', '/api/v1/auth/acceptInvitation', { token: t, password }, {});
+      const accept = (t: string, password = 'a long new passphrase') => callRoute(s.url, 'POST', '/api/v1/auth/acceptInvitation', { token: t, password }, {});
       assert.equal((await accept(token, 'short')).status, 400, 'a short password is refused, and the invitation stays open');
       const joined = await accept(token);
       assert.equal(joined.status, 200, joined.text);
@@ -255,7 +232,7 @@ for (const kind of kinds) {
       const again = await accept(token);
       assert.equal(again.status, 404);
       assert.equal(again.body.error?.code, 'link_not_found');
-      const members = await call(s, 'GET', '/api/v1/admin/listMembers', {}, sessionAuth(owner));
+      const members = await callRoute(s.url, 'GET', '/api/v1/admin/listMembers', {}, sessionAuth(owner));
       assert.deepEqual((members.body as unknown as { email: string; role: string }[]).map((m) => [m.email, m.role]), [['boss@example.com', 'owner'], ['vi@example.com', 'viewer']]);
       const joinedEntry = await newestEntry(s);
       assert.deepEqual([joinedEntry.action, joinedEntry.actor_label, joinedEntry.actor_role, joinedEntry.target], ['acceptInvitation', 'vi@example.com', 'viewer', 'vi@example.com']);
@@ -271,12 +248,12 @@ for (const kind of kinds) {
       const [, m3] = await mailbox.to('ad@example.com', 2);
       const t3 = invitationIn(m3!).token;
       assert.equal((await accept(t2)).status, 404, 'replaced by the newer invitation');
-      const open = await call(s, 'GET', '/api/v1/admin/listInvitations', {}, sessionAuth(owner));
+      const open = await callRoute(s.url, 'GET', '/api/v1/admin/listInvitations', {}, sessionAuth(owner));
       assert.deepEqual((open.body as unknown as { id: string }[]).map((i) => i.id), [third.body.id]);
       assert.notEqual(second.body.id, third.body.id);
-      const revoked = await call(s, 'POST', '/api/v1/admin/revokeInvitation', { id: third.body.id }, sessionAuth(owner));
+      const revoked = await callRoute(s.url, 'POST', '/api/v1/admin/revokeInvitation', { id: third.body.id }, sessionAuth(owner));
       assert.equal(revoked.status, 200, revoked.text);
-      assert.equal((await call(s, 'POST', '/api/v1/admin/revokeInvitation', { id: third.body.id }, sessionAuth(owner))).body.error?.code, 'invitation_not_found');
+      assert.equal((await callRoute(s.url, 'POST', '/api/v1/admin/revokeInvitation', { id: third.body.id }, sessionAuth(owner))).body.error?.code, 'invitation_not_found');
       assert.equal((await accept(t3)).status, 404, 'revoked');
 
       // Expired after 7 days.
@@ -290,7 +267,7 @@ for (const kind of kinds) {
     it('the last owner can be neither demoted nor removed; a demoted member loses the right at once; a removed one is signed out', async () => {
       const owner = await member(s, 'boss@example.com', 'owner');
       const other = await member(s, 'second@example.com', 'owner');
-      const post = (m: SignedIn, route: string, body: unknown) => call(s, 'POST', `/api/v1/admin/${route}`, body as Record<string, unknown>, sessionAuth(m));
+      const post = (m: SignedIn, route: string, body: unknown) => callRoute(s.url, 'POST', `/api/v1/admin/${route}`, body as Record<string, unknown>, sessionAuth(m));
       const roleOf = async (m: SignedIn) => (await m.client.getSession()).role;
       assert.equal(await roleOf(other), 'owner');
       assert.equal((await post(owner, 'changeMemberRole', { email: 'second@example.com', role: 'admin' })).status, 200);
@@ -333,7 +310,7 @@ for (const kind of kinds) {
       const mark = new Date(clock).toISOString();
       await s.admin.updateCampaign({ id: b, shareHeader: 'b' });
       const list = async (q: Record<string, string>) => {
-        const res = await call(s, 'GET', '/api/v1/admin/listAuditLog', q, sessionAuth(owner));
+        const res = await callRoute(s.url, 'GET', '/api/v1/admin/listAuditLog', q, sessionAuth(owner));
         assert.equal(res.status, 200, res.text);
         return res.body as unknown as { id: number; action: string; actor: string; campaignId?: string; createdOn: string }[];
       };
@@ -344,7 +321,7 @@ for (const kind of kinds) {
       assert.equal((await list({ action: 'createCampaign' })).length, 2);
       assert.deepEqual((await list({ from: mark })).map((e) => e.campaignId), [b]);
       assert.equal((await list({ to: mark })).length, 5);
-      const bad = await call(s, 'GET', '/api/v1/admin/listAuditLog', { from: mark, to: '2000-01-01T00:00:00Z' }, sessionAuth(owner));
+      const bad = await callRoute(s.url, 'GET', '/api/v1/admin/listAuditLog', { from: mark, to: '2000-01-01T00:00:00Z' }, sessionAuth(owner));
       assert.equal(bad.status, 400);
       // Cursor paging: two pages of 4 and 2, newest first, no entry twice.
       const first = await fetch(`${s.url}/api/v1/admin/listAuditLog?pageSize=4`, { headers: sessionAuth(owner) });
@@ -353,7 +330,7 @@ for (const kind of kinds) {
       const second = (await (await fetch(next, { headers: sessionAuth(owner) })).json()) as { id: number }[];
       assert.deepEqual([...((await first.json()) as { id: number }[]), ...second].map((e) => e.id), all.map((e) => e.id));
 
-      const csv = await call(s, 'GET', '/api/v1/admin/exportAuditLog', { campaignId: a }, sessionAuth(owner));
+      const csv = await callRoute(s.url, 'GET', '/api/v1/admin/exportAuditLog', { campaignId: a }, sessionAuth(owner));
       assert.equal(csv.status, 200);
       const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
       assert.deepEqual(rows.map((r) => r.action), ['createCampaign', 'updateCampaign', 'updateCampaign', 'updateCampaign']);

@@ -14,35 +14,12 @@ import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
 import { TEST_MODE_KEYS } from '../../src/server/store/idempotency-store.js';
 import { rejects } from './helpers/assert.js';
 import { dumpDatabase, dumpTables } from './helpers/dump.js';
-import { listOperations, validFields } from './helpers/operations.js';
+import { callRoute, listOperations, validFields } from './helpers/operations.js';
 import { signIn } from './helpers/owner.js';
 import type { TestService } from './helpers/service.js';
 import { startMailbox } from './helpers/smtp.js';
 import { eachDatabase } from './helpers/suite.js';
 
-interface Answer {
-  status: number;
-  text: string;
-  body: { error?: { code: string; field?: string } } & Record<string, unknown>;
-  replayed: string | null;
-}
-
-async function call(s: TestService, method: string, path: string, fields: Record<string, unknown>, auth: Record<string, string>, key?: string): Promise<Answer> {
-  const query = method === 'GET' ? `?${new URLSearchParams(fields as Record<string, string>)}` : '';
-  const res = await fetch(`${s.url}${path}${query}`, {
-    method,
-    headers: { ...auth, ...(method === 'POST' && { 'content-type': 'application/json' }), ...(key !== undefined && { 'idempotency-key': key }) },
-    ...(method === 'POST' && { body: JSON.stringify(fields) }),
-  });
-  const text = await res.text();
-  let body: Answer['body'] = {};
-  try {
-    body = JSON.parse(text) as Answer['body'];
-  } catch {
-    // a CSV export
-  }
-  return { status: res.status, text, body, replayed: res.headers.get('idempotent-replayed') };
-}
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -163,7 +140,7 @@ eachDatabase('test keys', (service, kind) => {
     const seen = await w.tester.listAuditLogPage({}, { pageSize: 100 });
     assert.ok(seen.items.length > 0);
     assert.deepEqual([...new Set(seen.items.map((e) => e.campaignId))], [w.test]);
-    const csv = await call(s, 'GET', '/api/v1/admin/exportAuditLog', {}, bearer(w.testKey.key));
+    const csv = await callRoute(s.url, 'GET', '/api/v1/admin/exportAuditLog', {}, bearer(w.testKey.key));
     assert.equal(csv.status, 200, csv.text);
     assert.ok(csv.text.includes(w.test));
     assert.ok(!csv.text.includes(w.live), 'no live campaign in the export');
@@ -187,7 +164,7 @@ eachDatabase('test keys', (service, kind) => {
       if (op.path.endsWith('/revokeInvitation')) fields.id = w.invitation.id;
       if (op.path.endsWith('/createApiKey')) fields.test = false;
       const before = await dumpTables(s.ctx.store.db, kind.dialect);
-      const res = await call(s, op.method, op.path, fields, bearer(w.testKey.key));
+      const res = await callRoute(s.url, op.method, op.path, fields, bearer(w.testKey.key));
       const what = `${op.method} ${op.path} -> ${res.status} ${res.text.slice(0, 200)}`;
       assert.ok(res.status < 500, what);
       if (rule.accountWide) {
@@ -227,15 +204,15 @@ eachDatabase('test keys', (service, kind) => {
     const s = service();
     const w = await world(s);
     const pay = (id: string) => ({ id, email: 'ben@example.com', amountPaid: '7.00' });
-    const first = await call(s, 'POST', '/api/v1/qualifyParticipant', pay(w.test), bearer(w.testKey.key), 'order-5555');
+    const first = await callRoute(s.url, 'POST', '/api/v1/qualifyParticipant', pay(w.test), bearer(w.testKey.key), 'order-5555');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.replayed, null);
-    const live = await call(s, 'POST', '/api/v1/qualifyParticipant', pay(w.live), bearer(s.secretKey), 'order-5555');
+    const live = await callRoute(s.url, 'POST', '/api/v1/qualifyParticipant', pay(w.live), bearer(s.secretKey), 'order-5555');
     assert.equal(live.status, 200, live.text);
     assert.equal(live.replayed, null, 'the live call ran');
     // Each mode's retry replays its own answer.
-    assert.equal((await call(s, 'POST', '/api/v1/qualifyParticipant', pay(w.test), bearer(w.testKey.key), 'order-5555')).replayed, 'true');
-    assert.equal((await call(s, 'POST', '/api/v1/qualifyParticipant', pay(w.live), bearer(s.secretKey), 'order-5555')).replayed, 'true');
+    assert.equal((await callRoute(s.url, 'POST', '/api/v1/qualifyParticipant', pay(w.test), bearer(w.testKey.key), 'order-5555')).replayed, 'true');
+    assert.equal((await callRoute(s.url, 'POST', '/api/v1/qualifyParticipant', pay(w.live), bearer(s.secretKey), 'order-5555')).replayed, 'true');
     assert.equal((await s.ctx.store.findParticipantByEmail(w.live, 'ben@example.com'))!.amount_paid_cents, 2700);
     assert.equal((await s.ctx.store.findParticipantByEmail(w.test, 'ben@example.com'))!.amount_paid_cents, 700);
     // A dashboard session takes the campaign's mode: its call about the test campaign is test mode's key.
@@ -243,11 +220,11 @@ eachDatabase('test keys', (service, kind) => {
     const boss = await signIn(s, { email: 'boss@example.com', password: 'correct horse battery' });
     const session = { cookie: boss.cookie, 'x-csrf-token': boss.csrfToken };
     const refund = { id: w.test, email: 'ben@example.com', amount: '1.00' };
-    const bySession = await call(s, 'POST', '/api/v1/admin/refundPayment', refund, session, 'refund-1');
+    const bySession = await callRoute(s.url, 'POST', '/api/v1/admin/refundPayment', refund, session, 'refund-1');
     assert.equal(bySession.status, 200, bySession.text);
-    const byTestKey = await call(s, 'POST', '/api/v1/admin/refundPayment', refund, bearer(w.testKey.key), 'refund-1');
+    const byTestKey = await callRoute(s.url, 'POST', '/api/v1/admin/refundPayment', refund, bearer(w.testKey.key), 'refund-1');
     assert.equal(byTestKey.replayed, 'true', 'one mode, one key: the test key gets the same call replayed');
-    const liveRefund = await call(s, 'POST', '/api/v1/admin/refundPayment', { ...refund, id: w.live }, session, 'refund-1');
+    const liveRefund = await callRoute(s.url, 'POST', '/api/v1/admin/refundPayment', { ...refund, id: w.live }, session, 'refund-1');
     assert.equal(liveRefund.status, 200, liveRefund.text);
     assert.equal(liveRefund.replayed, null, 'the live campaign is live mode: another key');
   });

@@ -142,3 +142,33 @@ export async function sendRaw(baseUrl: string, method: string, path: string, ini
   }
   return { status: res.status, body, text };
 }
+
+/** An answer as the walks of every route read it: status, text, the JSON body ({} for CSV), Idempotent-Replayed. */
+export interface Answer {
+  status: number;
+  text: string;
+  body: { error?: { code: string; field?: string } } & Record<string, unknown>;
+  replayed: string | null;
+}
+
+/**
+ * Calls one route as the walks of every route do: GET fields as the query, POST fields as JSON (or a
+ * string as a CSV file), with `auth`'s headers and an Idempotency-Key when given.
+ */
+export async function callRoute(baseUrl: string, method: string, path: string, fields: Record<string, unknown> | string, auth: Record<string, string>, key?: string): Promise<Answer> {
+  const isCsv = typeof fields === 'string';
+  const query = method === 'GET' ? `?${new URLSearchParams(fields as Record<string, string>)}` : '';
+  const res = await fetch(`${baseUrl}${path}${query}`, {
+    method,
+    headers: { ...auth, ...(method === 'POST' && { 'content-type': isCsv ? 'text/csv' : 'application/json' }), ...(key !== undefined && { 'idempotency-key': key }) },
+    ...(method === 'POST' && { body: isCsv ? fields : JSON.stringify(fields) }),
+  });
+  const text = await res.text();
+  let body: Answer['body'] = {};
+  try {
+    body = JSON.parse(text) as Answer['body'];
+  } catch {
+    // CSV
+  }
+  return { status: res.status, text, body, replayed: res.headers.get('idempotent-replayed') };
+}

@@ -34,25 +34,21 @@ export class InvitationStore {
   }
 
   /** Ends every open invitation of this email to the account (a new one replaces them); how many. */
-  async revokeOpenFor(accountId: number, email: string, now: number): Promise<number> {
-    const r = await this.db
-      .updateTable('invitations')
-      .set({ revoked_on: now })
-      .where('account_id', '=', accountId)
-      .where('email', '=', email)
-      .where('accepted_on', 'is', null)
-      .where('revoked_on', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows);
+  revokeOpenFor(accountId: number, email: string, now: number): Promise<number> {
+    return this.#revokeOpenWhere(accountId, 'email', email, now);
   }
 
   /** Revokes the open invitations `invitedBy` sent (a member removed or no longer an owner); how many. */
-  async revokeSentBy(accountId: number, invitedBy: string, now: number): Promise<number> {
+  revokeSentBy(accountId: number, invitedBy: string, now: number): Promise<number> {
+    return this.#revokeOpenWhere(accountId, 'invited_by', invitedBy, now);
+  }
+
+  async #revokeOpenWhere(accountId: number, column: 'email' | 'invited_by', value: string, now: number): Promise<number> {
     const r = await this.db
       .updateTable('invitations')
       .set({ revoked_on: now })
       .where('account_id', '=', accountId)
-      .where('invited_by', '=', invitedBy)
+      .where(column, '=', value)
       .where('accepted_on', 'is', null)
       .where('revoked_on', 'is', null)
       .executeTakeFirst();
