@@ -9,6 +9,7 @@ import type { Config, TrustProxy } from './config.js';
 import type { Actor, Ctx } from './kernel/context.js';
 import access from './http/access.js';
 import auditTrail from './http/audit-trail.js';
+import changeUnit from './http/change-unit.js';
 import permissions from './http/permissions.js';
 import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
@@ -116,30 +117,32 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash, ...(envKeyActor && { envKeyActor }) });
   // Roles, after access has named the actor; before idempotency, so a refusal claims no key.
   await app.register(permissions);
+  // Before the layers that join its units (idempotency, audit trail) and the routes whose handlers it runs.
+  await app.register(changeUnit, { ctx });
   // After access (its preHandler names the account a key belongs to), before the routes it documents.
   await app.register(idempotency, { ctx });
   // After idempotency: a replayed answer is marked by then, and writes no entry.
   await app.register(auditTrail, { ctx });
   // Last before the routes: a test campaign's handler runs in its time (./http/campaign-time.ts).
   await app.register(campaignTime, { ctx });
-  await app.register(referralApiRoutes, { ctx });
-  await app.register(browserSessionRoutes, { ctx });
-  await app.register(adminRoutes, { ctx });
-  await app.register(personAdminRoutes, { ctx });
-  await app.register(authRoutes, { ctx });
-  await app.register(dashboardAdminRoutes, { ctx });
-  await app.register(rewardAdminRoutes, { ctx });
-  await app.register(disputeAdminRoutes, { ctx });
-  await app.register(stripeRoutes, { ctx });
-  await app.register(rewardCodeAdminRoutes, { ctx });
-  await app.register(webhookAdminRoutes, { ctx, allowPrivate: config.webhookAllowPrivate });
+  await app.register(referralApiRoutes);
+  await app.register(browserSessionRoutes);
+  await app.register(adminRoutes);
+  await app.register(personAdminRoutes);
+  await app.register(authRoutes);
+  await app.register(dashboardAdminRoutes);
+  await app.register(rewardAdminRoutes);
+  await app.register(disputeAdminRoutes);
+  await app.register(stripeRoutes);
+  await app.register(rewardCodeAdminRoutes);
+  await app.register(webhookAdminRoutes, { allowPrivate: config.webhookAllowPrivate });
   await app.register(unsubscribeRoutes, { ctx });
-  await app.register(emailAdminRoutes, { ctx });
-  await app.register(teamRoutes, { ctx, publicUrl: config.publicUrl });
-  await app.register(auditRoutes, { ctx });
-  await app.register(accountSettingsAdminRoutes, { ctx });
-  await app.register(healthRoutes, { ctx });
-  await app.register(widgetRoutes, { ctx });
+  await app.register(emailAdminRoutes);
+  await app.register(teamRoutes, { publicUrl: config.publicUrl });
+  await app.register(auditRoutes);
+  await app.register(accountSettingsAdminRoutes);
+  await app.register(healthRoutes);
+  await app.register(widgetRoutes);
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });
   return app;
 }

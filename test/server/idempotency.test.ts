@@ -320,7 +320,7 @@ describe('Idempotency-Key costs nothing without the header [postgres]', { skip: 
   });
   afterEach(() => s.close());
 
-  it('a sign-up and a payment without the header send no statement of it; with it, the claim and the answer are the only two more', async () => {
+  it('a sign-up and a payment without the header send no statement of it; with it, the claim and the answer are written in the payment\'s transaction', async () => {
     const id = await referral(s);
     // The first keyed call of the process also purges expired keys: out of the way before counting.
     await post(s, QUALIFY, { id, email: 'ben@example.com', amountPaid: '1.00' }, 'first');
@@ -333,6 +333,11 @@ describe('Idempotency-Key costs nothing without the header [postgres]', { skip: 
     assert.equal(extra.length, 2, extra.join('\n'));
     assert.match(extra[0]!, /^insert into "idempotency_keys"/);
     assert.match(extra[1]!, /^update "idempotency_keys"/);
-    assert.equal(keyed.length, plain.length + 2, keyed.join('\n'));
+    // One transaction (../../src/server/http/change-unit.ts): begin, the claim, the payment, its answer, commit.
+    assert.equal(keyed.length, plain.length + 4, keyed.join('\n'));
+    assert.equal(keyed[0], 'begin');
+    assert.equal(keyed.at(-1), 'commit');
+    assert.equal(keyed.at(-2), extra[1]);
+    assert.equal(keyed[1], extra[0]);
   });
 });

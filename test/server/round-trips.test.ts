@@ -182,16 +182,19 @@ describe('round trips of a sign-up [postgres]', { skip: postgres.skip }, () => {
     assert.match(ledgerWrites[0]!, /^with s0 as \(insert into "reward_entries" .*\), s1 as \(update "participants" set "referral_reward" = .*\), s2 as \(update "participants" set /);
 
     const redeem = await statementsSent(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 4 }));
-    // Beside the redemption, its audit log entry, written by the route layer after it (docs/architecture.md).
+    // Beside the redemption, its audit log entry, in one transaction with it (../../src/server/http/change-unit.ts).
     const audit = (sent: string[]) => sent.filter((t) => /^insert into "audit_log"/.test(t));
+    const bounds = /^(begin|commit|rollback)$/;
     assert.equal(audit(redeem).length, 1, redeem.join('\n'));
-    const writes = redeem.filter((t) => !/^select/.test(t) && !audit([t]).length);
+    assert.deepEqual([redeem[0], redeem.at(-1)], ['begin', 'commit']);
+    const writes = redeem.filter((t) => !/^select/.test(t) && !audit([t]).length && !bounds.test(t));
     assert.equal(writes.length, 1, redeem.join('\n'));
     assert.match(writes[0]!, /^with "redeemed" as \(update "participants" .* insert into "reward_entries"/);
     assert.equal((await s.admin.listRewardEntries(id, 'ann@example.com'))[0]!.amount, -4);
     // Refused: the one statement changes nothing, and writes no entry.
     const refused = await statementsSent(() => s.admin.redeemReward({ id, email: 'ann@example.com', kind: 'referral', amount: 7 }).catch(() => undefined));
-    assert.equal(refused.filter((t) => !/^select/.test(t)).length, 1, refused.join('\n'));
+    assert.equal(refused.filter((t) => !/^select/.test(t) && !bounds.test(t)).length, 1, refused.join('\n'));
+    assert.equal(refused.at(-1), 'rollback');
     assert.equal(audit(refused).length, 0, 'a refusal writes no audit entry');
     assert.equal((await s.admin.listRewardEntries(id, 'ann@example.com')).length, 2);
     assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance, 6);

@@ -3,8 +3,7 @@
  * change, and how to read its state before and after. A route with none of these is still recorded.
  */
 import { listCampaignSettings } from '../campaigns/domain/campaign-views.js';
-import type { Actor } from '../kernel/context.js';
-import type { Ctx } from '../kernel/context.js';
+import type { Actor, Ctx } from '../kernel/context.js';
 import { listApiKeys } from '../accounts/domain/keys.js';
 import { getParticipant } from '../referrals/domain/participants.js';
 import { presentView } from '../referrals/domain/present.js';
@@ -19,38 +18,38 @@ const answerId = (answer: unknown) => str((answer as { id?: unknown } | null)?.i
 export const byObjectId: AuditSpec = { campaign: null, target: (f, answer) => str(f.id) ?? answerId(answer) };
 
 /** A campaign's settings before and after (updateCampaign, setCampaignStatus, ...). */
-export const campaignChange = (ctx: Ctx): AuditSpec => ({
-  snapshot: async (actor: Actor, f: CallFields) => (await listCampaignSettings(ctx, actor)).find((c) => c.campaignId === f.id) ?? null,
-});
+export const campaignChange: AuditSpec = {
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => (await listCampaignSettings(ctx, actor)).find((c) => c.campaignId === f.id) ?? null,
+};
 
 /** A participant before and after (approve, reject, redeem, refund). */
-export const participantChange = (ctx: Ctx): AuditSpec => ({
-  snapshot: async (actor: Actor, f: CallFields) => presentView(await getParticipant(ctx, actor, String(f.id), String(f.email))),
-});
+export const participantChange: AuditSpec = {
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => presentView(await getParticipant(ctx, actor, String(f.id), String(f.email))),
+};
 
 /** A secret key before and after (revokeApiKey). */
-export const keyChange = (ctx: Ctx): AuditSpec => ({
+export const keyChange: AuditSpec = {
   ...byObjectId,
-  snapshot: async (actor: Actor, f: CallFields) => (await listApiKeys(ctx, actor)).find((k) => k.id === f.id) ?? null,
-});
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => (await listApiKeys(ctx, actor)).find((k) => k.id === f.id) ?? null,
+};
 
 /** A webhook endpoint before and after (deleteWebhookEndpoint). */
-export const endpointChange = (ctx: Ctx): AuditSpec => ({
+export const endpointChange: AuditSpec = {
   ...byObjectId,
-  snapshot: async (actor: Actor, f: CallFields) => (await listEndpoints(ctx, actor)).find((e) => e.id === f.id) ?? null,
-});
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => (await listEndpoints(ctx, actor)).find((e) => e.id === f.id) ?? null,
+};
 
 /** A member before and after (changeMemberRole, removeMember). */
-export const memberChange = (ctx: Ctx): AuditSpec => ({
+export const memberChange: AuditSpec = {
   campaign: null,
-  snapshot: async (actor: Actor, f: CallFields) => (await findMember(ctx, actor, String(f.email))) ?? null,
-});
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => (await findMember(ctx, actor, String(f.email))) ?? null,
+};
 
 /** An invitation before and after (revokeInvitation). */
-export const invitationChange = (ctx: Ctx): AuditSpec => ({
+export const invitationChange: AuditSpec = {
   ...byObjectId,
-  snapshot: async (actor: Actor, f: CallFields) => {
+  snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => {
     const invitation = await findInvitation(ctx, actor, String(f.id));
     return invitation && { ...invitation, open: (await ctx.store.invitations.listOpen(actor.accountId, ctx.now())).some((i) => i.id === invitation.id) };
   },
-});
+};

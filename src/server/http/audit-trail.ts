@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { recordAudit } from '../accounts/domain/audit.js';
 import type { Actor, Ctx } from '../kernel/context.js';
-import { REPLAYED_HEADER } from './idempotency.js';
+import { joinUnit, REPLAYED_HEADER } from './change-unit.js';
 
 /** The fields of a call: its query and its JSON body together. */
 export type CallFields = Record<string, unknown>;
@@ -25,8 +25,11 @@ export interface AuditSpec {
   campaign?: ((fields: CallFields, answer: unknown) => string | undefined) | null;
   /** What it changed; default the `email` field. */
   target?: (fields: CallFields, answer: unknown) => string | undefined;
-  /** The target's state, read before the handler runs and again after it succeeds (default: before null, after the answer). */
-  snapshot?: (actor: Actor, fields: CallFields) => Promise<unknown>;
+  /**
+   * The target's state, read before the handler runs and again after it succeeds (default: before null,
+   * after the answer), through `ctx`: in a unit (./change-unit.ts), its transaction.
+   */
+  snapshot?: (ctx: Ctx, actor: Actor, fields: CallFields) => Promise<unknown>;
   /**
    * false: not recorded, though roles still apply. Only for the referral interface's own traffic from the
    * product's backend (qualifyParticipant), which is not an owner's change and comes by the thousand.
@@ -65,22 +68,8 @@ const defaultTarget = (f: CallFields) => str(f.email);
 async function auditTrail(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
   app.decorateRequest('auditBefore', undefined);
 
-  // After validation and access, before the handler: the state it is about to change.
-  app.addHook('preHandler', (request, _reply, done) => {
-    const snapshot = request.routeOptions.config.audit?.snapshot;
-    if (!snapshot || !request.actor || !isAudited(request)) return done();
-    // A target that cannot be read (an unknown campaign) has no "before"; the handler answers the 404.
-    snapshot(request.actor, fieldsOf(request)).then(
-      (before) => {
-        request.auditBefore = before;
-        done();
-      },
-      () => done(),
-    );
-  });
-
-  /** Appends the entry of a change that succeeded. */
-  const write = async (request: FastifyRequest, actor: Actor, contentType: string, payload: unknown) => {
+  /** The entry of a change that succeeded, with its answer as sent (`payload`), written through `c`. */
+  const write = async (c: Ctx, request: FastifyRequest, actor: Actor, contentType: string, payload: unknown) => {
     const spec = request.routeOptions.config.audit ?? {};
     const fields = fieldsOf(request);
     let answer: unknown = null;
@@ -91,27 +80,50 @@ async function auditTrail(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
         answer = null;
       }
     }
-    try {
-      const after = spec.snapshot ? await spec.snapshot(actor, fields).catch(() => null) : answer;
-      await recordAudit(ctx, actor, {
-        action: spec.action ?? request.routeOptions.url!.slice(request.routeOptions.url!.lastIndexOf('/') + 1),
-        campaignId: spec.campaign === null ? undefined : (spec.campaign ?? defaultCampaign)(fields, answer),
-        target: (spec.target ?? defaultTarget)(fields, answer),
-        before: request.auditBefore,
-        after,
-      });
-    } catch (err) {
-      // The change has committed: failing its answer now would tell the caller it did not happen. Logged.
-      request.log.error({ err }, 'the audit log entry of a change could not be written');
-    }
+    const after = spec.snapshot ? await spec.snapshot(c, actor, fields).catch(() => null) : answer;
+    await recordAudit(c, actor, {
+      action: spec.action ?? request.routeOptions.url!.slice(request.routeOptions.url!.lastIndexOf('/') + 1),
+      campaignId: spec.campaign === null ? undefined : (spec.campaign ?? defaultCampaign)(fields, answer),
+      target: (spec.target ?? defaultTarget)(fields, answer),
+      before: request.auditBefore,
+      after,
+    });
   };
-  // Once the answer is made and before it is sent, awaited: an answer a client got has its entry. A
-  // callback-style hook that returns at once on every other request (no promise per request).
+
+  /** The target's state before the change; none when it cannot be read (an unknown campaign: the handler answers the 404). */
+  const before = async (c: Ctx, request: FastifyRequest, actor: Actor) => {
+    const snapshot = request.routeOptions.config.audit?.snapshot;
+    if (snapshot) request.auditBefore = await snapshot(c, actor, fieldsOf(request)).catch(() => undefined);
+  };
+
+  // After validation and access (and after idempotency: a replay writes no entry), before the handler.
+  // In a unit (./change-unit.ts) the snapshots and the entry are read and written in the change's own
+  // transaction: an answered change always has its entry, and a change that rolled back has none.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const actor = request.actor;
+    if (!actor || !isAudited(request)) return done();
+    const inUnit = joinUnit(request, {
+      begin: async (tx) => void (await before(tx, request, actor)),
+      finish: (tx, answer) => write(tx, request, actor, answer.headers['content-type'] ?? '', answer.body),
+    });
+    if (inUnit) return done();
+    before(ctx, request, actor).then(() => done(), done);
+  });
+
+  // Outside a unit: once the answer is made and before it is sent, awaited, so an answer a client got has
+  // its entry. A callback-style hook that returns at once on every other request (no promise per request).
   app.addHook('onSend', (request, reply, payload, done) => {
     const actor = request.actor;
-    if (!actor || reply.statusCode >= 300 || !isAudited(request) || reply.hasHeader(REPLAYED_HEADER)) return done(null, payload);
-    write(request, actor, String(reply.getHeader('content-type') ?? ''), payload).then(() => done(null, payload), done);
+    if (!actor || reply.statusCode >= 300 || !isAudited(request) || reply.hasHeader(REPLAYED_HEADER) || request.unitParts) return done(null, payload);
+    write(ctx, request, actor, String(reply.getHeader('content-type') ?? ''), payload).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        // The change has committed: failing its answer now would tell the caller it did not happen. Logged.
+        request.log.error({ err }, 'the audit log entry of a change could not be written');
+        done(null, payload);
+      },
+    );
   });
 }
 
-export default fp(auditTrail, { name: 'refkit-audit-trail', dependencies: ['refkit-access'] });
+export default fp(auditTrail, { name: 'refkit-audit-trail', dependencies: ['refkit-access', 'refkit-change-unit'] });

@@ -22,12 +22,13 @@ import type { ApiErrorBody, ErrorCode } from '../../api/schemas.js';
 import type { Ctx } from '../kernel/context.js';
 import { AppError } from '../kernel/errors.js';
 import { campaignIdOf } from './campaign-time.js';
+import { joinUnit, REPLAYED_HEADER, replayableHeaders, type UnitAnswer } from './change-unit.js';
 import { IdempotencyStore, TEST_MODE_KEYS, type IdempotencyRow } from '../store/idempotency-store.js';
 import { DAY_MS } from '../kernel/time.js';
 import { isDatabaseUnavailable } from '../kernel/unavailable.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'idempotent-replayed';
+export { REPLAYED_HEADER };
 /** How long a key's answer is kept and replayed. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** An unanswered claim this old belongs to a request that will never answer (its process is gone). */
@@ -46,6 +47,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The key this request claimed, to be answered or released when its answer is sent. */
     idempotencyClaim: Claim | undefined;
+    /** The key this request claimed in its unit's transaction: gone if that rolled back, so a refusal is stored anew. */
+    idempotencyUnitClaim: (Claim & { print: string }) | undefined;
   }
 }
 
@@ -81,9 +84,6 @@ const inProgress = () =>
 const RETRY_LATER: ReadonlySet<string> = new Set<ErrorCode>(['campaign_paused']);
 const asksForRetry = (status: number, payload: string) =>
   status >= 500 || (status === 409 && RETRY_LATER.has((JSON.parse(payload) as ApiErrorBody).error.code));
-
-/** The answer headers a replay repeats: its type and Refkit's outcome headers (e.g. Refkit-Signup). */
-const replayable = (name: string) => name === 'content-type' || name.startsWith('refkit-');
 
 /** What makes two requests the same request: method, route, query and body, with keys in a fixed order. */
 function fingerprint(request: FastifyRequest): string {
@@ -121,14 +121,15 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
   const store = new IdempotencyStore(ctx.store.db);
   let nextPurge = 0;
   app.decorateRequest('idempotencyClaim', undefined);
+  app.decorateRequest('idempotencyUnitClaim', undefined);
   app.addHook('onRoute', documentHeader);
 
-  const replay = (reply: FastifyReply, row: IdempotencyRow) =>
-    reply
-      .status(row.status!)
-      .headers(JSON.parse(row.headers ?? '{}') as Record<string, string>)
-      .header(REPLAYED_HEADER, 'true')
-      .send(row.body);
+  const answerOf = (row: IdempotencyRow): UnitAnswer => ({ status: row.status!, headers: JSON.parse(row.headers ?? '{}') as Record<string, string>, body: row.body ?? '' });
+
+  const replay = (reply: FastifyReply, row: IdempotencyRow) => {
+    const { status, headers, body } = answerOf(row);
+    reply.status(status).headers(headers).header(REPLAYED_HEADER, 'true').send(body);
+  };
 
   /**
    * The key as stored: test mode's keys apart from live mode's, so that a test run's `order-5555` never
@@ -144,6 +145,27 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
     return test ? `${TEST_MODE_KEYS}${key}` : key;
   };
 
+  /**
+   * Claims the key in `keys` (the service's store, or a unit's transaction): undefined when this call is
+   * to run, the stored answer when it is done already; throws when it is another request's or running.
+   */
+  const claimIn = async (keys: IdempotencyStore, claim: Claim, print: string): Promise<IdempotencyRow | undefined> => {
+    const { accountId, key, claimedOn: now } = claim;
+    let claimed = await keys.claim(accountId, key, print, now);
+    if (claimed) return undefined;
+    const row = await keys.find(accountId, key);
+    // Gone between the two statements (purged, or released by a failed first request): one more claim.
+    if (!row) claimed = await keys.claim(accountId, key, print, now);
+    else if (now - row.created_on >= IDEMPOTENCY_WINDOW_MS) claimed = await keys.takeOver(accountId, key, row.created_on, print, now);
+    else if (row.fingerprint !== print) throw conflict();
+    else if (row.status !== null) return row;
+    // Claimed by a call that runs outside a unit (atomic: false) and is still running, or died.
+    else if (now - row.created_on >= ABANDONED_AFTER_MS) claimed = await keys.takeOver(accountId, key, row.created_on, print, now);
+    // Another duplicate won the race for the row as it was read.
+    if (!claimed) throw inProgress();
+    return undefined;
+  };
+
   /** Claims the key, or answers: true when the handler is to run. */
   const begin = async (request: FastifyRequest, reply: FastifyReply, key: string, accountId: number): Promise<boolean> => {
     if (!VALID_KEY.test(key)) throw badKey();
@@ -153,22 +175,24 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
       await store.purge(now - IDEMPOTENCY_WINDOW_MS);
     }
     const print = fingerprint(request);
-    key = await namespaced(request, key, accountId);
-    let claimed = await store.claim(accountId, key, print, now);
-    if (!claimed) {
-      const row = await store.find(accountId, key);
-      // Gone between the two statements (purged, or released by a failed first request): one more claim.
-      if (!row) claimed = await store.claim(accountId, key, print, now);
-      else if (now - row.created_on >= IDEMPOTENCY_WINDOW_MS) claimed = await store.takeOver(accountId, key, row.created_on, print, now);
-      else if (row.fingerprint !== print) throw conflict();
-      else if (row.status !== null) {
-        replay(reply, row);
-        return false;
-      } else if (now - row.created_on >= ABANDONED_AFTER_MS) claimed = await store.takeOver(accountId, key, row.created_on, print, now);
-      // Another duplicate won the race for the row as it was read.
-      if (!claimed) throw inProgress();
+    const claim: Claim = { accountId, key: await namespaced(request, key, accountId), claimedOn: now };
+    // In a unit (./change-unit.ts) the claim and the answer are written in the change's own transaction.
+    const inUnit = joinUnit(request, {
+      begin: async (tx) => {
+        const done = await claimIn(new IdempotencyStore(tx.store.db), claim, print);
+        if (done) return answerOf(done);
+        request.idempotencyUnitClaim = { ...claim, print };
+        return undefined;
+      },
+      finish: (tx, answer) => new IdempotencyStore(tx.store.db).answer(claim.accountId, claim.key, claim.claimedOn, answer),
+    });
+    if (inUnit) return true;
+    const done = await claimIn(store, claim, print);
+    if (done) {
+      replay(reply, done);
+      return false;
     }
-    request.idempotencyClaim = { accountId, key, claimedOn: now };
+    request.idempotencyClaim = claim;
     return true;
   };
 
@@ -206,26 +230,41 @@ async function idempotency(app: FastifyInstance, { ctx }: { ctx: Ctx }) {
   const settle = async (claim: Claim, reply: FastifyReply, payload: unknown) => {
     const status = reply.statusCode;
     if (typeof payload !== 'string' || asksForRetry(status, payload)) return release(claim);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (replayable(name) && value !== undefined) headers[name] = String(value);
-    return store.answer(claim.accountId, claim.key, claim.claimedOn, { status, headers, body: payload });
+    return store.answer(claim.accountId, claim.key, claim.claimedOn, { status, headers: replayableHeaders(reply), body: payload });
+  };
+
+  /**
+   * A unit's call that was refused (4xx) rolled its claim back with its transaction: the refusal is
+   * stored now, as a claim with its answer, unless it asks for a retry or a duplicate has claimed the key
+   * meanwhile (that one's answer stands).
+   */
+  const storeRefusal = async (claim: Claim & { print: string }, reply: FastifyReply, payload: unknown) => {
+    const status = reply.statusCode;
+    if (typeof payload !== 'string' || asksForRetry(status, payload)) return;
+    await store.insertAnswered(claim.accountId, claim.key, claim.print, claim.claimedOn, { status, headers: replayableHeaders(reply), body: payload });
+  };
+
+  const settled = (request: FastifyRequest, payload: unknown, done: (err: null, payload: unknown) => void) => (err: unknown) => {
+    // The operation's effects stand and its answer still goes out; a retry after ABANDONED_AFTER_MS
+    // would run again, as after a crash at this point.
+    if (isDatabaseUnavailable(err)) request.log.warn({ err }, 'could not store the answer of an Idempotency-Key: the database is away');
+    else request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
+    done(null, payload);
   };
 
   app.addHook('onSend', (request, reply, payload, done) => {
+    const unitClaim = request.idempotencyUnitClaim;
+    if (unitClaim) {
+      request.idempotencyUnitClaim = undefined;
+      // Committed with its answer, or replayed: nothing is left to store.
+      if (request.unitCommitted || request.unitReplayed) return done(null, payload);
+      return void storeRefusal(unitClaim, reply, payload).then(() => done(null, payload), settled(request, payload, done));
+    }
     const claim = request.idempotencyClaim;
     if (!claim) return done(null, payload);
     request.idempotencyClaim = undefined;
-    settle(claim, reply, payload).then(
-      () => done(null, payload),
-      // The operation's effects stand and its answer still goes out; a retry after ABANDONED_AFTER_MS
-      // would run again, as after a crash at this point.
-      (err: unknown) => {
-        if (isDatabaseUnavailable(err)) request.log.warn({ err }, 'could not store the answer of an Idempotency-Key: the database is away');
-        else request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
-        done(null, payload);
-      },
-    );
+    settle(claim, reply, payload).then(() => done(null, payload), settled(request, payload, done));
   });
 }
 
-export default fp(idempotency, { name: 'refkit-idempotency', dependencies: ['refkit-access'] });
+export default fp(idempotency, { name: 'refkit-idempotency', dependencies: ['refkit-access', 'refkit-change-unit'] });

@@ -41,10 +41,15 @@ export type CodeOwner = Pick<Row<ParticipantsTable>, 'id' | 'code' | 'email' | '
 
 class Cached<K extends string | number, V extends object> {
   readonly #map = new LRUCache<K, V>({ max: MAX_ENTRIES });
-  constructor(private readonly caches: Caches) {}
+  /** `shared`: this is a transaction's view (Caches below) of the process's cache. */
+  constructor(
+    private readonly caches: Caches,
+    private readonly shared?: Cached<K, V>,
+  ) {}
 
   /** The cached value, or `load()`'s, kept unless the caches were invalidated while it loaded. */
   async get(key: K, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    if (this.shared) return this.caches.dirty ? load() : (this.shared.#map.get(key) ?? load());
     const hit = this.#map.get(key);
     if (hit !== undefined) return hit;
     const generation = this.caches.generation;
@@ -61,13 +66,18 @@ class Cached<K extends string | number, V extends object> {
 export class Caches {
   /** Bumped by every invalidation: a load that started before it must not fill the cache after it. */
   generation = 0;
-  readonly campaigns = new Cached<string, Row<CampaignsTable>>(this);
-  readonly apiKeys = new Cached<string, Row<ApiKeysTable>>(this);
-  readonly endpoints = new Cached<number, Row<WebhookEndpointsTable>[]>(this);
+  /**
+   * In a transaction's view: it has changed something cached, so from then on it reads from the
+   * database, where its own writes are (the process's cache is emptied once it commits).
+   */
+  dirty = false;
+  readonly campaigns: Cached<string, Row<CampaignsTable>>;
+  readonly apiKeys: Cached<string, Row<ApiKeysTable>>;
+  readonly endpoints: Cached<number, Row<WebhookEndpointsTable>[]>;
   /** Each account's salt of erased addresses, null before its first erasure (../privacy/store/person-store.ts), which bumps the change counter. */
-  readonly erasureSalts = new Cached<number, { salt: string | null }>(this);
+  readonly erasureSalts: Cached<number, { salt: string | null }>;
   /** Each account's settings row, or none (`row` undefined: the defaults), so a default account reads nothing either. */
-  readonly accountSettings = new Cached<number, { row: Row<AccountSettingsTable> | undefined }>(this);
+  readonly accountSettings: Cached<number, { row: Row<AccountSettingsTable> | undefined }>;
   /**
    * Who holds a referral code, by `codeOwnerKey`: what a share link's every visit asks (validateCode),
    * and what a sign-up through it needs of its referrer. A code, once a committed participant's, is theirs
@@ -77,9 +87,29 @@ export class Caches {
    * committed rows may fill it (Store.codeOwner), and an unknown code is never kept, so a code created
    * elsewhere is found at once.
    */
-  readonly codeOwners = new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
+  readonly codeOwners: LRUCache<string, CodeOwner>;
 
+  /**
+   * `shared`: a transaction's view of the process's caches. It reads their entries but never fills them
+   * (what it reads may roll back), and once it changes something cached it reads past them (`dirty`).
+   */
+  constructor(readonly shared?: Caches) {
+    this.campaigns = new Cached(this, shared?.campaigns);
+    this.apiKeys = new Cached(this, shared?.apiKeys);
+    this.endpoints = new Cached(this, shared?.endpoints);
+    this.erasureSalts = new Cached(this, shared?.erasureSalts);
+    this.accountSettings = new Cached(this, shared?.accountSettings);
+    this.codeOwners = shared?.codeOwners ?? new LRUCache<string, CodeOwner>({ max: CODE_OWNER_ENTRIES });
+  }
+
+  /** A change to something cached is being written: a transaction's view reads past the caches from now on. */
+  changing(): void {
+    if (this.shared) this.dirty = true;
+  }
+
+  /** Empties the caches (a view empties the process's: call it once the change has committed). */
   invalidate(): void {
+    if (this.shared) return this.shared.invalidate();
     this.generation++;
     // The change may be a migration by another process (migrate bumps the counter too).
     forgetRowShapes();

@@ -65,6 +65,18 @@ export class IdempotencyStore {
       .execute();
   }
 
+  /**
+   * A claim with its answer at once, unless the key is taken: a refused call's answer, stored after
+   * its transaction rolled back (../http/idempotency.ts storeRefusal).
+   */
+  async insertAnswered(accountId: number, key: string, fingerprint: string, now: number, answer: StoredAnswer): Promise<void> {
+    await this.db
+      .insertInto('idempotency_keys')
+      .values({ account_id: accountId, key, fingerprint, created_on: now, status: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+      .execute();
+  }
+
   /** Gives up the claim made at `claimedOn` (the request failed on our side): a retry runs again. */
   async release(accountId: number, key: string, claimedOn: number): Promise<void> {
     await this.db

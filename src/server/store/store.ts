@@ -426,16 +426,18 @@ export class Store {
     // Already in one (an operation run inside another's transaction): it joins it.
     if (this.#afterCommit) return fn(this);
     const afterCommit: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: this.caches, ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled }, afterCommit)));
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: new Caches(this.caches), ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled }, afterCommit)));
     for (const f of afterCommit) f();
     return result;
   }
 
   /**
    * A change to something cached has been written: this process forgets its caches once it has
-   * committed (other processes hear of it through the triggers of migration 0007_speed).
+   * committed (other processes hear of it through the triggers of migration 0007_speed), and the
+   * transaction that wrote it reads past them until then (./caches.ts).
    */
   changedCached(): void {
+    this.caches.changing();
     this.afterCommit(() => this.caches.invalidate());
   }
 

@@ -13,6 +13,7 @@ import { invalid } from '../../kernel/errors.js';
 import { fetchPage, pageRequest, type PageResult } from '../../kernel/paging.js';
 import { iso } from '../../kernel/time.js';
 import { testOnly } from '../../kernel/test-mode.js';
+import { realNow } from '../../kernel/campaign-time.js';
 
 /** What one change was: the action, what it was done to, and the state before and after. */
 export interface AuditRecord {
@@ -49,11 +50,14 @@ function actorColumns(actor: Actor) {
   return { actor_kind: who.kind, actor_id: id, actor_label: label, actor_role: actor.role ?? 'owner', ip: who.kind === 'cli' ? null : (actor.ip ?? null) };
 }
 
-/** Appends one entry. */
+/**
+ * Appends one entry, dated by the real time: a test campaign's moved clock (../../kernel/campaign-time.ts)
+ * dates what happens in the campaign, never when someone acted.
+ */
 export async function recordAudit(ctx: Ctx, actor: Actor, record: AuditRecord): Promise<void> {
   await ctx.store.audit.insert({
     account_id: actor.accountId,
-    created_on: ctx.now(),
+    created_on: realNow(ctx),
     ...actorColumns(actor),
     action: record.action,
     campaign_id: record.campaignId ?? null,

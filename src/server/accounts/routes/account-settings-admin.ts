@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AccountSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
 import { getAccountSettings, updateAccountSettings } from '../domain/account-settings.js';
-import type { Ctx } from '../../kernel/context.js';
 import { requireActor } from '../../http/access.js';
 import { invalid } from '../../kernel/errors.js';
 import { accessErrors, ownerRoute } from '../../http/owner-route-docs.js';
@@ -24,7 +23,7 @@ const common = ownerRoute('admin');
 // The account's settings hold for both modes' data: no test key reaches them (../../http/permissions.ts).
 const config = { access: 'secret' as const, accountWide: true as const };
 
-export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/getAccountSettings',
     {
@@ -35,7 +34,7 @@ export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }>
         response: { 200: AccountSettings, ...errors },
       },
     },
-    async (request) => getAccountSettings(ctx, requireActor(request)),
+    async (request) => getAccountSettings(request.ctx, requireActor(request)),
   );
 
   app.post(
@@ -50,6 +49,6 @@ export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }>
         response: { 200: AccountSettings, ...errors },
       },
     },
-    async (request) => updateAccountSettings(ctx, requireActor(request), request.body),
+    async (request) => updateAccountSettings(request.ctx, requireActor(request), request.body),
   );
 };

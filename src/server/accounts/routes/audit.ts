@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AuditEntry, AuditFilterQuery, AuditLogQuery } from '../../../api/team-schemas.js';
 import { exportAuditLog, listAuditLog, presentAuditEntry } from '../domain/audit.js';
-import type { Ctx } from '../../kernel/context.js';
 import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
 import { accessErrors, ownerRoute } from '../../http/owner-route-docs.js';
@@ -13,7 +12,7 @@ const errors = accessErrors;
 const common = ownerRoute('team');
 const config = { access: 'secret' as const };
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/listAuditLog',
     {
@@ -29,7 +28,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request, reply) => {
-      const page = await listAuditLog(ctx, requireActor(request), request.query);
+      const page = await listAuditLog(request.ctx, requireActor(request), request.query);
       linkNext(request, reply, page.next);
       return page.rows.map((r) => presentAuditEntry(r.row));
     },
@@ -48,7 +47,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       },
     },
     async (request, reply) => {
-      const csv = exportAuditLog(ctx, requireActor(request), request.query);
+      const csv = exportAuditLog(request.ctx, requireActor(request), request.query);
       return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="audit-log.csv"').send(csv);
     },
   );

@@ -5,7 +5,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiErrorBody, ChangePasswordBody, Ok, OwnerSession, SessionsEnded, SignInBody } from '../../../api/schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { changePassword, checkCredentials, endSessions } from '../domain/owners.js';
 import { closeSession, openSession, SESSION_TTL_MS } from '../domain/sessions.js';
@@ -22,7 +21,7 @@ function requireSession(request: FastifyRequest) {
   return request.ownerSession;
 }
 
-export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/auth/signIn',
     {
@@ -38,8 +37,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
       },
     },
     async (request, reply) => {
-      const owner = await checkCredentials(ctx, request.body.email, request.body.password, clientKey(request.ip), deviceToken(request));
-      const { token, view } = await openSession(ctx, owner);
+      const owner = await checkCredentials(request.ctx, request.body.email, request.body.password, clientKey(request.ip), deviceToken(request));
+      const { token, view } = await openSession(request.ctx, owner);
       setSessionCookie(request, reply, token, SESSION_TTL_MS);
       setDeviceCookie(request, reply, owner.device, DEVICE_TTL_MS);
       return view;
@@ -63,7 +62,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
     },
     async (request, reply) => {
       requireSession(request);
-      await closeSession(ctx, sessionToken(request)!);
+      await closeSession(request.ctx, sessionToken(request)!);
       clearSessionCookie(request, reply);
       return { ok: true as const };
     },
@@ -87,7 +86,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
     async (request, reply) => {
       const { id, ownerId, view } = requireSession(request);
       const { currentPassword, newPassword } = request.body;
-      const changed = await changePassword(ctx, { id, ownerId, email: view.email }, currentPassword, newPassword, clientKey(request.ip), deviceToken(request));
+      const changed = await changePassword(request.ctx, { id, ownerId, email: view.email }, currentPassword, newPassword, clientKey(request.ip), deviceToken(request));
       setDeviceCookie(request, reply, changed.device, DEVICE_TTL_MS);
       return { ok: true as const, sessionsEnded: changed.sessionsEnded };
     },
@@ -105,7 +104,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, {
       },
     },
     async (request, reply) => {
-      const ended = await endSessions(ctx, requireSession(request).ownerId);
+      const ended = await endSessions(request.ctx, requireSession(request).ownerId);
       clearSessionCookie(request, reply);
       return { ok: true as const, sessionsEnded: ended };
     },

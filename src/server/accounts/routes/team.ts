@@ -16,7 +16,6 @@ import {
   RemovedMember,
   RevokeInvitationBody,
 } from '../../../api/team-schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { openSession, SESSION_TTL_MS } from '../domain/sessions.js';
 import * as team from '../domain/team.js';
 import { requireActor } from '../../http/access.js';
@@ -30,20 +29,20 @@ const common = ownerRoute('team');
 const read = { access: 'secret' as const, accountWide: true as const };
 const manage = { access: 'secret' as const, accountWide: true as const, idempotent: true, permission: 'manage' as const };
 
-export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string | undefined }> = async (app, { ctx, publicUrl }) => {
+export const teamRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string | undefined }> = async (app, { publicUrl }) => {
   /** Where the invitation link points: PUBLIC_URL, else the address this request reached. */
   const baseOf = (request: FastifyRequest) => publicUrl ?? `${request.protocol}://${request.host}`;
 
   app.get(
     '/api/v1/admin/listMembers',
     { config: read, schema: { ...common, summary: 'The members of the account and their roles, oldest first', response: { 200: Type.Array(Member), ...errors } } },
-    async (request) => team.listMembers(ctx, requireActor(request)),
+    async (request) => team.listMembers(request.ctx, requireActor(request)),
   );
 
   app.get(
     '/api/v1/admin/listInvitations',
     { config: read, schema: { ...common, summary: 'The open invitations of the account (not used, revoked or expired), newest first', response: { 200: Type.Array(Invitation), ...errors } } },
-    async (request) => team.listInvitations(ctx, requireActor(request)),
+    async (request) => team.listInvitations(request.ctx, requireActor(request)),
   );
 
   app.post(
@@ -60,22 +59,22 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
         response: { 200: Invitation, ...errors },
       },
     },
-    async (request) => team.inviteMember(ctx, requireActor(request), request.body, baseOf(request)),
+    async (request) => team.inviteMember(request.ctx, requireActor(request), request.body, baseOf(request)),
   );
 
   app.post(
     '/api/v1/admin/revokeInvitation',
     {
-      config: { ...manage, audit: invitationChange(ctx) },
+      config: { ...manage, audit: invitationChange },
       schema: { ...common, summary: 'Revoke an open invitation: its link stops working (owners only)', body: RevokeInvitationBody, response: { 200: Invitation, ...errors } },
     },
-    async (request) => team.revokeInvitation(ctx, requireActor(request), request.body.id),
+    async (request) => team.revokeInvitation(request.ctx, requireActor(request), request.body.id),
   );
 
   app.post(
     '/api/v1/admin/changeMemberRole',
     {
-      config: { ...manage, audit: memberChange(ctx) },
+      config: { ...manage, audit: memberChange },
       schema: {
         ...common,
         summary: "Change a member's role (owners only)",
@@ -84,13 +83,13 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
         response: { 200: Member, ...errors },
       },
     },
-    async (request) => team.changeMemberRole(ctx, requireActor(request), request.body.email, request.body.role),
+    async (request) => team.changeMemberRole(request.ctx, requireActor(request), request.body.email, request.body.role),
   );
 
   app.post(
     '/api/v1/admin/removeMember',
     {
-      config: { ...manage, audit: memberChange(ctx) },
+      config: { ...manage, audit: memberChange },
       schema: {
         ...common,
         summary: 'Remove a member: their sessions end at once, and the invitations they sent are revoked (owners only)',
@@ -100,7 +99,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
         response: { 200: RemovedMember, ...errors },
       },
     },
-    async (request) => team.removeMember(ctx, requireActor(request), request.body.email, request.body.revokeKeys ?? false),
+    async (request) => team.removeMember(request.ctx, requireActor(request), request.body.email, request.body.revokeKeys ?? false),
   );
 
   app.post(
@@ -116,10 +115,10 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx; publicUrl: string
       },
     },
     async (request, reply) => {
-      const joined = await team.acceptInvitation(ctx, request.body.token, request.body.password);
+      const joined = await team.acceptInvitation(request.ctx, request.body.token, request.body.password);
       // The audit entry's actor: the member who joined (../../http/audit-trail.ts).
       request.actor = { accountId: joined.accountId, identity: { kind: 'user', id: joined.id, email: joined.email }, role: joined.role, ip: request.ip };
-      const { token, view } = await openSession(ctx, joined);
+      const { token, view } = await openSession(request.ctx, joined);
       setSessionCookie(request, reply, token, SESSION_TTL_MS);
       return view;
     },

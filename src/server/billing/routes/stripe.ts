@@ -6,7 +6,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ListStripeEventsQuery, ListStripePayoutsQuery, MatchStripeEventBody, RetryStripePayoutBody, StripeEventView, StripePayoutView, StripeReceived } from '../../../api/billing-schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { requireActor } from '../../http/access.js';
 import { listStripeEvents, matchStripeEvent, receiveStripeEvent } from '../domain/stripe-events.js';
 import { listStripePayouts, presentStripePayout, retryStripePayout } from '../../payouts/domain/stripe-payout-views.js';
@@ -18,7 +17,7 @@ const errors = ownerErrors;
 const STRIPE_BODY_LIMIT = 1024 * 1024;
 
 /** The webhook route, in a scope of its own: the signature is over the raw bytes, so JSON is not parsed here. */
-const stripeWebhook: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+const stripeWebhook: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STRIPE_BODY_LIMIT }, (_request, body, done) => done(null, body));
   app.post(
@@ -40,14 +39,14 @@ const stripeWebhook: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx
     },
     async (request) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const { outcome } = await receiveStripeEvent(ctx, request.params.campaignId, body, request.headers['stripe-signature']);
+      const { outcome } = await receiveStripeEvent(request.ctx, request.params.campaignId, body, request.headers['stripe-signature']);
       return { received: true as const, outcome };
     },
   );
 };
 
-export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
-  await app.register(stripeWebhook, { ctx });
+export const stripeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(stripeWebhook);
 
   app.get(
     '/api/v1/admin/listStripeEvents',
@@ -60,7 +59,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: Type.Array(StripeEventView), ...errors },
       },
     },
-    async (request) => listStripeEvents(ctx, requireActor(request), request.query.id, request.query.status, request.query.limit ?? 50),
+    async (request) => listStripeEvents(request.ctx, requireActor(request), request.query.id, request.query.status, request.query.limit ?? 50),
   );
 
   app.post(
@@ -74,7 +73,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: StripeEventView, ...errors },
       },
     },
-    async (request) => matchStripeEvent(ctx, requireActor(request), request.body.id, request.body.eventId, request.body.email),
+    async (request) => matchStripeEvent(request.ctx, requireActor(request), request.body.id, request.body.eventId, request.body.email),
   );
 
   app.get(
@@ -93,7 +92,7 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
       },
     },
     async (request, reply) => {
-      const page = await listStripePayouts(ctx, requireActor(request), request.query);
+      const page = await listStripePayouts(request.ctx, requireActor(request), request.query);
       linkNext(request, reply, page.next);
       return page.rows.map(presentStripePayout);
     },
@@ -113,6 +112,6 @@ export const stripeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: StripePayoutView, ...errors },
       },
     },
-    async (request) => retryStripePayout(ctx, requireActor(request), request.body.id, request.body.payoutId),
+    async (request) => retryStripePayout(request.ctx, requireActor(request), request.body.id, request.body.payoutId),
   );
 };

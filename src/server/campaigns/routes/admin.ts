@@ -27,7 +27,6 @@ import {
   UpdateCampaignBody,
 } from '../../../api/schemas.js';
 import * as campaigns from '../domain/campaigns.js';
-import type { Ctx } from '../../kernel/context.js';
 import * as keys from '../../accounts/domain/keys.js';
 import * as ledger from '../../rewards/domain/ledger.js';
 import * as proof from '../../referrals/domain/proof.js';
@@ -45,19 +44,19 @@ const errors = ownerErrors;
 const common = ownerRoute('admin');
 const config = { access: 'secret' as const, idempotent: true };
 
-export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
-  const campaignEdit = { ...config, audit: campaignChange(ctx) };
-  const participantEdit = { ...config, audit: participantChange(ctx) };
+export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const campaignEdit = { ...config, audit: campaignChange };
+  const participantEdit = { ...config, audit: participantChange };
   app.post(
     '/api/v1/admin/createCampaign',
     { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaignView(ctx, await campaigns.createCampaign(ctx, requireActor(request), request.body)),
+    async (request) => campaignView(request.ctx, await campaigns.createCampaign(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
     '/api/v1/admin/updateCampaign',
     { config: campaignEdit, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaignView(ctx, await campaigns.updateCampaign(ctx, requireActor(request), request.body)),
+    async (request) => campaignView(request.ctx, await campaigns.updateCampaign(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -72,7 +71,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: Campaign, ...errors },
       },
     },
-    async (request) => campaignView(ctx, await campaigns.setCampaignStatus(ctx, requireActor(request), request.body.id, request.body.status)),
+    async (request) => campaignView(request.ctx, await campaigns.setCampaignStatus(request.ctx, requireActor(request), request.body.id, request.body.status)),
   );
 
   app.post(
@@ -91,7 +90,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: CampaignClock, ...errors },
       },
     },
-    async (request) => advanceClock(ctx, requireActor(request), request.body),
+    async (request) => advanceClock(request.ctx, requireActor(request), request.body),
   );
 
   app.get(
@@ -100,7 +99,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config: { access: 'secret' as const },
       schema: { ...common, summary: "A test campaign's time now, and how far ahead of the real time it is", querystring: CampaignClockQuery, response: { 200: CampaignClock, ...errors } },
     },
-    async (request) => getClock(ctx, requireActor(request), request.query.id),
+    async (request) => getClock(request.ctx, requireActor(request), request.query.id),
   );
 
   app.post(
@@ -117,7 +116,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: GrantAccessResult, ...errors },
       },
     },
-    async (request) => grantAccess(ctx, requireActor(request), request.body),
+    async (request) => grantAccess(request.ctx, requireActor(request), request.body),
   );
 
   app.get(
@@ -132,7 +131,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: WaitlistView, ...errors },
       },
     },
-    async (request) => getWaitlist(ctx, requireActor(request), request.query.id, request.query.limit),
+    async (request) => getWaitlist(request.ctx, requireActor(request), request.query.id, request.query.limit),
   );
 
   app.post(
@@ -141,7 +140,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config: participantEdit,
       schema: { ...common, summary: 'Redeem from a reward balance', body: RedeemRewardBody, response: { 200: Participant, ...errors } },
     },
-    async (request) => presentView(await rewards.redeemReward(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await rewards.redeemReward(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -156,7 +155,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: Participant, ...errors },
       },
     },
-    async (request) => presentView(await rewards.approveParticipant(ctx, requireActor(request), request.body.id, request.body.email)),
+    async (request) => presentView(await rewards.approveParticipant(request.ctx, requireActor(request), request.body.id, request.body.email)),
   );
 
   app.get(
@@ -176,7 +175,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
     },
     async (request, reply) => {
       const { id, email, ...paging } = request.query;
-      const page = await ledger.listRewardEntries(ctx, requireActor(request), id, email, paging);
+      const page = await ledger.listRewardEntries(request.ctx, requireActor(request), id, email, paging);
       linkNext(request, reply, page.next);
       return page.rows.map(presentRewardEntry);
     },
@@ -191,14 +190,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
       config: { access: 'secret' as const, permission: 'manage' as const, audit: byObjectId },
       schema: { ...common, summary: 'Create a secret key (shown once)', body: CreateApiKeyBody, response: { 200: ApiKey, ...errors } },
     },
-    async (request) => keys.createApiKey(ctx, requireActor(request), request.body.name, request.body.test),
+    async (request) => keys.createApiKey(request.ctx, requireActor(request), request.body.name, request.body.test),
   );
 
   app.post(
     '/api/v1/admin/revokeApiKey',
-    { config: { ...config, permission: 'manage' as const, audit: keyChange(ctx) }, schema: { ...common, summary: 'Revoke a secret key', body: RevokeApiKeyBody, response: { 200: Ok, ...errors } } },
+    { config: { ...config, permission: 'manage' as const, audit: keyChange }, schema: { ...common, summary: 'Revoke a secret key', body: RevokeApiKeyBody, response: { 200: Ok, ...errors } } },
     async (request) => {
-      await keys.revokeApiKey(ctx, requireActor(request), request.body.id);
+      await keys.revokeApiKey(request.ctx, requireActor(request), request.body.id);
       return { ok: true as const };
     },
   );
@@ -206,7 +205,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
   app.get(
     '/api/v1/admin/listApiKeys',
     { config, schema: { ...common, summary: 'List secret keys (without the keys)', response: { 200: Type.Array(ApiKey), ...errors } } },
-    async (request) => keys.listApiKeys(ctx, requireActor(request)),
+    async (request) => keys.listApiKeys(request.ctx, requireActor(request)),
   );
 
   app.post(
@@ -221,7 +220,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: SigningSecret, ...errors },
       },
     },
-    async (request) => ({ secret: await proof.signingSecret(ctx, requireActor(request), request.body.id, false) }),
+    async (request) => ({ secret: await proof.signingSecret(request.ctx, requireActor(request), request.body.id, false) }),
   );
 
   app.post(
@@ -236,7 +235,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: SigningSecret, ...errors },
       },
     },
-    async (request) => ({ secret: await proof.signingSecret(ctx, requireActor(request), request.body.id, true) }),
+    async (request) => ({ secret: await proof.signingSecret(request.ctx, requireActor(request), request.body.id, true) }),
   );
 
   app.post(
@@ -251,6 +250,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, 
         response: { 200: RevokedTokens, ...errors },
       },
     },
-    async (request) => ({ revoked: await proof.revokeTokens(ctx, requireActor(request), request.body.id, request.body.email) }),
+    async (request) => ({ revoked: await proof.revokeTokens(request.ctx, requireActor(request), request.body.id, request.body.email) }),
   );
 };

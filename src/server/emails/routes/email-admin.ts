@@ -13,7 +13,6 @@ import {
   UpdateEmailSettingsBody,
 } from '../../../api/email-schemas.js';
 import { ApiErrorBody, CampaignQuery, Ok } from '../../../api/schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import * as admin from '../domain/email-admin.js';
 import { requireActor } from '../../http/access.js';
 import { previewEmail, sendTestEmail } from '../domain/preview.js';
@@ -26,7 +25,7 @@ const config = { access: 'secret' as const };
 /** The service's own address as this request reached it: where a preview's unsubscribe link points. */
 const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
-export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const emailAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/getEmailSettings',
     {
@@ -38,7 +37,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
         response: { 200: EmailTextsView, ...errors },
       },
     },
-    async (request) => admin.emailTexts(ctx, requireActor(request), request.query.id),
+    async (request) => admin.emailTexts(request.ctx, requireActor(request), request.query.id),
   );
 
   app.post(
@@ -47,7 +46,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
       config: { ...config, idempotent: true },
       schema: { ...common, summary: 'Turn lifecycle emails on or off, set the postal address of their footer', body: UpdateEmailSettingsBody, response: { 200: EmailTextsView, ...errors } },
     },
-    async (request) => admin.updateEmailSettings(ctx, requireActor(request), request.body),
+    async (request) => admin.updateEmailSettings(request.ctx, requireActor(request), request.body),
   );
 
   app.post(
@@ -56,7 +55,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
       config: { ...config, idempotent: true },
       schema: { ...common, summary: "Replace an email's subject and body in one language (with {variables})", body: PutEmailTextBody, response: { 200: EmailTextsView, ...errors } },
     },
-    async (request) => admin.putEmailText(ctx, requireActor(request), request.body),
+    async (request) => admin.putEmailText(request.ctx, requireActor(request), request.body),
   );
 
   app.post(
@@ -65,7 +64,7 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
       config: { ...config, idempotent: true },
       schema: { ...common, summary: "Go back to an email's default text in one language", body: EmailTextKey, response: { 200: EmailTextsView, ...errors } },
     },
-    async (request) => admin.resetEmailText(ctx, requireActor(request), request.body),
+    async (request) => admin.resetEmailText(request.ctx, requireActor(request), request.body),
   );
 
   // previewEmail and sendTestEmail take no Idempotency-Key: a preview changes nothing, and a test email
@@ -82,17 +81,18 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
         response: { 200: EmailPreview, ...errors },
       },
     },
-    async (request) => previewEmail(ctx, requireActor(request), request.body, baseOf(request)),
+    async (request) => previewEmail(request.ctx, requireActor(request), request.body, baseOf(request)),
   );
 
   app.post(
     '/api/v1/admin/sendTestEmail',
     {
-      config,
+      // It waits on the mail server: a transaction must not be held across that (../../http/change-unit.ts).
+      config: { ...config, atomic: false },
       schema: { ...common, summary: 'Send the preview to an address now (503 when SMTP_URL is not set)', body: TestEmailBody, response: { 200: Ok, 503: ApiErrorBody, ...errors } },
     },
     async (request) => {
-      await sendTestEmail(ctx, requireActor(request), request.body, baseOf(request));
+      await sendTestEmail(request.ctx, requireActor(request), request.body, baseOf(request));
       return { ok: true as const };
     },
   );
@@ -103,6 +103,6 @@ export const emailAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (
       config,
       schema: { ...common, summary: "A campaign's lifecycle email log, newest first, a page at a time", querystring: EmailLogQuery, response: { 200: EmailLogPage, ...errors } },
     },
-    async (request) => admin.emailLog(ctx, requireActor(request), request.query),
+    async (request) => admin.emailLog(request.ctx, requireActor(request), request.query),
   );
 };

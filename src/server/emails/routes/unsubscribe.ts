@@ -42,7 +42,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     UNSUBSCRIBE_PATH,
     { config: { access: 'public' }, preHandler: app.publicRateLimit, schema: { ...schema, summary: 'The unsubscribe page of a lifecycle email (asks first)' } },
     async (request, reply) => {
-      const { campaign, participantId } = await checkUnsubscribeLink(ctx, request.query);
+      const { campaign, participantId } = await checkUnsubscribeLink(request.ctx, request.query);
       const form = `${UNSUBSCRIBE_PATH}?${new URLSearchParams(request.query).toString()}`;
       const locale = await localeOf(participantId);
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
@@ -58,7 +58,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       schema: { ...schema, summary: 'Unsubscribe from a campaign\'s lifecycle emails at once (RFC 8058 one-click: body List-Unsubscribe=One-Click)' },
     },
     async (request, reply) => {
-      const campaign = await unsubscribe(ctx, request.query);
+      const campaign = await unsubscribe(request.ctx, request.query);
       const locale = await localeOf(Number(request.query.p));
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
       return page(locale, campaign, FRAME_WORDS[locale].unsubscribed);

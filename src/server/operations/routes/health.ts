@@ -1,13 +1,12 @@
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: it can reach its database). */
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from '../../kernel/context.js';
 import { checkDatabase } from '../domain/readiness.js';
 
-export async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: Ctx }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', { schema: { tags: ['ops'] } }, async () => ({ ok: true }));
   app.get('/readyz', { schema: { tags: ['ops'] } }, async (request, reply) => {
     try {
-      await checkDatabase(ctx);
+      await checkDatabase(request.ctx);
       return { ok: true };
     } catch (err) {
       request.log.warn({ err }, 'not ready: database unreachable');

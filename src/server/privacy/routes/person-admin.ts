@@ -1,7 +1,6 @@
 /** Exporting and erasing a person across the account's campaigns (docs/privacy.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErasePersonBody, ErasureResult, PersonExport, PersonQuery } from '../../../api/person-schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { erasePerson } from '../domain/erasure.js';
 import { exportPerson } from '../domain/person-export.js';
 import { requireActor } from '../../http/access.js';
@@ -16,7 +15,7 @@ const erasedTarget = (_fields: unknown, answer: unknown) => {
 const errors = ownerErrors;
 const common = ownerRoute('admin');
 
-export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const personAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/exportPerson',
     {
@@ -32,7 +31,7 @@ export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: PersonExport, ...errors },
       },
     },
-    async (request) => exportPerson(ctx, requireActor(request), request.query.email),
+    async (request) => exportPerson(request.ctx, requireActor(request), request.query.email),
   );
 
   app.post(
@@ -52,6 +51,6 @@ export const personAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: ErasureResult, ...errors },
       },
     },
-    async (request) => erasePerson(ctx, requireActor(request), request.body.email),
+    async (request) => erasePerson(request.ctx, requireActor(request), request.body.email),
   );
 };

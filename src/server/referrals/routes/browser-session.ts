@@ -6,7 +6,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiErrorBody, CampaignIdBody, LocaleTag, Ok, Participant, ProofHeaders, VerifyEmailBody } from '../../../api/schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { revokeToken } from '../domain/proof.js';
 import * as signups from '../domain/signups.js';
 import { localeOf, presentSignup, proofOf } from './signup-answer.js';
@@ -17,7 +16,7 @@ const LocaleHeaders = Type.Object({ 'refkit-locale': Type.Optional(LocaleTag) })
 
 const campaignOfBody = (r: { body: unknown }) => (r.body as { id?: string }).id;
 
-export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const browserSessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.options('/api/v1/verifyEmail', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/signOut', { schema: { hide: true } }, app.corsPreflight);
 
@@ -39,7 +38,7 @@ export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: Participant, ...errors },
       },
     },
-    async (request, reply) => presentSignup(reply, await signups.verifyEmail(ctx, request.body.id, request.body.token, request.ip, localeOf(request))),
+    async (request, reply) => presentSignup(reply, await signups.verifyEmail(request.ctx, request.body.id, request.body.token, request.ip, localeOf(request))),
   );
 
   app.post(
@@ -58,7 +57,7 @@ export const browserSessionRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
     },
     async (request) => {
       const { token } = proofOf(request);
-      if (token !== undefined) await revokeToken(ctx, token);
+      if (token !== undefined) await revokeToken(request.ctx, token);
       return { ok: true as const };
     },
   );

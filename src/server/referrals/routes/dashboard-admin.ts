@@ -19,7 +19,6 @@ import {
   SearchParticipantsQuery,
 } from '../../../api/schemas.js';
 import { campaignAnalytics } from '../../campaigns/domain/analytics.js';
-import type { Ctx } from '../../kernel/context.js';
 import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
 import { invalid } from '../../kernel/errors.js';
 import { recordSizeGuard } from '../../kernel/csv-guard.js';
@@ -38,7 +37,7 @@ const config = { access: 'secret' as const, idempotent: true };
 /** Import files are streamed, never held whole: the limit is only against an endless upload. */
 const IMPORT_BODY_LIMIT = 1024 * 1024 * 1024;
 
-export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const dashboardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The raw stream goes to the CSV parser; this parser is registered in this plugin's scope only.
   acceptCsvBodies(app, IMPORT_BODY_LIMIT);
 
@@ -52,7 +51,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: Type.Array(CampaignSettings), ...errors },
       },
     },
-    async (request) => listCampaignSettings(ctx, requireActor(request)),
+    async (request) => listCampaignSettings(request.ctx, requireActor(request)),
   );
 
   app.get(
@@ -69,7 +68,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
       },
     },
     async (request) => {
-      const { items, next } = await searchParticipants(ctx, requireActor(request), request.query);
+      const { items, next } = await searchParticipants(request.ctx, requireActor(request), request.query);
       return next ? { participants: items, nextCursor: next } : { participants: items };
     },
   );
@@ -85,13 +84,13 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: ParticipantDetail, ...errors },
       },
     },
-    async (request) => participantDetail(ctx, requireActor(request), request.query.id, request.query.email),
+    async (request) => participantDetail(request.ctx, requireActor(request), request.query.id, request.query.email),
   );
 
   app.post(
     '/api/v1/admin/rejectParticipant',
     {
-      config: { ...config, audit: participantChange(ctx) },
+      config: { ...config, audit: participantChange },
       schema: {
         ...common,
         summary: 'Reject a participant held for review',
@@ -100,7 +99,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: ParticipantSummary, ...errors },
       },
     },
-    async (request) => rejectParticipant(ctx, requireActor(request), request.body.id, request.body.email),
+    async (request) => rejectParticipant(request.ctx, requireActor(request), request.body.id, request.body.email),
   );
 
   app.get(
@@ -114,7 +113,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
         response: { 200: CampaignAnalytics, ...errors },
       },
     },
-    async (request) => campaignAnalytics(ctx, requireActor(request), request.query.id),
+    async (request) => campaignAnalytics(request.ctx, requireActor(request), request.query.id),
   );
 
   app.get(
@@ -130,7 +129,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
       },
     },
     async (request, reply) => {
-      const { campaign, csv } = await exportParticipants(ctx, requireActor(request), request.query.id);
+      const { campaign, csv } = await exportParticipants(request.ctx, requireActor(request), request.query.id);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="participants-${campaign.id}.csv"`)
@@ -142,8 +141,9 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
     '/api/v1/admin/importParticipants',
     {
       // A retried import changes nothing already: it skips existing emails, all or nothing. Its body is a
-      // stream, read once by the handler, so no fingerprint of it could be taken before it runs.
-      config: { access: 'secret' as const },
+      // stream, read once by the handler, so no fingerprint of it could be taken before it runs; and a
+      // transaction must not be held while it arrives (../../http/change-unit.ts).
+      config: { access: 'secret' as const, atomic: false },
       bodyLimit: IMPORT_BODY_LIMIT,
       schema: {
         ...common,
@@ -160,7 +160,7 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = asy
       const body = request.body as NodeJS.ReadableStream | undefined;
       if (!body || typeof body.pipe !== 'function') throw invalid('file', 'Send the CSV file as the body, with Content-Type: text/csv');
       const actor = requireActor(request);
-      return withSpooledUpload(body, recordSizeGuard(MAX_RECORD_BYTES), (file) => importParticipants(ctx, actor, request.query.id, csvRows(file)));
+      return withSpooledUpload(body, recordSizeGuard(MAX_RECORD_BYTES), (file) => importParticipants(request.ctx, actor, request.query.id, csvRows(file)));
     },
   );
 };

@@ -19,7 +19,6 @@ import {
   ValidateCodeQuery,
 } from '../../../api/schemas.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
-import type { Ctx } from '../../kernel/context.js';
 import * as participants from '../domain/participants.js';
 import { campaignView } from '../../campaigns/domain/campaign-views.js';
 import { holdOf } from '../domain/holds.js';
@@ -36,7 +35,7 @@ const tags = ['interface'];
 
 
 
-export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.options('/api/v1/addParticipant', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getCampaign', { schema: { hide: true } }, app.corsPreflight);
@@ -45,7 +44,9 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
   app.post(
     '/api/v1/addParticipant',
     {
-      config: { access: 'public', idempotent: true, campaignOf: (r) => (r.body as { id?: string }).id },
+      // Not one transaction with its key (../../http/change-unit.ts): a sign-up may wait on the mail server (a
+      // confirmation link), and it is idempotent by itself (the same address twice is the same participant).
+      config: { access: 'public', idempotent: true, atomic: false, campaignOf: (r) => (r.body as { id?: string }).id },
       preHandler: app.publicRateLimit,
       schema: {
         tags,
@@ -66,9 +67,9 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       const how: signups.SignupSource = request.actor
         ? { source: 'api', ip: null, actor: request.actor, locale: localeOf(request) }
         : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request), locale: localeOf(request) };
-      const result = await signups.addParticipant(ctx, request.body, how);
+      const result = await signups.addParticipant(request.ctx, request.body, how);
       const body = presentSignup(reply, result);
-      return request.actor && result.participant ? { ...body, ...(await holdOf(ctx, result.participant)) } : body;
+      return request.actor && result.participant ? { ...body, ...(await holdOf(request.ctx, result.participant)) } : body;
     },
   );
 
@@ -80,7 +81,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       schema: { tags, summary: 'Read a campaign', querystring: CampaignQuery, response: { 200: Campaign, ...errors } },
     },
     async (request) => {
-      return campaignView(ctx, await findCampaign(ctx, request.query.id));
+      return campaignView(request.ctx, await findCampaign(request.ctx, request.query.id));
     },
   );
 
@@ -97,7 +98,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: Type.Boolean(), ...errors },
       },
     },
-    async (request) => participants.validateCode(ctx, request.query.campaignId, request.query.code, request.actor ? undefined : visitorOf(request)),
+    async (request) => participants.validateCode(request.ctx, request.query.campaignId, request.query.code, request.actor ? undefined : visitorOf(request)),
   );
 
   app.get(
@@ -106,7 +107,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       config: { access: 'secret' },
       schema: { tags, security: bearer, summary: 'Read one participant', querystring: ParticipantQuery, response: { 200: Participant, ...errors } },
     },
-    async (request) => presentView(await participants.answerParticipant(ctx, requireActor(request), request.query.id, request.query.email)),
+    async (request) => presentView(await participants.answerParticipant(request.ctx, requireActor(request), request.query.id, request.query.email)),
   );
 
   app.get(
@@ -124,7 +125,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     },
     async (request, reply) => {
       const { id, ...paging } = request.query;
-      const page = await participants.listParticipants(ctx, requireActor(request), id, paging);
+      const page = await participants.listParticipants(request.ctx, requireActor(request), id, paging);
       linkNext(request, reply, page.next);
       return presentPage(page);
     },
@@ -145,7 +146,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     },
     async (request, reply) => {
       const { id, email, ...paging } = request.query;
-      const page = await participants.listReferrals(ctx, requireActor(request), id, email, paging);
+      const page = await participants.listReferrals(request.ctx, requireActor(request), id, email, paging);
       linkNext(request, reply, page.next);
       return presentPage(page);
     },
@@ -167,8 +168,8 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       },
     },
     async (request) => {
-      const view = await rewards.qualifyParticipant(ctx, requireActor(request), request.body);
-      return { ...presentView(view), ...(await holdOf(ctx, view.participant)) };
+      const view = await rewards.qualifyParticipant(request.ctx, requireActor(request), request.body);
+      return { ...presentView(view), ...(await holdOf(request.ctx, view.participant)) };
     },
   );
 };

@@ -6,7 +6,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiErrorBody, CampaignQuery, Leaderboard, ProofHeaders } from '../../../api/schemas.js';
 import { MyReferrals, MyReferralsBody, WidgetSettings } from '../../../api/widget-schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { getLeaderboard } from '../../engagement/domain/leaderboard.js';
 import { myReferrals } from '../domain/my-referrals.js';
 import { widgetSettings } from '../../campaigns/domain/widget-settings.js';
@@ -15,7 +14,7 @@ import { proofOf } from './signup-answer.js';
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody };
 const tags = ['browser'];
 
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.options('/api/v1/getWidgetSettings', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getMyReferrals', { schema: { hide: true } }, app.corsPreflight);
   app.options('/api/v1/getLeaderboard', { schema: { hide: true } }, app.corsPreflight);
@@ -35,7 +34,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: Leaderboard, ...errors },
       },
     },
-    async (request) => getLeaderboard(ctx, request.query.id),
+    async (request) => getLeaderboard(request.ctx, request.query.id),
   );
 
   app.get(
@@ -50,7 +49,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: WidgetSettings, ...errors },
       },
     },
-    async (request) => widgetSettings(ctx, request.query.id),
+    async (request) => widgetSettings(request.ctx, request.query.id),
   );
 
   app.post(
@@ -69,6 +68,6 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app,
         response: { 200: MyReferrals, ...errors },
       },
     },
-    async (request) => myReferrals(ctx, request.body.id, request.body.email, proofOf(request)),
+    async (request) => myReferrals(request.ctx, request.body.id, request.body.email, proofOf(request)),
   );
 };

@@ -1,7 +1,6 @@
 /** Disputes' admin routes: open one (billing outside Stripe), close it, list a payer's (../domain/disputes.ts). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CloseDisputeBody, DisputeList, DisputePaymentBody, DisputeView, ListDisputesQuery } from '../../../api/dispute-schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { closeDispute, disputePayment, listDisputes } from '../domain/disputes.js';
 import { requireActor } from '../../http/access.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
@@ -9,7 +8,7 @@ import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 const errors = ownerErrors;
 const common = ownerRoute('admin');
 
-export const disputeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const disputeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/disputePayment',
     {
@@ -26,7 +25,7 @@ export const disputeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async
         response: { 200: DisputeView, ...errors },
       },
     },
-    async (request) => disputePayment(ctx, requireActor(request), request.body),
+    async (request) => disputePayment(request.ctx, requireActor(request), request.body),
   );
 
   app.post(
@@ -41,7 +40,7 @@ export const disputeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async
         response: { 200: DisputeView, ...errors },
       },
     },
-    async (request) => closeDispute(ctx, requireActor(request), request.body),
+    async (request) => closeDispute(request.ctx, requireActor(request), request.body),
   );
 
   app.get(
@@ -50,6 +49,6 @@ export const disputeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async
       config: { access: 'secret' as const },
       schema: { ...common, summary: "A participant's disputes as the payer, newest first", querystring: ListDisputesQuery, response: { 200: DisputeList, ...errors } },
     },
-    async (request) => listDisputes(ctx, requireActor(request), request.query.id, request.query.email),
+    async (request) => listDisputes(request.ctx, requireActor(request), request.query.id, request.query.email),
   );
 };

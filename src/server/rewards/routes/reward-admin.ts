@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignQuery, KeyedParticipant, RefundPaymentBody, RewardLiability } from '../../../api/schemas.js';
 import { BacktestAnswer, BacktestRulesBody } from '../../../api/backtest-schemas.js';
 import { backtestRules } from '../domain/backtest.js';
-import type { Ctx } from '../../kernel/context.js';
 import { exportRewardEntries, rewardLiability } from '../domain/liability.js';
 import { presentView } from '../../referrals/domain/present.js';
 import { refundPayment } from '../domain/refunds.js';
@@ -15,11 +14,11 @@ import { CsvStream } from '../../http/owner-route-docs.js';
 const errors = ownerErrors;
 const common = ownerRoute('admin');
 
-export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const rewardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/refundPayment',
     {
-      config: { access: 'secret' as const, idempotent: true, audit: participantChange(ctx) },
+      config: { access: 'secret' as const, idempotent: true, audit: participantChange },
       schema: {
         ...common,
         summary: "Record a refund of a referee's payment, and take back what it earned",
@@ -32,7 +31,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: KeyedParticipant, ...errors },
       },
     },
-    async (request) => presentView(await refundPayment(ctx, requireActor(request), request.body)),
+    async (request) => presentView(await refundPayment(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -54,7 +53,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: BacktestAnswer, ...errors },
       },
     },
-    async (request) => backtestRules(ctx, requireActor(request), request.body),
+    async (request) => backtestRules(request.ctx, requireActor(request), request.body),
   );
 
   app.get(
@@ -68,7 +67,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
         response: { 200: RewardLiability, ...errors },
       },
     },
-    async (request) => rewardLiability(ctx, requireActor(request), request.query.id),
+    async (request) => rewardLiability(request.ctx, requireActor(request), request.query.id),
   );
 
   app.get(
@@ -84,7 +83,7 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
       },
     },
     async (request, reply) => {
-      const { campaign, csv } = await exportRewardEntries(ctx, requireActor(request), request.query.id);
+      const { campaign, csv } = await exportRewardEntries(request.ctx, requireActor(request), request.query.id);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="reward-ledger-${campaign.id}.csv"`)

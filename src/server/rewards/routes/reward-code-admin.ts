@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AddRewardCodesBody, ApiErrorBody, CampaignQuery, ImportRefusal, RewardCodePool, RewardCodesAdded, RewardCodesQuery } from '../../../api/schemas.js';
-import type { Ctx } from '../../kernel/context.js';
 import { invalid } from '../../kernel/errors.js';
 import { MAX_CODE_RECORD_BYTES, addRewardCodes, checkCode, codesOfCsv, listRewardCodePools } from '../domain/reward-codes.js';
 import { recordSizeGuard } from '../../kernel/csv-guard.js';
@@ -20,7 +19,7 @@ const ADDING =
   'characters, control characters) is a 400 naming it, and nothing is added. The credits waiting for a code get one, oldest first, in ' +
   'the same call, each with a reward_unlocked carrying it (rewardCode).';
 
-export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async (app, { ctx }) => {
+export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The raw stream goes to the CSV reader; this parser is registered in this plugin's scope only.
   acceptCsvBodies(app, CODES_BODY_LIMIT);
 
@@ -41,7 +40,7 @@ export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = as
     },
     async (request) => {
       const { id, kind, codes } = request.body;
-      return addRewardCodes(ctx, requireActor(request), id, kind, codes.map((c, i) => checkCode(c, `codes.${i}`)));
+      return addRewardCodes(request.ctx, requireActor(request), id, kind, codes.map((c, i) => checkCode(c, `codes.${i}`)));
     },
   );
 
@@ -49,8 +48,9 @@ export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = as
     '/api/v1/admin/importRewardCodes',
     {
       // Like importParticipants: the body is a stream read once by the handler, so no fingerprint of it
-      // could be taken for an Idempotency-Key. A retry is harmless: what was added is skipped as duplicates.
-      config: { access: 'secret' as const },
+      // could be taken for an Idempotency-Key, nor a transaction held while it arrives (../../http/change-unit.ts).
+      // A retry is harmless: what was added is skipped as duplicates.
+      config: { access: 'secret' as const, atomic: false },
       bodyLimit: CODES_BODY_LIMIT,
       schema: {
         ...common,
@@ -68,7 +68,7 @@ export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = as
       if (!body || typeof body.pipe !== 'function') throw invalid('file', 'Send the CSV file as the body, with Content-Type: text/csv');
       const actor = requireActor(request);
       const codes = await withSpooledUpload(body, recordSizeGuard(MAX_CODE_RECORD_BYTES), (file) => codesOfCsv(file));
-      return addRewardCodes(ctx, actor, request.query.id, request.query.kind, codes);
+      return addRewardCodes(request.ctx, actor, request.query.id, request.query.kind, codes);
     },
   );
 
@@ -84,6 +84,6 @@ export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = as
         response: { 200: Type.Array(RewardCodePool), ...errors },
       },
     },
-    async (request) => listRewardCodePools(ctx, requireActor(request), request.query.id),
+    async (request) => listRewardCodePools(request.ctx, requireActor(request), request.query.id),
   );
 };
