@@ -5,14 +5,16 @@ import { PagingQuery } from './schemas.js';
 /** The metadata key (on a Checkout Session, invoice, subscription or charge) that carries a referral code. */
 export const REFKIT_CODE_METADATA = 'refkit_code';
 
-export const STRIPE_EVENT_STATUSES = ['applied', 'unmatched', 'ignored'] as const;
+export const STRIPE_EVENT_STATUSES = ['applied', 'unmatched', 'ignored', 'held'] as const;
 
 /** A Stripe event a campaign received, as the owner reviews it. */
 export const StripeEventView = Type.Object({
   id: Type.String({ description: "Stripe's event id (evt_...)" }),
   type: Type.String({ description: 'invoice.paid, checkout.session.completed, charge.refunded, charge.dispute.created or charge.dispute.closed' }),
   status: Type.Union(STRIPE_EVENT_STATUSES.map((s) => Type.Literal(s)), {
-    description: '`applied`: it paid, refunded or linked a participant; `unmatched`: no participant found (match it by hand); `ignored`: nothing to do, see reason',
+    description:
+      '`applied`: it paid, refunded or linked a participant; `unmatched`: no participant found (match it by hand); `ignored`: nothing to do, see reason; ' +
+      "`held`: its amount is in another currency than the campaign's rewardCurrency, kept unapplied (see reason), never taken 1:1",
   }),
   action: Type.Optional(Type.Union(['payment', 'refund', 'dispute', 'dispute_won', 'dispute_lost'].map((a) => Type.Literal(a)))),
   amount: Type.Optional(Type.String({ description: 'In the currency, two decimals (for charge.refunded: what was refunded of the charge in all)' })),
@@ -47,6 +49,7 @@ export const StripeReceived = Type.Object({
   outcome: Type.Union([...STRIPE_EVENT_STATUSES.map((s) => Type.Literal(s)), Type.Literal('duplicate')], {
     description: '`duplicate`: this event id was received before and changes nothing again',
   }),
+  reason: Type.Optional(Type.String({ description: 'Why it was held or ignored, in words' })),
 });
 
 export const STRIPE_PAYOUT_STATUSES = ['queued', 'waiting', 'paid', 'failed'] as const;

@@ -14,7 +14,7 @@ import { participantLink } from '../participant-link.js';
 type Status = StripeEventView['status'];
 /** The most the service lists at once. */
 const LIMIT = 100;
-const BADGES: Record<Status, string> = { applied: 'ok', unmatched: 'warn', ignored: '' };
+const BADGES: Record<Status, string> = { applied: 'ok', unmatched: 'warn', ignored: '', held: 'warn' };
 
 /**
  * @summary The received-events table of a campaign's Billing page, with its status filter and matching by hand.

@@ -1015,6 +1015,29 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('api_keys').addColumn('created_by', 'text').execute();
       },
     },
+    '0031_held_stripe_events': {
+      async up(db: Kysely<any>) {
+        // A Stripe event whose amount is in another currency than the campaign's rewards is kept `held`
+        // (../billing/domain/stripe-events.ts), never applied 1:1.
+        const before = "status in ('applied', 'unmatched', 'ignored')";
+        const after = "status in ('applied', 'unmatched', 'ignored', 'held')";
+        if (dialect === 'postgres') {
+          await sql`alter table stripe_events drop constraint stripe_events_status, add constraint stripe_events_status check (${sql.raw(after)})`.execute(db);
+          return;
+        }
+        // SQLite cannot change a CHECK: the table is made again from its own definition with the new one,
+        // and its rows copied (a table of a few rows per payment event; the migration's transaction holds it).
+        const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'stripe_events'`.execute(db);
+        const definition = rows[0]?.sql ?? '';
+        if (!definition.includes(before)) throw new Error(`stripe_events is not as migration 0030 left it: ${definition}`);
+        const create = definition.replace(/^create table "?stripe_events"?/i, 'create table "stripe_events_new"').replace(before, after);
+        await sql.raw(create).execute(db);
+        await sql`insert into stripe_events_new select * from stripe_events`.execute(db);
+        await sql`drop table stripe_events`.execute(db);
+        await sql`alter table stripe_events_new rename to stripe_events`.execute(db);
+        await db.schema.createIndex('stripe_events_list').on('stripe_events').columns(['campaign_id', 'status', 'created_on']).execute();
+      },
+    },
   };
 }
 

@@ -427,7 +427,8 @@ export interface StripeEventsTable {
   campaign_id: string;
   id: string;
   type: string;
-  status: 'applied' | 'unmatched' | 'ignored';
+  /** held: in another currency than the campaign's rewards, kept unapplied (../billing/domain/stripe-events.ts). */
+  status: 'applied' | 'unmatched' | 'ignored' | 'held';
   /** What it does to a participant: a payment, a refund, a dispute opened or closed; null for events that do none. */
   action: 'payment' | 'refund' | 'dispute' | 'dispute_won' | 'dispute_lost' | null;
   amount_cents: number | null;
@@ -439,7 +440,7 @@ export interface StripeEventsTable {
   charge: string | null;
   payment_intent: string | null;
   participant_id: number | null;
-  /** Why it was ignored, or is unmatched, in words. */
+  /** Why it was ignored or held, or is unmatched, in words. */
   reason: string | null;
   created_on: number;
   applied_on: number | null;

@@ -45,11 +45,36 @@ const stripe = new Stripe('sk_refkit_webhooks_only');
 const money = (cents: number) => (cents / 100).toFixed(2);
 const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
 
-/** What an event means for Refkit: the row to keep; undefined for the types it does not handle. */
-type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'>;
+/** What an event means for Refkit: the row to keep, with why it is ignored when it cannot be applied; undefined for the types it does not handle. */
+type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'> & { odd?: string };
+
+/** The event types Refkit applies (read below). */
+const HANDLED = new Set(['checkout.session.completed', 'invoice.paid', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
+
+/**
+ * Why a signed event of a handled type cannot be read, if it cannot: Stripe counts money in whole
+ * numbers of a currency's smallest unit, never below zero, always with a currency. An event otherwise
+ * (a hand-made one, or a shape Stripe has not sent) is kept as ignored with this reason, and answered
+ * 200 so that it is not sent again for days.
+ */
+function oddity(event: Stripe.Event): string | undefined {
+  const o = event.data?.object as unknown as Record<string, unknown> | null | undefined;
+  if (o === null || typeof o !== 'object') return 'The event carries no object';
+  const field = { 'checkout.session.completed': 'amount_total', 'invoice.paid': 'amount_paid', 'charge.refunded': 'amount_refunded' }[event.type as string] ?? 'amount';
+  const amount = o[field];
+  // A checkout's amount_total may be null (nothing to pay); every other amount is Stripe's integer.
+  if (!(amount === null && field === 'amount_total') && !(Number.isSafeInteger(amount) && (amount as number) >= 0)) {
+    return `Its ${field} (${JSON.stringify(amount)}) is not a whole, non-negative number of the currency's smallest unit`;
+  }
+  if (typeof o.currency !== 'string' || !/^[a-z]{3}$/i.test(o.currency)) return 'It names no currency';
+  return undefined;
+}
 
 function read(event: Stripe.Event): Reading | undefined {
+  if (!HANDLED.has(event.type)) return undefined;
   const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null, dispute: null };
+  const odd = oddity(event);
+  if (odd) return { ...base, action: null, odd };
   switch (event.type) {
     case 'checkout.session.completed': {
       const s = event.data.object;
@@ -148,13 +173,14 @@ async function apply(ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, partici
       await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(r.amount_cents) });
     } else if (r.action === 'refund') {
       let cents = r.amount_cents ?? 0;
-      if (r.type === 'charge.refunded' && r.charge) {
-        // charge.refunded carries what was refunded of the charge in all: take the part not taken yet.
-        cents -= await ctx.store.stripe.refundedOf(campaign.id, r.charge);
-        await ctx.store.stripe.setRefunded(campaign.id, r.charge, participant.id, r.amount_cents ?? 0);
-      }
+      const charge = r.type === 'charge.refunded' ? r.charge : null;
+      // charge.refunded carries what was refunded of the charge in all: take the part not taken yet.
+      if (charge) cents -= await ctx.store.stripe.refundedOf(campaign.id, charge);
       if (cents <= 0) return { status: 'ignored', reason: 'Nothing more was refunded of this charge' };
       await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) });
+      // Only a refund that applied counts toward the charge's total taken: one refused (ignored) is taken
+      // by the next event of the charge, or when it is matched by hand.
+      if (charge) await ctx.store.stripe.setRefunded(campaign.id, charge, participant.id, r.amount_cents ?? 0);
     } else if (r.action === 'dispute') {
       await disputePayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(r.amount_cents ?? 0), disputeId: r.dispute! });
     } else if (r.action === 'dispute_won' || r.action === 'dispute_lost') {
@@ -182,8 +208,10 @@ async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<
 }
 
 export interface Received {
-  /** What became of the event: applied, unmatched, ignored (a type Refkit does not handle), or duplicate. */
+  /** What became of the event: applied, unmatched, held (another currency), ignored (a type Refkit does not handle, or nothing to do), or duplicate. */
   outcome: StripeEventRow['status'] | 'duplicate';
+  /** Why it was held or ignored, when it was kept. */
+  reason?: string;
 }
 
 /** Verifies and applies one delivery of a Stripe webhook to a campaign. */
@@ -206,19 +234,38 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   }
   const reading = read(event);
   if (!reading) return { outcome: 'ignored' };
+  const { odd, ...fields } = reading;
   return inTransaction(ctx, async (tx) => {
     const now = tx.now();
-    const row: StripeEventRow = { ...reading, campaign_id: campaign.id, status: 'unmatched', participant_id: null, reason: null, created_on: now, applied_on: null };
-    if (!(await tx.store.stripe.claim(row))) return { outcome: 'duplicate' };
+    const row: StripeEventRow = { ...fields, campaign_id: campaign.id, status: 'unmatched', participant_id: null, reason: null, created_on: now, applied_on: null };
+    if (odd) row.status = 'ignored';
+    if (!(await tx.store.stripe.claim(odd ? { ...row, reason: odd } : row))) return { outcome: 'duplicate' };
+    if (odd) return { outcome: 'ignored', reason: odd };
     const participant = await participantOf(tx.store, campaign, row);
+    const held = heldReason(campaign, row);
+    if (held) {
+      await tx.store.stripe.settle(campaign.id, row.id, { status: 'held', participant_id: participant?.id ?? null, reason: held, applied_on: null });
+      return { outcome: 'held', reason: held };
+    }
     if (!participant) {
       await tx.store.stripe.settle(campaign.id, row.id, { status: 'unmatched', participant_id: null, reason: 'No participant of this campaign has its referral code, customer or email', applied_on: null });
       return { outcome: 'unmatched' };
     }
     const done = await apply(tx, campaign, row, participant);
     await tx.store.stripe.settle(campaign.id, row.id, { ...done, participant_id: participant.id, applied_on: now });
-    return { outcome: done.status };
+    return { outcome: done.status, ...(done.reason && done.status === 'ignored' && { reason: done.reason }) };
   });
+}
+
+/**
+ * Why an event's money is held, if it is: its amount is in another currency than the campaign's rewards
+ * (a payment in JPY on a USD campaign), and taking it 1:1 would pay commissions on a wrong figure. It is
+ * kept, unapplied, with the participant it names, until a conversion applies it.
+ */
+function heldReason(campaign: CampaignRow, r: StripeEventRow): string | undefined {
+  if (r.action !== 'payment' && r.action !== 'refund' && r.action !== 'dispute') return undefined;
+  if (!r.amount_cents || !r.currency || r.currency.toUpperCase() === campaign.reward_currency) return undefined;
+  return `Its amount is in ${r.currency.toUpperCase()} and this campaign's rewards are in ${campaign.reward_currency}: held, not applied, until it can be converted`;
 }
 
 /** Applies an unmatched event to the participant with `email` (the owner matched it by hand). */

@@ -31,7 +31,9 @@ const stripeWebhook: FastifyPluginAsyncTypebox = async (app) => {
           "Add this URL as an endpoint in Stripe (Developers, Webhooks) with the events invoice.paid, checkout.session.completed, charge.refunded and " +
           "charge.dispute.created, and set the endpoint's signing secret as the campaign's stripeWebhookSecret. Verified with Stripe-Signature; " +
           'a bad or missing signature is 400 and changes nothing. Each event id is applied once. Other event types are answered 200 and ignored; ' +
-          'an event for no participant is kept as unmatched (listStripeEvents, matchStripeEvent).',
+          'an event for no participant is kept as unmatched (listStripeEvents, matchStripeEvent); one whose amount is in another currency than the ' +
+          "campaign's rewardCurrency is kept as held, with its reason, and not applied. A signed event with no object, a negative or fractional " +
+          'amount or no currency is kept as ignored with its reason (200, so that Stripe does not send it again).',
         params: Type.Object({ campaignId: Type.String({ format: 'line', minLength: 1, maxLength: 64 }) }),
         headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 4096 })) }),
         response: { 200: StripeReceived, ...errors },
@@ -39,8 +41,8 @@ const stripeWebhook: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const { outcome } = await receiveStripeEvent(request.ctx, request.params.campaignId, body, request.headers['stripe-signature']);
-      return { received: true as const, outcome };
+      const { outcome, reason } = await receiveStripeEvent(request.ctx, request.params.campaignId, body, request.headers['stripe-signature']);
+      return { received: true as const, outcome, ...(reason && { reason }) };
     },
   );
 };
