@@ -674,7 +674,15 @@ describe('dashboard', () => {
       assert.equal((await seeded.service.admin.listStripeEvents(id)).find((e) => e.id === stray.id)!.status, 'applied');
       assert.equal((await seeded.service.admin.getParticipant(id, 'friend5@example.org')).rewardEventCompleted, true);
 
-      for (const status of ['applied', 'ignored', 'unmatched'] as const) {
+      // In another currency than the campaign's rewards: held, with its reason in its row.
+      const yen = event('checkout.session.completed', checkoutSession('NOSUCHCODE', 'yen@example.net', 5000, { currency: 'jpy', customer: 'cus_yen' }));
+      assert.equal((await send(seeded.service, id, yen)).body.outcome, 'held');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const heldRow = rows.filter({ hasText: yen.id });
+      await heldRow.getByText('held', { exact: true }).waitFor();
+      await heldRow.getByText(/in JPY .* in USD/).waitFor();
+
+      for (const status of ['applied', 'ignored', 'unmatched', 'held'] as const) {
         const expected = (await seeded.service.admin.listStripeEvents(id, status)).map((e) => e.id);
         await page.getByLabel('Status').selectOption(status);
         await waitFor(async () => JSON.stringify(await rows.locator('td.event .mono').allTextContents()) === JSON.stringify(expected), `only ${status} events listed`);

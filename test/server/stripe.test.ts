@@ -48,7 +48,7 @@ eachDatabase('Stripe in', (service) => {
     await assertCountersAreTheLedger(s, id);
   });
 
-  it('invoice.paid finds its participant by metadata.refkit_code (invoice or subscription), else by the customer email; zero-decimal currencies count whole units', async () => {
+  it('invoice.paid finds its participant by metadata.refkit_code (invoice or subscription), else by the customer email; another currency is held', async () => {
     const s = service();
     const { id, ben } = await program(s);
     const viaSubscription = invoice('cus_new', 2000, { parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: { refkit_code: ben }, subscription: 'sub_1' } } });
@@ -58,9 +58,68 @@ eachDatabase('Stripe in', (service) => {
     await s.admin.addParticipant({ id, email: 'cy@example.com', referredByCode: ann.referralCode! });
     assert.equal((await send(s, id, event('invoice.paid', invoice('cus_cy', 1000, { customer_email: 'CY@example.com' })))).body.outcome, 'applied');
     assert.equal((await s.admin.getParticipant(id, 'cy@example.com')).rewardEventCompleted, true);
+    // ¥5,000 (about $33) on this USD campaign is held with its reason, never taken as 5000.00.
+    const yen = event('invoice.paid', invoice('cus_cy', 5000, { currency: 'jpy' }));
+    const held = await send(s, id, yen);
+    assert.equal(held.status, 200);
+    assert.equal(held.body.outcome, 'held');
+    assert.match((held.body as { reason?: string }).reason ?? '', /JPY.*USD/);
+    assert.equal((await s.admin.getParticipantDetail(id, 'cy@example.com')).participant.amountPaid, '10.00');
+    assert.equal(await balance(s, id, 'ann@example.com'), 10 + 2 + 10 + 1);
+    const [listed] = await s.admin.listStripeEvents(id, 'held');
+    assert.deepEqual([listed!.id, listed!.status, listed!.amount, listed!.currency, listed!.participantEmail], [yen.id, 'held', '5000.00', 'JPY', 'cy@example.com']);
+    assert.match(listed!.reason!, /held/);
+    assert.equal((await send(s, id, yen)).body.outcome, 'duplicate');
+    // A refund or a dispute in another currency is held too.
+    const refund = await send(s, id, event('charge.refunded', charge('ch_eur', 500, { currency: 'eur', customer: 'cus_cy' })));
+    assert.equal(refund.body.outcome, 'held');
+    await assertCountersAreTheLedger(s, id);
+  });
+
+  it("a campaign whose rewards are in a zero-decimal currency counts Stripe's whole units", async () => {
+    const s = service();
+    const { id, ben } = await program(s, { rewardCurrency: 'JPY' });
     // ¥5,000 is 5000.00 in amountPaid, 10% of it 500.
-    assert.equal((await send(s, id, event('invoice.paid', invoice('cus_cy', 5000, { currency: 'jpy' })))).body.outcome, 'applied');
-    assert.equal((await s.admin.getParticipantDetail(id, 'cy@example.com')).participant.amountPaid, '5010.00');
+    assert.equal((await send(s, id, event('checkout.session.completed', checkoutSession(ben, 'ben@example.com', 5000, { currency: 'jpy' })))).body.outcome, 'applied');
+    assert.equal((await s.admin.getParticipantDetail(id, 'ben@example.com')).participant.amountPaid, '5000.00');
+    assert.equal(await balance(s, id, 'ann@example.com'), 10 + 500);
+  });
+
+  it('signed events with no object, a negative or fractional amount or no currency are kept ignored with a reason, answered 200', async () => {
+    const s = service();
+    const { id, ben } = await program(s);
+    const odd = [
+      event('checkout.session.completed', null as never),
+      event('checkout.session.completed', checkoutSession(ben, 'ben@example.com', -5000)),
+      event('checkout.session.completed', checkoutSession(ben, 'ben@example.com', 12.5)),
+      event('invoice.paid', invoice('cus_ben', 1000, { currency: null })),
+      event('charge.refunded', charge('ch_odd', 2.25)),
+    ];
+    for (const e of odd) {
+      const r = await send(s, id, e);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.outcome, 'ignored', e.id);
+      assert.ok((r.body as { reason?: string }).reason, `${e.id} says why`);
+    }
+    const kept = await s.admin.listStripeEvents(id, 'ignored');
+    assert.deepEqual(kept.map((e) => e.id).sort(), odd.map((e) => e.id).sort());
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, false);
+    assert.equal(await balance(s, id, 'ann@example.com'), 0);
+  });
+
+  it("a refund refused before its payment was applied does not count against the charge: the charge's next refund takes it", async () => {
+    const s = service();
+    const { id, ben } = await program(s, { referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 20 });
+    // Ben has paid nothing yet: the refund of $25 of ch_early is refused (nothing to refund) and ignored.
+    const early = await send(s, id, event('charge.refunded', charge('ch_early', 2500, { customer: 'cus_ben', metadata: { refkit_code: ben } })));
+    assert.equal(early.body.outcome, 'ignored');
+    await send(s, id, event('checkout.session.completed', checkoutSession(ben, 'ben@example.com', 10_000, { payment_intent: 'pi_early' })));
+    assert.equal(await balance(s, id, 'ann@example.com'), 20);
+    // Stripe's next charge.refunded says $50 refunded in all: both refunds are taken now.
+    assert.equal((await send(s, id, event('charge.refunded', charge('ch_early', 5000, { customer: 'cus_ben' })))).body.outcome, 'applied');
+    assert.equal((await s.admin.getParticipantDetail(id, 'ben@example.com')).participant.amountPaid, '50.00');
+    assert.equal(await balance(s, id, 'ann@example.com'), 10);
+    await assertCountersAreTheLedger(s, id);
   });
 
   it('charge.refunded takes back what was refunded since the last one; charge.dispute.created takes back the commission on the disputed amount, no refund until lost', async () => {
