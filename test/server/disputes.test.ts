@@ -14,6 +14,10 @@ import { assertCountersAreTheLedger } from './helpers/ledger.js';
 import type { TestService } from './helpers/service.js';
 import { checkoutSession, event, SECRET, send } from './helpers/stripe.js';
 import { eachDatabase } from './helpers/suite.js';
+import { refundPayment } from '../../src/server/rewards/domain/refunds.js';
+import { DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
+
+const money2 = (units: number) => units.toFixed(2);
 
 const START = Date.parse('2026-03-01T10:00:00Z');
 const clock = { now: START };
@@ -287,6 +291,74 @@ eachDatabase(
       assert.equal(both.filter((r) => r.status === 'fulfilled').length, 1);
       const m = await money(s, id);
       assert.ok(both[0].status === 'fulfilled' ? m.ann === 30 && m.benPaid === '100.00' : m.ann === 20 && m.benPaid === '50.00', JSON.stringify(m));
+      await assertCountersAreTheLedger(s, id);
+    });
+
+    it('a refund during an open dispute, in every order with the dispute and its close: neither outcome reverses more than was earned or gives back what was refunded', async () => {
+      const s = service();
+      // $100 paid, 20% commission (20), available at once: a full refund takes all of it back, $60 refunded keeps 8.
+      const rules = { referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 20 };
+      const ann = async (id: string) => {
+        const d = await s.admin.getParticipantDetail(id, 'ann@example.com');
+        return { balance: d.participant.referralRewardBalance, owed: d.rewards.owed.referral };
+      };
+      // The provider's refund: Stripe has made it already (charge.refunded), so it is taken whatever is disputed.
+      const providerRefund = (id: string, amount: string) => refundPayment(s.ctx, DEFAULT_ACCOUNT, { id, email: 'ben@example.com', amount }, { provider: true });
+      const orders: { steps: string[]; kept: number }[] = [
+        { steps: ['dispute', 'refund', 'lost'], kept: 0 },
+        { steps: ['dispute', 'refund', 'won'], kept: 8 },
+        { steps: ['refund', 'dispute', 'lost'], kept: 0 },
+        { steps: ['refund', 'dispute', 'won'], kept: 8 },
+        { steps: ['dispute', 'lost', 'refund'], kept: 0 },
+        { steps: ['dispute', 'won', 'refund'], kept: 8 },
+      ];
+      for (const { steps, kept } of orders) {
+        const { id } = await program(s, rules);
+        assert.deepEqual(await ann(id), { balance: 20, owed: 0 });
+        let refunded = 0;
+        for (const step of steps) {
+          if (step === 'dispute') await s.admin.disputePayment({ id, email: 'ben@example.com', amount: money2(100 - refunded), disputeId: `dp_${steps.join('_')}` });
+          else if (step === 'refund') {
+            // After a lost dispute nothing is left to refund: Stripe's refund is refused (and its event ignored).
+            if (steps.indexOf('lost') !== -1 && steps.indexOf('lost') < steps.indexOf('refund')) await assert.rejects(providerRefund(id, '60.00'), /more than is left/);
+            else await providerRefund(id, '60.00');
+            refunded = 60;
+          } else await s.admin.closeDispute({ id, disputeId: `dp_${steps.join('_')}`, outcome: step as 'won' | 'lost' });
+        }
+        assert.deepEqual(await ann(id), { balance: kept, owed: 0 }, steps.join(' then '));
+        await assertCountersAreTheLedger(s, id);
+      }
+    });
+
+    it("the owner's refundPayment takes only what no open dispute holds (409 dispute_open, nothing changed); after the close, the rest", async () => {
+      const s = service();
+      const { id } = await program(s, { referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 20 });
+      await s.admin.disputePayment({ id, email: 'ben@example.com', amount: '100.00', disputeId: 'dp_all' });
+      const before = await snapshot(s);
+      await rejects(() => s.admin.refundPayment({ id, email: 'ben@example.com', amount: '60.00' }), 409, 'dispute_open', 'amount');
+      assert.deepEqual(await snapshot(s), before);
+      await s.admin.closeDispute({ id, disputeId: 'dp_all', outcome: 'won' });
+      await s.admin.disputePayment({ id, email: 'ben@example.com', amount: '50.00', disputeId: 'dp_half' });
+      // Half is disputed: 30 of the other half may be refunded, then 20 more, then nothing.
+      await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '30.00' });
+      await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '20.00' });
+      await rejects(() => s.admin.refundPayment({ id, email: 'ben@example.com', amount: '0.01' }), 409, 'dispute_open', 'amount');
+      await s.admin.closeDispute({ id, disputeId: 'dp_half', outcome: 'won' });
+      await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '50.00' });
+      assert.equal((await s.admin.getParticipantDetail(id, 'ann@example.com')).participant.referralRewardBalance, 0);
+      await assertCountersAreTheLedger(s, id);
+    });
+
+    it("a pending commission a dispute holds stays held when a provider's refund rewrites it for what is left", async () => {
+      const s = service();
+      const { id } = await program(s);
+      await s.admin.disputePayment({ id, email: 'ben@example.com', amount: '50.00', disputeId: 'dp_pending' });
+      await refundPayment(s.ctx, DEFAULT_ACCOUNT, { id, email: 'ben@example.com', amount: '30.00' }, { provider: true });
+      // Past the hold, the referral's fixed reward is released; the commission, rewritten as 14 (20% of 70), is still held.
+      await release(s, 31);
+      assert.deepEqual(await money(s, id), { ann: 10, annPending: 14, annOwed: 0, ben: 5, benPending: 0, benPaid: '70.00' });
+      await s.admin.closeDispute({ id, disputeId: 'dp_pending', outcome: 'won' });
+      assert.deepEqual(await money(s, id), { ann: 24, annPending: 0, annOwed: 0, ben: 5, benPending: 0, benPaid: '70.00' });
       await assertCountersAreTheLedger(s, id);
     });
   },

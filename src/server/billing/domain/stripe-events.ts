@@ -177,7 +177,8 @@ async function apply(ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, partici
       // charge.refunded carries what was refunded of the charge in all: take the part not taken yet.
       if (charge) cents -= await ctx.store.stripe.refundedOf(campaign.id, charge);
       if (cents <= 0) return { status: 'ignored', reason: 'Nothing more was refunded of this charge' };
-      await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) });
+      // Stripe has refunded it already: taken even from an amount under an open dispute.
+      await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) }, { provider: true });
       // Only a refund that applied counts toward the charge's total taken: one refused (ignored) is taken
       // by the next event of the charge, or when it is matched by hand.
       if (charge) await ctx.store.stripe.setRefunded(campaign.id, charge, participant.id, r.amount_cents ?? 0);

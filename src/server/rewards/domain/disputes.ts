@@ -147,14 +147,20 @@ export async function closeDispute(ctx: Ctx, actor: Actor, input: CloseDisputeBo
   return presentDispute(ctx.store, row, payer.email, referrerId);
 }
 
-/** A dispute won: held credits already due are released now, and the commission reversed is given back. */
+/**
+ * A dispute won: held credits already due are released now, and the commission reversed is given back:
+ * what it reversed, less what a refund made meanwhile takes back of it (./refunds.ts reversalDue), so the
+ * payment keeps its commission on what is neither refunded nor lost.
+ */
 async function giveBack(tx: Store, batch: RewardBatch, d: DisputeRow, involved: number[], referrerId: number | null): Promise<void> {
   for (const id of involved) await batch.released(await tx.rewardEntries.release(id, batch.now));
-  const reversed = Number(d.reversed);
-  if (reversed === 0 || referrerId === null) return;
+  if (Number(d.reversed) === 0 || referrerId === null) return;
   const p = (await tx.payments.find(Number(d.participant_id), Number(d.payment_id)))!;
-  await tx.payments.reverseCommission(p.id, -reversed);
-  await batch.restore(referrerId, 'referral', reversed, `Commission on payment ${p.seq} given back: dispute ${d.id} won`, p.participant_id, p.id);
+  const due = p.commission - commissionKept(p.commission, p.amount_cents, p.refunded_cents);
+  const back = Math.min(Number(d.reversed), p.commission_reversed - due);
+  if (back <= 0) return;
+  await tx.payments.reverseCommission(p.id, -back);
+  await batch.restore(referrerId, 'referral', back, `Commission on payment ${p.seq} given back: dispute ${d.id} won`, p.participant_id, p.id);
 }
 
 /** A dispute lost: a refund of its amount (of what is left of the payment, if a refund took some meanwhile). */

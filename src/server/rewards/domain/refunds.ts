@@ -13,8 +13,15 @@
  *   what the hold is for.
  *
  * A dispute lost is such a refund of its payment (./disputes.ts calls refundPart).
+ *
+ * While a payment's dispute is open, the owner's refundPayment takes only what is neither refunded nor
+ * disputed (409 dispute_open beyond it): the disputed amount is settled by the dispute's close. A refund
+ * the provider has made already (Stripe's charge.refunded) is taken whatever is disputed, and its
+ * reversal counts what the dispute reversed (reversalDue), so that neither outcome reverses more than was
+ * earned (lost) or gives back what was refunded (won: ./disputes.ts giveBack).
  */
 import type { RefundPaymentBody } from '../../../api/schemas.js';
+import type { DisputeRow } from '../store/dispute-store.js';
 import type { PaymentRow } from '../store/payment-store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { AppError, invalid } from '../../kernel/errors.js';
@@ -26,7 +33,13 @@ import type { ParticipantView } from '../../referrals/domain/present.js';
 import { RewardBatch } from './reward-credits.js';
 import { commissionKept } from './reward-rules.js';
 
-export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPaymentBody): Promise<ParticipantView> {
+/** Who records the refund: the owner (refundPayment), or the payment provider, who has made it already. */
+export interface RefundSource {
+  /** Stripe's charge.refunded: taken even from an amount under an open dispute. */
+  provider?: boolean;
+}
+
+export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPaymentBody, source: RefundSource = {}): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
   const cents = toCents(input.amount);
   if (cents === 0) throw invalid('amount', 'amount must be more than 0');
@@ -41,14 +54,23 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
       if (!known) throw new AppError(404, 'not_found', 'This participant has no payment with this id', 'paymentId');
     }
     const left = payments.reduce((sum, p) => sum + (p.amount_cents - p.refunded_cents), 0);
+    const what = input.paymentId === undefined ? 'the participant’s payments' : 'this payment';
     if (cents > left) {
-      throw new AppError(409, 'refund_exceeds_payments', `The refund is more than is left to refund of ${input.paymentId === undefined ? 'the participant’s payments' : 'this payment'} (${(left / 100).toFixed(2)})`, 'amount');
+      throw new AppError(409, 'refund_exceeds_payments', `The refund is more than is left to refund of ${what} (${(left / 100).toFixed(2)})`, 'amount');
+    }
+    // What each payment's refund may take: all that is left, or (the owner's) what no open dispute holds.
+    const disputed = source.provider ? new Map<number, number>() : await tx.disputes.openAmounts(payments.map((p) => p.id));
+    const refundable = (p: PaymentRow) => Math.max(0, p.amount_cents - p.refunded_cents - (disputed.get(p.id) ?? 0));
+    const free = payments.reduce((sum, p) => sum + refundable(p), 0);
+    if (cents > free) {
+      throw new AppError(409, 'dispute_open', `Of ${what}, ${(free / 100).toFixed(2)} is neither refunded nor disputed: an open dispute settles the rest when it closes (closeDispute)`, 'amount');
     }
     const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
     let rest = cents;
     for (const p of payments) {
       if (rest === 0) break;
-      const part = Math.min(rest, p.amount_cents - p.refunded_cents);
+      const part = Math.min(rest, refundable(p));
+      if (part === 0) continue;
       rest -= part;
       await refundPart(batch, p, part, referrerId);
     }
@@ -62,7 +84,7 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
 export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null): Promise<void> {
   const { tx, now } = batch;
   const refunded = p.refunded_cents + cents;
-  const reversed = p.commission - p.commission_reversed - commissionKept(p.commission, p.amount_cents, refunded);
+  const reversed = reversalDue(p, refunded, await tx.disputes.openOfPayment(p.id));
   await tx.payments.refund(p, cents, reversed, now);
   await tx.refunds.record(batch.campaign.id, p.id, cents, now);
   if (referrerId === null) return;
@@ -75,13 +97,27 @@ export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: numbe
       const kept = entry.amount - reversed;
       if (kept > 0) {
         const { participant_id, kind, reward_kind, status, available_on, referee_id, payment_id } = entry;
-        batch.append({ participant_id, kind, reward_kind, status, available_on, referee_id, payment_id, amount: kept, capped: 0, label: `${entry.label}, less a refund`, created_on: now });
+        // Held by the payment's open dispute as the entry it replaces was.
+        const { held_by_dispute } = entry;
+        batch.append({ participant_id, kind, reward_kind, status, available_on, referee_id, payment_id, held_by_dispute, amount: kept, capped: 0, label: `${entry.label}, less a refund`, created_on: now });
       }
     } else {
       await batch.reverse(referrerId, 'referral', reversed, `Commission on payment ${p.seq} reversed: refunded`, p.participant_id, p.id);
     }
   }
   if (p.qualifying === 1 && refunded === p.amount_cents) await undoReferral(batch, p.participant_id, referrerId);
+}
+
+/**
+ * What more of payment `p`'s commission is reversed once `refunded` of it is refunded in all: what it
+ * earned, less what was reversed, less what it keeps of what is left. An open dispute that reversed its
+ * share at once (the commission was available: ./disputes.ts) counts as taken as well, so a refund over
+ * the disputed amount reverses only what the dispute did not. Never below zero.
+ */
+export function reversalDue(p: PaymentRow, refunded: number, open: Pick<DisputeRow, 'amount_cents' | 'reversed'> | undefined): number {
+  const disputed = open && Number(open.reversed) > 0 ? Number(open.amount_cents) : 0;
+  const taken = Math.min(p.amount_cents, refunded + disputed);
+  return Math.max(0, p.commission - p.commission_reversed - commissionKept(p.commission, p.amount_cents, taken));
 }
 
 /** Undoes a referral whose qualifying payment was refunded in full, unless its rewards are already available. */

@@ -26,7 +26,8 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The refund is taken from the payment given (paymentId) or from the latest payments first. The commission each payment earned ' +
           'its referrer is reversed in proportion: a pending one cancelled, an available one taken back from the balance (never below zero; ' +
           'the rest is owed and netted from later credits). A full refund of the qualifying payment while the fixed rewards are pending (or ' +
-          'never credited) undoes the referral. 409 refund_exceeds_payments when more is refunded than is left to refund.',
+          'never credited) undoes the referral. 409 refund_exceeds_payments when more is refunded than is left to refund; 409 dispute_open when more ' +
+          'is refunded than is neither refunded nor under an open dispute (the dispute settles its amount when it closes).',
         body: RefundPaymentBody,
         response: { 200: KeyedParticipant, ...errors },
       },

@@ -26,6 +26,13 @@ export class DisputeStore {
     return this.db.selectFrom('disputes').selectAll().where('payment_id', '=', paymentId).where('status', '=', 'open').executeTakeFirst();
   }
 
+  /** The amounts under an open dispute, by payment (a payment has at most one open). */
+  async openAmounts(paymentIds: readonly number[]): Promise<Map<number, number>> {
+    if (paymentIds.length === 0) return new Map();
+    const rows = await this.db.selectFrom('disputes').select(['payment_id', 'amount_cents']).where('payment_id', 'in', paymentIds).where('status', '=', 'open').execute();
+    return new Map(rows.map((r) => [Number(r.payment_id), Number(r.amount_cents)]));
+  }
+
   async setReversed(campaignId: string, id: string, reversed: number): Promise<void> {
     await this.db.updateTable('disputes').set({ reversed }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
   }
