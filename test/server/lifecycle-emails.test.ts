@@ -18,6 +18,8 @@ import { databaseKinds } from './helpers/databases.js';
 import { startService, type ServiceOptions, type TestService } from './helpers/service.js';
 import { startMailbox, type Mailbox } from './helpers/smtp.js';
 import { recipientsOf } from './helpers/email-outbox.js';
+import { createOwner } from '../../src/server/accounts/domain/owners.js';
+import { TEST_EMAILS_PER_HOUR } from '../../src/server/emails/domain/preview.js';
 
 const FAST = { pollMs: 30, retryDelaysMs: [50, 50, 50], leaseMs: 5_000 };
 
@@ -470,10 +472,19 @@ for (const kind of await databaseKinds()) {
       assert.match((await s.admin.previewEmail({ id, kind: 'leaderboard_top', locale: 'en' })).text, /you are #3 on the Acme Notes leaderboard, which shows the top 25\./);
       assert.equal((await s.admin.getEmailSettings(id)).texts.filter((t) => t.custom).length, 1);
 
+      // To a member of the team only: the owner's own address, not a stranger's.
+      await createOwner(s.ctx, `owner-${tag}@example.com`, 'correct horse battery');
       await s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'fr', to: `owner-${tag}@example.com` });
       const [test] = await mailbox.to(`owner-${tag}@example.com`);
       assert.equal(test!.subject, 'Salut Alex !');
       await rejects(() => s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'fr', to: 'not an address' }), 400, 'invalid_request', 'to');
+      await rejects(() => s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'fr', to: `stranger-${tag}@example.com` }), 400, 'invalid_request', 'to');
+      // At most TEST_EMAILS_PER_HOUR an hour: the refusals above used none.
+      for (let i = 1; i < TEST_EMAILS_PER_HOUR; i++) await s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'en', to: `owner-${tag}@example.com` });
+      await rejects(() => s.admin.sendTestEmail({ id, kind: 'welcome', locale: 'en', to: `owner-${tag}@example.com` }), 429, 'rate_limited');
+      assert.equal((await mailbox.to(`owner-${tag}@example.com`, TEST_EMAILS_PER_HOUR)).length, TEST_EMAILS_PER_HOUR);
+      // Nothing reached the stranger (every test email sent was taken before the last one was answered).
+      assert.deepEqual(mailbox.messages.filter((m) => JSON.stringify(m.to).includes(`stranger-${tag}`)), []);
 
       view = await s.admin.resetEmailText({ id, kind: 'welcome', locale: 'fr' });
       assert.equal(view.texts.filter((t) => t.custom).length, 0);

@@ -46,6 +46,23 @@ eachDatabase('qualifyParticipant', (service) => {
     assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
   });
 
+  it('a payment of 0.00 records nothing and uses no commission slot; it still qualifies', async () => {
+    const s = service();
+    const id = await s.campaign({ referrerRewardPercent: 10, commissionPayments: 1 });
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    const free = await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '0.00' });
+    assert.equal(free.rewardEventCompleted, true);
+    assert.equal((await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '0.00' })).rewardEventCompleted, true);
+    let detail = await s.admin.getParticipantDetail(id, 'ben@example.com');
+    assert.deepEqual([detail.participant.paymentCount, detail.participant.amountPaid], [0, '0.00']);
+    // The one commission slot is the first real payment's: 10% of 50.00.
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '50.00' });
+    detail = await s.admin.getParticipantDetail(id, 'ben@example.com');
+    assert.deepEqual([detail.participant.paymentCount, detail.participant.amountPaid], [1, '50.00']);
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance, 10 + 5);
+  });
+
   it('20 parallel calls credit exactly once', async () => {
     const s = service();
     const id = await referral(s);

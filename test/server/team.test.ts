@@ -6,6 +6,7 @@
  * revoke, the last owner), the audit log's filters, paging and CSV, and that nothing can edit it.
  */
 import assert from 'node:assert/strict';
+import { RefkitClient } from '../../src/api/client.js';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createCampaign } from '../../src/server/campaigns/domain/campaigns.js';
@@ -96,7 +97,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     changeMemberRole: { email: 'demote@example.com', role: 'viewer' },
     removeMember: { email: 'gone@example.com' },
     updateEmailSettings: { id: w.id, welcome: false },
-    sendTestEmail: { id: w.id, kind: 'welcome', locale: 'en', to: 'test@example.com' },
+    sendTestEmail: { id: w.id, kind: 'welcome', locale: 'en', to: 'demote@example.com' },
     putEmailText: { id: w.id, kind: 'welcome', locale: 'en', subject: 'Hi', body: 'Welcome {{firstName}}' },
     resetEmailText: { id: w.id, kind: 'welcome', locale: 'en' },
     erasePerson: { email: 'erase-me@example.com' },
@@ -160,6 +161,24 @@ for (const kind of kinds) {
       assert.ok(changes >= 30, `refusals checked: ${changes}`);
       // Reads stay open to a viewer: the three campaigns of the world (a user sees test campaigns too), and the one the admin's createCampaign made.
       assert.equal((await viewer.client.listCampaigns()).length, 4);
+    });
+
+    it("bulk exports are recorded; a test campaign's entries are dated by the real time, not its moved clock", async () => {
+      const testKey = new RefkitClient({ baseUrl: s.url, secretKey: (await s.admin.createApiKey('ci', true)).key });
+      const id = (await testKey.createCampaign({ campaignName: 'Test', hostURL: 'https://shop.example/', test: true })).campaignId!;
+      const live = await s.campaign();
+      await testKey.advanceClock({ id, to: new Date(clock + 30 * 86_400_000).toISOString() });
+      await testKey.updateCampaign({ id, shareHeader: 'Later' });
+      for (const path of [`/api/v1/admin/exportParticipants?id=${live}`, `/api/v1/admin/exportRewardEntries?id=${live}`]) {
+        const res = await fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${s.secretKey}` } });
+        assert.equal(res.status, 200, path);
+        await res.text();
+      }
+      const entries = (await s.admin.listAuditLogPage()).items;
+      const of = (action: string) => entries.find((e) => e.action === action);
+      assert.equal(of('exportParticipants')?.campaignId, live);
+      assert.equal(of('exportRewardEntries')?.campaignId, live);
+      for (const action of ['advanceClock', 'updateCampaign']) assert.equal(of(action)?.createdOn, new Date(clock).toISOString(), `${action} dated by the real time`);
     });
 
     it('every change route writes exactly one audit entry when it succeeds (as the session user, with the action, campaign and address), none when refused', async () => {

@@ -17,6 +17,9 @@ const answerId = (answer: unknown) => str((answer as { id?: unknown } | null)?.i
 /** For routes whose `id` names a key, an endpoint, a delivery or an invitation (never a campaign): the target is that id, or the new one's. */
 export const byObjectId: AuditSpec = { campaign: null, target: (f, answer) => str(f.id) ?? answerId(answer) };
 
+/** A bulk export (exportParticipants, exportRewardEntries): recorded with its campaign, and no copy of what was read. */
+export const bulkExport: AuditSpec = { snapshot: async () => null };
+
 /** A campaign's settings before and after (updateCampaign, setCampaignStatus, ...). */
 export const campaignChange: AuditSpec = {
   snapshot: async (ctx: Ctx, actor: Actor, f: CallFields) => (await listCampaignSettings(ctx, actor)).find((c) => c.campaignId === f.id) ?? null,

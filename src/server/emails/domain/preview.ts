@@ -15,6 +15,8 @@ import { DAY_MS } from '../../kernel/time.js';
 import type { CampaignRow } from '../../store/store.js';
 import { composeEmail, lifecycleMessage, textOf } from './compose.js';
 import { NOT_A_TEST_ADDRESS, testMayEmail } from '../../kernel/test-mode.js';
+import { findMember } from '../../accounts/domain/team.js';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** What the sample participant's email of a kind is about, as a change of this campaign would give it (made up where it has none). */
 function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailData {
@@ -56,10 +58,22 @@ export async function previewEmail(ctx: Ctx, actor: Actor, body: PreviewEmailBod
   return { subject, html: inline, text };
 }
 
+/** Test emails one account may send in an hour (per service process): previews, not a way to mail anyone. */
+export const TEST_EMAILS_PER_HOUR = 20;
+/** The counters of each service's mailer (one per process; a test process runs several services). */
+const testEmails = new WeakMap<object, RateLimiterMemory>();
+const limiterOf = (mailer: object) => {
+  let limiter = testEmails.get(mailer);
+  if (!limiter) testEmails.set(mailer, (limiter = new RateLimiterMemory({ points: TEST_EMAILS_PER_HOUR, duration: 3600 })));
+  return limiter;
+};
+
 /**
- * Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive). A test
- * campaign's (the only kind a test key reaches) goes as its own emails go: to an address at a domain
- * reserved for testing only, marked as a test (the subject's prefix and the X-Refkit-Test header).
+ * Sends the preview to `to` now (not through the outbox: the owner is waiting to see it arrive): a live
+ * campaign's to a member of the team only (its text is the owner's to write, so it must not reach
+ * strangers), a test campaign's (the only kind a test key reaches) as its own emails go, to an address at
+ * a domain reserved for testing, marked as a test (the subject's prefix and the X-Refkit-Test header). At
+ * most TEST_EMAILS_PER_HOUR an account an hour: 429 rate_limited past it.
  */
 export async function sendTestEmail(ctx: Ctx, actor: Actor, body: TestEmailBody, baseUrl: string): Promise<void> {
   const to = normalizeEmail(body.to, 'to');
@@ -67,6 +81,14 @@ export async function sendTestEmail(ctx: Ctx, actor: Actor, body: TestEmailBody,
   const { campaign, email } = await render(ctx, actor, body, baseUrl);
   const test = campaign.test === 1;
   if (test && !testMayEmail(to)) throw invalid('to', `This is a test campaign: ${NOT_A_TEST_ADDRESS}`);
+  if (!test && !(await findMember(ctx, actor, to))) throw invalid('to', 'A test email goes to a member of the team only: send it to your own address (Team lists the members)');
+  try {
+    await limiterOf(ctx.mailer).consume(String(actor.accountId));
+  } catch (refused) {
+    if (!(refused instanceof RateLimiterRes)) throw refused;
+    const retry = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
+    throw new AppError(429, 'rate_limited', `At most ${TEST_EMAILS_PER_HOUR} test emails an hour: try again in ${retry} s`, undefined, { 'retry-after': String(retry) });
+  }
   try {
     await ctx.mailer.send(lifecycleMessage(to, email, test));
   } catch (err) {

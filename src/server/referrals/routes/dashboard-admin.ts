@@ -27,7 +27,7 @@ import { withSpooledUpload } from '../../http/upload-spool.js';
 import { listCampaignSettings } from '../../campaigns/domain/campaign-views.js';
 import { requireActor } from '../../http/access.js';
 import { acceptCsvBodies } from '../../http/csv-body.js';
-import { participantChange } from '../../http/audit-specs.js';
+import { bulkExport, participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { CsvStream } from '../../http/owner-route-docs.js';
 
@@ -119,7 +119,8 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/exportParticipants',
     {
-      config,
+      // A bulk read of personal data: who took it, and when, is recorded (../../http/audit-trail.ts).
+      config: { ...config, audit: bulkExport },
       schema: {
         ...common,
         summary: 'Every participant of a campaign as CSV',

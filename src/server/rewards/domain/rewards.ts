@@ -40,14 +40,17 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   }
   const referrerId = participant.referred_by_id;
   const refereeId = participant.id;
-  if (input.amountPaid !== undefined && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
+  // A payment of 0.00 (a free trial, a full discount) is no payment: nothing is recorded and it takes no
+  // commission slot (commissionPayments counts payments); the call qualifies as one without amountPaid.
+  const paid = input.amountPaid === undefined ? 0 : toCents(input.amountPaid);
+  if (paid > 0 && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
     // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
     // it writes is the payment and its counters, in one statement where the transaction below takes
     // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
     // payer's row as written. The statement checks, under the same locks, that the payer still
     // qualifies; if not, nothing was written.
-    const paid = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, toCents(input.amountPaid), ctx.now());
-    if (paid) return { participant: paid, campaign };
+    const payer = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, paid, ctx.now());
+    if (payer) return { participant: payer, campaign };
   }
   const queued = await ctx.store.transaction(async (tx) => {
     const now = ctx.now();
@@ -58,8 +61,8 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       await tx.incrementCompletedReferred(referrerId, now);
       report(ctx.metrics, tx, (m) => m.qualified(campaign.id));
     }
-    if (input.amountPaid !== undefined) {
-      const cents = toCents(input.amountPaid);
+    if (paid > 0) {
+      const cents = paid;
       // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
       const decided = batch.rules.bp === 0;
       const payment = await tx.payments.record(refereeId, referrerId, cents, completed, decided, now);

@@ -7,7 +7,7 @@ import { exportRewardEntries, rewardLiability } from '../domain/liability.js';
 import { presentView } from '../../referrals/domain/present.js';
 import { refundPayment } from '../domain/refunds.js';
 import { requireActor } from '../../http/access.js';
-import { participantChange } from '../../http/audit-specs.js';
+import { bulkExport, participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { CsvStream } from '../../http/owner-route-docs.js';
 
@@ -74,7 +74,8 @@ export const rewardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/exportRewardEntries',
     {
-      config: { access: 'secret' as const },
+      // A bulk read of the ledger: who took it, and when, is recorded (../../http/audit-trail.ts).
+      config: { access: 'secret' as const, audit: bulkExport },
       schema: {
         ...common,
         summary: "Every entry of a campaign's reward ledger as CSV, oldest first",
