@@ -13,6 +13,7 @@ const SLOW = new Set([
   'webhooks-crash.test.js', // SIGKILL while webhooks are sent
   'first-start.test.js', // the CLI and `serve` as processes, as a person starts them
   'import-event-loop.test.js', // a 20 MB import under a health-check load
+  'keyed-retries.test.js', // SIGKILL mid-burst of keyed payments and refunds, and killed connections
   'processes.test.js', // several `serve` processes
   'processes-load.test.js', // several `serve` processes under load
   'prometheus.test.js', // Prometheus itself, scraping
