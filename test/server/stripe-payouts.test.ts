@@ -54,8 +54,9 @@ async function linkAnn(s: TestService, id: string, annCode: string) {
   assert.equal((await send(s, id, event('checkout.session.completed', subscription))).body.outcome, 'applied');
 }
 
-const benPays = async (s: TestService, id: string, benCode: string, cents = 4999) =>
-  assert.equal((await send(s, id, event('checkout.session.completed', checkoutSession(benCode, 'ben@example.com', cents, { customer: 'cus_ben', payment_intent: `pi_${cents}` })))).body.outcome, 'applied');
+/** Ben pays `amount` in Stripe's smallest unit of `currency` (the campaign's: another would be held). */
+const benPays = async (s: TestService, id: string, benCode: string, amount = 4999, currency = 'usd') =>
+  assert.equal((await send(s, id, event('checkout.session.completed', checkoutSession(benCode, 'ben@example.com', amount, { customer: 'cus_ben', payment_intent: `pi_${amount}`, currency })))).body.outcome, 'applied');
 
 const rewards = async (s: TestService, id: string, email: string) => {
   const p = await s.admin.getParticipant(id, email);
@@ -331,7 +332,7 @@ eachDatabase(
       const s = service();
       s.ctx.now = () => Date.now() + offset;
       const { id, benCode } = await program(s, { rules: { rewardCurrency: 'JPY', refereeRewardValue: 0 } });
-      await benPays(s, id, benCode);
+      await benPays(s, id, benCode, 50, 'jpy');
       await s.admin.updateCampaign({ id, rewardCurrency: 'EUR' });
       await sender(s).sendDue();
       const moved = await payoutOf(s, id, 'ann@example.com');
