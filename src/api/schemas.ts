@@ -335,7 +335,10 @@ export const CampaignFields = {
   shareDescription: Type.Optional(Text),
   end: Type.Optional(Type.Union([DateTime, Type.Null()])),
   allowedOrigins: Type.Optional(
-    Type.Array(Type.String({ format: 'http-origin', maxLength: 300 }), { maxItems: 50 }),
+    Type.Array(Type.String({ format: 'http-origin', maxLength: 300 }), {
+      maxItems: 50,
+      description: "Origins whose pages may embed the widget besides the origin of hostURL (always allowed) and the service's own: a www. host, a second site",
+    }),
   ),
   requireEmailConfirmation: Type.Optional(
     Type.Boolean({ description: 'Double opt-in: keyless sign-ups wait until their emailed link is followed (needs SMTP_URL)' }),
@@ -752,7 +755,7 @@ export const CampaignSettings = Type.Composite([
   Campaign,
   Type.Object({
     rewardCurrency: Type.String(),
-    allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: the origin of hostURL' }),
+    allowedOrigins: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Origins allowed besides the origin of hostURL, which always is; null: none set' }),
     requireEmailConfirmation: Type.Boolean(),
     shareMessages: ShareMessages,
     widgetStyle: WidgetStyle,

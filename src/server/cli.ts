@@ -234,14 +234,14 @@ const campaignBody = (o: CampaignOptions) => ({
 });
 
 /**
- * The origins a campaign allows now (its hostURL's alone while allowedOrigins is unset), with `added`
- * after them: what --add-allowed-origin sets, so that adding an origin never drops the landing page's.
- * An unknown campaign gives `added` alone, and the update then answers campaign_not_found.
+ * The campaign's allowedOrigins now, with `added` after them: what --add-allowed-origin sets, so that
+ * adding an origin never drops another (the landing page's own is always allowed besides). An unknown
+ * campaign gives `added` alone, and the update then answers campaign_not_found.
  */
 async function originsWith(run: Run, campaignId: string, added: string[]): Promise<string[]> {
   const campaigns = await adminValue<CampaignSettings[]>(run, 'GET', 'listCampaigns', {});
   const c = campaigns.find((x) => x.campaignId === campaignId);
-  const current = c ? (c.allowedOrigins ?? (c.hostURL ? [new URL(c.hostURL).origin] : [])) : [];
+  const current = c?.allowedOrigins ?? [];
   // Compared as the service stores them (https://Shop.example:443 is https://shop.example).
   const origin = (o: string) => (URL.canParse(o) ? new URL(o).origin : o);
   const origins = new Map([...current, ...added].map((o) => [origin(o), o]));

@@ -67,15 +67,32 @@ describe('widget embedded on another origin', () => {
     await page.close();
   });
 
+  it("allowedOrigins adds a second site to the landing page's origin: the widget works on both", async () => {
+    const www = await landingPage(service.url, campaignId);
+    try {
+      await service.admin.updateCampaign({ id: campaignId, allowedOrigins: [www.url] });
+      for (const site of [shop.url, www.url]) {
+        const page = await browser.newPage();
+        await page.goto(`${site}/`);
+        await page.locator('referral-widget').getByLabel('Email address').waitFor();
+        assert.equal(await page.locator('referral-widget').getByText('This site is not allowed').count(), 0, site);
+        await page.close();
+      }
+    } finally {
+      await service.admin.updateCampaign({ id: campaignId, allowedOrigins: [] });
+      www.server.close();
+    }
+  });
+
   it('a page on an origin the campaign does not allow is refused (403), readable, and the widget says so', async () => {
-    await service.admin.updateCampaign({ id: campaignId, allowedOrigins: ['https://elsewhere.example'] });
+    const stranger = await landingPage(service.url, campaignId);
     try {
       const page = await browser.newPage();
-      await page.goto(`${shop.url}/`);
+      await page.goto(`${stranger.url}/`);
       await page.locator('referral-widget').getByText('This site is not allowed to use this referral program.').waitFor();
       await page.close();
     } finally {
-      await service.admin.updateCampaign({ id: campaignId, allowedOrigins: [shop.url] });
+      stranger.server.close();
     }
   });
 });

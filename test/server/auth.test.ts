@@ -124,12 +124,17 @@ eachDatabase('origins and CORS', (service) => {
     assert.equal((await s.browser.getCampaign(id)).participants, 1, 'the refused sign-up changed nothing');
   });
 
-  it('allowedOrigins replaces the default; the service origin, keyed calls and no Origin pass', async () => {
+  it("allowedOrigins adds to the landing page's origin, never replaces it; the service origin, keyed calls and no Origin pass", async () => {
     const s = service();
     const id = await s.campaign({ hostURL: 'https://shop.example/join' });
     await s.admin.updateCampaign({ id, allowedOrigins: ['https://www.shop.example'] });
     assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://www.shop.example')).status, 200);
-    assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://shop.example')).status, 403);
+    assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://shop.example')).status, 200);
+    assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://evil.example')).status, 403);
+    // Emptied, the landing page's origin still is.
+    await s.admin.updateCampaign({ id, allowedOrigins: [] });
+    assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://shop.example')).status, 200);
+    assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://www.shop.example')).status, 403);
     assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, s.url)).status, 200);
     assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, 'https://evil.example', { headers: { authorization: `Bearer ${s.secretKey}` } })).status, 200);
     assert.equal((await call(`${s.url}/api/v1/getCampaign?id=${id}`, undefined)).status, 200);

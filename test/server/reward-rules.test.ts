@@ -234,6 +234,27 @@ eachDatabase(
       await assertCountersAreTheLedger(s, id);
     });
 
+    it('a partial refund takes back the millionths its part earned, the carried fraction first: the referrer keeps floor(10% of what is left)', async () => {
+      clock.now = START;
+      const s = service();
+      const id = await program(s, { referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 10 }, 1);
+      await s.admin.qualifyParticipant({ id, email: 'b0@example.com', amountPaid: '49.90' }); // 4, 0.99 carried
+      await s.admin.qualifyParticipant({ id, email: 'b0@example.com', amountPaid: '29.00' }); // 3, 0.89 carried
+      const balance = async () => (await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance;
+      assert.equal(await balance(), 7);
+      // 10.00 of the 29.00 refunded earned 1.00: floor(10% of 68.90) = 6, where a share of the 3 would reverse 2.
+      const payments = await s.ctx.store.db.selectFrom('payments').select(['id', 'amount_cents']).orderBy('id').execute();
+      await s.admin.refundPayment({ id, email: 'b0@example.com', amount: '10.00', paymentId: Number(payments[1]!.id) });
+      assert.equal(await balance(), 6);
+      // The 0.89 carried is still there: 1.10 more (0.11) makes floor(10% of 70.00) = 7.
+      await s.admin.qualifyParticipant({ id, email: 'b0@example.com', amountPaid: '1.10' });
+      assert.equal(await balance(), 7);
+      // The rest of the 29.00 (19.00 earned 1.90): floor(10% of 51.00) = 5.
+      await s.admin.refundPayment({ id, email: 'b0@example.com', amount: '19.00', paymentId: Number(payments[1]!.id) });
+      assert.equal(await balance(), 5);
+      await assertCountersAreTheLedger(s, id);
+    });
+
     it('refunds inside the hold: a pending commission is cancelled (the rest re-made); a full refund of the qualifying payment undoes the referral', async () => {
       clock.now = START;
       const s = service();

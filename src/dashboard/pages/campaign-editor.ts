@@ -290,9 +290,8 @@ export class CampaignEditor extends Page {
     if (d.requireEmailConfirmation || this.campaign?.requireEmailConfirmation) body.requireEmailConfirmation = d.requireEmailConfirmation;
     if (d.end) body.end = new Date(d.end).toISOString();
     else if (this.campaign?.end) body.end = null;
-    if (origins.length > 0) body.allowedOrigins = origins;
-    // Emptied: back to the default, the landing page's own origin.
-    else if (this.campaign?.allowedOrigins) body.allowedOrigins = [new URL(body.hostURL).origin];
+    // Emptied: none besides the landing page's own origin, which is always allowed.
+    if (origins.length > 0 || this.campaign?.allowedOrigins?.length) body.allowedOrigins = origins;
     return body;
   }
 
@@ -510,7 +509,7 @@ export class CampaignEditor extends Page {
               ${this.#text('hostURL', 'Landing page URL', { type: 'url', required: true, hint: 'Share links point here, with the campaign and the referral code in the query.' })}
               <div class="row">
                 ${this.#text('end', 'Ends on (optional)', { type: 'datetime-local', hint: 'After this moment the campaign reads as ended.' })}
-                ${this.#text('allowedOrigins', 'Allowed origins (optional)', { area: true, hint: 'One per line, e.g. https://www.example.com. Empty: the landing page’s origin.' })}
+                ${this.#text('allowedOrigins', 'Allowed origins (optional)', { area: true, hint: 'Besides the landing page’s own origin, which is always allowed: one per line, e.g. https://www.example.com.' })}
               </div>
               <div class="field">
                 <label class="check">

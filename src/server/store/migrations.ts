@@ -1038,6 +1038,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('stripe_events_list').on('stripe_events').columns(['campaign_id', 'status', 'created_on']).execute();
       },
     },
+    '0032_commission_rates': {
+      async up(db: Kysely<any>) {
+        // The rate (basis points) a payment's commission was computed at: a refund takes back the
+        // millionths its part earned at that rate (../rewards/domain/reward-rules.ts commissionReversal).
+        // Payments decided before have none, and are reversed in proportion as before.
+        await db.schema.alterTable('payments').addColumn('commission_bp', 'integer').execute();
+      },
+    },
   };
 }
 

@@ -148,6 +148,8 @@ export interface PaymentsTable {
   /** The commission it earned, in reward units, and how much of it refunds took back. */
   commission: Generated<number>;
   commission_reversed: Generated<number>;
+  /** The rate its commission was computed at, in basis points (null: decided before rates were kept, or none decided). */
+  commission_bp: Generated<number | null>;
   paid_on: number;
   /** The payer's payment before this one (null for their first): a payer's payments are a chain from participants.last_payment_id. */
   prev_id: number | null;

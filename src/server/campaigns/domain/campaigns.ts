@@ -35,10 +35,15 @@ const TRANSITIONS: Record<CampaignStatus, CampaignStatus[]> = {
   End: [],
 };
 
-/** Origins allowed to call the public routes for this campaign from a browser. */
+/**
+ * Origins allowed to call the public routes for this campaign from a browser: the landing page's (the
+ * origin of hostURL) always, and those of allowedOrigins besides (a www. host, a second shop). The
+ * service's own origin is allowed for every campaign (../../http/access.ts).
+ */
 export function allowedOrigins(c: Pick<CampaignRow, 'host_url' | 'allowed_origins'>): string[] {
-  if (c.allowed_origins) return JSON.parse(c.allowed_origins) as string[];
-  return [new URL(c.host_url).origin];
+  const own = new URL(c.host_url).origin;
+  const more = c.allowed_origins ? (JSON.parse(c.allowed_origins) as string[]) : [];
+  return more.includes(own) ? more : [own, ...more];
 }
 
 /** A campaign by id, or undefined: for callers to whom an unknown id is not an error (the demo page). */

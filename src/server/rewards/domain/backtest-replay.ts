@@ -16,7 +16,7 @@
  */
 import type { RefereePaymentRow } from '../store/backtest-store.js';
 import type { RewardCodeKind } from '../../store/tables.js';
-import { availableOn, commission, commissionApplies, commissionKept, milestonesDue, underCeiling, type Rules } from './reward-rules.js';
+import { availableOn, commission, commissionApplies, commissionKept, commissionReversal, milestonesDue, underCeiling, type Rules } from './reward-rules.js';
 
 /** The rules of a replay: the reward rules and the fixed rewards. */
 export interface ReplayRules extends Rules {
@@ -187,10 +187,19 @@ export function replay(rules: ReplayRules, t: Timeline, asOf: number): ReplayCre
       const so = refunded[e.index]! + e.cents;
       refunded[e.index] = so;
       const c = ofPayment[e.index];
-      if (c) {
+      // As the ledger takes it back: in proportion when the ceiling cut the commission, else the millionths
+      // its part earned, the carried fraction first (commissionReversal).
+      if (c && c.capped > 0) {
         const reversed = c.amount - commissionKept(c.amount, p.amountCents, so);
         earned -= reversed - c.reversed;
         c.reversed = reversed;
+      } else if (commissionApplies(rules, p.seq)) {
+        const taken = commissionReversal(e.cents, rules.bp, carry, c ? c.amount - c.reversed : 0);
+        carry = taken.carry;
+        if (c) {
+          earned -= taken.units;
+          c.reversed += taken.units;
+        }
       }
       // ...and a referral it undid (inside a hold) loses its fixed rewards and milestone: the next referral reaches it again.
       if (e.undoes && rules.holdDays > 0 && ofReferral.has(e.undoes)) {

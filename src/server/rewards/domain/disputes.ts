@@ -167,7 +167,7 @@ async function giveBack(tx: Store, batch: RewardBatch, d: DisputeRow, involved: 
 async function refundLost(tx: Store, batch: RewardBatch, d: DisputeRow, referrerId: number | null): Promise<void> {
   const p = (await tx.payments.find(Number(d.participant_id), Number(d.payment_id)))!;
   const cents = Math.min(Number(d.amount_cents), p.amount_cents - p.refunded_cents);
-  if (cents > 0) await refundPart(batch, p, cents, referrerId);
+  if (cents > 0) await refundPart(batch, p, cents, referrerId, false);
 }
 
 /** A participant's disputes as the payer, newest first (the dashboard's participant page). */

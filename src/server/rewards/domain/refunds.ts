@@ -31,7 +31,7 @@ import { moveForQualified } from '../../engagement/domain/waitlist.js';
 import { getParticipant } from '../../referrals/domain/participants.js';
 import type { ParticipantView } from '../../referrals/domain/present.js';
 import { RewardBatch } from './reward-credits.js';
-import { commissionKept } from './reward-rules.js';
+import { commissionKept, commissionReversal } from './reward-rules.js';
 
 /** Who records the refund: the owner (refundPayment), or the payment provider, who has made it already. */
 export interface RefundSource {
@@ -80,18 +80,21 @@ export async function refundPayment(ctx: Ctx, actor: Actor, input: RefundPayment
   return { participant: (await ctx.store.findParticipant(refereeId))!, campaign };
 }
 
-/** Takes `cents` of payment `p` back and what it earned, in `batch` (a refund's part, or a dispute lost: ./disputes.ts). */
-export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null): Promise<void> {
+/**
+ * Takes `cents` of payment `p` back and what it earned, in `batch`: a refund's part, or a dispute lost
+ * (./disputes.ts), which settles in the proportional units its opening reversed (`exact` false).
+ */
+export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null, exact = true): Promise<void> {
   const { tx, now } = batch;
   const refunded = p.refunded_cents + cents;
-  const reversed = reversalDue(p, refunded, await tx.disputes.openOfPayment(p.id));
+  const entry = p.commission > 0 ? await tx.rewardEntries.ofPayment(p.id, 'commission') : undefined;
+  const reversed = exact ? await commissionTakenBack(batch, p, cents, referrerId, entry) : reversalDue(p, refunded, undefined);
   await tx.payments.refund(p, cents, reversed, now);
   await tx.refunds.record(batch.campaign.id, p.id, cents, now);
   if (referrerId === null) return;
   await tx.payments.addRevenue(referrerId, -cents, now);
   await tx.stats.addForParticipant(p.participant_id, 'referred_revenue_cents', -cents, now);
   if (reversed > 0) {
-    const entry = await tx.rewardEntries.ofPayment(p.id, 'commission');
     if (entry?.status === 'pending') {
       await batch.cancel([entry]);
       const kept = entry.amount - reversed;
@@ -106,6 +109,24 @@ export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: numbe
     }
   }
   if (p.qualifying === 1 && refunded === p.amount_cents) await undoReferral(batch, p.participant_id, referrerId);
+}
+
+/**
+ * The units of payment `p`'s commission a refund of `cents` of it takes back. Exactly, in the millionths
+ * the commission was computed in with the referrer's carried fraction (./reward-rules.ts
+ * commissionReversal), when the payment's rate is known and nothing else bent the figure; else in
+ * proportion (reversalDue): a payment decided before rates were kept, a commission cut by the ceiling,
+ * and one under an open dispute that reversed its share at once (the dispute's close settles in those
+ * same units).
+ */
+async function commissionTakenBack(batch: RewardBatch, p: PaymentRow, cents: number, referrerId: number | null, entry: { capped: number } | undefined): Promise<number> {
+  const open = await batch.tx.disputes.openOfPayment(p.id);
+  const exact = referrerId !== null && p.commission_bp !== null && p.commission_bp > 0 && !(entry && entry.capped > 0) && !(open && Number(open.reversed) > 0);
+  if (!exact) return reversalDue(p, p.refunded_cents + cents, open);
+  const referrer = await batch.state(referrerId);
+  const taken = commissionReversal(cents, p.commission_bp!, Number(referrer.commission_remainder), p.commission - p.commission_reversed);
+  batch.carry(referrerId, taken.carry);
+  return taken.units;
 }
 
 /**

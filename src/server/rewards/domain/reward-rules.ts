@@ -95,6 +95,24 @@ export function commission(cents: number, bp: number, carried: number): { units:
 }
 
 /**
+ * What a refund of `cents` of a payment takes back of a commission computed at `bp` from the referrer's
+ * running millionths (commission above): the millionths its part earned, `cents × bp`, out of the carried
+ * fraction first and then out of whole units, so that the referrer keeps exactly the floor of the
+ * commission on what is left of every payment (10% of 49.90 and 29.00 credits 4 + 3 with 0.89 carried;
+ * 10.00 refunded takes back 1.00: 6 units and 0.89, where taking back in proportion of the 3 would
+ * reverse 2). `left`: the units of this payment's commission not reversed yet, the most it may take.
+ */
+export function commissionReversal(cents: number, bp: number, carried: number, left: number): { units: number; carry: number } {
+  const micros = BigInt(cents) * BigInt(bp);
+  const carry = BigInt(carried);
+  if (micros <= carry) return { units: 0, carry: Number(carry - micros) };
+  const units = Math.min(left, Number((micros - carry + MICROS_PER_UNIT - 1n) / MICROS_PER_UNIT));
+  const after = carry + BigInt(units) * MICROS_PER_UNIT - micros;
+  // Bounded by `left` (a commission cut by the ceiling, say), the fraction cannot go below nothing.
+  return { units, carry: Number(after < 0n ? 0n : after) };
+}
+
+/**
  * What of a payment's commission stays earned once `refunded` of its `amount` cents are refunded: in
  * proportion, rounded down (so a full refund takes back all of it).
  */

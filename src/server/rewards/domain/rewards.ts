@@ -96,7 +96,9 @@ async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: nu
 /** The referrer's commission on one payment of their referee (./reward-rules.ts says how much). */
 async function creditCommission(batch: RewardBatch, referrerId: number, refereeId: number, payment: Pick<PaymentRow, 'id' | 'seq' | 'amount_cents'>): Promise<void> {
   let units = 0;
+  let bp = 0;
   if (commissionApplies(batch.rules, payment.seq)) {
+    bp = batch.rules.bp;
     const referrer = await batch.state(referrerId);
     const due = commission(payment.amount_cents, batch.rules.bp, referrer.commission_remainder);
     batch.carry(referrerId, due.carry);
@@ -105,7 +107,7 @@ async function creditCommission(batch: RewardBatch, referrerId: number, refereeI
       units = await batch.credit(referrerId, { kind: 'commission', rewardKind: 'referral', amount: due.units, label: `Commission: ${percent}% of payment ${payment.seq}`, refereeId, paymentId: payment.id });
     }
   }
-  await batch.tx.payments.decide(payment.id, units);
+  await batch.tx.payments.decide(payment.id, units, bp);
 }
 
 /**

@@ -253,8 +253,9 @@ export class PaymentStore {
   }
 
   /** The commission a payment earned is decided: `units` (0 when none was due). */
-  async decide(paymentId: number, units: number): Promise<void> {
-    await this.db.updateTable('payments').set({ commission_credited: 1, commission: units }).where('id', '=', paymentId).execute();
+  /** Records a payment's commission: `units` credited, computed at `bp` (0 when none was due). */
+  async decide(paymentId: number, units: number, bp: number): Promise<void> {
+    await this.db.updateTable('payments').set({ commission_credited: 1, commission: units, commission_bp: bp }).where('id', '=', paymentId).execute();
   }
 
   /** A payer's payments with something left to refund, newest first; only `paymentId` when given. */
