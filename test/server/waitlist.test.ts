@@ -28,7 +28,7 @@ async function placeOf(s: TestService, id: string, email: string): Promise<MyWai
 
 const positions = async (s: TestService, id: string, emails: string[]) => Promise.all(emails.map(async (e) => (await placeOf(s, id, e))!.position));
 
-/** The queue as a full sort would have it: waiting participants by (seq - spots x referrals, seq). */
+/** The queue as a full sort would have it: waiting participants by (seq - spots x referrals, then the later sign-up first: the more referrals). */
 async function naiveQueue(s: TestService, id: string, spots: number, counted: 'total_referrals' | 'credited_referrals'): Promise<string[]> {
   const rows = await s.ctx.store.db
     .selectFrom('waitlist_entries as e')
@@ -40,7 +40,7 @@ async function naiveQueue(s: TestService, id: string, spots: number, counted: 't
     .execute();
   return rows
     .map((r) => ({ email: r.email, seq: Number(r.seq), key: Number(r.seq) - spots * Number(r.r) }))
-    .sort((a, b) => a.key - b.key || a.seq - b.seq)
+    .sort((a, b) => a.key - b.key || b.seq - a.seq)
     .map((r) => r.email);
 }
 
@@ -96,8 +96,9 @@ eachDatabase(
       assert.deepEqual(await positions(s, id, emails), [1, 2, 3, 4, 5, 6, 7, 8]);
       const p6 = await s.admin.getParticipant(id, 'p6@example.com');
       await s.admin.addParticipant({ id, email: 'f1@example.com', referredByCode: p6.referralCode! });
-      // p6 (seq 6) moves 2 up: key 4, behind p4 (key 4, seq 4), ahead of p5.
-      assert.deepEqual(await positions(s, id, [...emails, 'f1@example.com']), [1, 2, 3, 4, 5, 7, 6, 8, 9]);
+      // p6, 7th, moves 2 places up: 5th. Its key is 4, as p4's (seq 4): at equal keys the later sign-up
+      // (the one with more referrals) is ahead, so it passes both p5 and p4.
+      assert.deepEqual(await positions(s, id, [...emails, 'f1@example.com']), [1, 2, 3, 4, 6, 7, 5, 8, 9]);
       await s.admin.addParticipant({ id, email: 'f2@example.com', referredByCode: p6.referralCode! });
       await s.admin.addParticipant({ id, email: 'f3@example.com', referredByCode: p6.referralCode! });
       await s.admin.addParticipant({ id, email: 'f4@example.com', referredByCode: p6.referralCode! });
@@ -157,8 +158,9 @@ eachDatabase(
       const id = await s.campaign({ waitlist: { spotsPerReferral: 2 } });
       await s.admin.addParticipant({ id, email: 'first@example.com' });
       assert.deepEqual(await s.admin.importParticipants(id, 'email,referredByEmail\na@example.com,\nb@example.com,\nc@example.com,b@example.com\n'), { created: 3, skipped: 0 });
-      assert.deepEqual(await naiveQueue(s, id, 2, 'total_referrals'), ['first@example.com', 'b@example.com', 'a@example.com', 'c@example.com']);
-      assert.deepEqual(await positions(s, id, ['first@example.com', 'a@example.com', 'b@example.com', 'c@example.com']), [1, 3, 2, 4]);
+      // b, 3rd, moves 2 places up: 1st.
+      assert.deepEqual(await naiveQueue(s, id, 2, 'total_referrals'), ['b@example.com', 'first@example.com', 'a@example.com', 'c@example.com']);
+      assert.deepEqual(await positions(s, id, ['first@example.com', 'a@example.com', 'b@example.com', 'c@example.com']), [2, 3, 1, 4]);
     });
 
     it("counts 'qualified': only credited referrals move the referrer, and a refund that undoes one moves them back", async () => {
@@ -241,7 +243,7 @@ eachDatabase(
         if (roll === 0 && step < 750) {
           const count = 1 + random(3);
           const granted = await tx.waitlists.grant(id, { count }, START);
-          const expected = [...model].sort(([, a], [, b]) => a.key - b.key || a.seq - b.seq).slice(0, count).map(([p]) => p);
+          const expected = [...model].sort(([, a], [, b]) => a.key - b.key || b.seq - a.seq).slice(0, count).map(([p]) => p);
           assert.deepEqual(granted.map((g) => g.participantId), expected);
           for (const p of expected) model.delete(p);
         } else if (roll === 1) {
@@ -262,7 +264,7 @@ eachDatabase(
       assert.ok([...model.values()].some((m) => m.key < 0), 'some keys went below zero');
       const deltas = await s.ctx.store.db.selectFrom('waitlist_deltas').select('bucket').where('campaign_id', '=', id).execute();
       assert.ok(deltas.length > 3, `deltas in ${deltas.length} buckets`);
-      const sorted = [...model].sort(([, a], [, b]) => a.key - b.key || a.seq - b.seq);
+      const sorted = [...model].sort(([, a], [, b]) => a.key - b.key || b.seq - a.seq);
       for (const [place, [p]] of sorted.entries()) assert.deepEqual(await s.ctx.store.waitlists.standing(id, p), { position: place + 1, of: model.size });
       for (const p of ids.filter((q) => !model.has(q))) assert.deepEqual(await s.ctx.store.waitlists.standing(id, p), { position: null, of: model.size });
     });

@@ -1,7 +1,10 @@
 /**
  * SQL of waitlists. Each entry has seq (its sign-up number in the campaign, 0, 1, 2, ... with no gaps)
  * and wait_key = seq - spotsPerReferral x counted referrals; the queue is the waiting (not granted)
- * entries in (wait_key, seq) order, and a position is 1 + the waiting entries before one.
+ * entries in (wait_key, seq descending) order, and a position is 1 + the waiting entries before one. At
+ * equal keys the later sign-up is ahead: it has the more referrals (equal keys, later seq), and a move of
+ * N places must pass all N (the 6th who refers one friend at 2 spots each is 4th, not 5th behind the
+ * 4th, whose key it now shares).
  *
  * A position must not count everyone ahead (at a million entries that is a million index entries), and
  * no row may be written by every sign-up but the campaign's counter. Keys are grouped in buckets of
@@ -116,7 +119,7 @@ export class WaitlistStore {
     const { rows } = await sql<{ deltas: number | string | null; ahead: number | string }>`select
         (select sum(n) from waitlist_deltas where campaign_id = ${campaignId} and bucket < ${m}) as deltas,
         (select count(*) from waitlist_entries where campaign_id = ${campaignId} and granted_on is null
-          and wait_key >= ${m * WAIT_BUCKET} and wait_key <= ${key} and (wait_key < ${key} or seq < ${seq})) as ahead`.execute(this.db);
+          and wait_key >= ${m * WAIT_BUCKET} and wait_key <= ${key} and (wait_key < ${key} or seq > ${seq})) as ahead`.execute(this.db);
     const baseline = Math.min(Math.max(m * WAIT_BUCKET, 0), joined);
     return { position: 1 + baseline + Number(rows[0]!.deltas ?? 0) + Number(rows[0]!.ahead), of };
   }
@@ -136,7 +139,7 @@ export class WaitlistStore {
             .where('campaign_id', '=', campaignId)
             .where('granted_on', 'is', null)
             .orderBy('wait_key')
-            .orderBy('seq')
+            .orderBy('seq', 'desc')
             .limit(who.count)
         : who.participantIds;
     if (Array.isArray(chosen) && chosen.length === 0) return [];
@@ -148,7 +151,7 @@ export class WaitlistStore {
       .where('participant_id', 'in', chosen)
       .returning(['participant_id', 'wait_key', 'seq'])
       .execute();
-    const granted = rows.map((r) => ({ participantId: Number(r.participant_id), key: Number(r.wait_key), seq: Number(r.seq) })).sort((a, b) => a.key - b.key || a.seq - b.seq);
+    const granted = rows.map((r) => ({ participantId: Number(r.participant_id), key: Number(r.wait_key), seq: Number(r.seq) })).sort((a, b) => a.key - b.key || b.seq - a.seq);
     if (granted.length === 0) return granted;
     const moves = new Map<number, number>();
     for (const g of granted) moves.set(bucketOf(g.key), (moves.get(bucketOf(g.key)) ?? 0) - 1);
@@ -166,7 +169,7 @@ export class WaitlistStore {
       .where('e.campaign_id', '=', campaignId)
       .where('e.granted_on', 'is', null)
       .orderBy('e.wait_key')
-      .orderBy('e.seq')
+      .orderBy('e.seq', 'desc')
       .limit(limit)
       .execute();
     return rows.map((r) => ({ participantId: Number(r.participant_id), email: r.email }));
