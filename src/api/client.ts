@@ -355,13 +355,13 @@ export class RefkitClient extends BrowserClient {
   }
 
   // ---- admin ----
-  createCampaign(body: CreateCampaignBody): Promise<Campaign> {
+  createCampaign(body: CreateCampaignBody): Promise<CampaignSettings> {
     return this.postJson('/api/v1/admin/createCampaign', body);
   }
-  updateCampaign(body: UpdateCampaignBody): Promise<Campaign> {
+  updateCampaign(body: UpdateCampaignBody): Promise<CampaignSettings> {
     return this.postJson('/api/v1/admin/updateCampaign', body);
   }
-  setCampaignStatus(id: string, status: CampaignStatus): Promise<Campaign> {
+  setCampaignStatus(id: string, status: CampaignStatus): Promise<CampaignSettings> {
     return this.postJson('/api/v1/admin/setCampaignStatus', { id, status });
   }
   redeemReward(body: RedeemRewardBody): Promise<Participant> {

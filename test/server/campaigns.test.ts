@@ -50,6 +50,12 @@ eachDatabase('campaigns', (service) => {
     assert.equal(c.shareHeader, 'New');
     assert.equal(c.end, end);
     assert.equal(c.campaignName, 'Test campaign');
+    // The answer is the campaign's settings as listCampaigns shows them, every *Configured flag included.
+    const secret = await s.admin.updateCampaign({ id, stripeWebhookSecret: 'whsec_test_settings_0123456789' });
+    assert.equal(secret.stripeWebhookConfigured, true);
+    assert.equal(secret.stripeRewardKeyConfigured, false);
+    assert.deepEqual(secret, (await s.admin.listCampaigns()).find((x) => x.campaignId === id));
+    assert.deepEqual(await s.admin.setCampaignStatus(id, 'Active'), secret);
     for (const bad of [{ hostURL: 'not a url' }, { rewardCurrency: 'usd' }, { referrerRewardValue: -1 }, { colour: 'red' }]) {
       await rejects(() => s.admin.updateCampaign({ id, ...bad } as never), 400, 'invalid_request');
     }

@@ -10,6 +10,12 @@ export async function campaignView(ctx: Ctx, c: CampaignRow): Promise<Campaign> 
   return presentCampaign(c, await ctx.store.countParticipants(c.id), ctx.now());
 }
 
+/** One campaign as listCampaigns shows it, with every setting: what the owner's changes answer. */
+export async function campaignSettingsView(ctx: Ctx, c: CampaignRow): Promise<CampaignSettings> {
+  const held = await ctx.store.directory.countHeld([c.id]);
+  return presentCampaignSettings(c, { participants: await ctx.store.countParticipants(c.id), reviewQueue: held.get(c.id) ?? 0 }, ctx.now());
+}
+
 /** The account's campaigns, newest first, with every setting and their counts (one query for all of each). */
 export async function listCampaignSettings(ctx: Ctx, actor: Actor): Promise<CampaignSettings[]> {
   const rows = (await ctx.store.listCampaigns(actor.accountId)).filter((c) => seesMode(actor, c));

@@ -6,7 +6,7 @@ import {
   CampaignClock,
   CampaignClockQuery,
   ApiKey,
-  Campaign,
+  CampaignSettings,
   CampaignIdBody,
   CreateApiKeyBody,
   CreateCampaignBody,
@@ -32,7 +32,7 @@ import * as ledger from '../../rewards/domain/ledger.js';
 import * as proof from '../../referrals/domain/proof.js';
 import * as rewards from '../../rewards/domain/rewards.js';
 import { getWaitlist, grantAccess } from '../../engagement/domain/waitlist.js';
-import { campaignView } from '../domain/campaign-views.js';
+import { campaignSettingsView } from '../domain/campaign-views.js';
 import { advanceClock, getClock } from '../domain/campaign-clock.js';
 import { presentRewardEntry, presentView } from '../../referrals/domain/present.js';
 import { requireActor } from '../../http/access.js';
@@ -49,14 +49,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const participantEdit = { ...config, audit: participantChange };
   app.post(
     '/api/v1/admin/createCampaign',
-    { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaignView(request.ctx, await campaigns.createCampaign(request.ctx, requireActor(request), request.body)),
+    { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
+    async (request) => campaignSettingsView(request.ctx, await campaigns.createCampaign(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
     '/api/v1/admin/updateCampaign',
-    { config: campaignEdit, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: Campaign, ...errors } } },
-    async (request) => campaignView(request.ctx, await campaigns.updateCampaign(request.ctx, requireActor(request), request.body)),
+    { config: campaignEdit, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
+    async (request) => campaignSettingsView(request.ctx, await campaigns.updateCampaign(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
@@ -68,10 +68,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Pause, resume or end a campaign',
         description: 'Active <-> Pause, Active or Pause -> End. End is final: 409 invalid_transition.',
         body: SetCampaignStatusBody,
-        response: { 200: Campaign, ...errors },
+        response: { 200: CampaignSettings, ...errors },
       },
     },
-    async (request) => campaignView(request.ctx, await campaigns.setCampaignStatus(request.ctx, requireActor(request), request.body.id, request.body.status)),
+    async (request) => campaignSettingsView(request.ctx, await campaigns.setCampaignStatus(request.ctx, requireActor(request), request.body.id, request.body.status)),
   );
 
   app.post(
