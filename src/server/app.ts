@@ -10,6 +10,7 @@ import type { Actor, Ctx } from './kernel/context.js';
 import access from './http/access.js';
 import auditTrail from './http/audit-trail.js';
 import changeUnit from './http/change-unit.js';
+import unknownFields from './http/unknown-fields.js';
 import permissions from './http/permissions.js';
 import idempotency from './http/idempotency.js';
 import rateLimits, { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
@@ -117,6 +118,8 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(access, { ctx, secretKeyHash: config.secretKeyHash, ...(envKeyActor && { envKeyActor }) });
   // Roles, after access has named the actor; before idempotency, so a refusal claims no key.
   await app.register(permissions);
+  // Before the routes: it closes the owner's bodies and checks the interface's fields as routes are added.
+  await app.register(unknownFields);
   // Before the layers that join its units (idempotency, audit trail) and the routes whose handlers it runs.
   await app.register(changeUnit, { ctx });
   // After access (its preHandler names the account a key belongs to), before the routes it documents.

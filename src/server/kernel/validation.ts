@@ -54,10 +54,12 @@ export interface Problem {
 export function explain(v: Pick<ErrorObject, 'keyword' | 'instancePath' | 'params' | 'message'>, context = 'request'): Problem {
   const missing = (v.params as { missingProperty?: string }).missingProperty;
   const path = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const field = missing ? (path ? `${path}.${missing}` : missing) : path || undefined;
+  // A missing field, and an unknown one, are named by their own path (`retention.ipDayz`), not their object's.
+  const named = missing ?? (v.keyword === 'additionalProperties' ? (v.params as { additionalProperty?: string }).additionalProperty : undefined);
+  const field = named ? (path ? `${path}.${named}` : named) : path || undefined;
   let message: string;
   if (v.keyword === 'required') message = `${field} is required`;
-  else if (v.keyword === 'additionalProperties') message = `Unknown field ${(v.params as { additionalProperty?: string }).additionalProperty}`;
+  else if (v.keyword === 'additionalProperties') message = `Unknown field ${field}`;
   else {
     const rule = v.keyword === 'format' ? FORMAT_RULES[(v.params as { format: string }).format] : KEYWORD_RULES[v.keyword];
     message = `${field ?? context} ${rule ?? v.message ?? 'is invalid'}`;

@@ -35,6 +35,9 @@ const tags = ['interface'];
 
 
 
+/** Names a sign-up is sent with that mean the referrer's code (../../http/unknown-fields.ts): 400 naming it, not ignored. */
+const MISNAMED_ON_SIGNUP = { referralCode: 'referredByCode', referrerCode: 'referredByCode', code: 'referredByCode' } as const;
+
 export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.options('/api/v1/addParticipant', { schema: { hide: true } }, app.corsPreflight);
@@ -46,7 +49,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       // Not one transaction with its key (../../http/change-unit.ts): a sign-up may wait on the mail server (a
       // confirmation link), and it is idempotent by itself (the same address twice is the same participant).
-      config: { access: 'public', idempotent: true, atomic: false, campaignOf: (r) => (r.body as { id?: string }).id },
+      config: { access: 'public', interfaceFields: { misnamed: MISNAMED_ON_SIGNUP }, idempotent: true, atomic: false, campaignOf: (r) => (r.body as { id?: string }).id },
       preHandler: app.publicRateLimit,
       schema: {
         tags,
@@ -76,7 +79,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/getCampaign',
     {
-      config: { access: 'public', campaignOf: (r) => (r.query as { id?: string }).id },
+      config: { interfaceFields: {}, access: 'public', campaignOf: (r) => (r.query as { id?: string }).id },
       preHandler: app.publicRateLimit,
       schema: { tags, summary: 'Read a campaign', querystring: CampaignQuery, response: { 200: Campaign, ...errors } },
     },
@@ -88,7 +91,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/validateCode',
     {
-      config: { access: 'public', campaignOf: (r) => (r.query as { campaignId?: string }).campaignId },
+      config: { interfaceFields: {}, access: 'public', campaignOf: (r) => (r.query as { campaignId?: string }).campaignId },
       preHandler: app.publicRateLimit,
       schema: {
         tags,
@@ -104,7 +107,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/getParticipant',
     {
-      config: { access: 'secret' },
+      config: { interfaceFields: {}, access: 'secret' },
       schema: { tags, security: bearer, summary: 'Read one participant', querystring: ParticipantQuery, response: { 200: Participant, ...errors } },
     },
     async (request) => presentView(await participants.answerParticipant(request.ctx, requireActor(request), request.query.id, request.query.email)),
@@ -113,7 +116,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/getAllParticipants',
     {
-      config: { access: 'secret' },
+      config: { interfaceFields: {}, access: 'secret' },
       schema: {
         tags,
         security: bearer,
@@ -134,7 +137,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/getReferrals',
     {
-      config: { access: 'secret' },
+      config: { interfaceFields: {}, access: 'secret' },
       schema: {
         tags,
         security: bearer,
@@ -155,7 +158,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/qualifyParticipant',
     {
-      config: { access: 'secret', idempotent: true, audit: { record: false } },
+      config: { interfaceFields: {}, access: 'secret', idempotent: true, audit: { record: false } },
       schema: {
         tags,
         security: bearer,
