@@ -15,6 +15,8 @@ import { loadConfig, ConfigError } from '../../src/server/config.js';
 import { rejects } from './helpers/assert.js';
 import { dumpDatabase } from './helpers/dump.js';
 import { eachDatabase } from './helpers/suite.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { maskEmail } from '../../src/server/kernel/email.js';
 import type { TestService } from './helpers/service.js';
 import { startMailbox } from './helpers/smtp.js';
 import { countedRow } from '../../src/server/store/referral-count-store.js';
@@ -226,6 +228,32 @@ eachDatabase(
       const again = await s.admin.erasePerson(ANN.email);
       assert.deepEqual(again.participants, []);
       assert.deepEqual(await findAnywhere(s, NEEDLES), []);
+    });
+
+    it('the database file and its WAL keep no copy of the address after the erasure (SQLite); an export after it records it masked', async () => {
+      const s = service();
+      await world(s);
+      await s.admin.exportPerson(ANN.email);
+      const copies = () => {
+        if (!s.database.url.startsWith('sqlite:')) return undefined;
+        const path = s.database.url.slice('sqlite:'.length);
+        const count = (file: string) => {
+          if (!existsSync(file)) return 0;
+          const bytes = readFileSync(file);
+          let n = 0;
+          for (let at = bytes.indexOf(ANN.email); at !== -1; at = bytes.indexOf(ANN.email, at + 1)) n++;
+          return n;
+        };
+        return { file: count(path), wal: count(`${path}-wal`) };
+      };
+      const before = copies();
+      if (before) assert.ok(before.file + before.wal > 0, 'the address is in the files before');
+      await s.admin.erasePerson(ANN.email);
+      const exported = await s.admin.exportPerson(ANN.email);
+      assert.deepEqual(exported.participants, []);
+      const [entry] = await s.ctx.store.db.selectFrom('audit_log').select(['action', 'target']).orderBy('id', 'desc').limit(1).execute();
+      assert.deepEqual(entry, { action: 'exportPerson', target: maskEmail(ANN.email) });
+      if (before) assert.deepEqual(copies(), { file: 0, wal: 0 });
     });
 
     it('the same address signing up again within the block earns nothing on either side; past ERASURE_BLOCK_DAYS it does', async () => {

@@ -41,7 +41,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    parentPort.postMessage({ ok: db.pragma('wal_checkpoint(PASSIVE)')[0] });
+    parentPort.postMessage({ ok: db.pragma(message === 'truncate' ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(PASSIVE)')[0] });
   } catch (err) {
     parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
   }
@@ -74,8 +74,21 @@ export class Checkpointer {
 
   /** Runs one PASSIVE checkpoint, after the one under way if any. */
   checkpoint(): Promise<CheckpointResult> {
+    return this.#queue('checkpoint');
+  }
+
+  /**
+   * Copies the whole WAL into the database and truncates it to nothing (after an erasure: no old page
+   * stays in it), waiting on the worker for readers to move on. The caller holds the writer.
+   */
+  truncate(): Promise<CheckpointResult> {
+    return this.#queue('truncate');
+  }
+
+  /** Runs `what` after the checkpoint under way, if any: one at a time. */
+  #queue(what: 'checkpoint' | 'truncate'): Promise<CheckpointResult> {
     const previous = this.#running ?? Promise.resolve(undefined);
-    const next = previous.catch(() => undefined).then(() => this.#ask());
+    const next = previous.catch(() => undefined).then(() => this.#ask(what));
     this.#running = next;
     void next.catch(() => undefined).then(() => {
       if (this.#running === next) this.#running = undefined;
@@ -83,7 +96,7 @@ export class Checkpointer {
     return next;
   }
 
-  #ask(): Promise<CheckpointResult> {
+  #ask(what: 'checkpoint' | 'truncate'): Promise<CheckpointResult> {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       // Referenced while a checkpoint is under way: something (a write waiting for the writer) may wait for it.
@@ -96,7 +109,7 @@ export class Checkpointer {
         if ('ok' in reply) resolve(reply.ok);
         else reject(new Error(reply.error));
       });
-      this.#worker.postMessage('checkpoint');
+      this.#worker.postMessage(what);
     });
   }
 

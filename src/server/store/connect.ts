@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { LRUCache } from 'lru-cache';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type SqliteDatabase } from 'kysely';
 import { Checkpointer } from './checkpointer.js';
-import { GroupCommit, GroupCommitDialect } from './group-commit.js';
+import { GroupCommit, GroupCommitDialect, truncatesWal } from './group-commit.js';
 import { secondsSince, type DbObserver } from './observer.js';
 import { readDirectly, statementName, writeUnitsDirectly } from './prepared.js';
 import type { Database } from './tables.js';
@@ -108,6 +108,9 @@ export function openSqlite(path: string): SQLite.Database {
   // FULL: a commit is on disk before the client hears of it, even if the machine (not just the process) dies.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
+  // Deleted and rewritten content is overwritten with zeros, not left in free space: an erased person's
+  // address must not stay readable in the file (../privacy/domain/erasure.ts truncates the WAL as well).
+  sqlite.pragma('secure_delete = ON');
   return sqlite;
 }
 
@@ -244,5 +247,6 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
   const db = new Kysely<Database>({ dialect: new GroupCommitDialect(group) });
   readDirectly(db, (query) => group.read(query));
   writeUnitsDirectly(db, (work) => group.unit(work));
+  truncatesWal(db, () => group.truncateWal());
   return { db, dialect: 'sqlite', groupCommit: group, waiting: () => group.waiting, close: () => db.destroy() };
 }

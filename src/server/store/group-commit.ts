@@ -444,6 +444,29 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Copies the whole WAL into the database file and truncates the WAL to nothing, so that no page a
+   * deleted row was on stays in it (an erasure: ../privacy/domain/erasure.ts). Holds the writer meanwhile;
+   * reads go on, and the checkpoint waits (on the worker) for those under way. False when readers kept it
+   * from truncating within the busy timeout.
+   */
+  async truncateWal(): Promise<boolean> {
+    // Before the writer is held: a checkpoint under way may be waiting for it.
+    await this.#checkpointing;
+    await this.#mutex.lock();
+    try {
+      if (this.#closed || this.#reads === this.#writes) return true;
+      this.#commitNow();
+      while (this.#syncing) await this.#syncing;
+      this.#endRead();
+      const worker = this.#checkpointer && !this.#withoutWorker ? this.#checkpointer : undefined;
+      const result = worker ? await worker.truncate() : (this.#writer.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[])[0]!;
+      return result.busy === 0;
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+
   /** Commits what is open and waits for it to be on disk, then closes both connections; later writes fail. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -466,6 +489,12 @@ export class GroupCommit {
     }
   }
 }
+
+/** Each SQLite Kysely's way to truncate its WAL (GroupCommit.truncateWal); PostgreSQL has none. */
+const walTruncation = new WeakMap<object, () => Promise<boolean>>();
+export const truncatesWal = (db: object, truncate: () => Promise<boolean>): void => void walTruncation.set(db, truncate);
+/** Truncates the WAL of `db` if it has one (SQLite outside a transaction); true when it did, or there is none. */
+export const truncateWal = (db: object): Promise<boolean> => walTruncation.get(db)?.() ?? Promise.resolve(true);
 
 /**
  * One Kysely connection. Outside a transaction a select reads on the read connection, and anything else

@@ -8,6 +8,7 @@ import { sql, type Kysely, type Selectable, type Insertable, type Updateable } f
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
 import type { Dialect } from './connect.js';
+import { truncateWal } from './group-commit.js';
 import { DirectoryStore } from '../referrals/store/directory-store.js';
 import { AuditStore } from '../accounts/store/audit-store.js';
 import { InvitationStore } from '../accounts/store/invitation-store.js';
@@ -88,6 +89,8 @@ export interface StoreOptions {
   impressions?: ImpressionBuffer;
   /** Whether lifecycle emails are written to the outbox: only where they can be sent (SMTP_URL set). */
   emailOutbox?: boolean;
+  /** A transaction's store: the service's database, for what runs after the commit. */
+  root?: Kysely<Database>;
 }
 
 /** Everything a new participant's sign-up writes (Store.insertSignup). */
@@ -365,7 +368,9 @@ export class Store {
 
   readonly caches: Caches;
   /** In a transaction's store: what to do once it has committed. */
-  readonly #afterCommit: (() => void)[] | undefined;
+  readonly #afterCommit: (() => void | Promise<void>)[] | undefined;
+  /** The service's database (this store's own outside a transaction). */
+  readonly #root: Kysely<Database>;
   readonly #ids: IdReserve;
   /** PostgreSQL, outside a transaction: sign-ups written together (../referrals/store/signup-batch.ts). */
   readonly #signupBatches: SignupBatches | undefined;
@@ -376,8 +381,9 @@ export class Store {
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
     options: StoreOptions = {},
-    afterCommit?: (() => void)[],
+    afterCommit?: (() => void | Promise<void>)[],
   ) {
+    this.#root = options.root ?? db;
     this.caches = options.caches ?? new Caches();
     this.#ids = options.ids ?? new IdReserve();
     this.#impressions = options.impressions ?? new ImpressionBuffer((batch) => writeImpressions(db, dialect, batch));
@@ -425,9 +431,10 @@ export class Store {
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     // Already in one (an operation run inside another's transaction): it joins it.
     if (this.#afterCommit) return fn(this);
-    const afterCommit: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, { caches: new Caches(this.caches), ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled }, afterCommit)));
-    for (const f of afterCommit) f();
+    const afterCommit: (() => void | Promise<void>)[] = [];
+    const options = { caches: new Caches(this.caches), ids: this.#ids, impressions: this.#impressions, emailOutbox: this.emails.enabled, root: this.db };
+    const result = await this.db.transaction().execute((trx) => fn(new Store(trx, this.dialect, options, afterCommit)));
+    for (const f of afterCommit) await f();
     return result;
   }
 
@@ -441,10 +448,26 @@ export class Store {
     this.afterCommit(() => this.caches.invalidate());
   }
 
-  /** Runs `f` once this store's transaction has committed (never if it rolls back); at once outside one. */
-  afterCommit(f: () => void): void {
+  /**
+   * Runs `f` once this store's transaction has committed (never if it rolls back), before the
+   * transaction's caller goes on (it awaits what `f` answers); at once outside one.
+   */
+  afterCommit(f: () => void | Promise<void>): void {
     if (this.#afterCommit) this.#afterCommit.push(f);
-    else f();
+    else void f();
+  }
+
+  /**
+   * Once this transaction has committed, the SQLite WAL is copied into the database file and truncated
+   * (./group-commit.ts truncateWal): after an erasure, no copy of the erased rows stays in it. Nothing on
+   * PostgreSQL. A truncation that readers kept from happening is said as a warning: the next checkpoints
+   * overwrite those pages in time.
+   */
+  truncateWalAfterCommit(): void {
+    const root = this.#root;
+    this.afterCommit(async () => {
+      if (!(await truncateWal(root))) process.emitWarning('Refkit: after an erasure, readers kept the WAL from being truncated; its pages are overwritten as it is reused');
+    });
   }
 
   async ping(): Promise<void> {

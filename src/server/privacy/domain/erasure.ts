@@ -90,6 +90,9 @@ export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Pro
     // Every process drops what it caches of them (a code's owner keeps the address) and the salt's absence.
     await people.bumpCacheEpoch();
     tx.changedCached();
+    // With secure_delete (../../store/connect.ts) the file keeps no copy of what was rewritten; the WAL's
+    // pages still hold the rows as they were until it is checkpointed and truncated.
+    tx.truncateWalAfterCommit();
     let queued = false;
     for (const p of found) if (await emitErased(tx, (await tx.findCampaign(p.campaign_id))!, p.id, now)) queued = true;
     return { queued, result: { erasedAt: iso(now), participants: found.map((p) => ({ participantId: p.id, campaignId: p.campaign_id })) } };

@@ -4,12 +4,21 @@ import { ErasePersonBody, ErasureResult, PersonExport, PersonQuery } from '../..
 import { erasePerson } from '../domain/erasure.js';
 import { exportPerson } from '../domain/person-export.js';
 import { requireActor } from '../../http/access.js';
+import { maskEmail } from '../../kernel/email.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
 /** An erasure's entry target: the participants erased, by id. */
 const erasedTarget = (_fields: unknown, answer: unknown) => {
   const ids = (answer as ErasureResult | null)?.participants.map((p) => `#${p.participantId}`) ?? [];
   return ids.length > 0 ? `participants ${ids.join(', ')}` : 'nobody';
+};
+
+/** An export's entry target: the address, if anything is stored about it; else masked (after an erasure, it must not come back). */
+const exportedTarget = (fields: Record<string, unknown>, answer: unknown) => {
+  const email = String(fields.email ?? '');
+  const found = answer as PersonExport | null;
+  const stored = found && [found.participants, found.pendingSignups, found.emailLinks, found.webhookEvents, found.stripeEvents].some((rows) => rows.length > 0);
+  return stored ? email : maskEmail(email);
 };
 
 const errors = ownerErrors;
@@ -19,8 +28,9 @@ export const personAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/admin/exportPerson',
     {
-      // Reading a person's data is recorded too (who looked, for whom), without the data itself.
-      config: { access: 'secret' as const, audit: { campaign: null, snapshot: async () => null } },
+      // Reading a person's data is recorded too (who looked, for whom), without the data itself; an
+      // address nothing is stored about (an erased one, say) as masked, so the log does not keep it again.
+      config: { access: 'secret' as const, audit: { campaign: null, snapshot: async () => null, target: exportedTarget } },
       schema: {
         ...common,
         summary: 'Everything stored about an email across the campaigns, as JSON',
