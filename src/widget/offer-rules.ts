@@ -6,6 +6,7 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import type { RewardRules } from '../api/schemas.js';
+import { plural } from './plural.js';
 
 /** `count` writes a number as the locale does ("2,5" in German). */
 export function offerRuleLines(rules: RewardRules | undefined, amount: (v: number) => string, count: (n: number) => string) {
@@ -14,13 +15,34 @@ export function offerRuleLines(rules: RewardRules | undefined, amount: (v: numbe
   const n = rules.commissionPayments;
   return html`${rules.referrerRewardPercent > 0
       ? html`<li data-offer="commission">
-          ${n > 0 ? msg(str`Plus ${percent}% of each friend's first ${count(n)} payments.`) : msg(str`Plus ${percent}% of what each friend pays.`)}
+          ${n > 0
+            ? plural(
+                n,
+                () => msg(str`Plus ${percent}% of each friend's first payment.`),
+                () => msg(str`Plus ${percent}% of each friend's first ${count(n)} payments.`),
+              )
+            : msg(str`Plus ${percent}% of what each friend pays.`)}
         </li>`
       : nothing}
     ${rules.milestones.map(
-      (m) => html`<li data-offer="milestone">${msg(str`${amount(m.reward)} bonus when ${count(m.referrals)} friends qualify: ${m.label}.`)}</li>`,
+      (m) =>
+        html`<li data-offer="milestone">
+          ${plural(
+            m.referrals,
+            () => msg(str`${amount(m.reward)} bonus when your first friend qualifies: ${m.label}.`),
+            () => msg(str`${amount(m.reward)} bonus when ${count(m.referrals)} friends qualify: ${m.label}.`),
+          )}
+        </li>`,
     )}
-    ${rules.holdDays > 0 ? html`<li data-offer="hold">${msg(str`Rewards are confirmed ${count(rules.holdDays)} days after a friend qualifies.`)}</li>` : nothing}
+    ${rules.holdDays > 0
+      ? html`<li data-offer="hold">
+          ${plural(
+            rules.holdDays,
+            () => msg(str`Rewards are confirmed ${count(rules.holdDays)} day after a friend qualifies.`),
+            () => msg(str`Rewards are confirmed ${count(rules.holdDays)} days after a friend qualifies.`),
+          )}
+        </li>`
+      : nothing}
     ${rules.maxReferralReward !== null ? html`<li data-offer="cap">${msg(str`Up to ${amount(rules.maxReferralReward)} in all.`)}</li>` : nothing}`;
 }
 

@@ -787,7 +787,7 @@ export class ReferralWidget extends LitElement {
         ${this.#field('email', this.emailLabel || msg('Email address'), 'email', 'email', 254, this.email)}
         ${strayError ? html`<p part="field-error">${strayError}</p>` : nothing}
         <button part="button submit" type="submit" ?disabled=${submitting}>
-          ${submitting ? msg('Signing up…') : this.submitLabel || msg('Get my referral link')}
+          ${submitting ? msg('Signing up…') : this.submitLabel || (this.referralCode && !this.invalidCode && reward ? msg('Claim my reward') : msg('Get my referral link'))}
         </button>
       </form>
     `;

@@ -6,6 +6,7 @@
 import { html, nothing } from 'lit';
 import { msg, str } from '@lit/localize';
 import type { MyReferrals, MyRewards } from '../api/widget-schemas.js';
+import { plural } from './plural.js';
 import { icons } from './icons.js';
 
 /** What getMyReferrals says beyond the participant: known for a participant just created too (no one yet). */
@@ -51,7 +52,11 @@ export function milestoneProgress(rewards: MyRewards | undefined, amount: (v: nu
     <h3 id="milestones-title">${msg('Bonuses')}</h3>
     ${next
       ? html`<label for="milestone-progress">
-            ${msg(str`${count(Math.min(m.qualifiedReferrals, next.referrals))} of ${count(next.referrals)} friends to ${next.label} (+${amount(next.reward)})`)}
+            ${plural(
+              next.referrals,
+              () => msg(str`${count(Math.min(m.qualifiedReferrals, next.referrals))} of ${count(next.referrals)} friend to ${next.label} (+${amount(next.reward)})`),
+              () => msg(str`${count(Math.min(m.qualifiedReferrals, next.referrals))} of ${count(next.referrals)} friends to ${next.label} (+${amount(next.reward)})`),
+            )}
           </label>
           <progress id="milestone-progress" part="milestone-progress" max=${next.referrals} .value=${Math.min(m.qualifiedReferrals, next.referrals)}></progress>`
       : nothing}

@@ -349,7 +349,7 @@ eachDatabase(
       assert.deepEqual(mine.rewards, {
         pending: [
           { rewardKind: 'referral', amount: 10, availableOn: due, label: 'Reward for a qualified referral' },
-          { rewardKind: 'referral', amount: 5, availableOn: due, label: 'Milestone: Starter (1 referrals)' },
+          { rewardKind: 'referral', amount: 5, availableOn: due, label: 'Milestone: Starter (1 referral)' },
         ],
         owed: { referral: 0, referee: 0 },
         milestones: { qualifiedReferrals: 1, reached: [{ referrals: 1, reward: 5, label: 'Starter' }], next: { referrals: 3, reward: 20, label: 'Pro' } },

@@ -12,6 +12,7 @@ import type { ReferralWidget } from '../../src/widget/index.js';
 import { rememberParticipant } from '../../src/widget/storage.js';
 import { campaign, fakeServicePerTest, json, myRewards, participant, settings, settingsWithRules } from './fake-service.js';
 import { mountSignedUp, q, text, texts } from './helpers.js';
+import { setLocale } from '../../src/widget/i18n.js';
 
 const service = fakeServicePerTest();
 
@@ -56,6 +57,21 @@ describe('<referral-widget> the offer for the reward rules', () => {
   it('the hold before rewards are confirmed', async () => {
     const el = await shown({ rules: { holdDays: 30 } });
     expect(texts(el, '[part=offer] [data-offer=hold]')).to.deep.equal(['Rewards are confirmed 30 days after a friend qualifies.']);
+  });
+
+  it('a count of one reads in the singular, as the language counts it (French: 0 and 1)', async () => {
+    const one = { referrerRewardPercent: 10, commissionPayments: 1, holdDays: 1, milestones: [{ referrals: 1, reward: 5, label: 'Starter' }] };
+    let el = await shown({ rules: one });
+    expect(texts(el, '[part=offer] [data-offer]').slice(-3)).to.deep.equal([
+      "Plus 10% of each friend's first payment.",
+      '$5 bonus when your first friend qualifies: Starter.',
+      'Rewards are confirmed 1 day after a friend qualifies.',
+    ]);
+    el.remove();
+    el = await shown({ rules: one, attrs: 'lang="fr"' });
+    await waitUntil(() => text(el, '[part=offer] [data-offer=hold]') === 'Les récompenses sont confirmées 1 jour après qu’un ami a rempli les conditions.', 'French singular');
+    expect(text(el, '[part=offer] [data-offer=commission]')).to.equal('En plus, 10 % du premier paiement de chaque ami.');
+    await setLocale('en');
   });
 
   it('the ceiling on what one referrer earns', async () => {

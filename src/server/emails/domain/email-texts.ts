@@ -8,7 +8,7 @@ import type { EmailKind } from '../../../api/email-schemas.js';
 import type { Locale } from '../../../api/locales.js';
 
 /** The variables a subject or body may use. */
-export const EMAIL_VARIABLES = ['firstName', 'campaign', 'shareLink', 'referralCode', 'reward', 'rewardCode', 'availableOn', 'friend', 'milestone', 'referrals', 'rank', 'places'] as const;
+export const EMAIL_VARIABLES = ['firstName', 'campaign', 'shareLink', 'referralCode', 'reward', 'rewardCode', 'availableOn', 'friend', 'milestone', 'referrals', 'friends', 'rank', 'places'] as const;
 export type EmailVariable = (typeof EMAIL_VARIABLES)[number];
 
 export interface EmailText {
@@ -53,7 +53,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     milestone: {
       subject: 'Milestone reached: {milestone}',
-      body: 'Hi {firstName},\n\nYou have referred {referrals} friends to {campaign} and reached the {milestone} milestone. Congratulations!',
+      body: 'Hi {firstName},\n\nYou have referred {friends} to {campaign} and reached the {milestone} milestone. Congratulations!',
     },
     reminder: {
       subject: 'Your friends are missing out on {campaign}',
@@ -65,7 +65,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     leaderboard_top: {
       subject: 'You are #{rank} on the {campaign} leaderboard',
-      body: 'Hi {firstName},\n\nWith {referrals} friends who joined and qualified, you are #{rank} on the {campaign} leaderboard, which shows the top {places}. Keep sharing your link to stay there.\n\nYour link: {shareLink}',
+      body: 'Hi {firstName},\n\nWith {friends} who joined and qualified, you are #{rank} on the {campaign} leaderboard, which shows the top {places}. Keep sharing your link to stay there.\n\nYour link: {shareLink}',
     },
   },
   de: {
@@ -87,7 +87,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     milestone: {
       subject: 'Meilenstein erreicht: {milestone}',
-      body: 'Hallo {firstName},\n\ndu hast {referrals} Freunde zu {campaign} eingeladen und den Meilenstein {milestone} erreicht. Herzlichen Glückwunsch!',
+      body: 'Hallo {firstName},\n\ndu hast {friends} zu {campaign} eingeladen und den Meilenstein {milestone} erreicht. Herzlichen Glückwunsch!',
     },
     reminder: {
       subject: 'Deine Freunde verpassen {campaign}',
@@ -99,7 +99,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     leaderboard_top: {
       subject: 'Du bist Nr. {rank} in der Bestenliste von {campaign}',
-      body: 'Hallo {firstName},\n\nmit {referrals} Freunden, die beigetreten sind und sich qualifiziert haben, bist du Nr. {rank} in der Bestenliste von {campaign}, die die besten {places} zeigt. Teile deinen Link weiter, um dort zu bleiben.\n\nDein Link: {shareLink}',
+      body: 'Hallo {firstName},\n\nmit deinen qualifizierten Empfehlungen ({friends}) bist du Nr. {rank} in der Bestenliste von {campaign}, die die besten {places} zeigt. Teile deinen Link weiter, um dort zu bleiben.\n\nDein Link: {shareLink}',
     },
   },
   fr: {
@@ -121,7 +121,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     milestone: {
       subject: 'Palier atteint : {milestone}',
-      body: 'Bonjour {firstName},\n\nVous avez parrainé {referrals} amis pour {campaign} et atteint le palier {milestone}. Félicitations !',
+      body: 'Bonjour {firstName},\n\nVous avez parrainé {friends} pour {campaign} et atteint le palier {milestone}. Félicitations !',
     },
     reminder: {
       subject: 'Vos amis passent à côté de {campaign}',
@@ -133,7 +133,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     leaderboard_top: {
       subject: 'Vous êtes n° {rank} du classement de {campaign}',
-      body: "Bonjour {firstName},\n\nAvec {referrals} amis inscrits et qualifiés, vous êtes n° {rank} du classement de {campaign}, qui montre les {places} premiers. Continuez à partager votre lien pour y rester.\n\nVotre lien : {shareLink}",
+      body: "Bonjour {firstName},\n\nAvec vos parrainages qualifiés ({friends}), vous êtes n° {rank} du classement de {campaign}, qui montre les {places} premiers. Continuez à partager votre lien pour y rester.\n\nVotre lien : {shareLink}",
     },
   },
   es: {
@@ -155,7 +155,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     milestone: {
       subject: 'Objetivo alcanzado: {milestone}',
-      body: 'Hola {firstName}:\n\nHas invitado a {referrals} amigos a {campaign} y has alcanzado el objetivo {milestone}. ¡Enhorabuena!',
+      body: 'Hola {firstName}:\n\nHas invitado a {friends} a {campaign} y has alcanzado el objetivo {milestone}. ¡Enhorabuena!',
     },
     reminder: {
       subject: 'Tus amigos se están perdiendo {campaign}',
@@ -167,7 +167,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     leaderboard_top: {
       subject: 'Eres el n.º {rank} en la clasificación de {campaign}',
-      body: 'Hola {firstName}:\n\nCon {referrals} amigos que se unieron y cumplieron los requisitos, eres el n.º {rank} en la clasificación de {campaign}, que muestra los {places} primeros. Sigue compartiendo tu enlace para mantenerte ahí.\n\nTu enlace: {shareLink}',
+      body: 'Hola {firstName}:\n\nCon tus invitaciones que cumplieron los requisitos ({friends}), eres el n.º {rank} en la clasificación de {campaign}, que muestra los {places} primeros. Sigue compartiendo tu enlace para mantenerte ahí.\n\nTu enlace: {shareLink}',
     },
   },
   ar: {

@@ -87,6 +87,23 @@ export function fill(template: string, vars: Partial<Record<EmailVariable, strin
   });
 }
 
+/**
+ * `{friends}`: a count of friends worded as the language counts (Intl.PluralRules): "1 friend", "5
+ * friends"; Arabic's forms as the object of a verb. `#` is the number.
+ */
+const FRIENDS: Record<Locale, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }> = {
+  en: { one: '# friend', other: '# friends' },
+  de: { one: '# Freund', other: '# Freunde' },
+  es: { one: '# amigo', other: '# amigos' },
+  fr: { one: '# ami', other: '# amis' },
+  ar: { one: 'صديقًا واحدًا', two: 'صديقين', few: '# أصدقاء', many: '# صديقًا', other: '# صديق' },
+};
+
+function friends(n: number, locale: Locale): string {
+  const forms = FRIENDS[locale];
+  return (forms[new Intl.PluralRules(locale).select(n)] ?? forms.other).replace('#', new Intl.NumberFormat(locale).format(n));
+}
+
 /** The values of the variables for one email. */
 export function variables(e: EmailToRender): Partial<Record<EmailVariable, string>> {
   const { data, locale } = e;
@@ -101,6 +118,7 @@ export function variables(e: EmailToRender): Partial<Record<EmailVariable, strin
     friend: data.friend ?? '',
     milestone: data.milestone ?? '',
     referrals: data.referrals === undefined ? '' : new Intl.NumberFormat(locale).format(data.referrals),
+    friends: data.referrals === undefined ? '' : friends(data.referrals, locale),
     rank: data.rank === undefined ? '' : new Intl.NumberFormat(locale).format(data.rank),
     places: data.places === undefined ? '' : new Intl.NumberFormat(locale).format(data.places),
   };

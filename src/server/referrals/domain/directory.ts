@@ -112,7 +112,7 @@ export async function signals(ctx: Ctx, p: ParticipantRow, referrer: Participant
   }
   if (net) {
     const n = await ctx.store.countSignupsFromNet(p.campaign_id, net, p.created_on - IP_BURST_WINDOW_MS, SIGNAL_COUNT_CAP);
-    if (n > 1) out.push(`${n === SIGNAL_COUNT_CAP ? `${n}+` : n} sign-ups from the network ${net} from an hour before this one on`);
+    if (n > 1) out.push(`${n === SIGNAL_COUNT_CAP ? `${n}+` : n} sign-ups from the network ${net} since an hour before this one`);
   }
   return out.length > 0 ? out : ['No signal: a browser sign-up like any other'];
 }

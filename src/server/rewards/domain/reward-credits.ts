@@ -258,7 +258,7 @@ export class RewardBatch {
     this.#emails.movedUp(referrerId);
     await moveForQualified(this.tx, this.campaign, referrerId, 1);
     for (const m of milestonesDue(this.rules, s.milestones_reached, s.credited_referrals)) {
-      const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} referrals)`, refereeId });
+      const credited = await this.credit(referrerId, { kind: 'milestone', rewardKind: 'referral', amount: m.reward, label: `Milestone: ${m.label} (${m.referrals} ${m.referrals === 1 ? 'referral' : 'referrals'})`, refereeId });
       this.#emails.milestone(referrerId, m.label, m.referrals, credited);
       s.milestones_reached = m.referrals;
       move.milestonesReached = m.referrals;
