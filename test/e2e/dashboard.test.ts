@@ -254,20 +254,20 @@ describe('dashboard', () => {
       const rows = page.locator('rk-waitlist tbody tr');
       const queue = async () => (await rows.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
       await page.getByText('4 waiting, 0 let in.').waitFor();
-      // w2 (third, one referral: 2 places up) ties with w0, who signed up first.
-      assert.deepEqual(await queue(), ['#1 w0@example.com', '#2 w2@example.com', '#3 w1@example.com', '#4 w3@example.com']);
+      // w2 (third, one referral: 2 places up) is first: at w0's key, the later sign-up with the referral is ahead.
+      assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w0@example.com', '#3 w1@example.com', '#4 w3@example.com']);
       assert.deepEqual(await seriousViolations(page), []);
       await page.getByLabel('Let in the first').fill('1');
       await page.getByRole('button', { name: 'Let them in' }).click();
       await page.getByText('Let in 1 participant.').waitFor();
       await page.getByText('3 waiting, 1 let in.').waitFor();
-      assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w1@example.com', '#3 w3@example.com']);
+      assert.deepEqual(await queue(), ['#1 w0@example.com', '#2 w1@example.com', '#3 w3@example.com']);
       await page.getByLabel(/Let in by email/).fill('w3@example.com, nobody@example.com');
       await page.getByRole('button', { name: 'Let these in' }).click();
       await page.getByText('Let in 1 participant. Not participants: nobody@example.com.').waitFor();
       // The message comes with the grant's answer; the queue is read again after it: wait for the new list.
       await page.getByText('2 waiting, 2 let in.').waitFor();
-      assert.deepEqual(await queue(), ['#1 w2@example.com', '#2 w1@example.com']);
+      assert.deepEqual(await queue(), ['#1 w0@example.com', '#2 w1@example.com']);
       assert.equal((await admin.getWaitlist(id!)).granted, 2);
     }));
 

@@ -135,7 +135,7 @@ describe('the first hour', () => {
     await benPage.goto(link);
     const benWidget = benPage.locator('referral-widget');
     await benWidget.getByLabel('Email address').fill('ben@example.com');
-    await benWidget.getByRole('button', { name: 'Get my referral link' }).click();
+    await benWidget.getByRole('button', { name: 'Claim my reward' }).click();
     await benWidget.locator('[part=card][data-state=signed-up]').waitFor();
     await ben.close();
 

@@ -125,7 +125,7 @@ describe('the journey, in Chromium', () => {
     assert.deepEqual(await axeViolations(pageB), [], 'invited form');
     await widgetB.getByLabel('First name').fill('Ben');
     await widgetB.getByLabel('Email address').fill('ben@example.com');
-    await widgetB.getByRole('button', { name: 'Get my referral link' }).click();
+    await widgetB.getByRole('button', { name: 'Claim my reward' }).click();
     await widgetB.locator('[part=card][data-state=signed-up]').waitFor();
     await b.close();
 

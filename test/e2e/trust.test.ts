@@ -131,7 +131,7 @@ describe('privacy and attribution in the browser', () => {
     await page.goto(`${shop.origin('app')}/join`);
     await widget(ctx).getByText('You were invited').waitFor();
     await widget(ctx).getByLabel('Email address').fill('ben@example.com');
-    await widget(ctx).getByRole('button', { name: 'Get my referral link' }).click();
+    await widget(ctx).getByRole('button', { name: 'Claim my reward' }).click();
     await widget(ctx).getByText('You are in!').waitFor();
     assert.equal((await service.admin.getParticipant(campaignId, 'ben@example.com')).referredByCode, ann.referralCode);
     await ctx.close();
@@ -159,7 +159,7 @@ describe('privacy and attribution in the browser', () => {
     const w = widget(ctx);
     await w.getByText('You were invited').waitFor();
     await w.getByLabel('Email address').fill('eve@example.com');
-    await w.getByRole('button', { name: 'Get my referral link' }).click();
+    await w.getByRole('button', { name: 'Claim my reward' }).click();
     const notice = w.locator('[part=notice]');
     await notice.waitFor();
     assert.equal(
@@ -201,7 +201,7 @@ describe('privacy and attribution in the browser', () => {
       await page.goto(`${shop.origin('www')}/join?id=${campaignId}&referralCode=${ann.referralCode}`);
       const w = widget(ctx);
       await w.getByLabel('Email address').fill('dee@example.com');
-      await w.getByRole('button', { name: 'Get my referral link' }).click();
+      await w.getByRole('button', { name: 'Claim my reward' }).click();
       await w.getByRole('heading', { name: 'Check your inbox' }).waitFor();
       await assert.rejects(service.admin.getParticipant(campaignId, 'dee@example.com'));
       const link = linkIn((await mailbox.to('dee@example.com'))[0]!);

@@ -50,7 +50,7 @@ describe('widget embedded on another origin', () => {
     await widget.getByText('Get rewarded').waitFor();
     await widget.getByText('You were invited').waitFor();
     await widget.getByLabel('Email address').fill('ben@example.com');
-    await widget.getByRole('button', { name: 'Get my referral link' }).click();
+    await widget.getByRole('button', { name: 'Claim my reward' }).click();
     await widget.getByText('Share it').waitFor();
     const link = await widget.getByLabel('Your referral link', { exact: true }).inputValue();
     const ben = await service.admin.getParticipant(campaignId, 'ben@example.com');

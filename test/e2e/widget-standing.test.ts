@@ -36,7 +36,7 @@ describeShop('the widget on rewards, in Chromium', '', {
     await pageB.goto(link);
     const widgetB = pageB.locator('referral-widget');
     await widgetB.getByLabel('Email address').fill(`ben${width}@example.com`);
-    await widgetB.getByRole('button', { name: 'Get my referral link' }).click();
+    await widgetB.getByRole('button', { name: 'Claim my reward' }).click();
     const pending = widgetB.locator('[data-stat=referee-pending]');
     await pending.waitFor();
     assert.equal(await pending.innerText(), '€5 when you qualify (for example, with a purchase)');
