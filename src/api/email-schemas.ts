@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LOCALES } from './locales.js';
 
 /** The lifecycle emails, in the order a participant meets them. */
-export const EMAIL_KINDS = ['welcome', 'friend_joined', 'reward_earned', 'reward_available', 'milestone', 'reminder', 'access_granted', 'leaderboard_top'] as const;
+export const EMAIL_KINDS = ['welcome', 'friend_joined', 'reward_earned', 'reward_available', 'reward_reversed', 'milestone', 'reminder', 'access_granted', 'leaderboard_top'] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 const Kind = Type.Union(EMAIL_KINDS.map((k) => Type.Literal(k)));
@@ -17,6 +17,7 @@ export const EmailSettings = Type.Object(
     friend_joined: Type.Boolean({ description: 'To a referrer, when a friend signs up through their link (default on)' }),
     reward_earned: Type.Boolean({ description: 'To a participant credited a reward, with the amount and its code when there is one (default on)' }),
     reward_available: Type.Boolean({ description: "To a participant whose held reward became available after the campaign's hold (default on)" }),
+    reward_reversed: Type.Boolean({ description: 'To a participant a credited reward was taken back from: a refund, a dispute, a referral undone (default on)' }),
     milestone: Type.Boolean({ description: 'To a referrer who reached a milestone (default on)' }),
     reminder: Type.Boolean({ description: 'Once, to a participant who has referred no one reminderDays after joining (default off)' }),
     access_granted: Type.Boolean({ description: 'To a participant of a waitlist let in by grantAccess (default on)' }),

@@ -130,6 +130,31 @@ for (const kind of await databaseKinds()) {
       );
     });
 
+    it('a reward taken back by a refund is told to its participant (reward_reversed), once per change; the referee is not thanked for spreading the word; off, nothing', async () => {
+      const id = await campaign({ holdDays: 0, referrerRewardValue: 0, refereeRewardValue: 5, referrerRewardPercent: 20 } as Partial<CreateCampaignBody>);
+      const annEmail = `ann-${tag}@example.com`;
+      const ann = await s.admin.addParticipant({ id, email: annEmail, firstName: 'Ann' });
+      const benEmail = `ben-${tag}@example.com`;
+      await s.admin.addParticipant({ id, email: benEmail, referredByCode: ann.referralCode! });
+      await s.admin.qualifyParticipant({ id, email: benEmail, amountPaid: '100.00' });
+      const [benEarned] = (await mailbox.to(benEmail, 2)).filter((m) => m.subject === 'You earned €5');
+      assert.ok(benEarned);
+      assert.doesNotMatch(benEarned.text ?? '', /spreading the word/);
+      // Half refunded: 10 of Ann's 20 taken back, and she is told so; the same refund replayed changes nothing.
+      await s.admin.refundPayment({ id, email: benEmail, amount: '50.00' }, 'refund-half');
+      await s.admin.refundPayment({ id, email: benEmail, amount: '50.00' }, 'refund-half');
+      const reversed = (await mailbox.to(annEmail, 4)).filter((m) => m.subject === 'Your €10 reward was taken back');
+      assert.equal(reversed.length, 1);
+      assert.match(reversed[0]!.text ?? '', /The €10 you earned with Acme Notes was taken back/);
+      await settled();
+      assert.equal((await outbox(s)).filter((r) => r.kind === 'reward_reversed').length, 1);
+      // Previewed like the others; turned off, a refund writes none.
+      assert.match((await s.admin.previewEmail({ id, kind: 'reward_reversed', locale: 'de' })).subject, /^Deine Prämie von 10\s€ wurde zurückgenommen$/);
+      await s.admin.updateEmailSettings({ id, reward_reversed: false });
+      await s.admin.refundPayment({ id, email: benEmail, amount: '10.00' });
+      assert.equal((await outbox(s)).filter((r) => r.kind === 'reward_reversed').length, 1);
+    });
+
     it('the referrer hears of a friend joining, of each reward with its amount and code, and of milestones, once per change', async () => {
       const id = await campaign({ holdDays: 0, milestones: [{ referrals: 1, reward: 50, label: 'Gold' }] } as Partial<CreateCampaignBody>);
       await s.admin.addRewardCodes({ id, kind: 'referral', codes: ['GIFT-<1>'] });
@@ -443,7 +468,7 @@ for (const kind of await databaseKinds()) {
     it('owners edit texts per email and language, preview drafts, send a test, and page through the log', async () => {
       const id = await campaign();
       let view = await s.admin.getEmailSettings(id);
-      assert.equal(view.texts.length, 40, 'eight emails in five languages');
+      assert.equal(view.texts.length, 45, 'nine emails in five languages');
       assert.ok(view.variables.includes('shareLink'));
       view = await s.admin.putEmailText({ id, kind: 'welcome', locale: 'fr', subject: 'Salut {firstName} !', body: 'Voici {shareLink}' });
       assert.deepEqual(

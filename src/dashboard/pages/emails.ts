@@ -16,6 +16,7 @@ const KIND_NAMES: Record<EmailKind, string> = {
   friend_joined: 'Friend joined',
   reward_earned: 'Reward earned',
   reward_available: 'Reward available after its hold',
+  reward_reversed: 'Reward taken back',
   milestone: 'Milestone reached',
   reminder: 'Reminder to share',
   access_granted: 'Waitlist: let in',

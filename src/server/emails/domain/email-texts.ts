@@ -45,11 +45,15 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     reward_earned: {
       subject: 'You earned {reward}',
-      body: 'Hi {firstName},\n\nGood news: you earned {reward} with {campaign}. Thank you for spreading the word!',
+      body: 'Hi {firstName},\n\nGood news: you earned {reward} with {campaign}.',
     },
     reward_available: {
       subject: 'Your {reward} reward is available',
       body: 'Hi {firstName},\n\nThe {reward} you earned with {campaign} is now available to use.',
+    },
+    reward_reversed: {
+      subject: 'Your {reward} reward was taken back',
+      body: 'Hi {firstName},\n\nThe {reward} you earned with {campaign} was taken back: the purchase it was for was refunded or disputed. What you earn from your other referrals is not affected.',
     },
     milestone: {
       subject: 'Milestone reached: {milestone}',
@@ -79,11 +83,15 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     reward_earned: {
       subject: 'Du hast {reward} verdient',
-      body: 'Hallo {firstName},\n\ngute Nachrichten: Du hast mit {campaign} {reward} verdient. Danke, dass du uns weiterempfiehlst!',
+      body: 'Hallo {firstName},\n\ngute Nachrichten: Du hast mit {campaign} {reward} verdient.',
     },
     reward_available: {
       subject: 'Deine Belohnung von {reward} ist verfügbar',
       body: 'Hallo {firstName},\n\ndie {reward}, die du mit {campaign} verdient hast, kannst du jetzt einlösen.',
+    },
+    reward_reversed: {
+      subject: 'Deine Prämie von {reward} wurde zurückgenommen',
+      body: 'Hallo {firstName},\n\ndie {reward}, die du mit {campaign} verdient hast, wurden zurückgenommen: Der Kauf, für den sie galten, wurde erstattet oder angefochten. Was du mit deinen anderen Empfehlungen verdienst, bleibt davon unberührt.',
     },
     milestone: {
       subject: 'Meilenstein erreicht: {milestone}',
@@ -113,11 +121,15 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     reward_earned: {
       subject: 'Vous avez gagné {reward}',
-      body: "Bonjour {firstName},\n\nBonne nouvelle : vous avez gagné {reward} avec {campaign}. Merci d'en parler autour de vous !",
+      body: "Bonjour {firstName},\n\nBonne nouvelle : vous avez gagné {reward} avec {campaign}.",
     },
     reward_available: {
       subject: 'Votre récompense de {reward} est disponible',
       body: 'Bonjour {firstName},\n\nLa récompense de {reward} gagnée avec {campaign} est maintenant disponible.',
+    },
+    reward_reversed: {
+      subject: 'Votre récompense de {reward} a été reprise',
+      body: "Bonjour {firstName},\n\nLa récompense de {reward} gagnée avec {campaign} a été reprise : l'achat auquel elle correspondait a été remboursé ou contesté. Ce que vous gagnez avec vos autres parrainages n'est pas concerné.",
     },
     milestone: {
       subject: 'Palier atteint : {milestone}',
@@ -147,11 +159,15 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     reward_earned: {
       subject: 'Has ganado {reward}',
-      body: 'Hola {firstName}:\n\nBuenas noticias: has ganado {reward} con {campaign}. ¡Gracias por recomendarnos!',
+      body: 'Hola {firstName}:\n\nBuenas noticias: has ganado {reward} con {campaign}.',
     },
     reward_available: {
       subject: 'Tu recompensa de {reward} ya está disponible',
       body: 'Hola {firstName}:\n\nLa recompensa de {reward} que ganaste con {campaign} ya está disponible.',
+    },
+    reward_reversed: {
+      subject: 'Tu recompensa de {reward} se ha retirado',
+      body: 'Hola {firstName}:\n\nLa recompensa de {reward} que ganaste con {campaign} se ha retirado: la compra a la que correspondía se reembolsó o se disputó. Lo que ganas con tus otras invitaciones no cambia.',
     },
     milestone: {
       subject: 'Objetivo alcanzado: {milestone}',
@@ -181,11 +197,15 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     },
     reward_earned: {
       subject: 'لقد ربحت {reward}',
-      body: 'مرحبًا {firstName}،\n\nأخبار سارة: لقد ربحت {reward} مع {campaign}. شكرًا لك على نشر الكلمة!',
+      body: 'مرحبًا {firstName}،\n\nأخبار سارة: لقد ربحت {reward} مع {campaign}.',
     },
     reward_available: {
       subject: 'مكافأتك البالغة {reward} متاحة الآن',
       body: 'مرحبًا {firstName}،\n\nأصبحت المكافأة البالغة {reward} التي ربحتها مع {campaign} متاحة للاستخدام الآن.',
+    },
+    reward_reversed: {
+      subject: 'تم سحب مكافأتك البالغة {reward}',
+      body: 'مرحبًا {firstName}،\n\nتم سحب المكافأة البالغة {reward} التي ربحتها مع {campaign}: فقد استُردّ مبلغ عملية الشراء المرتبطة بها أو اعتُرض عليها. ما تربحه من إحالاتك الأخرى لا يتأثر.',
     },
     milestone: {
       subject: 'لقد بلغت مرحلة: {milestone}',
@@ -208,7 +228,7 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
 
 export const FRAME_WORDS: Record<Locale, FrameWords> = {
   en: {
-    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link', leaderboard_top: 'Keep sharing' },
+    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', reward_reversed: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link', leaderboard_top: 'Keep sharing' },
     rewardCode: 'Your reward code',
     heldUntil: 'Available on {availableOn}',
     qrAlt: 'QR code of your share link',
@@ -219,7 +239,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'You are unsubscribed: you will receive no more emails about the referral program of {campaign}.',
   },
   de: {
-    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen', leaderboard_top: 'Weiter teilen' },
+    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', reward_reversed: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen', leaderboard_top: 'Weiter teilen' },
     rewardCode: 'Dein Gutscheincode',
     heldUntil: 'Verfügbar ab {availableOn}',
     qrAlt: 'QR-Code deines Links',
@@ -230,7 +250,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Du bist abgemeldet: Du erhältst keine E-Mails mehr zum Empfehlungsprogramm von {campaign}.',
   },
   fr: {
-    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien', leaderboard_top: 'Continuer à partager' },
+    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", reward_reversed: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien', leaderboard_top: 'Continuer à partager' },
     rewardCode: 'Votre code de récompense',
     heldUntil: 'Disponible le {availableOn}',
     qrAlt: 'Code QR de votre lien',
@@ -241,7 +261,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: "Vous êtes désabonné : vous ne recevrez plus d'e-mails sur le programme de parrainage de {campaign}.",
   },
   es: {
-    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace', leaderboard_top: 'Seguir compartiendo' },
+    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', reward_reversed: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace', leaderboard_top: 'Seguir compartiendo' },
     rewardCode: 'Tu código de recompensa',
     heldUntil: 'Disponible el {availableOn}',
     qrAlt: 'Código QR de tu enlace',
@@ -252,7 +272,7 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Te has dado de baja: no recibirás más correos sobre el programa de recomendación de {campaign}.',
   },
   ar: {
-    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي', leaderboard_top: 'واصل المشاركة' },
+    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', reward_reversed: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي', leaderboard_top: 'واصل المشاركة' },
     rewardCode: 'رمز مكافأتك',
     heldUntil: 'متاحة في {availableOn}',
     qrAlt: 'رمز QR لرابطك',

@@ -82,6 +82,14 @@ export class RewardEmails {
     this.#add({ participantId, kind: 'reward_available', changeKey: `release:${entryId}`, data: {}, codeKey }, amount);
   }
 
+  /**
+   * A credit taken back (a refund, a dispute, a referral undone): `cause` names what it was credited for,
+   * so the participant told "you earned" about it is told what was taken back, once per change.
+   */
+  reversed(participantId: number, amount: number, cause: string): void {
+    this.#add({ participantId, kind: 'reward_reversed', changeKey: `reversed:${cause}:${this.now}`, data: {} }, amount);
+  }
+
   /** A milestone reached: its email goes out even when its reward is nothing (or all over the ceiling). */
   milestone(participantId: number, label: string, referrals: number, amount: number): void {
     if (!writesEmail(this.tx, this.campaign, 'milestone')) return;

@@ -33,6 +33,8 @@ function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailD
       return rules.holdDays > 0 ? { amount, availableOn: now + rules.holdDays * DAY_MS } : { amount, ...code };
     case 'reward_available':
       return { amount, ...code };
+    case 'reward_reversed':
+      return { amount };
     case 'milestone':
       return { milestone: milestone?.label ?? 'Gold', referrals: milestone?.referrals ?? 5, amount: milestone?.reward ?? amount };
     case 'reminder':

@@ -96,8 +96,8 @@ export async function refundPart(batch: RewardBatch, p: PaymentRow, cents: numbe
   await tx.stats.addForParticipant(p.participant_id, 'referred_revenue_cents', -cents, now);
   if (reversed > 0) {
     if (entry?.status === 'pending') {
-      await batch.cancel([entry]);
       const kept = entry.amount - reversed;
+      await batch.cancel([entry], Math.max(0, kept));
       if (kept > 0) {
         const { participant_id, kind, reward_kind, status, available_on, referee_id, payment_id } = entry;
         // Held by the payment's open dispute as the entry it replaces was.

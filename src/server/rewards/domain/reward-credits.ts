@@ -208,6 +208,7 @@ export class RewardBatch {
       this.#earned.set(participantId, this.#earned.get(participantId)! - take);
     }
     this.event('reward_reversed', participantId);
+    this.#emails.reversed(participantId, amount, paymentId !== null ? `payment:${paymentId}` : `referral:${refereeId}`);
   }
 
   /**
@@ -238,11 +239,17 @@ export class RewardBatch {
     };
   }
 
-  /** Cancels pending credits (they never counted); answers the ones cancelled. */
-  async cancel(entries: readonly RewardEntryRow[]): Promise<RewardEntryRow[]> {
+  /**
+   * Cancels pending credits (they never counted); answers the ones cancelled. `remade`: what of a single
+   * entry's amount the caller writes again (a refund's part of a pending commission), which its
+   * participant is not told was taken back.
+   */
+  async cancel(entries: readonly RewardEntryRow[], remade = 0): Promise<RewardEntryRow[]> {
     const cancelled = await this.tx.rewardEntries.cancel(entries.map((e) => e.id));
     for (const e of cancelled) {
       this.event('reward_reversed', e.participant_id);
+      const cause = e.payment_id !== null ? `payment:${e.payment_id}` : `referral:${e.referee_id}`;
+      this.#emails.reversed(e.participant_id, e.amount - (cancelled.length === 1 ? remade : 0), cause);
       if (e.reward_kind === 'referral' && this.#earned.has(e.participant_id)) this.#earned.set(e.participant_id, this.#earned.get(e.participant_id)! - e.amount);
     }
     return cancelled;
