@@ -362,7 +362,11 @@ export class ReferralWidget extends LitElement {
   protected override updated(changed: PropertyValues<this>): void {
     if (this.#moveFocus && changed.has('state') && this.state !== 'loading' && this.state !== 'submitting') {
       this.#moveFocus = false;
-      this.renderRoot.querySelector<HTMLElement>(this.#focusTarget())?.focus();
+      // The status line ("You are in!") heads the card, above the header that takes the focus: on a
+      // phone the signed-up screen is longer than the screen, so it is brought into view, not scrolled past.
+      const status = this.status ? this.renderRoot.querySelector<HTMLElement>('[part=status]') : null;
+      this.renderRoot.querySelector<HTMLElement>(this.#focusTarget())?.focus(status ? { preventScroll: true } : undefined);
+      status?.scrollIntoView({ block: 'nearest' });
     }
   }
 
@@ -721,8 +725,8 @@ export class ReferralWidget extends LitElement {
       ?data-returning=${this.returning}
       aria-busy=${busy ? 'true' : 'false'}
     >
-      ${this.#body()}
       <div part="status" role="status" aria-live="polite">${this.status}</div>
+      ${this.#body()}
       <slot name="footer"></slot>
     </section>`;
   }

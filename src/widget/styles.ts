@@ -84,7 +84,9 @@ export const styles = css`
     outline: 3px solid var(--_focus);
     outline-offset: 2px;
   }
-  [part='status'] { min-height: 1.25rem; font-size: 0.875rem; color: var(--_muted); margin-block-start: 0.5rem; }
+  /* The card's first line: it says what just happened ("You are in!") where a phone's screen shows it; empty, it takes no room. */
+  [part='status'] { font-size: 0.875rem; color: var(--_muted); margin-block-end: 0.75rem; }
+  [part='status']:empty { margin: 0; }
   [part~='notice'] { color: var(--_text); }
   [part='placeholder'] { display: grid; gap: 0.75rem; }
   [part='placeholder'] span { height: 0.9rem; border-radius: 4px; background: var(--_border); }

@@ -2,7 +2,8 @@
  * What the signed-up widget says about rewards, in Chromium at a phone's and a desktop's width, against
  * the real service: the first step is ticked once the link is copied, not before; a referred friend
  * reads what their welcome reward is and that it comes when they qualify; after a redemption, what was
- * earned still reads as earned, with what is left beside it. Nothing is wider than the screen.
+ * earned still reads as earned, with what is left beside it. "You are in!" is on the screen after the
+ * sign-up, and nothing is wider than it.
  */
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
@@ -23,6 +24,11 @@ describeShop('the widget on rewards, in Chromium', '', {
     await widgetA.getByLabel('Email address').fill(`ann${width}@example.com`);
     await widgetA.getByRole('button', { name: 'Get my referral link' }).click();
     await widgetA.locator('[part=progress]').waitFor();
+    // "You are in!" is where the screen shows it (at 390 px the signed-up card is taller than the screen).
+    const status = widgetA.locator('[part=status]');
+    assert.equal(await status.innerText(), 'You are in! Your link is ready to share.');
+    const box = (await status.boundingBox())!;
+    assert.ok(box.y >= 0 && box.y + box.height <= height, `"You are in!" on the screen: at ${box.y}-${box.y + box.height} of ${height} px`);
     assert.equal(await currentStep(widgetA), '1 Share your link (next step)');
     assert.equal(await widgetA.locator('[data-offer=referee]').innerText(), 'Your friends get €5 when they qualify (for example, with a purchase).');
     await widgetA.getByRole('button', { name: 'Copy' }).click();
