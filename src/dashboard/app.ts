@@ -1,3 +1,8 @@
+/** Removes the readable companion of the session cookie (either name), as the service does on sign-out. */
+function forgetSignedIn(): void {
+  for (const name of ['refkit_signed_in', '__Host-refkit_signed_in']) document.cookie = `${name}=; Max-Age=0; Path=/; SameSite=Strict${location.protocol === 'https:' ? '; Secure' : ''}`;
+}
+
 /**
  * <refkit-dashboard>: asks the service for the session; shows the sign-in form without one, else the
  * shell (sidebar, the page the hash names). A 401 from any page (the session ended) returns to sign-in.
@@ -141,11 +146,19 @@ export class Dashboard extends LitElement {
   }
 
   async #start() {
+    // Signed out (no companion cookie beside the session's): the sign-in form at once, with no request
+    // the service would refuse (a 401 in the console on every visit).
+    if (!/(^|;\s*)(__Host-)?refkit_signed_in=1/.test(document.cookie)) {
+      this.phase = 'signed-out';
+      return;
+    }
     try {
       const session = await api().getSession();
       this.#signedIn(session);
     } catch (err) {
       if (!isUnauthorized(err)) this.error = describe(err);
+      // The session ended on the server (signed out everywhere, or expired there): the next visit asks nothing.
+      else forgetSignedIn();
       this.phase = 'signed-out';
     }
   }
@@ -162,6 +175,7 @@ export class Dashboard extends LitElement {
 
   #signedOut() {
     useSession(undefined);
+    forgetSignedIn();
     this.phase = 'signed-out';
   }
 

@@ -45,8 +45,12 @@ describe('dashboard', () => {
     const context = await browser.newContext({ baseURL: seeded.service.url });
     try {
       const page = await context.newPage();
+      // Signed out, the sign-in page asks the service nothing it would refuse: no 401 in the console.
+      const refused: string[] = [];
+      page.on('response', (r) => void (r.status() === 401 && r.url().includes('/auth/session') && refused.push(r.url())));
       await page.goto('/admin/');
       await page.getByLabel('Email').fill(OWNER.email);
+      assert.deepEqual(refused, []);
       await page.getByLabel('Password').fill('not my password');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').getByText('The email or the password is wrong').waitFor();

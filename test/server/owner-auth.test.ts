@@ -94,12 +94,27 @@ eachDatabase('owner sign-in', (service) => {
     assert.equal(await count(s, 'sessions'), 0);
   });
 
+  it("sign-in sets the session cookie (HttpOnly) and a readable companion that says only that a session may be open", async () => {
+    const s = service();
+    await createOwner(s.ctx, OWNER.email, OWNER.password);
+    const res = await signInRaw(s, { email: OWNER.email, password: OWNER.password });
+    assert.equal(res.status, 200);
+    const cookies = res.headers.getSetCookie();
+    const session = cookies.find((c) => c.startsWith('refkit_session='))!;
+    const companion = cookies.find((c) => c.startsWith('refkit_signed_in='))!;
+    assert.match(session, /HttpOnly/);
+    assert.match(companion, /^refkit_signed_in=1; Max-Age=\d+; Path=\/; SameSite=Strict$/);
+    assert.doesNotMatch(companion, /HttpOnly/);
+  });
+
   it('sign-out ends the session on the server and clears the cookie', async () => {
     const s = service();
     const owner = await ownerSignedIn(s);
     const res = await fetch(`${s.url}/api/v1/auth/signOut`, { method: 'POST', headers: { cookie: owner.cookie, 'x-csrf-token': owner.csrfToken } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('set-cookie')!, /^refkit_session=;.*Expires=Thu, 01 Jan 1970/);
+    // Its readable companion, which tells the dashboard's script a session may be open, goes with it.
+    assert.ok(res.headers.getSetCookie().some((c) => /^refkit_signed_in=;.*Expires=Thu, 01 Jan 1970/.test(c)), res.headers.getSetCookie().join(' | '));
     // The old cookie, replayed, is worth nothing.
     await rejects(() => owner.client.listCampaigns(), 401, 'unauthorized');
     await rejects(() => owner.client.getSession(), 401, 'unauthorized');

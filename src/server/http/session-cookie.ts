@@ -16,6 +16,12 @@ export interface SessionCookie {
 }
 
 export const SESSION_COOKIE = 'refkit_session';
+/**
+ * Beside the session cookie, readable by the dashboard's script: it says a session may be open (never
+ * which: the value is `1`), so that the sign-in page asks the service only then, and a visit signed out
+ * sends no request that is refused (a 401 on every visit, in the browser's console).
+ */
+export const SIGNED_IN_COOKIE = 'refkit_signed_in';
 export const DEVICE_COOKIE = 'refkit_device';
 
 export function sessionCookie(publicUrl: string | undefined): SessionCookie {
@@ -44,19 +50,26 @@ function cookie(request: FastifyRequest, name: string): string | undefined {
   return header === undefined ? undefined : request.server.parseCookie(header)[name];
 }
 
-function sendCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, lifetime: { maxAge: number; expires?: Date }): void {
+function sendCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, lifetime: { maxAge: number; expires?: Date }, httpOnly = true): void {
   const { alwaysSecure } = request.server.sessionCookie;
   // Strict: the cookie never rides on a request another site starts, which is the first line against CSRF.
-  const options = { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: alwaysSecure || request.protocol === 'https' };
+  const options = { path: '/', httpOnly, sameSite: 'strict' as const, secure: alwaysSecure || request.protocol === 'https' };
   reply.header('set-cookie', request.server.serializeCookie(name, value, { ...options, ...lifetime }));
 }
 
-export const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, token: string, lifetimeMs: number) =>
-  sendCookie(request, reply, request.server.sessionCookie.name, token, { maxAge: lifetimeMs / 1000 });
+/** The name of the readable companion (SIGNED_IN_COOKIE), prefixed like the session's. */
+const signedInName = (request: FastifyRequest) => request.server.sessionCookie.name.replace(SESSION_COOKIE, SIGNED_IN_COOKIE);
 
-/** Clears the cookie: an empty value that expired in 1970. */
-export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply) =>
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, lifetimeMs: number): void {
+  sendCookie(request, reply, request.server.sessionCookie.name, token, { maxAge: lifetimeMs / 1000 });
+  sendCookie(request, reply, signedInName(request), '1', { maxAge: lifetimeMs / 1000 }, false);
+}
+
+/** Clears the cookie (and its companion): an empty value that expired in 1970. */
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   sendCookie(request, reply, request.server.sessionCookie.name, '', { expires: new Date(0), maxAge: 0 });
+  sendCookie(request, reply, signedInName(request), '', { expires: new Date(0), maxAge: 0 }, false);
+}
 
 /** Keeps the trusted-device token in the browser (it outlives sign-out: it is what lets the owner back in). */
 export const setDeviceCookie = (request: FastifyRequest, reply: FastifyReply, token: string, lifetimeMs: number) =>
