@@ -92,16 +92,26 @@ export class Dashboard extends LitElement {
       .test-banner strong { font-weight: 650; }
       .test-banner .badge { background: var(--test); color: #fff; }
       .loading { padding: 48px; color: var(--muted); }
+      /* On a desktop the links are the sidebar's own items; on a phone, one row that scrolls sideways. */
+      .links { display: contents; }
+      nav.side a.phone-only { display: none; }
       @media (max-width: 860px) {
-        .shell { grid-template-columns: 1fr; background: none; }
-        nav.side { position: static; height: auto; flex-direction: row; flex-wrap: wrap; align-items: center; padding: 10px 12px; gap: 2px; }
-        .brand { padding: 4px 8px; flex: 1 0 100%; }
-        .section, nav.side label { display: none; }
-        .campaign-pick { flex: 1 0 100%; padding: 4px 0; }
-        nav.side label.mode { margin: 0; padding: 6px 10px; }
-        nav.side a { padding: 6px 10px; font-size: 13px; }
-        .who { margin: 0; padding: 0; border: 0; flex: 1 0 100%; display: flex; align-items: center; justify-content: space-between; gap: 8px; }
-        .who button { margin: 0; width: auto; }
+        .shell { grid-template-columns: 1fr; grid-template-rows: auto 1fr; background: none; }
+        /* Two rows, under 15% of a phone's screen: the logo, who is signed in, test mode and sign-out; then the links. */
+        nav.side { position: static; height: auto; display: grid; grid-template-columns: auto minmax(0, 1fr) auto auto; align-items: center; padding: 8px 12px 6px; gap: 2px 8px; }
+        .brand { padding: 0; }
+        .brand .name { display: none; }
+        .links { display: flex; grid-column: 1 / -1; grid-row: 2; gap: 2px; overflow-x: auto; scrollbar-width: thin; }
+        .section, nav.side label:not(.mode) { display: none; }
+        .campaign-pick { grid-column: 1 / -1; padding: 2px 0; }
+        nav.side label.mode { margin: 0; padding: 4px 6px; grid-row: 1; grid-column: 3; white-space: nowrap; }
+        nav.side a { padding: 6px 10px; font-size: 13px; white-space: nowrap; flex: none; }
+        .who { display: contents; }
+        .who > span { grid-row: 1; grid-column: 2; min-width: 0; font-size: 12px; line-height: 1.3; color: #94a3b8; }
+        .who > span strong { white-space: nowrap; }
+        nav.side .who a { display: none; }
+        nav.side a.phone-only { display: flex; }
+        .who button { grid-row: 1; grid-column: 4; margin: 0; width: auto; padding: 4px 10px; font-size: 13px; }
         main { padding: 20px 16px; }
       }
     `,
@@ -241,7 +251,8 @@ export class Dashboard extends LitElement {
     const shown = this.#shown();
     return html`<div class="shell ${this.testMode ? 'test' : ''}">
       <nav class="side" aria-label="Main">
-        <div class="brand"><span class="logo" aria-hidden="true">R</span> Refkit</div>
+        <div class="brand"><span class="logo" aria-hidden="true">R</span> <span class="name">Refkit</span></div>
+        <div class="links">
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
@@ -255,6 +266,8 @@ export class Dashboard extends LitElement {
         ${this.#link(href.team(), 'Team', page === 'team')} ${this.#link(href.audit(), 'Audit log', page === 'audit')}
         <div class="section">Settings</div>
         ${this.#link(href.retention(), 'Data retention', page === 'retention')}
+        <a class="phone-only" href=${href.account()} aria-current=${page === 'account' ? 'page' : 'false'}>Account</a>
+        </div>
         <label class="mode">
           Test mode
           <input type="checkbox" role="switch" .checked=${this.testMode} @change=${(e: Event) => this.#setTestMode((e.target as HTMLInputElement).checked)} />

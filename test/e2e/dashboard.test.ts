@@ -57,6 +57,9 @@ describe('dashboard', () => {
       await page.getByLabel('Password').fill(OWNER.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+      // The list says which reward is the referrer's and which the friend's.
+      const seededRow = page.getByRole('row').filter({ hasText: seeded.campaignId });
+      assert.match((await seededRow.innerText()).replace(/\s+/g, ' '), /Referrer \$10 Friend \$5/);
       const cookie = (await context.cookies()).find((c) => c.name === 'refkit_session')!;
       assert.equal(cookie.httpOnly, true);
       assert.equal(cookie.sameSite, 'Strict');
@@ -309,6 +312,12 @@ describe('dashboard', () => {
         const table = page.getByRole('table', { name: 'Reward ledger' });
         const rows = table.locator('tbody tr');
         await waitFor(async () => (await rows.count()) === 20, 'the first page of the ledger');
+        // The navigation leaves the page to the page: under 15% of the screen's height on a phone.
+        const nav = (await page.getByRole('navigation', { name: 'Main' }).boundingBox())!;
+        if (width === 390) assert.ok(nav.height < 0.15 * 900, `the navigation takes ${nav.height} of 900 px`);
+        // The share link is a row of its own, across its card, never a few characters a line beside its label.
+        const [dd, dl] = [(await page.locator('dd.wide').boundingBox())!, (await page.locator('dl:has(dd.wide)').boundingBox())!];
+        assert.ok(dd.width >= dl.width - 1, `the share link's row is ${dd.width} of ${dl.width} px`);
         await page.getByRole('button', { name: 'Show more entries' }).click();
         await waitFor(async () => (await rows.count()) === entries.length, 'every entry');
         assert.equal(await page.getByRole('button', { name: 'Show more entries' }).count(), 0);

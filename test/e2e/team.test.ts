@@ -188,7 +188,8 @@ describe('dashboard: team and audit log', () => {
       await page.getByRole('link', { name: 'Audit log' }).click();
       await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
       await page.getByRole('cell', { name: 'updateCampaign' }).waitFor();
-      await page.getByText('shareHeader: "" → "Tell a friend"').waitFor();
+      // A change reads as words, before → after, not as JSON.
+      await page.getByText('shareHeader: none → Tell a friend', { exact: true }).waitFor();
       await page.getByLabel('Action').fill('inviteMember');
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.getByRole('cell', { name: 'inviteMember' }).waitFor();

@@ -7,18 +7,40 @@ import { dateTime } from '../format.js';
 import { Page } from '../page.js';
 
 /** A snapshot, short: the fields that differ between before and after, else the whole of one side. */
-function changed(e: AuditEntry): string {
-  const before = e.before as Record<string, unknown> | null;
-  const after = e.after as Record<string, unknown> | null;
-  if (before && after && typeof before === 'object' && typeof after === 'object') {
-    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-    return keys.map((k) => `${k}: ${JSON.stringify(before[k]) ?? '—'} → ${JSON.stringify(after[k]) ?? '—'}`).join('; ');
-  }
-  return JSON.stringify(after ?? before ?? '') ?? '';
+/** A snapshot's value as words: text as it is, none for nothing, yes/no, lists and objects compact. */
+function shown(v: unknown): string {
+  if (v === undefined || v === null || v === '') return 'none';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string' || typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return v.length === 0 ? 'none' : v.map(shown).join(', ');
+  return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} ${shown(x)}`).join(', ');
 }
 
-/** At most a few lines of it: the CSV export and the API have the whole snapshots. */
-const short = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text);
+/** The fields of a snapshot, objects opened one level (`leaderboard.size`), so that a change names what changed in it. */
+function fields(snapshot: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return out;
+  for (const [k, v] of Object.entries(snapshot as Record<string, unknown>)) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) out.set(`${k}.${k2}`, v2);
+    else out.set(k, v);
+  }
+  return out;
+}
+
+/** What an entry changed, a line per field: `field: before → after`; what a creation set; what a removal took. */
+export function changeLines(e: Pick<AuditEntry, 'before' | 'after'>): string[] {
+  const before = fields(e.before);
+  const after = fields(e.after);
+  if (e.before === null && e.after !== null && after.size === 0) return [shown(e.after)];
+  if (before.size === 0) return [...after].map(([k, v]) => `${k}: ${shown(v)}`);
+  if (after.size === 0) return e.after === null ? ['removed'] : [shown(e.after)];
+  const keys = [...new Set([...before.keys(), ...after.keys()])].filter((k) => JSON.stringify(before.get(k)) !== JSON.stringify(after.get(k)));
+  return keys.length === 0 ? ['no change'] : keys.map((k) => `${k}: ${shown(before.get(k))} → ${shown(after.get(k))}`);
+}
+
+/** At most a few lines: the CSV export and the API have the whole snapshots. */
+const SHOWN_LINES = 4;
+
 
 @customElement('rk-audit-log')
 export class AuditLog extends Page {
@@ -29,6 +51,8 @@ export class AuditLog extends Page {
       form.filters .field { margin: 0; }
       .actions { display: flex; gap: 8px; }
       td.what { min-width: 260px; max-width: 420px; overflow-wrap: anywhere; font-size: 13px; }
+      ul.change { margin: 0; padding: 0; list-style: none; }
+      ul.change li + li { margin-top: 2px; }
       .more { margin-top: 16px; }
     `,
   ];
@@ -60,6 +84,14 @@ export class AuditLog extends Page {
     void this.#load();
   }
 
+  /** The entry's change as lines; the first few, and how many more (the CSV export has them all). */
+  #change(e: AuditEntry) {
+    const lines = changeLines(e);
+    return html`<ul class="change" title=${lines.join('\n')}>
+      ${lines.slice(0, SHOWN_LINES).map((l) => html`<li>${l}</li>`)}${lines.length > SHOWN_LINES ? html`<li class="muted">and ${lines.length - SHOWN_LINES} more</li>` : nothing}
+    </ul>`;
+  }
+
   override render() {
     return html`<div class="page-head">
         <div>
@@ -89,7 +121,7 @@ export class AuditLog extends Page {
         </form>
       </section>
       <div class="table-wrap" tabindex="0" role="region" aria-label="Audit log entries">
-        <table>
+        <table class="records">
           <thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Change</th><th>Address</th></tr></thead>
           <tbody>
             ${this.entries.length === 0
@@ -97,11 +129,11 @@ export class AuditLog extends Page {
               : this.entries.map(
                   (e) => html`<tr>
                     <td>${dateTime(e.createdOn)}</td>
-                    <td>${e.actor} <span class="badge">${e.actorRole}</span></td>
-                    <td class="mono">${e.action}</td>
-                    <td>${[e.campaignId, e.target].filter(Boolean).join(' · ') || '—'}</td>
-                    <td class="what" title=${changed(e)}>${short(changed(e))}</td>
-                    <td class="mono">${e.ip ?? '—'}</td>
+                    <td data-label="Who">${e.actor} <span class="badge">${e.actorRole}</span></td>
+                    <td class="mono" data-label="Action">${e.action}</td>
+                    <td data-label="Target">${[e.campaignId, e.target].filter(Boolean).join(' · ') || '—'}</td>
+                    <td class="what" data-label="Change">${this.#change(e)}</td>
+                    <td class="mono" data-label="Address">${e.ip ?? '—'}</td>
                   </tr>`,
                 )}
           </tbody>

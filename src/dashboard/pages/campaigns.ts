@@ -2,7 +2,7 @@
 import { html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import type { CampaignSettings } from '../../api/client.js';
-import { date, n } from '../format.js';
+import { date, n, reward } from '../format.js';
 import { Page } from '../page.js';
 import { href } from '../router.js';
 import { statusBadge } from '../status.js';
@@ -23,7 +23,7 @@ export class Campaigns extends Page {
         ${this.mayChange ? html`<a class="button primary" href=${href.newCampaign()}>New campaign</a>` : nothing}
       </div>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead>
             <tr><th>Name</th><th>Status</th><th class="num">Participants</th><th>Rewards</th><th>Created</th></tr>
           </thead>
@@ -33,10 +33,10 @@ export class Campaigns extends Page {
               : this.campaigns.map(
                   (c) => html`<tr>
                     <td><a href=${href.campaign(c.campaignId!)}>${c.campaignName}</a> ${testBadge(c.test)}<div class="muted mono">${c.campaignId}</div></td>
-                    <td>${statusBadge(c.status)}</td>
-                    <td class="num">${n(c.participants)}</td>
-                    <td>${c.referrerRewardValue} / ${c.refereeRewardValue} ${c.rewardType || c.rewardCurrency}</td>
-                    <td>${date(c.createdOn)}</td>
+                    <td data-label="Status">${statusBadge(c.status)}</td>
+                    <td class="num" data-label="Participants">${n(c.participants)}</td>
+                    <td data-label="Rewards"><span>Referrer ${reward(c.referrerRewardValue, c)}<br /><span class="muted">Friend ${reward(c.refereeRewardValue, c)}</span></span></td>
+                    <td data-label="Created">${date(c.createdOn)}</td>
                   </tr>`,
                 )}
           </tbody>

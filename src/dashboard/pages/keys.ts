@@ -84,7 +84,7 @@ export class Keys extends Page {
       ${this.mayManage ? this.#createForm() : nothing}
             <h2 class="list">${this.testMode ? 'Test keys' : 'Keys'}</h2>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Status</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.keys.length === 0
@@ -92,9 +92,9 @@ export class Keys extends Page {
               : this.keys.map(
                   (k) => html`<tr>
                     <td>${k.name} ${testBadge(k.test)}</td>
-                    <td class="mono">${k.prefix}…</td>
-                    <td>${dateTime(k.createdOn)}</td>
-                    <td>${k.revokedOn ? html`<span class="badge">revoked ${dateTime(k.revokedOn)}</span>` : html`<span class="badge ok">active</span>`}</td>
+                    <td class="mono" data-label="Key">${k.prefix}…</td>
+                    <td data-label="Created">${dateTime(k.createdOn)}</td>
+                    <td data-label="Status">${k.revokedOn ? html`<span class="badge">revoked ${dateTime(k.revokedOn)}</span>` : html`<span class="badge ok">active</span>`}</td>
                     <td>${k.revokedOn || !this.mayManage ? nothing : html`<button class="small danger-ghost" aria-label="Revoke ${k.name}" @click=${() => this.#revoke(k)}>Revoke</button>`}</td>
                   </tr>`,
                 )}

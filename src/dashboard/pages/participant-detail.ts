@@ -23,6 +23,9 @@ export class ParticipantDetailPage extends Page {
       .balances .value { font-size: 22px; font-weight: 650; }
       form.redeem { display: grid; grid-template-columns: 1fr 1fr; gap: 8px 12px; align-items: end; }
       form.redeem button { grid-column: 1 / -1; }
+      /* The share link is a row of its own, across the card: beside its label it wrapped a few characters a line. */
+      dl.props .wide { grid-column: 1 / -1; }
+      dl.props dd.wide { margin-top: -4px; }
       dl.props dd a { word-break: break-all; }
       form.redeem .field { margin: 0; }
       form.redeem .alert { grid-column: 1 / -1; margin: 0; }
@@ -190,7 +193,7 @@ export class ParticipantDetailPage extends Page {
             <dt>Revenue from referrals</dt><dd>${money(p.revenueGenerated, currency)}</dd>
             <dt>Qualified</dt><dd>${p.rewardEventCompleted ? 'Yes' : 'Not yet'}</dd>
             <dt>Link views</dt><dd>${n(p.impressionCount)}</dd>
-            <dt>Share link</dt><dd><a href=${p.shareLink!} rel="noopener" target="_blank">${p.shareLink}</a></dd>
+            <dt class="wide">Share link</dt><dd class="wide"><a href=${p.shareLink!} rel="noopener" target="_blank">${p.shareLink}</a></dd>
           </dl>
           ${this.disputes.length === 0 ? nothing : html`<h3 id="disputes-h">Disputes</h3>
             <ul class="disputes" aria-labelledby="disputes-h">

@@ -100,20 +100,20 @@ export class Team extends Page {
         : nothing}
       <h2 class="list">Members</h2>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead><tr><th>Email</th><th>Role</th><th>Since</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.members.map(
               (m) => html`<tr>
                 <td>${m.email}${m.email === this.email ? html` <span class="badge">you</span>` : nothing}</td>
-                <td>
+                <td data-label="Role">
                   ${owner
                     ? html`<select aria-label="Role of ${m.email}" @change=${(e: Event) => this.#setRole(m, (e.target as HTMLSelectElement).value as RoleName)}>
                         ${ROLES.map((r) => html`<option value=${r.role} ?selected=${r.role === m.role}>${r.role}</option>`)}
                       </select>`
                     : html`<span class="badge">${m.role}</span>`}
                 </td>
-                <td>${dateTime(m.createdOn)}</td>
+                <td data-label="Since">${dateTime(m.createdOn)}</td>
                 <td>${owner ? html`<button class="small danger-ghost" aria-label="Remove ${m.email}" @click=${() => this.#remove(m)}>Remove</button>` : nothing}</td>
               </tr>`,
             )}
@@ -122,7 +122,7 @@ export class Team extends Page {
       </div>
       <h2 class="list">Open invitations</h2>
       <div class="table-wrap">
-        <table>
+        <table class="records">
           <thead><tr><th>Email</th><th>Role</th><th>Invited by</th><th>Expires</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${this.invitations.length === 0
@@ -130,9 +130,9 @@ export class Team extends Page {
               : this.invitations.map(
                   (i) => html`<tr>
                     <td>${i.email}</td>
-                    <td><span class="badge">${i.role}</span></td>
-                    <td>${i.invitedBy}</td>
-                    <td>${dateTime(i.expiresOn)}</td>
+                    <td data-label="Role"><span class="badge">${i.role}</span></td>
+                    <td data-label="Invited by">${i.invitedBy}</td>
+                    <td data-label="Expires">${dateTime(i.expiresOn)}</td>
                     <td>${owner ? html`<button class="small danger-ghost" aria-label="Revoke the invitation to ${i.email}" @click=${() => this.#revoke(i)}>Revoke</button>` : nothing}</td>
                   </tr>`,
                 )}
