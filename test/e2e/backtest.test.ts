@@ -38,16 +38,23 @@ describe('dashboard: offer backtest', () => {
         await page.getByRole('heading', { name: 'Backtest campaign', level: 1 }).waitFor();
         await page.getByLabel('Referrer reward').fill('20');
         await page.getByRole('button', { name: 'What would this have cost?' }).click();
+        // The period is the campaign's months by default: from the month it was created.
         const month = new Date().toISOString().slice(0, 7);
-        await page.getByLabel('From').fill(month);
-        await page.getByLabel('To').fill(month);
+        assert.equal(await page.getByLabel('From').inputValue(), (await seeded.service.admin.getCampaign(id)).createdOn!.slice(0, 7));
+        assert.equal(await page.getByLabel('To').inputValue(), month);
         await page.getByRole('button', { name: 'Run the backtest' }).click();
         const table = page.getByRole('table', { name: 'Backtest, per month' });
         await table.waitFor();
         // Two referrals: now 2 x (10 + 5) = 30 credited; with 20 for the referrer 50; the difference +20.
         const usd = { rewardType: 'credit', rewardCurrency: 'USD' };
-        // The last row of each side is the total's; its first cell is what was credited.
-        const credited = (side: string) => table.locator(`tr.${side}`).last().locator('td').first().textContent();
+        // The total comes first: the first row of each side is the total's; its first cell is what was credited.
+        assert.match((await table.locator('tbody th').first().textContent())!, /^Total/);
+        const credited = (side: string) => table.locator(`tr.${side}`).first().locator('td').first().textContent();
+        if (width === 1280) {
+          // It fits the editor: no column is behind a sideways scroll.
+          const wrap = page.getByRole('region', { name: 'Backtest table (scrolls sideways)' });
+          assert.ok(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), 'the table fits at 1280 px');
+        }
         assert.equal(await credited('current'), reward(30, usd));
         assert.equal(await credited('proposed'), reward(50, usd));
         assert.equal(await credited('difference'), `+${reward(20, usd)}`);

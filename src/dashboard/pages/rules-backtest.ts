@@ -54,16 +54,35 @@ export class RulesBacktest extends Page {
       tr.difference td, tr.difference th { font-weight: 650; }
       tr.month-start th, tr.month-start td { border-top: 2px solid var(--border, #ddd); }
       .limitations { font-size: 13px; }
+      /* Nine columns of figures: compact, so that the table fits the editor at 1280 px. */
+      table th, table td { padding: 6px 8px; font-size: 13px; }
+      thead th { white-space: normal; }
     `,
   ];
   @property() campaignId = '';
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
   @property({ attribute: false }) rules: BacktestRules = {};
   @state() private open = false;
+  /** From the campaign's first month (the months that have data), at most 120 months back; until the owner picks. */
   @state() private from = monthOf(new Date(), 11);
   @state() private to = monthOf(new Date());
+  #picked = false;
   @state() private busy = false;
   @state() private answer: BacktestAnswer | undefined;
+
+  protected override willUpdate(changed: Map<string, unknown>): void {
+    const created = this.campaign?.createdOn;
+    if (changed.has('campaign') && created && !this.#picked) {
+      const first = monthOf(new Date(created));
+      const oldest = monthOf(new Date(), 119);
+      this.from = first < oldest ? oldest : first;
+    }
+  }
+
+  #pick(which: 'from' | 'to', e: Event) {
+    this.#picked = true;
+    this[which] = (e.target as HTMLInputElement).value;
+  }
 
   async #run(e: Event) {
     e.preventDefault();
@@ -98,11 +117,11 @@ export class RulesBacktest extends Page {
       <form class="period" @submit=${this.#run}>
         <div class="field">
           <label for="backtest-from">From</label>
-          <input id="backtest-from" type="month" required .value=${this.from} @input=${(e: Event) => (this.from = (e.target as HTMLInputElement).value)} />
+          <input id="backtest-from" type="month" required .value=${this.from} @input=${(e: Event) => this.#pick('from', e)} />
         </div>
         <div class="field">
           <label for="backtest-to">To</label>
-          <input id="backtest-to" type="month" required .value=${this.to} @input=${(e: Event) => (this.to = (e.target as HTMLInputElement).value)} />
+          <input id="backtest-to" type="month" required .value=${this.to} @input=${(e: Event) => this.#pick('to', e)} />
         </div>
         <button type="submit" id="backtest-run" ?disabled=${this.busy}>${this.busy ? 'Replaying…' : 'Run the backtest'}</button>
       </form>
@@ -117,7 +136,7 @@ export class RulesBacktest extends Page {
                   </tr>
                 </thead>
                 <tbody>
-                  ${a.months.map((m) => this.#rows(m.month, m))} ${this.#rows('Total', a.total)}
+                  ${this.#rows('Total', a.total)} ${a.months.map((m) => this.#rows(m.month, m))}
                 </tbody>
               </table>
             </div>
