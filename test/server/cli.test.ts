@@ -407,7 +407,8 @@ describe("campaign update --add-allowed-origin (the widget's console advice)", (
     const bad = await cli(['campaign', 'update', '--id', id, '--add-allowed-origin', 'https://c.example/path'], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /invalid_request/);
-    assert.deepEqual(await origins(id), ['https://a.example']);
+    // The landing page's origin is always allowed, before those of the list.
+    assert.deepEqual(await origins(id), ['https://p.example', 'https://a.example']);
     const unknown = await cli(['campaign', 'update', '--id', 'cmp_nope', '--add-allowed-origin', 'https://c.example'], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /campaign_not_found/);

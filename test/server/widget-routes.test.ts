@@ -39,7 +39,7 @@ eachDatabase('widget settings', (service) => {
     const s = service();
     const id = await s.campaign({ shareMessages: { native: 'Join {link}' } });
     const bad = { id, shareMessages: { sms: 'x' } } as unknown as Parameters<typeof s.admin.updateCampaign>[0];
-    await rejects(() => s.admin.updateCampaign(bad), 400, 'invalid_request', 'shareMessages');
+    await rejects(() => s.admin.updateCampaign(bad), 400, 'invalid_request', 'shareMessages.sms');
     await rejects(() => s.admin.updateCampaign({ id, shareMessages: { x: 'x'.repeat(281) } }), 400, 'invalid_request', 'shareMessages.x');
     assert.deepEqual((await s.browser.getWidgetSettings(id)).shareMessages, { native: 'Join {link}' });
     await rejects(() => s.browser.getWidgetSettings('cmp_nope'), 404, 'campaign_not_found');
@@ -76,7 +76,7 @@ eachDatabase('widget style', (service) => {
       [{ radius: -1 }, 'widgetStyle.radius'],
       [{ radius: 2.5 }, 'widgetStyle.radius'],
       [{ font: 'Comic Sans MS' }, 'widgetStyle.font'],
-      [{ font: 'serif', background: '#000' }, 'widgetStyle'],
+      [{ font: 'serif', background: '#000' }, 'widgetStyle.background'],
       ['#0e9384', 'widgetStyle'],
     ];
     for (const [widgetStyle, field] of bad) {
