@@ -134,6 +134,11 @@ describe('dashboard', () => {
       await page.getByRole('heading', { name: 'Rules campaign', level: 1 }).waitFor();
       const preview = page.locator('rk-widget-preview');
       const stored = async () => (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      // Beside the preview's form, the rules' lines follow what is typed, before anyone signs up in it.
+      await page.getByLabel('Hold (days)').fill('1');
+      await page.locator('.offer-lines').getByText('Rewards are confirmed 1 day after a friend qualifies.').waitFor();
+      await page.getByLabel('Hold (days)').fill('0');
+      await waitFor(async () => (await page.locator('.offer-lines').count()) === 0, 'no rules, no lines');
       // The offer, and its lines for the rules, show in the share view: sign up in the preview (nobody is).
       await preview.getByLabel('Email address').fill('someone@example.com');
       await preview.getByRole('button', { name: 'Get my referral link' }).click();

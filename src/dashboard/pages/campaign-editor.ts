@@ -14,6 +14,7 @@ import { confirmAction } from '../confirm.js';
 import { reward, toLocalInput } from '../format.js';
 import { Page } from '../page.js';
 import '../preview-widget.js';
+import { hasOfferRuleLines, offerRuleLines } from '../../widget/offer-rules.js';
 import './rules-backtest.js';
 import './campaign-clock.js';
 import { EMPTY_MILESTONE, NO_RULES, previewRules, RULE_BOUNDS, rulesDraftOf, rulesOf, type MilestoneDraft, type RulesDraft } from '../reward-rules-draft.js';
@@ -166,6 +167,9 @@ export class CampaignEditor extends Page {
       .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 420px); gap: 24px; align-items: start; }
       .side { position: sticky; top: 24px; display: grid; gap: 16px; }
       rk-campaign-clock { display: block; margin: 16px 0; }
+      /* The rules' lines beside the preview's form: the widget shows them only once someone has signed up. */
+      .offer-lines h3 { font-size: 13px; font-weight: 600; color: var(--muted); margin: 12px 0 4px; }
+      .offer-lines ul { margin: 0; padding-left: 18px; font-size: 14px; }
       .preview { background: repeating-conic-gradient(#f2f4f7 0% 25%, #fff 0% 50%) 50% / 20px 20px; border-radius: 8px; padding: 16px; border: 1px solid var(--border); }
       pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #0f172a; color: #e2e8f0; padding: 12px; border-radius: 8px; font-size: 12px; }
       .status-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; }
@@ -650,6 +654,18 @@ export class CampaignEditor extends Page {
                 .draftSettings=${settings}
               ></rk-widget-preview>
             </div>
+            ${hasOfferRuleLines(settings.rules)
+              ? html`<div class="offer-lines" aria-labelledby="offer-h">
+                  <h3 id="offer-h">The offer's rules, as a participant reads them</h3>
+                  <ul>
+                    ${offerRuleLines(
+                      settings.rules,
+                      (v) => reward(v, { rewardType: d.rewardType, rewardCurrency: d.rewardCurrency.trim().toUpperCase() || 'USD' }),
+                      (x) => new Intl.NumberFormat('en').format(x),
+                    )}
+                  </ul>
+                </div>`
+              : nothing}
           </section>
           ${this.campaignId
             ? html`<section class="card" aria-labelledby="embed-h">
