@@ -54,9 +54,20 @@ export class RulesBacktest extends Page {
       tr.difference td, tr.difference th { font-weight: 650; }
       tr.month-start th, tr.month-start td { border-top: 2px solid var(--border, #ddd); }
       .limitations { font-size: 13px; }
-      /* Nine columns of figures: compact, so that the table fits the editor at 1280 px. */
-      table th, table td { padding: 6px 8px; font-size: 13px; }
-      thead th { white-space: normal; }
+      /*
+       * Eight columns of figures do not fit the rules column beside the preview (about 470 px at 1280):
+       * there, as on a phone, each row is a card (the shared records style, by the width of this panel
+       * rather than of the screen: a container query, kept to this panel so that no other table changes).
+       */
+      .table-wrap { container-type: inline-size; }
+      @container (max-width: 640px) {
+        table.records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0); }
+        table.records, table.records tbody, table.records tr, table.records td, table.records th { display: block; width: 100%; }
+        table.records tr { border-bottom: 1px solid var(--border); padding: 8px 0; }
+        table.records td, table.records th { border: 0; padding: 4px 16px; }
+        table.records td[data-label] { display: flex; justify-content: space-between; gap: 12px; text-align: right; }
+        table.records td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; font-weight: 600; text-align: left; }
+      }
     `,
   ];
   @property() campaignId = '';
