@@ -140,6 +140,9 @@ eachDatabase('dashboard admin routes', (service) => {
     assert.equal(detail.signupSource, 'browser');
     assert.ok(detail.signals.includes('Same mailbox as the referrer ann@gmail.com'), detail.signals.join('; '));
     assert.deepEqual((await s.admin.getParticipantDetail(id, 'ann@gmail.com')).signals, ['Added with a secret key by your backend: not scored']);
+    // A sentence that ends: how many sign-ups came from the network since an hour before this one.
+    const second = (await s.admin.getParticipantDetail(id, 'ann+2@gmail.com')).signals;
+    assert.ok(second.some((x) => /^2 sign-ups from the network \S+ since an hour before this one$/.test(x)), second.join('; '));
 
     const rejected = await s.admin.rejectParticipant(id, 'a.n.n+1@gmail.com');
     assert.equal(rejected.rejected, true);
