@@ -20,6 +20,10 @@ import { startMailbox, type Mailbox } from './helpers/smtp.js';
 import { recipientsOf } from './helpers/email-outbox.js';
 import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import { TEST_EMAILS_PER_HOUR } from '../../src/server/emails/domain/preview.js';
+import { EmailSender } from '../../src/server/emails/domain/sender.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
 
 const FAST = { pollMs: 30, retryDelaysMs: [50, 50, 50], leaseMs: 5_000 };
 
@@ -128,6 +132,26 @@ for (const kind of await databaseKinds()) {
         locales.map((p) => p.locale),
         ['de', 'ar', 'en'],
       );
+    });
+
+    it("the sender's log line for an email that went out carries no error field (the demo's log read `error: null` as a problem)", async () => {
+      await s.close();
+      s = await startService(kind, { smtpUrl: mailbox.url });
+      const lines: Record<string, unknown>[] = [];
+      const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) });
+      const sender = new EmailSender(s.ctx, s.ctx.mailer!, { baseUrl: s.url, pollMs: 20 }, pino({ level: 'info' }, sink) as unknown as FastifyBaseLogger);
+      const id = await campaign();
+      await s.admin.addParticipant({ id, email: `logged-${tag}@example.com` });
+      sender.start();
+      try {
+        await mailbox.to(`logged-${tag}@example.com`);
+        await settled();
+      } finally {
+        await sender.stop();
+      }
+      const sent = lines.filter((l) => l.msg === 'lifecycle email');
+      assert.equal(sent.length, 1, JSON.stringify(lines));
+      assert.deepEqual([sent[0]!.kind, sent[0]!.next, 'error' in sent[0]!], ['welcome', 'sent', false]);
     });
 
     it('a reward taken back by a refund is told to its participant (reward_reversed), once per change; the referee is not thanked for spreading the word; off, nothing', async () => {
