@@ -12,6 +12,7 @@ import type { Participant, WebhookEvent } from '../../src/api/schemas.js';
 import { databaseKinds } from './helpers/databases.js';
 import { startProcess, type ServiceProcess, fastWebhooks } from './helpers/process.js';
 import { startReceiver, waitFor } from './helpers/receiver.js';
+import { burstUntilKilled } from './helpers/bursts.js';
 
 // Not through PgBouncer: a burst under SIGKILL tests what PostgreSQL keeps, which the pooler does not
 // change, and is one of the suite's longest files (docs/testing.md).
@@ -78,26 +79,18 @@ for (const kind of kinds) {
         calls.push({ kind: 'add', email: `new${i}@example.com` });
         if (i < WAITING) calls.push({ kind: 'qualify', email: `waiting${i}@example.com` });
       }
-      let answered = 0;
-      let next = 0;
-      let killed: Promise<number | null> | undefined;
       // Each worker sends its next call as soon as the last is answered; calls sent once the service is
       // gone fail, and are not answered.
-      const worker = async () => {
-        for (let i = next++; i < calls.length; i = next++) {
-          const call = calls[i]!;
-          try {
-            call.answered =
-              call.kind === 'add'
-                ? await first.admin.addParticipant({ id, email: call.email, referredByCode: codeOf(i) })
-                : await first.admin.qualifyParticipant({ id, email: call.email, amountPaid: '12.50' });
-          } catch {
-            continue;
-          }
-          if (++answered === KILL_AFTER) killed = first.p.stop('SIGKILL');
-        }
-      };
-      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      const killed = burstUntilKilled(calls, {
+        inFlight: IN_FLIGHT,
+        killAfter: KILL_AFTER,
+        send: (call, i) =>
+          call.kind === 'add'
+            ? first.admin.addParticipant({ id, email: call.email, referredByCode: codeOf(i) })
+            : first.admin.qualifyParticipant({ id, email: call.email, amountPaid: '12.50' }),
+        answered: (call, answer) => void (call.answered = answer),
+        kill: () => first.p.stop('SIGKILL'),
+      });
       assert.equal(await killed, null, 'killed by the signal');
       const ok = calls.filter((c) => c.answered);
       assert.ok(ok.length >= KILL_AFTER && ok.length < calls.length, `killed in the middle: ${ok.length} of ${calls.length} answered`);

@@ -20,6 +20,7 @@ import { connect } from '../../src/server/store/connect.js';
 import { databaseKinds, type TestDatabase } from './helpers/databases.js';
 import { assertLedgerIn } from './helpers/ledger.js';
 import { startProcess, NO_RATE_LIMITS, type ServiceProcess } from './helpers/process.js';
+import { burstUntilKilled } from './helpers/bursts.js';
 
 // Not through PgBouncer: what a crash or a lost connection leaves is PostgreSQL's to keep, which the
 // pooler does not change.
@@ -134,23 +135,16 @@ for (const kind of kinds) {
       cleanup.push(() => db.drop());
       const first = await start(db.url);
       const { id, calls } = await setUp(first.url);
-      let answered = 0;
-      let next = 0;
-      let killed: Promise<number | null> | undefined;
-      const worker = async () => {
-        for (let i = next++; i < calls.length; i = next++) {
-          const call = calls[i]!;
-          try {
-            const a = await send(first.url, call);
-            assert.equal(a.status, 200, JSON.stringify(a.body));
-            call.first = { body: a.body };
-          } catch {
-            continue;
-          }
-          if (++answered === 25) killed = first.stop('SIGKILL');
-        }
-      };
-      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      const killed = burstUntilKilled(calls, {
+        inFlight: IN_FLIGHT,
+        killAfter: 25,
+        send: (call) => send(first.url, call),
+        answered: (call, a) => {
+          assert.equal(a.status, 200, JSON.stringify(a.body));
+          call.first = { body: a.body };
+        },
+        kill: () => first.stop('SIGKILL'),
+      });
       assert.equal(await killed, null, 'killed by the signal');
       const before = calls.filter((c) => c.first).length;
       assert.ok(before >= 25 && before < calls.length, `killed in the middle: ${before} of ${calls.length} answered`);
