@@ -42,14 +42,16 @@ if (unknown.length > 0) {
 }
 
 const ci = Boolean(process.env.CI);
-const { missing, skipped } = await preflight(ci);
+const running = names.length > 0 ? names : Object.keys(chosen);
+// Each suite's own needs only: `npm test -- lint` asks nothing of the machine.
+const { missing, skipped } = await preflight(ci, running);
 for (const line of skipped) console.log(`npm test: ${line}`);
 if (missing.length > 0) {
   console.error(
     [
       `npm test cannot run: this machine lacks what the tests need${ci ? ' (under CI nothing may be skipped)' : ''}:`,
       ...missing.map((m) => `  - ${m}`),
-      'bash .ci/run installs the programs and starts the databases (as root, on Debian).',
+      'bash scripts/test-on-debian.sh installs the programs, starts the databases (as root, on Debian) and runs the tests.',
     ].join('\n'),
   );
   process.exit(1);
@@ -59,7 +61,7 @@ if (onlyPreflight) {
   process.exit(0);
 }
 
-const suites: Suite[] = (names.length > 0 ? names : Object.keys(chosen)).map((name) => ({ name, command: 'npm', args: ['run', chosen[name]!.script], stage: chosen[name]!.stage }));
+const suites: Suite[] = running.map((name) => ({ name, command: 'npm', args: ['run', chosen[name]!.script], stage: chosen[name]!.stage }));
 // Each node:test suite's reporter (scripts/slowest-files.mjs) leaves its files' times here.
 const timesDir = (process.env.TEST_TIMES_DIR = mkdtempSync(join(tmpdir(), 'refkit-test-times-')));
 const results = await runSuites(suites);

@@ -22,6 +22,8 @@ export interface Requirement {
   name: string;
   /** What needs it. */
   neededBy: string;
+  /** The suites of `npm test` (scripts/test-all.ts) that need it: `npm test -- <suite>` checks only theirs. */
+  suites: readonly string[];
   /** How to get it on Debian. */
   fix: string;
   /** Whether the suites can go on without it (outside CI), and what they then leave out. */
@@ -104,6 +106,7 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: `Chromium at ${CHROMIUM}`,
     neededBy: 'the widget and end-to-end suites',
+    suites: ['widget', 'e2e'],
     fix: 'apt-get install -y chromium',
     check: async () => {
       try {
@@ -117,24 +120,28 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: 'Ruby',
     neededBy: "the service suite (docs/privacy.md's Ruby signature snippet, run as written)",
+    suites: ['server'],
     fix: 'apt-get install -y ruby',
     check: program('ruby'),
   },
   {
     name: 'python3',
     neededBy: "the service suite (docs/privacy.md's Python signature snippet, run as written)",
+    suites: ['server'],
     fix: 'apt-get install -y python3',
     check: program('python3'),
   },
   {
     name: 'Prometheus (prometheus and promtool)',
     neededBy: 'the service suite (prometheus.test.ts scrapes the service with it and checks docs/ops/alerts.yml)',
+    suites: ['server'],
     fix: 'apt-get install -y prometheus',
     check: async () => (await program('prometheus')()) ?? program('promtool')(),
   },
   {
     name: `PostgreSQL at ${PG_URL}`,
     neededBy: 'the service suite on PostgreSQL (the user needs CREATEDB)',
+    suites: ['server', 'e2e'],
     fix: 'start PostgreSQL with a database `test` (trust auth), or set TEST_DATABASE_URL',
     withoutIt: 'the service suite runs on SQLite only',
     check: postgresProblem,
@@ -142,6 +149,7 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: `Redis at ${REDIS_URL}`,
     neededBy: 'the test of rate-limit counters shared through Redis',
+    suites: ['server'],
     fix: 'start redis-server, or set TEST_REDIS_URL',
     withoutIt: 'that test is skipped',
     check: redisProblem,
@@ -149,6 +157,7 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: 'PostgreSQL server programs',
     neededBy: 'the fault tests (test/server/database-faults.test.ts restarts a PostgreSQL of its own)',
+    suites: ['server'],
     fix: 'apt-get install -y postgresql',
     withoutIt: 'those tests are skipped',
     check: postgresServerProblem,
@@ -156,6 +165,7 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: 'redis-server',
     neededBy: 'the fault tests (test/server/database-faults.test.ts stops and starts a Redis of its own)',
+    suites: ['server'],
     fix: 'apt-get install -y redis-server',
     withoutIt: 'those tests are skipped',
     check: program('redis-server'),
@@ -163,6 +173,7 @@ export const REQUIREMENTS: Requirement[] = [
   {
     name: 'pgbouncer',
     neededBy: 'the service suite through PgBouncer (the pgbouncer database kind, test/server/helpers/databases.ts)',
+    suites: ['server'],
     fix: 'apt-get install -y pgbouncer (it is in /usr/sbin: put that on PATH)',
     withoutIt: 'the service suite does not run through PgBouncer',
     check: pgbouncerProblem,
@@ -176,9 +187,13 @@ export interface Preflight {
   skipped: string[];
 }
 
-/** Checks every requirement (all at once); under `ci`, an optional piece that is absent is missing too. */
-export async function preflight(ci: boolean, requirements = REQUIREMENTS): Promise<Preflight> {
-  const found = await Promise.all(requirements.map(async (r) => ({ r, why: await r.check() })));
+/**
+ * Checks the requirements of the suites named (all at once); under `ci`, an optional piece that is absent
+ * is missing too.
+ */
+export async function preflight(ci: boolean, suites: readonly string[], requirements = REQUIREMENTS): Promise<Preflight> {
+  const needed = requirements.filter((r) => r.suites.some((s) => suites.includes(s)));
+  const found = await Promise.all(needed.map(async (r) => ({ r, why: await r.check() })));
   const result: Preflight = { missing: [], skipped: [] };
   for (const { r, why } of found) {
     if (why === undefined) continue;

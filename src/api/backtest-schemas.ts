@@ -25,8 +25,8 @@ export const BacktestRulesBody = Type.Object(
   {
     id: CampaignIdBody.properties.id,
     rules: BacktestRules,
-    from: Month,
-    to: { ...Month, description: 'The last month replayed (included), YYYY-MM; at most 120 months after from' },
+    from: Type.Optional({ ...Month, description: "The first month reported, YYYY-MM (UTC). Default: the campaign's first month, or 120 months before `to` if that is earlier" }),
+    to: Type.Optional({ ...Month, description: "The last month replayed (included), YYYY-MM; at most 120 months after from. Default: the campaign's current month" }),
   },
   { additionalProperties: false },
 );

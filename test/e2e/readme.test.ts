@@ -1,18 +1,21 @@
 /**
- * The documentation's shell examples, run as a reader pastes them: every ```sh block of README.md and
- * of the docs pages that hold them, page after page in the order below, in one bash session in the
- * project folder, against the demo service (`refkit serve --demo`, what `npm start`
- * runs) and the `npx refkit` CLI on the same database. Blocks marked ```console are shown, not run
- * (they start long-running processes). A failing command or an HTTP error fails the check, so the
+ * The documentation's shell examples, run as a reader pastes them: every ```sh and ```console block of
+ * README.md and docs/, except those marked `<!-- not run: REASON -->` with one of the reasons of
+ * helpers/docs.ts (their `refkit` lines are checked by test/server/docs-commands.test.ts), page after page
+ * in the order below, in one bash session, against the demo service (`refkit serve --demo`, what
+ * `npm start` runs) and the `npx refkit` CLI on the same database. The session works in a folder of its
+ * own, as a reader's project folder, so that the files the examples write (CSV, YAML, backups) land there.
+ * A failing command, an HTTP error or an answer printed with no newline after it fails the check, so the
  * examples cannot go stale.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseKinds, type TestDatabase } from '../server/helpers/databases.js';
-import { readDoc } from '../server/helpers/docs.js';
+import { DOC_PAGES, NOT_RUN_REASONS, shellBlocks } from '../server/helpers/docs.js';
 import { startProcess, type ServiceProcess } from '../server/helpers/process.js';
 import { ROOT } from '../server/helpers/root.js';
 
@@ -20,15 +23,31 @@ import { ROOT } from '../server/helpers/root.js';
  * The pages whose examples run, in the order a reader follows them: each page's examples go on from the
  * variables of the pages before it (docs/cli.md from docs/api.md's, docs/dashboard.md from both).
  */
-const PAGES = ['README.md', 'docs/api.md', 'docs/emails.md', 'docs/rewards.md', 'docs/leaderboard.md', 'docs/waitlist.md', 'docs/widget.md', 'docs/cli.md', 'docs/dashboard.md', 'docs/security.md'];
+const PAGES = [
+  'README.md',
+  'docs/api.md',
+  'docs/emails.md',
+  'docs/rewards.md',
+  'docs/leaderboard.md',
+  'docs/waitlist.md',
+  'docs/widget.md',
+  'docs/testing-mode.md',
+  'docs/cli.md',
+  'docs/config-as-code.md',
+  'docs/operate.md',
+  'docs/dashboard.md',
+  'docs/security.md',
+];
 
-/** The ```sh blocks of a page, in order. */
-const shBlocks = (page: string) => [...readDoc(page).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-const blocks = PAGES.flatMap((page) => shBlocks(page).map((code, i) => ({ page, name: `${page}, block ${i + 1}`, code })));
+const BIN = join(ROOT, 'node_modules/.bin/refkit');
+const allBlocks = DOC_PAGES.flatMap(shellBlocks);
+const blocks = PAGES.flatMap((page) => shellBlocks(page).filter((b) => b.notRun === undefined)).map((b) => ({ ...b, name: `${b.page}, block ${b.index}` }));
 
 describe("the documentation's shell examples", () => {
   let db: TestDatabase;
   let service: ServiceProcess;
+  /** The reader's working folder: the files the examples write go there. */
+  const work = mkdtempSync(join(tmpdir(), 'refkit-docs-'));
   before(async () => {
     const [sqlite] = await databaseKinds();
     db = await sqlite!.create();
@@ -37,33 +56,49 @@ describe("the documentation's shell examples", () => {
   after(async () => {
     await service?.stop('SIGTERM');
     await db?.drop();
-    rmSync(join(ROOT, 'demo.csv'), { force: true });
+    rmSync(work, { recursive: true, force: true });
   });
 
-  it('has examples to run, on every page listed, and none on a page left out', () => {
-    for (const page of PAGES) assert.ok(blocks.some((b) => b.page === page), `${page} has no sh block`);
-    const others = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`).filter((p) => p.endsWith('.md') && !PAGES.includes(p));
-    for (const page of others) assert.deepEqual(shBlocks(page), [], `${page} has sh blocks: add it to PAGES to run them`);
+  it('has examples to run on every page listed, none unlisted, and a known reason for each block not run', () => {
+    for (const page of PAGES) assert.ok(blocks.some((b) => b.page === page), `${page} has no block to run`);
+    const unlisted = allBlocks.filter((b) => b.notRun === undefined && !PAGES.includes(b.page));
+    assert.deepEqual(unlisted.map((b) => `${b.page}, block ${b.index}`), [], 'pages with examples to run: add them to PAGES');
+    for (const b of allBlocks.filter((b) => b.notRun !== undefined)) {
+      for (const reason of b.notRun!.split('; ')) {
+        assert.ok(NOT_RUN_REASONS.some((known) => reason.startsWith(known)), `${b.page}, block ${b.index}: "${reason}" is not a reason to leave an example unrun`);
+      }
+    }
   });
 
-  it('every ```sh block runs, in order, in one shell, as pasted', () => {
+  it('every block runs, in order, in one shell, as pasted', () => {
     const port = new URL(service.url).port;
     const script = [
       'set -euo pipefail',
-      // An HTTP error answer fails the script too (curl alone exits 0 on a 4xx).
-      'curl() { command curl --fail-with-body "$@"; echo; }',
+      // An HTTP error answer fails the script too (curl alone exits 0 on a 4xx). An answer printed to the
+      // terminal (this script's own standard output, not a pipe or a $(...)) must end with a newline, as a
+      // reader's prompt would otherwise follow it on the same line.
+      'TOP=$(readlink /proc/$$/fd/1)',
+      `curl() {
+        local me=$BASHPID
+        if [ "$(readlink /proc/$me/fd/1)" != "$TOP" ]; then command curl --fail-with-body "$@"; return; fi
+        local body; body=$(mktemp)
+        command curl --fail-with-body "$@" > "$body" || { cat "$body"; return 1; }
+        cat "$body"
+        if [ -s "$body" ] && [ "$(tail -c 1 "$body" | wc -l)" = 0 ]; then echo; echo "curl $*: its answer ends with no newline (add -w '\\n')"; return 1; fi
+      }`,
       // `npx refkit` runs this package's bin (node_modules/.bin/refkit, from package.json's "bin"): npx
-      // itself is checked to reach it once, as pasted; then each `npx refkit ...` runs that bin straight,
-      // without npx's own start (about a second a command, most of this test's time otherwise).
-      '[ "$(command npx refkit --help)" = "$(node_modules/.bin/refkit --help)" ] || { echo "npx refkit does not run this package\'s bin"; exit 1; }',
-      `npx() { if [ "$1" = refkit ]; then shift; ${JSON.stringify(join(ROOT, 'node_modules/.bin/refkit'))} "$@"; else command npx "$@"; fi; }`,
+      // itself is checked to reach it once, as pasted in the project folder; then each `npx refkit ...`
+      // runs that bin straight, without npx's own start (about a second a command, most of this test's
+      // time otherwise).
+      `[ "$(cd ${JSON.stringify(ROOT)} && command npx refkit --help)" = "$(${JSON.stringify(BIN)} --help)" ] || { echo "npx refkit does not run this package's bin"; exit 1; }`,
+      `npx() { if [ "$1" = refkit ]; then shift; ${JSON.stringify(BIN)} "$@"; else command npx "$@"; fi; }`,
       ...blocks.map((b) => `echo "--- ${b.name}"\n${b.code.replaceAll('localhost:8787', `localhost:${port}`)}`),
     ].join('\n');
     const run = spawnSync('bash', ['-c', script], {
-      cwd: ROOT,
+      cwd: work,
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
-      // About 40 CLI commands, each a Node start: generous, so that a loaded machine does not cut it short.
+      // About 60 CLI commands, each a Node start: generous, so that a loaded machine does not cut it short.
       timeout: 900_000,
     });
     const output = `${run.stdout}\n${run.stderr}`;

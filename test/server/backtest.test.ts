@@ -144,6 +144,15 @@ eachDatabase(
       assert.deepEqual(proposed.months.map((m) => m.month), ['2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06']);
       assert.deepEqual(proposed.total.current, current.total.current);
       assert.deepEqual(proposed.months[0]!.current, zero());
+
+      // With no period: the campaign's first month to its month now; a far `to` reaches back 120 months.
+      const whole = await s.admin.backtestRules({ id, rules: {} });
+      assert.deepEqual([whole.from, whole.to], ['2026-03', '2026-04']);
+      assert.deepEqual(whole.months, current.months);
+      const far = await s.admin.backtestRules({ id, rules: {}, to: '2040-01' });
+      assert.deepEqual([far.from, far.to, far.months.length], ['2030-02', '2040-01', 120]);
+      const early = await s.admin.backtestRules({ id, rules: {}, to: '2025-12' });
+      assert.deepEqual([early.from, early.to], ['2025-12', '2025-12'], 'a to before the campaign began: that month alone');
     });
 
     it('changed rules: the hand-computed difference', async () => {

@@ -47,7 +47,7 @@ function npmTest(args: string[], env: Record<string, string>) {
 
 describe('npm test: the check of the machine', () => {
   it('with no ruby on PATH, it stops before any suite with one message naming Ruby and how to get it', () => {
-    const run = npmTest(['typecheck'], { ...NOBODY, PATH: pathWith('python3', 'prometheus', 'promtool') });
+    const run = npmTest(['server'], { ...NOBODY, PATH: pathWith('python3', 'prometheus', 'promtool') });
     assert.equal(run.status, 1, run.output);
     assert.match(run.stderr, /^npm test cannot run: this machine lacks what the tests need:$/m);
     assert.match(run.stderr, /^ {2}- Ruby \(no `ruby` on PATH\): needed by the service suite .*To fix: apt-get install -y ruby\.$/m);
@@ -70,6 +70,15 @@ describe('npm test: the check of the machine', () => {
     assert.match(run.stdout, /^npm test: Redis at redis:\/\/127\.0\.0\.1:1 is not available \(.*ECONNREFUSED.*\): that test is skipped\. Under CI this fails\.$/m);
     assert.match(run.stdout, /^npm test: redis-server is not available \(no `redis-server` on PATH\): those tests are skipped\. Under CI this fails\.$/m);
     assert.match(run.stdout, /^npm test: this machine has what the tests need\.$/m);
+  });
+
+  it("checks only what the suites asked for need: lint needs nothing, e2e Chromium but no Ruby", () => {
+    const lint = npmTest(['--preflight', 'lint', 'typecheck'], { ...NOBODY, PATH: pathWith(), CI: 'true' });
+    assert.equal(lint.status, 0, lint.output);
+    assert.match(lint.stdout, /^npm test: this machine has what the tests need\.$/m);
+    const e2e = npmTest(['--preflight', 'e2e'], { ...NOBODY, PATH: pathWith(), CI: 'true' });
+    const listed = e2e.stderr.split('\n').filter((l) => l.startsWith('  - ')).map((l) => l.slice(4).split(' (')[0]);
+    assert.deepEqual(listed, [`PostgreSQL at ${NOBODY.TEST_DATABASE_URL}`], "Chromium is at /usr/bin/chromium here; Ruby, Redis and the rest are the service suite's");
   });
 
   it('refuses a suite it does not know, naming the ones it has', () => {

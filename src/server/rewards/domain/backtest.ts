@@ -90,13 +90,25 @@ function byReferrer<T extends { referrerId: number }>(rows: readonly T[]): Map<n
   return out;
 }
 
+/**
+ * The months to report: those given, or by default the campaign's whole life up to its month now (in its
+ * own time, so a test campaign's moved clock counts), its last 120 months if it is older.
+ */
+function period(campaign: CampaignRow, input: BacktestRulesBody, now: number): { from: string; to: string } {
+  const to = input.to ?? monthOf(now);
+  const earliest = monthOf(monthStart(to, 1 - MAX_BACKTEST_MONTHS));
+  const first = monthOf(campaign.created_on);
+  return { from: input.from ?? (first > to ? to : first < earliest ? earliest : first), to };
+}
+
 export async function backtestRules(ctx: Ctx, actor: Actor, input: BacktestRulesBody): Promise<BacktestAnswer> {
   const campaign = await ownCampaign(ctx, actor, input.id);
-  const start = monthStart(input.from);
-  const end = monthStart(input.to, 1);
+  const { from, to } = period(campaign, input, ctx.now());
+  const start = monthStart(from);
+  const end = monthStart(to, 1);
   if (end <= start) throw invalid('to', 'to must be the same month as from or later');
   const months: string[] = [];
-  for (let m = 0; monthStart(input.from, m) < end; m++) months.push(monthOf(monthStart(input.from, m)));
+  for (let m = 0; monthStart(from, m) < end; m++) months.push(monthOf(monthStart(from, m)));
   if (months.length > MAX_BACKTEST_MONTHS) throw invalid('to', `A backtest covers at most ${MAX_BACKTEST_MONTHS} months`);
   const rules = { current: replayRules(campaign), proposed: replayRules(proposedRow(campaign, input.rules)) };
   const asOf = Math.min(ctx.now(), end);
@@ -129,5 +141,5 @@ export async function backtestRules(ctx: Ctx, actor: Actor, input: BacktestRules
     for (const side of ['current', 'proposed'] as const) for (const k of FIELDS) total[side][k] += f[side][k];
     return { month, ...row(f.current, f.proposed) };
   });
-  return { campaignId: campaign.id, from: input.from, to: input.to, asOf: new Date(asOf).toISOString(), months: out, total: row(total.current, total.proposed), limitations: LIMITATIONS };
+  return { campaignId: campaign.id, from, to, asOf: new Date(asOf).toISOString(), months: out, total: row(total.current, total.proposed), limitations: LIMITATIONS };
 }
