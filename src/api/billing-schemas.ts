@@ -5,12 +5,15 @@ import { PagingQuery } from './schemas.js';
 /** The metadata key (on a Checkout Session, invoice, subscription or charge) that carries a referral code. */
 export const REFKIT_CODE_METADATA = 'refkit_code';
 
+/** The Stripe events Refkit acts on: those to select on the Stripe endpoint (README, the Billing page). */
+export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed'] as const;
+
 export const STRIPE_EVENT_STATUSES = ['applied', 'unmatched', 'ignored', 'held'] as const;
 
 /** A Stripe event a campaign received, as the owner reviews it. */
 export const StripeEventView = Type.Object({
   id: Type.String({ description: "Stripe's event id (evt_...)" }),
-  type: Type.String({ description: 'invoice.paid, checkout.session.completed, charge.refunded, charge.dispute.created or charge.dispute.closed' }),
+  type: Type.String({ description: STRIPE_EVENT_TYPES.join(', ') }),
   status: Type.Union(STRIPE_EVENT_STATUSES.map((s) => Type.Literal(s)), {
     description:
       '`applied`: it paid, refunded or linked a participant; `unmatched`: no participant found (match it by hand); `ignored`: nothing to do, see reason; ' +

@@ -11,6 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import GithubSlugger from 'github-slugger';
 import MarkdownIt from 'markdown-it';
+import { STRIPE_EVENT_TYPES } from '../../src/api/billing-schemas.js';
 import { ROOT } from './helpers/root.js';
 
 const markdown = new MarkdownIt({ html: true });
@@ -67,6 +68,11 @@ describe('documentation links', () => {
       assert.deepEqual(brokenLinks(join(ROOT, page)), []);
     });
   }
+
+  it("README's Stripe set-up names the events to select on the endpoint, as the Billing page does", () => {
+    const step = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## Payments from Stripe')[1]!.split('\n2. ')[0]!;
+    assert.deepEqual([...step.matchAll(/`((?:invoice|checkout|charge)\.[a-z_.]+)`/g)].map((m) => m[1]), [...STRIPE_EVENT_TYPES]);
+  });
 
   it('README links every docs page', () => {
     const linked = new Set(targets(join(ROOT, 'README.md')).map((t) => t.split('#')[0]));

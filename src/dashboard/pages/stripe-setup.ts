@@ -4,14 +4,13 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { REFKIT_CODE_METADATA } from '../../api/billing-schemas.js';
+import { REFKIT_CODE_METADATA, STRIPE_EVENT_TYPES } from '../../api/billing-schemas.js';
 import type { CampaignSettings } from '../../api/client.js';
 import { api } from '../api.js';
 import { confirmAction } from '../confirm.js';
 import { Page } from '../page.js';
 
 /** The events the service acts on (src/server/billing/domain/stripe-events.ts); Stripe sends only those selected. */
-export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed'] as const;
 const SECRET_FIELD = 'stripeWebhookSecret';
 
 /**

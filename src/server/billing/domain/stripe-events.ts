@@ -22,7 +22,7 @@
  * transaction, so a replay finds the row and changes nothing, even after a crash.
  */
 import Stripe from 'stripe';
-import { REFKIT_CODE_METADATA, type StripeEventView } from '../../../api/billing-schemas.js';
+import { REFKIT_CODE_METADATA, STRIPE_EVENT_TYPES, type StripeEventView } from '../../../api/billing-schemas.js';
 import type { StripeEventRow } from '../store/stripe-store.js';
 import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
 import { findCampaign, ownCampaign } from '../../campaigns/domain/campaigns.js';
@@ -49,7 +49,7 @@ const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 's
 type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'> & { odd?: string };
 
 /** The event types Refkit applies (read below). */
-const HANDLED = new Set(['checkout.session.completed', 'invoice.paid', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
+const HANDLED = new Set<string>(STRIPE_EVENT_TYPES);
 
 /**
  * Why a signed event of a handled type cannot be read, if it cannot: Stripe counts money in whole
