@@ -1,4 +1,5 @@
 /** DATABASE_URL as people are shown it: in printed hints (its password masked) and in a failure to open it. */
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './config.js';
 
 /** The URL with its password, if any, replaced by ***: safe to print in a banner or a log. */
@@ -12,6 +13,16 @@ export function maskedDatabaseUrl(url: string): string {
   } catch {
     return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
   }
+}
+
+/**
+ * The URL as a command names the database it acts on: the password masked, a relative SQLite path made
+ * absolute (sqlite:/srv/app/data/refkit.db), so that the line says which file whatever folder it ran in.
+ */
+export function shownDatabaseUrl(url: string): string {
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length).replace(/^\/\//, '') : undefined;
+  if (path === undefined) return maskedDatabaseUrl(url);
+  return path === ':memory:' || isAbsolute(path) ? `sqlite:${path}` : `sqlite:${resolve(path)}`;
 }
 
 /** True when the URL carries a password: a printed hint then says to export it rather than showing it. */

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -102,6 +102,8 @@ describe("the documentation's shell examples", () => {
       timeout: 900_000,
     });
     const output = `${run.stdout}\n${run.stderr}`;
+    // DOCS_OUTPUT=<file> keeps what the session printed, to read while changing a page.
+    if (process.env.DOCS_OUTPUT) writeFileSync(process.env.DOCS_OUTPUT, output);
     assert.equal(run.status, 0, output.slice(-4000));
     // What the examples promise along the way.
     assert.match(output, /^Dee's balance: 10$/m, 'the first referral was credited');
@@ -111,6 +113,12 @@ describe("the documentation's shell examples", () => {
     assert.match(output, /"referralRewardRedeemed":10/);
     assert.match(output, /"rewardEventCompleted":true/);
     assert.match(output, /^created: [1-9]\d*$/m, "the import created participants");
+    assert.match(output, /--- docs\/rewards\.md, block 1\n\{\n {2}current: \{\n {4}credited: [1-9]\d*,/, "the backtest of the demo's months counts its credits");
+    assert.match(output, /^added: 3\n/m, 'the friend coupons went into the pool');
+    assert.match(output, /^offsetMs: 259\d{7}$/m, "the test campaign's clock moved 30 days");
+    assert.match(output, /^url: http:\/\/localhost:3000\/hooks$/m, 'the CLI added the loopback test endpoint, as the demo service allows');
+    assert.match(output, /^backed up to backups\/refkit-2026-11-26\.db /m, 'the backup folder was made');
+    assert.match(output, /^erasedAt: /m, 'the person was erased');
     assert.match(output, /^Exported \d+ campaigns and \d+ webhook endpoints?\.\n(?:.*\n)*?No changes\.$/m, 'the exported campaigns, applied at once, change nothing');
   });
 });

@@ -81,17 +81,19 @@ describe('refkit backup', () => {
     console.log(`${before.length} sign-ups answered before the backup, ${answered.length - before.length} after it began; the copy has ${emails.length}: ${backup.stdout.trim()}`);
   });
 
-  it('[sqlite] refuses a file that exists (a backup is never overwritten) and a database that does not exist', { skip: sqlite!.skip }, async () => {
+  it('[sqlite] refuses a file that exists (a backup is never overwritten) and a database that does not exist; makes a new folder for it', { skip: sqlite!.skip }, async () => {
     const db = await sqlite!.create();
     cleanup.push(() => db.drop());
     const dir = scratch();
-    const first = await cli(['backup', '--to', join(dir, 'a.db')], { DATABASE_URL: db.url });
+    const first = await cli(['backup', '--to', join(dir, 'backups', 'a.db')], { DATABASE_URL: db.url });
     assert.equal(first.code, 0, first.stderr);
-    const again = await cli(['backup', '--to', join(dir, 'a.db')], { DATABASE_URL: db.url });
+    assert.ok(existsSync(join(dir, 'backups', 'a.db')), 'backed up into the new folder');
+    const again = await cli(['backup', '--to', join(dir, 'backups', 'a.db')], { DATABASE_URL: db.url });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /a\.db exists already: a backup goes to a new file/);
     const missing = await cli(['backup', '--to', join(dir, 'b.db')], { DATABASE_URL: `sqlite:${join(dir, 'none.db')}` });
     assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^refkit: there is no database at \S+none\.db to back up: check DATABASE_URL/m);
     assert.equal(existsSync(join(dir, 'none.db')), false, 'no empty database made');
     assert.equal(existsSync(join(dir, 'b.db')), false);
   });

@@ -447,6 +447,16 @@ describe('test mode from the CLI: campaign create --test, key create --test, clo
     const human = await cli(['clock', 'show', '--campaign', String(test.campaignId)], env);
     assert.match(human.stdout, /^offsetMs: \d+$/m);
 
+    // --days: that many days after the campaign's time now; --to or --days, one of them.
+    // (The clock runs on meanwhile: its offset grows by 2 days less the moments between reading and moving it.)
+    const later = await json(['clock', 'advance', '--campaign', String(test.campaignId), '--days', '2']);
+    const grown = Number(later.offsetMs) - Number(moved.offsetMs);
+    assert.ok(grown <= 2 * 86_400_000 && grown > 86_400_000, `offset grew by ${grown} ms`);
+    for (const args of [['--days', '1', '--to', to], []]) {
+      const neither = await cli(['clock', 'advance', '--campaign', String(test.campaignId), ...args], env);
+      assert.equal(neither.code, 1);
+      assert.match(neither.stderr, /^refkit: give the new time with --to <date-time> or --days <n>, one of them\n$/);
+    }
     const back = await cli(['clock', 'advance', '--campaign', String(test.campaignId), '--to', new Date().toISOString()], env);
     assert.equal(back.code, 1);
     assert.match(back.stderr, /forward only.*invalid_request/s);

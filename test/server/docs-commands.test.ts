@@ -1,18 +1,14 @@
 /**
- * The `refkit` command lines the documentation shows but does not run (```console blocks: they start a
- * server, or ask for a password) are valid as pasted: each names a command the CLI has, passes only
- * options that command takes, and carries no synopsis placeholder ([--flag], <value>, ...) that a shell
- * would pass on literally. (The ```sh blocks are run as they are: test/e2e/readme.test.ts.)
+ * The `refkit` command lines the documentation shows but does not run (blocks marked `<!-- not run: ... -->`:
+ * they start a server, need Docker, or ask for a password) are valid as pasted: each names a command the
+ * CLI has, passes only options that command takes, and carries no synopsis placeholder ([--flag],
+ * <value>, ...) that a shell would pass on literally. (The other blocks are run as they are:
+ * test/e2e/readme.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cli } from './helpers/cli.js';
-import { readDoc } from './helpers/docs.js';
-import { ROOT } from './helpers/root.js';
-
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+import { DOC_PAGES, shellBlocks } from './helpers/docs.js';
 
 /** The words of a shell command line: split at blanks outside quotes, the quotes removed; a comment dropped. */
 function words(line: string): string[] {
@@ -25,18 +21,18 @@ function words(line: string): string[] {
 }
 
 /**
- * Every `refkit ...` command line of the pages' console blocks (`npx refkit`, or `refkit` in a container:
+ * Every `refkit ...` command line of the pages' blocks not run (`npx refkit`, or `refkit` in a container:
  * `docker compose exec refkit refkit ...`): its page, the line, the words after the last `refkit`.
  */
-const commands = PAGES.flatMap((page) =>
-  [...readDoc(page).matchAll(/^```console\n([\s\S]*?)^```$/gm)].flatMap((block) =>
-    block[1]!
+const commands = DOC_PAGES.flatMap(shellBlocks)
+  .filter((block) => block.notRun !== undefined)
+  .flatMap((block) =>
+    block.code
       .split('\n')
-      .map((line) => ({ page, line, m: /(?:^|\s)refkit ((?:(?!\brefkit ).)*)$/.exec(line) }))
-      .filter(({ line, m }) => m && !/^Refkit /.test(line))
+      .map((line) => ({ page: block.page, line, m: /(?:^|\s)refkit ((?:(?!\brefkit ).)*)$/.exec(line) }))
+      .filter(({ line, m }) => m && !/^(Refkit |#)/.test(line))
       .map(({ page, line, m }) => ({ page, line, args: words(m![1]!) })),
-  ),
-);
+  );
 
 describe("the documentation's refkit command lines", () => {
   it('there are some to check', () => {

@@ -98,9 +98,11 @@ describe('a PostgreSQL database that does not exist', { skip: kinds[1]!.skip }, 
     for (const args of [['migrate'], ['serve']]) {
       const r = await cli(args, { DATABASE_URL: url.toString(), PORT: '0' });
       assert.equal(r.code, 1);
+      // The database the command acts on (its password masked), then the one line of the failure.
       const lines = r.stderr.trim().split('\n');
-      assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0]!, /^refkit: the PostgreSQL database "refkit_never_created" of DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@[^)]+\) does not exist: create it first, e\.g\. createdb refkit_never_created/);
+      assert.equal(lines.length, 2, r.stderr);
+      assert.match(lines[0]!, /^Database: postgres:\/\/[^:]+:\*\*\*@[^/]+\/refkit_never_created$/);
+      assert.match(lines[1]!, /^refkit: the PostgreSQL database "refkit_never_created" of DATABASE_URL \(postgres:\/\/[^:]+:\*\*\*@[^)]+\) does not exist: create it first, e\.g\. createdb refkit_never_created/);
       assert.doesNotMatch(r.stderr, /hidden-pw/);
     }
   });
@@ -111,8 +113,8 @@ describe('a PostgreSQL that cannot be reached', () => {
     // Port 1: nothing listens there, and an unprivileged process cannot make anything listen.
     const r = await cli(['migrate'], { DATABASE_URL: 'postgres://refkit:hidden-pw@127.0.0.1:1/refkit' });
     assert.equal(r.code, 1);
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /^refkit: cannot reach PostgreSQL at DATABASE_URL \(postgres:\/\/refkit:\*\*\*@127\.0\.0\.1:1\/refkit\): .*ECONNREFUSED.*Is it running, and is the host right\?\n$/);
+    assert.equal(r.stderr.trim().split('\n').length, 2, r.stderr);
+    assert.match(r.stderr, /^Database: postgres:\/\/refkit:\*\*\*@127\.0\.0\.1:1\/refkit\nrefkit: cannot reach PostgreSQL at DATABASE_URL \(postgres:\/\/refkit:\*\*\*@127\.0\.0\.1:1\/refkit\): .*ECONNREFUSED.*Is it running, and is the host right\?\n$/);
   });
 });
 
@@ -127,13 +129,16 @@ describe('logs', () => {
     for (const route of ['auth/session', 'admin/listCampaigns', 'admin/searchParticipants?id=demo', 'admin/getCampaignAnalytics?id=demo', 'admin/listApiKeys', 'admin/listWebhookEndpoints']) {
       assert.equal((await fetch(`${p.url}/api/v1/${route}`, { headers: { cookie } })).status, 200, route);
     }
+    // A caller's well-formed X-Request-Id is the request's id: in its answer's Request-Id and its log line.
+    assert.equal((await fetch(`${p.url}/healthz`, { headers: { 'x-request-id': 'first-start-1' } })).headers.get('request-id'), 'first-start-1');
     assert.equal(await p.stop('SIGTERM'), 0);
     const out = p.output();
     assert.doesNotMatch(out, /unknown format|Deprecation/);
     assert.doesNotMatch(out, /^\{/m);
-    assert.equal(out.match(/GET \/api\/v1\/admin\/listCampaigns 200 \d+ ms$/gm)?.length, 1, out);
+    assert.equal(out.match(/GET \/api\/v1\/admin\/listCampaigns 200 \d+ ms \[[\w.:-]+\]$/gm)?.length, 1, out);
+    assert.match(out, /GET \/healthz 200 \d+ ms \[first-start-1\]$/m);
     assert.equal(out.match(/admin\/listCampaigns/g)?.length, 1, out);
-    assert.equal(out.match(/POST \/api\/v1\/auth\/signIn 200 \d+ ms$/gm)?.length, 1, out);
+    assert.equal(out.match(/POST \/api\/v1\/auth\/signIn 200 \d+ ms \[[\w.:-]+\]$/gm)?.length, 1, out);
     assert.doesNotMatch(out, /owner@example\.com/);
   });
 

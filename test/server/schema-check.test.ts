@@ -100,7 +100,7 @@ for (const kind of kinds) {
       assert.match(diverged.stdout, new RegExp(`^diverged: 1 migration to run \\(${newest}\\) and the database has 1 migration this release does not know \\(${FUTURE}\\)`));
       const migrated = await cli(['migrate'], { DATABASE_URL: db.url });
       assert.equal(migrated.code, 1);
-      assert.match(migrated.stderr, /^refkit: diverged: /);
+      assert.match(migrated.stderr, /^Database: .*\nrefkit: diverged: /);
       await assert.rejects(startProcess({ DATABASE_URL: db.url, REFKIT_SECRET_KEY: KEY }), /does not know \(9999_from_a_newer_release\) and lacks ones it needs/);
       assert.deepEqual(JSON.parse((await check(db, '--json')).stdout), { state: 'diverged', pending: [newest], unknown: [FUTURE] });
     });

@@ -1,11 +1,11 @@
 /** What every `refkit` command shares: where it reads and writes, how it prints answers, and local calls. */
 import { Option } from 'commander';
-import { loadConfig } from '../config.js';
 import type { RowProblem } from '../../api/schemas.js';
 import { recordAudit, type AuditRecord } from '../accounts/domain/audit.js';
 import { CLI_ACTOR } from '../kernel/context.js';
 import { AppError, RowsRefused } from '../kernel/errors.js';
 import { openRuntime, type Runtime } from '../runtime.js';
+import { commandConfig } from './project-database.js';
 
 /** Where a command line reads its settings and input and writes its output: the process's, or a test's. */
 export interface CliIo {
@@ -14,11 +14,15 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** The folder the command runs in, where the project's database is looked for (default: the process's). */
+  cwd?: string;
 }
 
-/** One command line being run: its io, and the exit code a refused command sets. */
+/** One command line being run: its io, the exit code a refused command sets, and its database once chosen. */
 export interface Run extends CliIo {
   exitCode: number;
+  /** The database the command acts on, set (and named on stderr) when it first opens it: ./project-database.ts. */
+  databaseUrl?: string;
 }
 
 export const jsonOption = new Option('--json', 'print the answer as JSON');
@@ -42,11 +46,11 @@ export function printAnswer(run: Run, answer: unknown, json: boolean, empty?: st
 const rowReport = (rows: RowProblem[]) => rows.map((r) => `  line ${r.line}${r.field ? `, ${r.field}` : ''}: ${r.message}\n`).join('');
 
 /**
- * Runs `task` against the database of DATABASE_URL; a refusal prints its message (and an import's
- * refused rows) and exits 1.
+ * Runs `task` against the command's database (./project-database.ts); a refusal prints its message (and
+ * an import's refused rows) and sets exit code 1 (a command that goes on after it reads run.exitCode).
  */
 export async function withDatabase(run: Run, json: boolean, task: (runtime: Runtime) => Promise<void>): Promise<void> {
-  const runtime = await openRuntime(loadConfig(run.env));
+  const runtime = await openRuntime(commandConfig(run));
   try {
     await task(runtime);
   } catch (err) {
@@ -60,7 +64,7 @@ export async function withDatabase(run: Run, json: boolean, task: (runtime: Runt
   }
 }
 
-/** Runs a domain call against the database of DATABASE_URL and prints its answer; a refusal prints its message and exits 1. */
+/** Runs a domain call against the command's database and prints its answer; a refusal prints its message and exits 1. */
 export function local(run: Run, fn: (runtime: Runtime) => Promise<unknown>, json: boolean, empty?: string): Promise<void> {
   return withDatabase(run, json, async (runtime) => printAnswer(run, await fn(runtime), json, empty));
 }

@@ -7,13 +7,13 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import { exportAuditLog } from '../accounts/domain/audit.js';
 import { CLI_ACTOR } from '../kernel/context.js';
 import type { Role } from '../kernel/roles.js';
 import { inviteMember } from '../accounts/domain/team.js';
 import { jsonOption, localChange, withDatabase, type Run } from './cli-run.js';
 import { roleOption } from './cli-users.js';
+import { commandConfig } from './project-database.js';
 
 /** Calls one admin route in process as the CLI and prints its answer (cli.ts's `admin`). */
 export type CallAdmin = (method: 'GET' | 'POST', route: string, body: Record<string, unknown>, json: boolean, empty?: string) => Promise<void>;
@@ -53,7 +53,7 @@ export function teamCommands(program: Command, run: Run, { admin }: { admin: Cal
       localChange(
         run,
         'team invite',
-        ({ ctx }) => inviteMember(ctx, CLI_ACTOR, o, loadConfig(run.env).publicUrl, 'return'),
+        ({ ctx }) => inviteMember(ctx, CLI_ACTOR, o, commandConfig(run).publicUrl, 'return'),
         ({ link: _link, ...invitation }) => ({ target: invitation.email, after: invitation }),
         !!o.json,
       ),

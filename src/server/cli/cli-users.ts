@@ -21,6 +21,9 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
+/** What a command that set a password says once it is set (on stderr), never the password. */
+export const PASSWORD_SET = 'Password set.\n';
+
 /** How a command that sets a password was told it. */
 export interface PasswordOptions {
   passwordStdin?: boolean;
@@ -86,6 +89,7 @@ export function userCommands(user: Command, run: Run): void {
         (a) => ({ target: a.email, after: { ...a, role: o.role } }),
         !!o.json,
       );
+      if (run.exitCode === 0) run.stderr.write(PASSWORD_SET);
     });
   user
     .command('list')

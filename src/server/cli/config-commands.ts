@@ -4,13 +4,14 @@
  * would change, field by field, and (without --dry-run) changes it, all in one transaction.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import { exportConfig } from '../operations/domain/config-files.js';
 import { applyConfig, ConfigRefused, type Change, type Plan, type PlanEntry } from '../operations/domain/config-plan.js';
 import { recordAudit } from '../accounts/domain/audit.js';
 import { CLI_ACTOR, DEFAULT_ACCOUNT, type Ctx } from '../kernel/context.js';
 import { withDatabase, type Run } from './cli-run.js';
 import { describeProblem, readConfigDir, writeConfigDir } from './config-yaml.js';
+import { privateWebhooksAllowed } from './private-webhooks.js';
+import { commandConfig } from './project-database.js';
 
 /** A value in a plan: JSON, cut short when long (the files themselves are what a review reads in full). */
 function shown(value: unknown): string {
@@ -81,10 +82,11 @@ export function addConfigCommands(program: Command, run: Run): void {
         run.exitCode = 1;
         return;
       }
-      const { webhookAllowPrivate } = loadConfig(run.env);
       await withDatabase(run, false, async ({ ctx }) => {
         try {
-          const plan = await applyConfig(ctx, DEFAULT_ACCOUNT, files.set, { dryRun: !!o.dryRun, allowPrivate: webhookAllowPrivate });
+          // Its webhook endpoints' targets are checked as `webhook add` checks them.
+          const allowPrivate = await privateWebhooksAllowed(run.env, commandConfig(run), ctx);
+          const plan = await applyConfig(ctx, DEFAULT_ACCOUNT, files.set, { dryRun: !!o.dryRun, allowPrivate });
           if (!o.dryRun) await recordApplied(ctx, plan);
           run.stdout.write(describePlan(plan, !!o.dryRun));
         } catch (err) {

@@ -2,14 +2,16 @@
  * `refkit migrate [--check]` and `refkit backup --to FILE`: the database's schema and its copies, acted on
  * without opening the service (no runtime, no migration unless asked for). See docs/operate.md.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { jsonOption, type Run } from './cli-run.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError } from '../config.js';
 import { databaseOpenError } from '../database-url.js';
 import { backupSqlite } from '../operations/store/backup.js';
 import { connect, dialectOf, sqlitePath, type Db } from '../store/connect.js';
 import { migrate, migrationNames, schemaStatus, type SchemaStatus } from '../store/migrations.js';
+import { commandConfig } from './project-database.js';
 
 /**
  * `migrate --check`'s exit codes past 0 (up to date), one per answer a deploy script acts on differently
@@ -44,9 +46,8 @@ function describe(status: SchemaStatus): string {
   }
 }
 
-/** Runs `task` on DATABASE_URL's database, opened without migrating; a missing one is a ConfigError. */
-async function withConnection<T>(run: Run, task: (c: Db) => Promise<T>): Promise<T> {
-  const { databaseUrl } = loadConfig(run.env);
+/** Runs `task` on the database, opened without migrating; a missing one is a ConfigError. */
+async function withConnection<T>(databaseUrl: string, task: (c: Db) => Promise<T>): Promise<T> {
   const c = connect(databaseUrl);
   try {
     return await task(c);
@@ -57,13 +58,12 @@ async function withConnection<T>(run: Run, task: (c: Db) => Promise<T>): Promise
   }
 }
 
-/** The standing of DATABASE_URL's schema, changing nothing (a SQLite file that does not exist is not made). */
-async function readStanding(run: Run): Promise<SchemaStatus> {
-  const { databaseUrl } = loadConfig(run.env);
+/** The standing of the database's schema, changing nothing (a SQLite file that does not exist is not made). */
+async function readStanding(databaseUrl: string): Promise<SchemaStatus> {
   if (dialectOf(databaseUrl) === 'sqlite' && sqlitePath(databaseUrl) !== ':memory:' && !existsSync(sqlitePath(databaseUrl))) {
     return { pending: migrationNames('sqlite'), unknown: [] };
   }
-  return withConnection(run, (c) => schemaStatus(c.db, c.dialect));
+  return withConnection(databaseUrl, (c) => schemaStatus(c.db, c.dialect));
 }
 
 export function addDatabaseCommands(program: Command, run: Run): void {
@@ -73,10 +73,12 @@ export function addDatabaseCommands(program: Command, run: Run): void {
     .option('--check', `change nothing: exit 0 when up to date, ${CHECK_EXIT.behind} when behind (migrations to run), ${CHECK_EXIT.ahead} when ahead (a newer release migrated it), ${CHECK_EXIT.diverged} when both`)
     .addOption(jsonOption)
     .action(async (o: { check?: boolean; json?: boolean }) => {
-      const before = await readStanding(run);
+      // Outside a project it migrates ./data/refkit.db, as `serve` makes it there.
+      const { databaseUrl } = commandConfig(run, { fallback: 'here' });
+      const before = await readStanding(databaseUrl);
       // Refused before connecting to migrate: the migrator would fail on it with a less helpful message.
       if (!o.check && standing(before) === 'diverged') throw new ConfigError(describe(before));
-      const status = o.check ? before : await withConnection(run, (c) => migrate(c.db, c.dialect));
+      const status = o.check ? before : await withConnection(databaseUrl, (c) => migrate(c.db, c.dialect));
       const state = standing(status);
       if (o.json) run.stdout.write(`${JSON.stringify({ state, ...status })}\n`);
       else if (o.check) run.stdout.write(`${describe(status)}\n`);
@@ -87,14 +89,18 @@ export function addDatabaseCommands(program: Command, run: Run): void {
   program
     .command('backup')
     .description('copy the live SQLite database to a new file, consistent while the service writes (PostgreSQL: pg_dump)')
-    .requiredOption('--to <file>', 'the copy; must not exist yet')
+    .requiredOption('--to <file>', 'the copy; must not exist yet (its folder is made if need be)')
     .action(async (o: { to: string }) => {
-      const { databaseUrl } = loadConfig(run.env);
+      const { databaseUrl } = commandConfig(run);
       if (dialectOf(databaseUrl) === 'postgres') {
         throw new ConfigError('refkit backup copies a SQLite database; back up PostgreSQL with pg_dump or your provider\'s point-in-time recovery (docs/operate.md)');
       }
+      const from = sqlitePath(databaseUrl);
+      if (!existsSync(from)) throw new ConfigError(`there is no database at ${from} to back up: check DATABASE_URL, or run this in the project's folder`);
       if (existsSync(o.to)) throw new ConfigError(`${o.to} exists already: a backup goes to a new file`);
-      const { bytes, ms } = backupSqlite(sqlitePath(databaseUrl), o.to);
+      // A folder for the backups is made when it is new (`--to backups/refkit-2026-11-26.db`, as docs/operate.md shows).
+      mkdirSync(dirname(o.to), { recursive: true });
+      const { bytes, ms } = backupSqlite(from, o.to);
       run.stdout.write(`backed up to ${o.to} (${(bytes / 1e6).toFixed(1)} MB in ${ms} ms)\n`);
     });
 }

@@ -4,17 +4,11 @@
  * left signed in somewhere).
  */
 import { Option, type Command } from 'commander';
-import { passwordOptions, type PasswordOptions } from './cli-users.js';
-import type { Ctx } from '../kernel/context.js';
+import { newPassword, passwordOptions, PASSWORD_SET, type PasswordOptions } from './cli-users.js';
 import { resetOwner, signOutOwner } from '../accounts/domain/owners.js';
+import { localChange, type Run } from './cli-run.js';
 
-/** Runs a domain change against the service's database, writes its audit entry as `action`, and prints its answer (cli-run.ts's `localChange`). */
-export type RunLocal = (action: string, fn: (ctx: Ctx) => Promise<{ email: string }>, json: boolean) => Promise<void>;
-
-/** The new password, asked for or read as `user create` does (cli-users.ts, newPassword). */
-export type AskPassword = (o: PasswordOptions) => Promise<string>;
-
-export function addOwnerAccountCommands(user: Command, local: RunLocal, askPassword: AskPassword): void {
+export function addOwnerAccountCommands(user: Command, run: Run): void {
   passwordOptions(
     user
       .command('reset-password')
@@ -23,13 +17,16 @@ export function addOwnerAccountCommands(user: Command, local: RunLocal, askPassw
   )
     .addOption(new Option('--json', 'print the answer as JSON'))
     .action(async (o: PasswordOptions & { email: string; json?: boolean }) => {
-      const password = await askPassword(o);
-      await local('user reset-password', (ctx) => resetOwner(ctx, o.email, password), !!o.json);
+      const password = await newPassword(run, o);
+      await localChange(run, 'user reset-password', ({ ctx }) => resetOwner(ctx, o.email, password), (a) => ({ target: a.email, after: a }), !!o.json);
+      if (run.exitCode === 0) run.stderr.write(PASSWORD_SET);
     });
   user
     .command('sign-out')
     .description('sign an owner out everywhere: every session of theirs ends')
     .requiredOption('--email <email>')
     .addOption(new Option('--json', 'print the answer as JSON'))
-    .action((o: { email: string; json?: boolean }) => local('user sign-out', (ctx) => signOutOwner(ctx, o.email), !!o.json));
+    .action((o: { email: string; json?: boolean }) =>
+      localChange(run, 'user sign-out', ({ ctx }) => signOutOwner(ctx, o.email), (a) => ({ target: a.email, after: a }), !!o.json),
+    );
 }

@@ -13,8 +13,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `stdin`: what the command reads from its standard input (not a terminal), e.g. for --password-stdin. */
-export async function cli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliResult> {
+/**
+ * `stdin`: what the command reads from its standard input (not a terminal), e.g. for --password-stdin;
+ * `cwd`: the folder it runs in (where it looks for the project's database without DATABASE_URL).
+ */
+export async function cli(args: string[], env: Record<string, string>, stdin = '', { cwd }: { cwd?: string } = {}): Promise<CliResult> {
   const out = { stdout: '', stderr: '' };
   const capture = (stream: keyof typeof out) =>
     new Writable({
@@ -23,6 +26,6 @@ export async function cli(args: string[], env: Record<string, string>, stdin = '
         done();
       },
     });
-  const { code } = await runCli(args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdin: Readable.from([stdin]), stdout: capture('stdout'), stderr: capture('stderr') });
+  const { code } = await runCli(args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdin: Readable.from([stdin]), stdout: capture('stdout'), stderr: capture('stderr'), ...(cwd !== undefined && { cwd }) });
   return { code, ...out };
 }

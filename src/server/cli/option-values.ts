@@ -1,0 +1,43 @@
+/** How the CLI's option values are read: numbers, repeated flags, and the short forms of a few settings. */
+import { InvalidArgumentError } from 'commander';
+import type { LeaderboardSettings, Milestone, WaitlistSettings } from '../../api/schemas.js';
+
+export function int(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('Not an integer.');
+  return n;
+}
+
+export function decimal(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('Not a number.');
+  return n;
+}
+
+/** A flag given several times: each value, in order. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export const intOrNone = (value: string): number | null => (value === 'none' ? null : int(value));
+
+/** `month:10` -> { period: 'month', size: 10 }; `off` -> null. */
+export function leaderboardOption(value: string): LeaderboardSettings | null {
+  if (value === 'off') return null;
+  const [period, size = ''] = value.split(':');
+  if (period !== 'all' && period !== 'month') throw new InvalidArgumentError('Expected all:<size>, month:<size> or off, e.g. month:10.');
+  return { period, size: int(size) };
+}
+
+/** `5` -> { spotsPerReferral: 5 }; `5:qualified` -> counts qualified referrals; `off` -> null. */
+export function waitlistOption(value: string): WaitlistSettings | null {
+  if (value === 'off') return null;
+  const [spots = '', counts = 'signups', ...rest] = value.split(':');
+  if ((counts !== 'signups' && counts !== 'qualified') || rest.length > 0) throw new InvalidArgumentError('Expected <spots>, <spots>:qualified or off, e.g. 5.');
+  return { spotsPerReferral: int(spots), counts };
+}
+
+/** `3:50:Free month` -> { referrals: 3, reward: 50, label: 'Free month' } (the label may hold colons). */
+export function collectMilestone(value: string, previous: Milestone[] = []): Milestone[] {
+  const [referrals = '', reward = '', ...label] = value.split(':');
+  if (label.length === 0) throw new InvalidArgumentError('Expected referrals:reward:label, e.g. 3:50:Free month.');
+  return [...previous, { referrals: int(referrals), reward: int(reward), label: label.join(':') }];
+}
