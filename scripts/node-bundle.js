@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Loaded from node_modules as usual, never bundled: packages that find their own files at run time
- * (__dirname: pino's worker, swagger's assets, commander, ioredis), pino-pretty (demo mode's alone: kept out of what every command loads),
+ * (__dirname: pino's worker, swagger's and redoc's files, commander, ioredis), pino-pretty (demo mode's alone: kept out of what every command loads),
  * mjml (large, and loaded only by a process that sends lifecycle emails), native ones (better-sqlite3), and pg,
  * which the store loads lazily with a runtime require the bundler cannot follow (one copy of it, so the
  * type parsers the store sets are the ones every connection uses).
  */
-export const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pino', 'thread-stream', '@fastify/swagger', '@fastify/swagger-ui', 'commander', 'ioredis', 'pino-pretty', 'mjml'];
+export const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pino', 'thread-stream', '@fastify/swagger', 'redoc', 'commander', 'ioredis', 'pino-pretty', 'mjml'];
 
 const inPackages = (path, packages) => packages.some((p) => path === p || path.startsWith(`${p}/`));
 

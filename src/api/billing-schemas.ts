@@ -47,6 +47,50 @@ export const MatchStripeEventBody = Type.Object(
 );
 export type MatchStripeEventBody = Static<typeof MatchStripeEventBody>;
 
+const StripeId = (description: string) => Type.Union([Type.String(), Type.Object({ id: Type.String() }, { additionalProperties: true }), Type.Null()], { description });
+
+/**
+ * What Stripe posts to the receiver: an Event object (Stripe's API reference, "The Event object"), of which
+ * the fields Refkit reads are listed; Stripe sends more, and every field is taken as it comes. Documented for
+ * clients and tools only: the route reads the raw bytes, as the Stripe-Signature is over them.
+ */
+export const StripeEventBody = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (evt_...): each is applied once' }),
+    object: Type.Literal('event'),
+    type: Type.String({ description: `The event type; Refkit acts on ${STRIPE_EVENT_TYPES.join(', ')} and answers any other 200, ignored` }),
+    api_version: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    created: Type.Integer({ description: 'Epoch seconds' }),
+    livemode: Type.Boolean(),
+    pending_webhooks: Type.Optional(Type.Integer()),
+    account: Type.Optional(Type.String({ description: 'The connected account (acct_...), for Connect events' })),
+    request: Type.Optional(Type.Union([Type.Object({ id: Type.Union([Type.String(), Type.Null()]), idempotency_key: Type.Union([Type.String(), Type.Null()]) }), Type.Null()])),
+    data: Type.Object({
+      object: Type.Object(
+        {
+          id: Type.String(),
+          object: Type.String({ description: 'checkout.session, invoice, charge or dispute' }),
+          amount_total: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'checkout.session.completed: the amount paid, in the smallest currency unit' })),
+          amount_paid: Type.Optional(Type.Integer({ description: 'invoice.paid: the amount paid, in the smallest currency unit' })),
+          amount_refunded: Type.Optional(Type.Integer({ description: "charge.refunded: the charge's refunds in all, in the smallest currency unit" })),
+          amount: Type.Optional(Type.Integer({ description: 'charge.dispute.*: the disputed amount, in the smallest currency unit' })),
+          currency: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'ISO 4217, lower case' })),
+          customer: Type.Optional(StripeId('The Stripe customer (cus_...)')),
+          customer_email: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+          client_reference_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'checkout.session: the referral code, when the checkout link carries it' })),
+          metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: `${REFKIT_CODE_METADATA}: the referral code` })),
+          charge: Type.Optional(StripeId('The charge (ch_...)')),
+          payment_intent: Type.Optional(StripeId('The payment intent (pi_...)')),
+          status: Type.Optional(Type.String({ description: 'charge.dispute.closed: won, lost, ...' })),
+        },
+        { additionalProperties: true, description: 'The object the event is about, as Stripe sends it' },
+      ),
+      previous_attributes: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  },
+  { additionalProperties: true },
+);
+
 export const StripeReceived = Type.Object({
   received: Type.Literal(true),
   outcome: Type.Union([...STRIPE_EVENT_STATUSES.map((s) => Type.Literal(s)), Type.Literal('duplicate')], {

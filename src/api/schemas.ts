@@ -649,6 +649,7 @@ export const ParticipantErasedEvent = Type.Object({
   }),
   createdAt: Type.Integer({ description: 'epoch milliseconds' }),
   updatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+  livemode: Type.Optional(LiveMode),
 });
 export type ParticipantErasedEvent = Static<typeof ParticipantErasedEvent>;
 

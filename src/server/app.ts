@@ -2,8 +2,6 @@
 import campaignTime from './http/campaign-time.js';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
 import type { Actor, Ctx } from './kernel/context.js';
@@ -19,7 +17,9 @@ import { sharedCompilers } from './http/schema-compilers.js';
 import { closing } from './http/closing.js';
 import hostCheck from './http/host.js';
 import { demoLogging, loggerOptions } from './http/logging.js';
-import securityHeaders, { DOCS_CSP } from './http/security-headers.js';
+import securityHeaders from './http/security-headers.js';
+import openapi from './http/openapi.js';
+import requestIdHeader, { requestId } from './http/request-id.js';
 import { sessionCookie } from './http/session-cookie.js';
 import { extendAjv, FORMATS } from './kernel/validation.js';
 import { metricsRoutes, type MetricsRouteOptions } from './operations/routes/metrics-route.js';
@@ -69,6 +69,8 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   const app = Fastify({
     ...(readable ? await demoLogging(config.logLevel) : { logger: logger === false ? false : loggerOptions(config.logLevel, logger ?? {}) }),
     bodyLimit: BODY_LIMIT,
+    // One id per request, in its log lines and its Request-Id header (./http/request-id.ts).
+    genReqId: requestId,
     trustProxy: proxyTrust(config.trustProxy),
     // Unknown fields are an error where a schema forbids them, never silently dropped.
     ajv: { customOptions: { removeAdditional: false }, onCreate: extendAjv },
@@ -86,27 +88,13 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   const cookieName = sessionCookie(config.publicUrl);
   app.decorate('sessionCookie', cookieName);
   registerErrorHandling(app);
+  await app.register(requestIdHeader);
   await app.register(securityHeaders);
   await app.register(closing);
   await app.register(hostCheck);
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'Refkit referral service',
-        version: '1.0.0',
-        description: 'The Referral Program Service Interface, plus Refkit admin routes. Errors: {"error":{"code","message","field?"}}.',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: cookieName.name, description: 'A dashboard owner’s session (changes also need x-csrf-token)' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: DOCS_CSP });
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Before the routes: the OpenAPI document records them as they are added (./http/openapi.ts).
+  await app.register(openapi, { publicUrl: config.publicUrl, sessionCookieName: cookieName.name });
 
   // Decorators only (parseCookie, serializeCookie): its hooks would parse cookies and allocate a Map on
   // every request, and only the session cookie of the dashboard's routes is ever read (./http/access.ts).

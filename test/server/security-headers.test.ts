@@ -27,7 +27,7 @@ eachDatabaseShared('security headers', (service) => {
     const answers = {
       demo: await get('/demo/'),
       docs: await get('/api/docs/'),
-      docsAsset: await get('/api/docs/static/swagger-initializer.js'),
+      docsAsset: await get('/api/docs/docs.js'),
       api: await get(`/api/v1/getCampaign?id=${id}`),
       error: await get('/api/v1/getCampaign'),
       notFound: await get('/nope'),

@@ -73,8 +73,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * Fastify's router errors, given to its `frameworkErrors` option: a path that is no valid percent-encoding
  * (`/api/docs/%zz`), a route parameter too long. Fastify answers them in a shape of its own otherwise.
  */
-export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void reply.status(400).send(envelope('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoding' : err.message));
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Refused before any hook runs: the Request-Id the hooks would have set (./request-id.ts), here.
+  void reply.status(400).header('request-id', request.id).send(envelope('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoding' : err.message));
 }
 
 /** The answers to requests Node's HTTP parser refuses, which never reach Fastify (see clientErrorHandler). */

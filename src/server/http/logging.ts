@@ -54,8 +54,8 @@ class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // The URL redacted as in the JSON log's serializer.
-    const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`;
+    // The URL redacted as in the JSON log's serializer; the id last, as the answer's Request-Id has it (./request-id.ts).
+    const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms [${request.id}]`;
     if (error) reply.log.error({ err: error }, line);
     else reply.log.info(line);
   }
@@ -63,7 +63,7 @@ class OneLinePerRequest extends LogController {
 
 /**
  * Demo mode (`npm start`) logs like a dev server, for a person at a terminal: one readable line per
- * request (method, URL, status, time) instead of two JSON records, and readable lines for the rest.
+ * request (method, URL, status, time, its Request-Id) instead of two JSON records, and readable lines for the rest.
  * Production keeps pino's JSON, one record per line, for log collectors.
  */
 export async function demoLogging(level: string): Promise<Pick<FastifyServerOptions, 'logger' | 'logController'>> {

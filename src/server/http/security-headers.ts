@@ -2,7 +2,7 @@
  * Security headers on every answer (helmet): a Content-Security-Policy that lets the demo page
  * run only the service's own scripts and styles, `nosniff`, a referrer policy, no framing by other sites.
  * The JSON API has a shorter set of its own (API_HEADERS), the docs (/api/docs) their own CSP, DOCS_CSP
- * (swagger-ui sets inline styles), and so does the dashboard (DASHBOARD_HEADERS). The widget bundle
+ * (Redoc styles elements inline), and so does the dashboard (DASHBOARD_HEADERS). The widget bundle
  * is fetched by other sites' pages, so it is the one resource marked Cross-Origin-Resource-Policy:
  * cross-origin (operations/routes/assets.ts).
  */
@@ -11,10 +11,14 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet from 'helmet';
 
-/** The CSP of /api/docs: swagger-ui's scripts are files, but it styles elements inline. */
+/**
+ * The CSP of /api/docs (./openapi.ts): Redoc's bundle and its starter are files of this origin, it reads
+ * the document from here, styles elements inline (styled-components), draws icons as data: images, and
+ * runs its search index in a worker it makes from a blob: URL. Nothing else, from anywhere.
+ */
 export const DOCS_CSP =
-  "default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'self'; form-action 'self'; " +
-  "script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
+  "default-src 'none'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; form-action 'none'; " +
+  "script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; worker-src blob:";
 
 /**
  * The dashboard's own: it runs on this origin only (no framing at all, against clickjacking; no scripts

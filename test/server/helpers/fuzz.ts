@@ -58,7 +58,7 @@ const CSV_OPERATIONS = new Set(['POST /api/v1/admin/importParticipants']);
 const HIDDEN_ROUTES: { method: string; path: RegExp; why: string }[] = [
   { method: 'OPTIONS', path: /^\/api\/v1\/\w+$/, why: 'CORS preflights of the public routes (auth.test.ts)' },
   { method: 'GET|HEAD', path: /^\/api\/openapi\.json$/, why: 'the OpenAPI document itself (errors.test.ts)' },
-  { method: 'GET|HEAD', path: /^\/api\/docs(\/.*)?$/, why: 'the document viewer, @fastify/swagger-ui (errors.test.ts, security-headers.test.ts)' },
+  { method: 'GET|HEAD', path: /^\/api\/docs(\/.*)?$/, why: 'the document viewer, Redoc (openapi.test.ts, security-headers.test.ts)' },
   { method: 'GET|HEAD', path: /^\/admin(\/?\*)?$/, why: "the dashboard's files (security-headers.test.ts, e2e)" },
   { method: 'GET|HEAD', path: /^\/widget\/\*$|^\/\*$|^\*$/, why: "the widget's files (security-headers.test.ts, e2e)" },
 ];

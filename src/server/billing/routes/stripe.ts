@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListStripeEventsQuery, ListStripePayoutsQuery, MatchStripeEventBody, RetryStripePayoutBody, StripeEventView, StripePayoutView, StripeReceived } from '../../../api/billing-schemas.js';
+import { ListStripeEventsQuery, ListStripePayoutsQuery, MatchStripeEventBody, RetryStripePayoutBody, StripeEventBody, StripeEventView, StripePayoutView, StripeReceived } from '../../../api/billing-schemas.js';
 import { requireActor } from '../../http/access.js';
 import { listStripeEvents, matchStripeEvent, receiveStripeEvent } from '../domain/stripe-events.js';
 import { listStripePayouts, presentStripePayout, retryStripePayout } from '../../payouts/domain/stripe-payout-views.js';
@@ -23,7 +23,8 @@ const stripeWebhook: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/integrations/stripe/:campaignId',
     {
-      config: { access: 'public' as const },
+      // The body is Stripe's signed bytes, read raw: described in the OpenAPI document, not parsed against it.
+      config: { access: 'public' as const, documentedBody: StripeEventBody },
       schema: {
         tags: ['integrations'],
         summary: "Receive a campaign's Stripe webhook events",

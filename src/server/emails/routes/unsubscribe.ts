@@ -21,7 +21,9 @@ const LinkQuery = Type.Object({
   t: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'The signature' }),
 });
 
-const schema = { tags: ['emails'], querystring: LinkQuery, response: { 200: Type.String(), 400: ApiErrorBody, 404: ApiErrorBody } };
+/** The answer is a page (HTML), in the participant's language; refusals are JSON, in the error envelope. */
+const answers = (page: string) => ({ 200: { description: page, content: { 'text/html': { schema: Type.String() } } }, 400: ApiErrorBody, 404: ApiErrorBody });
+const schema = { tags: ['emails'], querystring: LinkQuery };
 
 function page(lang: Locale, campaign: CampaignRow, sentence: string, form?: string): string {
   const text = escapeHtml(fill(sentence, { campaign: campaign.name }));
@@ -40,7 +42,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
 
   app.get(
     UNSUBSCRIBE_PATH,
-    { config: { access: 'public' }, preHandler: app.publicRateLimit, schema: { ...schema, summary: 'The unsubscribe page of a lifecycle email (asks first)' } },
+    { config: { access: 'public' }, preHandler: app.publicRateLimit, schema: { ...schema, summary: 'The unsubscribe page of a lifecycle email (asks first)', response: answers('The page that asks before unsubscribing, with its button') } },
     async (request, reply) => {
       const { campaign, participantId } = await checkUnsubscribeLink(request.ctx, request.query);
       const form = `${UNSUBSCRIBE_PATH}?${new URLSearchParams(request.query).toString()}`;
@@ -55,7 +57,11 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ ctx: Ctx }> = async 
     {
       config: { access: 'public' },
       preHandler: app.publicRateLimit,
-      schema: { ...schema, summary: 'Unsubscribe from a campaign\'s lifecycle emails at once (RFC 8058 one-click: body List-Unsubscribe=One-Click)' },
+      schema: {
+        ...schema,
+        summary: 'Unsubscribe from a campaign\'s lifecycle emails at once (RFC 8058 one-click: body List-Unsubscribe=One-Click)',
+        response: answers('The page saying the address is unsubscribed'),
+      },
     },
     async (request, reply) => {
       const campaign = await unsubscribe(request.ctx, request.query);
