@@ -3,6 +3,10 @@
  * (../migration-rules.test.ts) hold this code against. A commit hash, not a tag: a clean clone has every
  * commit but not always the tags. Bumped at each release to the commit that release shipped
  * (docs/operate.md, "Upgrades").
+ *
+ * Its build uses this checkout's node_modules (scripts/revision.ts), so a package the previous release
+ * imports stays a devDependency until this is bumped past its removal: `@fastify/swagger-ui` (the API
+ * docs page became Redoc after this release).
  */
 import { execFileSync } from 'node:child_process';
 import { ROOT } from './root.js';
