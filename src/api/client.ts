@@ -3,6 +3,7 @@
  * tests use it, so that the wire shapes are spelled once (in ./schemas.ts, imported here as types only: this file
  * adds nothing but itself to a browser bundle).
  */
+import type { AdminSetPayoutMethodBody, CashPayout, CreatePayoutsAnswer, ListPayoutsQuery, PayoutMethodView, PayoutsAnswer } from './payout-schemas.js';
 import type {
   AddParticipantBody,
   ApiErrorBody,
@@ -423,6 +424,25 @@ export class RefkitClient extends BrowserClient {
   }
   retryStripePayout(id: string, payoutId: number): Promise<StripePayoutView> {
     return this.postJson('/api/v1/admin/retryStripePayout', { id, payoutId });
+  }
+  // ---- cash payouts (docs/payouts.md) ----
+  setPayoutMethod(body: AdminSetPayoutMethodBody): Promise<PayoutMethodView> {
+    return this.postJson('/api/v1/admin/setPayoutMethod', body);
+  }
+  createPayouts(id: string): Promise<CreatePayoutsAnswer> {
+    return this.postJson('/api/v1/admin/createPayouts', { id });
+  }
+  approvePayouts(id: string, payoutIds: number[]): Promise<PayoutsAnswer> {
+    return this.postJson('/api/v1/admin/approvePayouts', { id, payoutIds });
+  }
+  cancelPayouts(id: string, payoutIds: number[]): Promise<PayoutsAnswer> {
+    return this.postJson('/api/v1/admin/cancelPayouts', { id, payoutIds });
+  }
+  listPayouts(id: string, query: Omit<ListPayoutsQuery, 'id'> = {}): Promise<CashPayout[]> {
+    return this.listPayoutsPage(id, query).then((p) => p.items);
+  }
+  listPayoutsPage(id: string, query: Omit<ListPayoutsQuery, 'id'> = {}): Promise<Page<CashPayout>> {
+    return this.getPage('/api/v1/admin/listPayouts', { id, ...query });
   }
   /** Lets in the first `count` of a campaign's waitlist, or the participants with `emails`. */
   grantAccess(body: GrantAccessBody): Promise<GrantAccessResult> {

@@ -7,6 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
+import { CashPayoutSettings } from './cash-payout-settings.js';
 
 export const DateTime = Type.String({ format: 'date-time' });
 
@@ -107,6 +108,11 @@ export const ErrorCode = Type.Union(
     'last_owner',
     'invitation_not_found',
     'not_held',
+    'cash_payouts_off',
+    'payouts_not_configured',
+    'payout_provider_error',
+    'encryption_key_missing',
+    'payout_not_found',
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',
@@ -360,6 +366,9 @@ export const CampaignFields = {
     }),
   ),
   stripeRewardMode: Type.Optional(StripeRewardMode),
+  cashPayouts: Type.Optional(
+    Type.Union([CashPayoutSettings, Type.Null()], { description: 'Cash payouts by PayPal or Stripe Connect (docs/payouts.md); null: none. Only for rewards that are money' }),
+  ),
   rewardCodesLowThreshold: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1_000_000, 'x-finite': true, description: 'reward_codes_low fires when a reward code pool has fewer codes left than this (default 10; 0: never)' }),
   ),
@@ -550,7 +559,7 @@ export type Ok = Static<typeof Ok>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
-export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted', 'participant_erased', 'dispute_opened', 'dispute_closed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['referrer_added', 'referee_added', 'reward_unlocked', 'milestone_reached', 'reward_reversed', 'reward_codes_low', 'access_granted', 'participant_erased', 'dispute_opened', 'dispute_closed', 'payout_sent', 'payout_paid', 'payout_failed'] as const;
 export const WebhookEventType = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -602,6 +611,20 @@ export const WebhookEventData = Type.Object({
         status: Type.Union([Type.Literal('open'), Type.Literal('won'), Type.Literal('lost')]),
       },
       { description: 'dispute_opened and dispute_closed (about the payer): the dispute' },
+    ),
+  ),
+  payout: Type.Optional(
+    Type.Object(
+      {
+        payoutId: Type.Integer(),
+        email: Type.String(),
+        amount: Type.Integer({ description: 'In whole units of currency' }),
+        currency: Type.String(),
+        method: Type.Union([Type.Literal('paypal'), Type.Literal('stripe_connect')]),
+        status: Type.String({ description: 'sent, paid, failed, returned or unclaimed' }),
+        reason: Type.Optional(Type.String({ description: 'payout_failed: why' })),
+      },
+      { description: 'payout_sent, payout_paid and payout_failed (failed, returned or unclaimed): the cash payout' },
     ),
   ),
 });
@@ -772,6 +795,7 @@ export const CampaignSettings = Type.Composite([
     stripeWebhookConfigured: Type.Boolean({ description: 'A Stripe webhook signing secret is set (it is never shown)' }),
     stripeRewardKeyConfigured: Type.Boolean({ description: 'A restricted Stripe key for paying rewards is set (it is never shown)' }),
     stripeRewardMode: StripeRewardMode,
+    cashPayouts: Type.Union([CashPayoutSettings, Type.Null()]),
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;

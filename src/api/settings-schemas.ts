@@ -1,5 +1,6 @@
-/** The shapes of an account's settings routes (src/server/accounts/routes/account-settings-admin.ts): data retention. */
+/** The shapes of an account's settings routes (src/server/accounts/routes/account-settings-admin.ts): data retention, payout providers, tax. */
 import { Type, type Static } from '@sinclair/typebox';
+import { PayPalSettingsBody, PayPalSettingsView, StripeConnectSettingsBody, StripeConnectSettingsView, TaxSettings } from './payout-schemas.js';
 
 /** The longest any period may be: ten years. */
 export const MAX_RETENTION_DAYS = 3650;
@@ -17,15 +18,30 @@ export const RetentionSettings = Type.Object(
 );
 export type RetentionSettings = Static<typeof RetentionSettings>;
 
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
+
 export const AccountSettings = Type.Object({
+  id: Type.Integer({ description: "The account's id: the {accountId} of its payout providers' webhook receivers" }),
   retention: RetentionSettings,
   /** What the account has when it set nothing. */
   defaults: RetentionSettings,
+  paypal: Nullable(PayPalSettingsView, 'PayPal credentials live campaigns are paid with; null: none'),
+  paypalSandbox: Nullable(PayPalSettingsView, "PayPal sandbox credentials test campaigns are paid with; null: none"),
+  stripe: Nullable(StripeConnectSettingsView, 'Stripe Connect keys live campaigns are paid with; null: none'),
+  stripeTest: Nullable(StripeConnectSettingsView, 'Stripe Connect test keys test campaigns are paid with; null: none'),
+  tax: TaxSettings,
 });
 export type AccountSettings = Static<typeof AccountSettings>;
 
 export const UpdateAccountSettingsBody = Type.Object(
-  { retention: Type.Partial(RetentionSettings, { additionalProperties: false, description: 'The periods to change; the others stay' }) },
+  {
+    retention: Type.Optional(Type.Partial(RetentionSettings, { additionalProperties: false, description: 'The periods to change; the others stay' })),
+    paypal: Type.Optional(PayPalSettingsBody),
+    paypalSandbox: Type.Optional(PayPalSettingsBody),
+    stripe: Type.Optional(StripeConnectSettingsBody),
+    stripeTest: Type.Optional(StripeConnectSettingsBody),
+    tax: Type.Optional(Type.Partial(TaxSettings, { additionalProperties: false })),
+  },
   { additionalProperties: false },
 );
 export type UpdateAccountSettingsBody = Static<typeof UpdateAccountSettingsBody>;

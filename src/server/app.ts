@@ -35,6 +35,7 @@ import { rewardCodeAdminRoutes } from './rewards/routes/reward-code-admin.js';
 import { rewardAdminRoutes } from './rewards/routes/reward-admin.js';
 import { disputeAdminRoutes } from './rewards/routes/dispute-admin.js';
 import { stripeRoutes } from './billing/routes/stripe.js';
+import { payoutAdminRoutes } from './payouts/routes/payout-admin.js';
 import { webhookAdminRoutes } from './webhooks/routes/webhook-admin.js';
 import { widgetRoutes } from './referrals/routes/widget.js';
 import { unsubscribeRoutes } from './emails/routes/unsubscribe.js';
@@ -125,6 +126,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(rewardAdminRoutes);
   await app.register(disputeAdminRoutes);
   await app.register(stripeRoutes);
+  await app.register(payoutAdminRoutes);
   await app.register(rewardCodeAdminRoutes);
   await app.register(webhookAdminRoutes, { allowPrivate: config.webhookAllowPrivate });
   await app.register(unsubscribeRoutes, { ctx });

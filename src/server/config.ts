@@ -6,6 +6,8 @@ import type { EmailSenderOptions } from './emails/domain/sender.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { DEFAULT_ERASURE_BLOCK_DAYS } from './privacy/domain/erasure-block.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/connect.js';
+import type { CashSenderOptions } from './payouts/domain/sender-kit.js';
+import { Sealer } from './kernel/sealed.js';
 
 export interface Config {
   port: number;
@@ -52,6 +54,12 @@ export interface Config {
   retentionIntervalMs: number;
   /** Prometheus metrics (docs/operate.md#monitoring): off (undefined) unless METRICS_TOKEN or METRICS_BIND is set. */
   metrics: MetricsConfig | undefined;
+  /** PAYPAL_API_URL and STRIPE_API_URL: origins that replace PayPal's (live and sandbox) and Stripe's APIs (tests, proxies). */
+  payoutApis: { paypalApiUrl?: string; stripeApiUrl?: string };
+  /** CASH_PAYOUT_POLL_MS, _LEASE_MS, _RETRY_DELAYS_MS and CASH_PAYOUT_STATUS_POLL_MS: the cash payout sender's schedule. */
+  cashPayouts: Partial<CashSenderOptions>;
+  /** REFKIT_ENCRYPTION_KEY (and REFKIT_ENCRYPTION_KEYS_OLD): what seals tax details; undefined: not set, none can be kept. */
+  sealer: Sealer | undefined;
 }
 
 /**
@@ -149,6 +157,33 @@ function mailSettings(env: NodeJS.ProcessEnv): Partial<Omit<EmailSenderOptions, 
   return out;
 }
 
+/** An API origin that replaces a provider's (http or https, no path). */
+function apiOrigin(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an origin such as http://127.0.0.1:12111, not "${value}"`);
+  }
+  if (!/^https?:$/.test(url.protocol) || (url.pathname !== '/' && url.pathname !== '')) throw new ConfigError(`${name} must be an origin such as http://127.0.0.1:12111 (no path), not "${value}"`);
+  return url.origin;
+}
+
+function cashPayoutSettings(env: NodeJS.ProcessEnv): Partial<CashSenderOptions> {
+  const out: Partial<CashSenderOptions> = outboxSettings(env, 'CASH_PAYOUT');
+  if (env.CASH_PAYOUT_STATUS_POLL_MS) out.statusPollMs = positiveInt('CASH_PAYOUT_STATUS_POLL_MS', env.CASH_PAYOUT_STATUS_POLL_MS);
+  return out;
+}
+
+function sealer(env: NodeJS.ProcessEnv): Sealer | undefined {
+  try {
+    return Sealer.fromEnv(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 function smtpUrl(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^smtps?:\/\/[^/]/.test(value)) throw new ConfigError('SMTP_URL must look like smtp://user:password@host:587 (or smtps://...)');
@@ -241,5 +276,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     erasureBlockDays: count('ERASURE_BLOCK_DAYS', env.ERASURE_BLOCK_DAYS, DEFAULT_ERASURE_BLOCK_DAYS),
     retentionIntervalMs: positiveInt('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS || '3600000'),
     metrics,
+    payoutApis: { paypalApiUrl: apiOrigin('PAYPAL_API_URL', env.PAYPAL_API_URL), stripeApiUrl: apiOrigin('STRIPE_API_URL', env.STRIPE_API_URL) },
+    cashPayouts: cashPayoutSettings(env),
+    sealer: sealer(env),
   };
 }

@@ -20,7 +20,7 @@ export interface Runtime {
 
 /** `metrics`: the process's metrics (when on), told what the database and the domain do. */
 export async function openRuntime(
-  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs'>>,
+  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs' | 'publicUrl' | 'payoutApis' | 'sealer'>>,
   { metrics }: { metrics?: ServiceMetrics } = {},
 ): Promise<Runtime> {
   const { db, dialect, waiting, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, observer: metrics });
@@ -42,6 +42,8 @@ export async function openRuntime(
     ...(mailer && { mailer }),
     ...(metrics && { metrics }),
     ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }),
+    ...(config.sealer && { sealer: config.sealer }),
+    ...(config.publicUrl !== undefined && { payouts: { publicUrl: config.publicUrl, ...config.payoutApis } }),
   };
   metrics?.watch({ monitoring: new MonitoringStore(db), waiting, now: () => ctx.now() });
   return {

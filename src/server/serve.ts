@@ -16,6 +16,7 @@ import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './rewards/domain/reward-release.js';
 import { Dispatcher } from './webhooks/domain/dispatcher.js';
 import { StripePayoutSender } from './payouts/domain/stripe-payouts.js';
+import { CashPayoutSender } from './payouts/domain/cash-payout-sender.js';
 import { EmailSender } from './emails/domain/sender.js';
 import { ReminderScan } from './emails/domain/lifecycle-emails.js';
 import { RetentionPruner } from './privacy/domain/retention.js';
@@ -107,6 +108,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Credits of campaigns that pay rewards into Stripe (stripeRewardMode), from the outbox; one sender per payout.
   const payouts = new StripePayoutSender(runtime.ctx, {}, app.log.child({ component: 'stripe-payouts' }));
   payouts.start();
+  // Cash payouts (PayPal, Stripe Connect) approved or made without approval; one sender per payout or PayPal batch.
+  const cash = new CashPayoutSender(runtime.ctx, config.cashPayouts, app.log.child({ component: 'cash-payouts' }));
+  cash.start();
   // Data past each account's retention periods, in small batches; one process at a time (its lease).
   const pruner = new RetentionPruner(runtime.ctx, config.retentionIntervalMs, app.log.child({ component: 'retention' }));
   pruner.start();
@@ -133,6 +137,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await sender?.stop();
     await releaser.stop();
     await payouts.stop();
+    await cash.stop();
     await pruner.stop();
     await folder.stop();
     await runtime.close();

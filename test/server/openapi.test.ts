@@ -125,7 +125,7 @@ describe('the OpenAPI document', () => {
       if (ok.headers.Link) paged.push(id);
     }
     assert.deepEqual(unnamed, [], 'name these answers in ANSWERS (src/server/http/openapi-document.ts), or give their schema a description');
-    assert.deepEqual(paged.sort(), ['getAllParticipants', 'getReferrals', 'listAuditLog', 'listRewardEntries', 'listStripePayouts']);
+    assert.deepEqual(paged.sort(), ['getAllParticipants', 'getReferrals', 'listAuditLog', 'listPayouts', 'listRewardEntries', 'listStripePayouts']);
     assert.match(doc.components.headers['Request-Id'].description, /log/);
     assert.equal(byId(doc).get('getCampaign')!.op.responses['200'].description, 'A campaign');
   });

@@ -78,6 +78,11 @@ const ANSWERS: Record<string, string> = {
   advanceClock: "The test campaign's clock after the move: its time now, and how far ahead of the real time",
   grantAccess: 'Who was let in by this call, and the emails that named nobody',
   redeemReward: 'The participant after the redemption, with the balances it left',
+  setPayoutMethod: "The participant's payout method after the change",
+  createPayouts: "The run's payouts, and who was skipped and why",
+  approvePayouts: 'The payouts named, as they are after the approval',
+  cancelPayouts: 'The payouts named, as they are after the cancellation',
+  listPayouts: "A page of the campaign's cash payouts, newest first",
   approveParticipant: 'The participant, approved',
   rejectParticipant: 'The participant, rejected',
   searchParticipants: 'A page of the participants that match, and the cursor of the next page',
@@ -165,6 +170,9 @@ const SENT_WHEN: Record<WebhookEventType, string> = {
   participant_erased: 'erasePerson erased the participant: one event per campaign the address had joined',
   dispute_opened: "A payment of the participant was disputed; data.dispute is the dispute",
   dispute_closed: 'The dispute closed, won or lost; data.dispute.status says which',
+  payout_sent: 'A cash payout was taken by PayPal or Stripe; data.payout is the payout',
+  payout_paid: 'A cash payout was paid (and redeemed from the balance); data.payout is the payout',
+  payout_failed: 'A cash payout failed, was returned or went unclaimed (its amount is back on the balance); data.payout.reason says why',
 };
 
 /** The body of one event type: the participant events' shape with its type fixed, or the two of their own. */

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { DomainMetrics } from './metrics.js';
 import type { Role } from './roles.js';
+import type { Sealer } from './sealed.js';
 
 /** scrypt's parameters (../accounts/domain/passwords.ts): stored with each hash, so a hash is checked with the cost it was made with. */
 export interface ScryptCost {
@@ -49,6 +50,17 @@ export interface Ctx {
    * credit (../privacy/domain/erasure-block.ts); unset means DEFAULT_ERASURE_BLOCK_DAYS.
    */
   erasureBlockDays?: number;
+  /** REFKIT_ENCRYPTION_KEY's sealer (./sealed.ts): present when set; tax details need it. */
+  sealer?: Sealer;
+  /** Where payout providers' APIs are (PAYPAL_API_URL, STRIPE_API_URL: origins), and the service's own address for the links it gives. */
+  payouts?: PayoutEndpoints;
+}
+
+export interface PayoutEndpoints {
+  /** The service's public address (PUBLIC_URL): portal links, Stripe Connect's return and refresh pages. */
+  publicUrl: string;
+  paypalApiUrl?: string;
+  stripeApiUrl?: string;
 }
 
 /**

@@ -1046,6 +1046,123 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('payments').addColumn('commission_bp', 'integer').execute();
       },
     },
+    '0033_cash_payouts': {
+      async up(db: Kysely<any>) {
+        const id = (t: any) => t.addColumn('id', idType(dialect), (c: any) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()));
+        // Cash payouts (../payouts/domain/payout-runs.ts): the campaign's settings (JSON: methods, minimum,
+        // schedule, approval; null: none) and, on the participant, what open payouts hold of each balance, so
+        // that no redemption takes it meanwhile (the redeem check subtracts it).
+        await db.schema.alterTable('campaigns').addColumn('cash_payouts', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('payouts_run_on', 'bigint').execute();
+        await db.schema.alterTable('participants').addColumn('referral_reward_reserved', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('participants').addColumn('referee_reward_reserved', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        // Where a participant is paid: their method, PayPal address and Stripe Connect account.
+        await db.schema
+          .createTable('payout_methods')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('paypal_email', 'text')
+          .addColumn('stripe_account', 'text')
+          .addColumn('stripe_payouts_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('payout_methods_method', sql`method in ('paypal', 'stripe_connect')`)
+          .execute();
+        await db.schema.createIndex('payout_methods_stripe_account').on('payout_methods').column('stripe_account').execute();
+        // The payouts: an outbox, each row written in the transaction that reserves its amount; the sender
+        // claims due rows with a lease (claimed_until), PayPal's in whole batches (batch_key).
+        await id(db.schema.createTable('cash_payouts'))
+          .addColumn('campaign_id', 'text', (c: any) => c.notNull().references('campaigns.id'))
+          .addColumn('participant_id', 'bigint', (c: any) => c.notNull().references('participants.id'))
+          .addColumn('run_id', 'text', (c: any) => c.notNull())
+          .addColumn('referral_amount', 'bigint', (c: any) => c.notNull())
+          .addColumn('referee_amount', 'bigint', (c: any) => c.notNull())
+          .addColumn('currency', 'text', (c: any) => c.notNull())
+          .addColumn('method', 'text', (c: any) => c.notNull())
+          .addColumn('destination', 'text', (c: any) => c.notNull())
+          .addColumn('status', 'text', (c: any) => c.notNull())
+          .addColumn('reason', 'text')
+          // Random: the provider's idempotency key (PayPal's sender_item_id, Stripe's Idempotency-Key).
+          .addColumn('idempotency_key', 'text', (c: any) => c.notNull().unique())
+          // PayPal's sender_batch_id, shared by the payouts sent in one batch; set when it is approved.
+          .addColumn('batch_key', 'text')
+          .addColumn('provider_batch_id', 'text')
+          .addColumn('provider_id', 'text')
+          .addColumn('attempts', 'integer', (c: any) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_on', 'bigint')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('created_on', 'bigint', (c: any) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c: any) => c.notNull())
+          .addColumn('sent_on', 'bigint')
+          .addColumn('settled_on', 'bigint')
+          .addCheckConstraint(
+            'cash_payouts_status',
+            sql`status in ('pending_approval', 'sending', 'sent', 'paid', 'failed', 'returned', 'unclaimed', 'cancelled')`,
+          )
+          .addCheckConstraint('cash_payouts_method', sql`method in ('paypal', 'stripe_connect')`)
+          .addCheckConstraint('cash_payouts_amount', sql`referral_amount >= 0 and referee_amount >= 0 and referral_amount + referee_amount > 0`)
+          .execute();
+        await db.schema.createIndex('cash_payouts_due').on('cash_payouts').columns(['next_attempt_on']).where(sql<boolean>`status in ('sending', 'sent')`).execute();
+        await db.schema.createIndex('cash_payouts_list').on('cash_payouts').columns(['campaign_id', 'created_on', 'id']).execute();
+        await db.schema.createIndex('cash_payouts_participant').on('cash_payouts').columns(['participant_id', 'created_on']).execute();
+        await db.schema.createIndex('cash_payouts_provider').on('cash_payouts').column('provider_id').execute();
+        // Tax details a participant gave (W-9 or W-8BEN): the TIN encrypted, its last four for display.
+        await db.schema
+          .createTable('tax_details')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('form', 'text', (c) => c.notNull())
+          .addColumn('legal_name', 'text', (c) => c.notNull())
+          .addColumn('tin_sealed', 'text', (c) => c.notNull())
+          .addColumn('tin_last4', 'text', (c) => c.notNull())
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('country', 'text', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('tax_details_form', sql`form in ('w9', 'w8ben')`)
+          .execute();
+        // The account's payout providers (PayPal, Stripe Connect), live and test/sandbox, write-only secrets.
+        await db.schema
+          .createTable('payout_credentials')
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('live', 'integer', (c) => c.notNull())
+          .addColumn('client_id', 'text')
+          .addColumn('secret', 'text')
+          .addColumn('webhook', 'text')
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payout_credentials_pk', ['account_id', 'provider', 'live'])
+          .addCheckConstraint('payout_credentials_provider', sql`provider in ('paypal', 'stripe')`)
+          .execute();
+        await db.schema
+          .createTable('tax_settings')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('thresholds', 'text', (c) => c.notNull())
+          .addColumn('retention_years', 'integer', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .execute();
+        // The referrer's portal: sign-in links (single use, hashed) and sessions (hashed, with a CSRF token).
+        await db.schema
+          .createTable('portal_links')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('expires_on', 'bigint', (c) => c.notNull())
+          .addColumn('used_on', 'bigint')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('portal_links_participant').on('portal_links').columns(['participant_id', 'created_on']).execute();
+        await db.schema
+          .createTable('portal_sessions')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull())
+          .addColumn('csrf_token', 'text', (c) => c.notNull())
+          .addColumn('expires_on', 'bigint', (c) => c.notNull())
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('portal_sessions_participant').on('portal_sessions').column('participant_id').execute();
+      },
+    },
   };
 }
 

@@ -60,6 +60,8 @@ const OTHER_COLUMNS = {
   commission_remainder: true,
   referral_reward_owed: true,
   referee_reward_owed: true,
+  referral_reward_reserved: true,
+  referee_reward_reserved: true,
   credited_referrals: true,
   milestones_reached: true,
   refunded: true,

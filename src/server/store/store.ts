@@ -37,6 +37,8 @@ import { BacktestStore } from '../rewards/store/backtest-store.js';
 import { RefundStore } from '../rewards/store/refund-store.js';
 import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
+import { CashPayoutStore } from '../payouts/store/cash-payout-store.js';
+import { PayoutProfileStore } from '../payouts/store/payout-profile-store.js';
 import { LeaderboardStore } from '../engagement/store/leaderboard-store.js';
 import { WaitlistStore } from '../engagement/store/waitlist-store.js';
 import { PersonStore } from '../privacy/store/person-store.js';
@@ -151,6 +153,8 @@ const NEW_PARTICIPANT_DEFAULTS = {
   commission_remainder: 0,
   referral_reward_owed: 0,
   referee_reward_owed: 0,
+  referral_reward_reserved: 0,
+  referee_reward_reserved: 0,
   credited_referrals: 0,
   milestones_reached: 0,
   refunded: 0,
@@ -261,6 +265,8 @@ const REWARD_STATE = [
   'referee_reward_redeemed',
   'referral_reward_owed',
   'referee_reward_owed',
+  'referral_reward_reserved',
+  'referee_reward_reserved',
   'credited_referrals',
   'milestones_reached',
   'commission_remainder',
@@ -345,6 +351,10 @@ export class Store {
   /** Stripe events received, and the Stripe ids that name participants. */
   readonly stripe: StripeStore;
   readonly stripePayouts: StripePayoutStore;
+  /** Cash payouts (PayPal, Stripe Connect) and the reservations of their amounts. */
+  readonly cashPayouts: CashPayoutStore;
+  /** Payout methods, tax details, an account's payout providers and tax settings. */
+  readonly payoutProfiles: PayoutProfileStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
   /** Leaderboards, over the same connection (and so the same transaction) as this store. */
@@ -411,6 +421,8 @@ export class Store {
     this.backtest = new BacktestStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
+    this.cashPayouts = new CashPayoutStore(db, dialect);
+    this.payoutProfiles = new PayoutProfileStore(db);
     this.rewardCodes = new RewardCodeStore(db, dialect);
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());

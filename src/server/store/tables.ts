@@ -51,6 +51,10 @@ export interface CampaignsTable {
   stripe_reward_key: string | null;
   /** How an available credit is paid into Stripe (../payouts/domain/stripe-payouts.ts). */
   stripe_reward_mode: Generated<StripeRewardMode>;
+  /** Cash payouts (JSON: methods, minimum, schedule, approval; ../payouts/domain/cash-payout-settings.ts); null: none. */
+  cash_payouts: string | null;
+  /** When the monthly schedule last made a run (in the campaign's time). */
+  payouts_run_on: number | null;
   /** The kinds of reward code pools the campaign has (any code ever added), comma-separated; null: none. */
   reward_code_kinds: string | null;
   /** reward_codes_low fires when a pool's available codes fall below this. */
@@ -121,6 +125,9 @@ export interface ParticipantsTable {
   /** What reversals could not take back from the balance, netted from the next credits. */
   referral_reward_owed: Generated<number>;
   referee_reward_owed: Generated<number>;
+  /** What open cash payouts hold of each balance (../payouts/domain/payout-runs.ts): no redemption takes it meanwhile. */
+  referral_reward_reserved: Generated<number>;
+  referee_reward_reserved: Generated<number>;
   /** Referrals of theirs whose rewards were credited: what milestones count. */
   credited_referrals: Generated<number>;
   /** The referrals count of the highest milestone credited to them (each is credited once). */
@@ -516,6 +523,104 @@ export interface StripePayoutsTable {
   paid_on: number | null;
 }
 
+export const CASH_PAYOUT_STATUSES = ['pending_approval', 'sending', 'sent', 'paid', 'failed', 'returned', 'unclaimed', 'cancelled'] as const;
+export type CashPayoutStatus = (typeof CASH_PAYOUT_STATUSES)[number];
+export type PayoutMethodName = 'paypal' | 'stripe_connect';
+
+/** A cash payout (../payouts/domain/payout-runs.ts): an outbox row, written with the reservation of its amount. */
+export interface CashPayoutsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  participant_id: number;
+  /** The createPayouts call that made it: a run, whose CSV the dashboard offers. */
+  run_id: string;
+  /** What it takes of each balance, in reward units (whole units of the currency). */
+  referral_amount: number;
+  referee_amount: number;
+  currency: string;
+  method: PayoutMethodName;
+  /** The PayPal address or Stripe Connect account it is paid to, as when it was made. */
+  destination: string;
+  status: CashPayoutStatus;
+  /** Why it waits, failed, was returned or cancelled, in words. */
+  reason: string | null;
+  idempotency_key: string;
+  batch_key: string | null;
+  provider_batch_id: string | null;
+  provider_id: string | null;
+  attempts: Generated<number>;
+  next_attempt_on: number | null;
+  claimed_until: number | null;
+  created_on: number;
+  updated_on: number;
+  sent_on: number | null;
+  settled_on: number | null;
+}
+
+export interface PayoutMethodsTable {
+  participant_id: number;
+  campaign_id: string;
+  method: PayoutMethodName;
+  paypal_email: string | null;
+  /** The participant's Stripe Connect Express account (acct_...), once made. */
+  stripe_account: string | null;
+  stripe_payouts_enabled: Generated<number>;
+  updated_on: number;
+}
+
+export interface TaxDetailsTable {
+  participant_id: number;
+  form: 'w9' | 'w8ben';
+  legal_name: string;
+  /** The TIN encrypted with REFKIT_ENCRYPTION_KEY (../kernel/sealed.ts). */
+  tin_sealed: string;
+  tin_last4: string;
+  address: string;
+  country: string;
+  created_on: number;
+  updated_on: number;
+}
+
+export interface PayoutCredentialsTable {
+  account_id: number;
+  provider: 'paypal' | 'stripe';
+  /** 1: live campaigns' (PayPal live, Stripe live keys); 0: test campaigns' (PayPal sandbox, Stripe test keys). */
+  live: number;
+  /** PayPal's client id; null for Stripe. */
+  client_id: string | null;
+  /** PayPal's client secret or Stripe's secret key: write-only. */
+  secret: string | null;
+  /** PayPal's webhook id, or Stripe's Connect webhook signing secret (write-only). */
+  webhook: string | null;
+  updated_on: number;
+}
+
+export interface TaxSettingsTable {
+  account_id: number;
+  /** JSON: {"2026": 2000, ...}, the yearly amount (USD) past which tax details are needed. */
+  thresholds: string;
+  retention_years: number;
+  updated_on: number;
+}
+
+export interface PortalLinksTable {
+  token_hash: string;
+  participant_id: number;
+  campaign_id: string;
+  expires_on: number;
+  used_on: number | null;
+  created_on: number;
+}
+
+export interface PortalSessionsTable {
+  token_hash: string;
+  participant_id: number;
+  campaign_id: string;
+  csrf_token: string;
+  expires_on: number;
+  created_on: number;
+}
+
 /** A participant's place on one board of a campaign (../engagement/store/leaderboard-store.ts). */
 export interface BoardEntriesTable {
   campaign_id: string;
@@ -697,6 +802,13 @@ export interface Database {
   reward_code_pools: RewardCodePoolsTable;
   reward_codes: RewardCodesTable;
   stripe_payouts: StripePayoutsTable;
+  cash_payouts: CashPayoutsTable;
+  payout_methods: PayoutMethodsTable;
+  tax_details: TaxDetailsTable;
+  payout_credentials: PayoutCredentialsTable;
+  tax_settings: TaxSettingsTable;
+  portal_links: PortalLinksTable;
+  portal_sessions: PortalSessionsTable;
   board_entries: BoardEntriesTable;
   board_levels: BoardLevelsTable;
   board_blocks: BoardBlocksTable;

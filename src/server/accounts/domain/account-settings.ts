@@ -1,11 +1,14 @@
 /**
- * An account's settings: how long its data is kept (docs/privacy.md#retention). An account that set
+ * An account's settings: how long its data is kept (docs/privacy.md#retention), its payout providers and
+ * tax settings (../../payouts/domain/payout-providers.ts, tax-details.ts). An account that set
  * nothing has the defaults, and a change sets only the periods it names, so that two owners changing
  * different periods at once both keep theirs.
  */
 import type { AccountSettings, RetentionSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
 import type { RetentionColumns } from '../store/account-settings-store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
+import { payoutProviderSettings, updatePayoutProviders } from '../../payouts/domain/payout-providers.js';
+import { taxSettings, updateTaxSettings } from '../../payouts/domain/tax-details.js';
 
 /**
  * The defaults. IPs 90 days: long enough for an owner to review a month's held sign-ups and the fraud
@@ -28,14 +31,24 @@ export function retentionOf(row: { [K in keyof RetentionColumns]?: number | null
 }
 
 export async function getAccountSettings(ctx: Ctx, actor: Actor): Promise<AccountSettings> {
-  return { retention: retentionOf(await ctx.store.accountSettings.stored(actor.accountId)), defaults: { ...DEFAULT_RETENTION } };
+  return {
+    id: actor.accountId,
+    retention: retentionOf(await ctx.store.accountSettings.stored(actor.accountId)),
+    defaults: { ...DEFAULT_RETENTION },
+    ...(await payoutProviderSettings(ctx, actor.accountId)),
+    tax: await taxSettings(ctx, actor.accountId),
+  };
 }
 
 /** Sets the periods given; the others stay as they are (the defaults if never set). */
 export async function updateAccountSettings(ctx: Ctx, actor: Actor, body: UpdateAccountSettingsBody): Promise<AccountSettings> {
+  const retention = body.retention ?? {};
   const patch = Object.fromEntries(
-    (Object.keys(COLUMNS) as (keyof RetentionSettings)[]).flatMap((k) => (body.retention[k] === undefined ? [] : [[COLUMNS[k], body.retention[k]]])),
+    (Object.keys(COLUMNS) as (keyof RetentionSettings)[]).flatMap((k) => (retention[k] === undefined ? [] : [[COLUMNS[k], retention[k]]])),
   ) as Partial<RetentionColumns>;
+  // The payout providers are checked (a live key for live campaigns) before anything is written.
+  await updatePayoutProviders(ctx, actor.accountId, body);
+  if (body.tax) await updateTaxSettings(ctx, actor.accountId, body.tax);
   const defaults = { ip_days: DEFAULT_RETENTION.ipDays, webhook_days: DEFAULT_RETENTION.webhookDays, email_days: DEFAULT_RETENTION.emailDays };
   if (Object.keys(patch).length > 0) await ctx.store.accountSettings.put(actor.accountId, defaults, patch, ctx.now());
   return getAccountSettings(ctx, actor);

@@ -11,6 +11,7 @@ import { newSecret } from '../../kernel/secrets.js';
 import { campaignMode, seesMode } from '../../kernel/test-mode.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
+import { assertCanPayCash, writeCashPayouts } from '../../payouts/domain/cash-payout-settings.js';
 
 /** A campaign's row, for the routes that show one (they read no SQL of their own). */
 export type { CampaignRow };
@@ -114,6 +115,7 @@ export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   if (input.stripeWebhookSecret !== undefined) row.stripe_webhook_secret = input.stripeWebhookSecret === '' ? null : input.stripeWebhookSecret;
   if (input.stripeRewardKey !== undefined) row.stripe_reward_key = input.stripeRewardKey === '' ? null : input.stripeRewardKey;
   if (input.stripeRewardMode !== undefined) row.stripe_reward_mode = input.stripeRewardMode;
+  if (input.cashPayouts !== undefined) row.cash_payouts = writeCashPayouts(input.cashPayouts);
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
@@ -147,6 +149,7 @@ export async function createCampaign(
   assertCanConfirm(ctx, input);
   const patch = campaignColumns(input);
   assertCanPayOut(patch);
+  assertCanPayCash(patch);
   const now = ctx.now();
   await ctx.store.insertCampaign({
     id,
@@ -170,6 +173,7 @@ export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampai
   const { id, ...fields } = input;
   const patch = campaignColumns(fields, current);
   assertCanPayOut(patch, current);
+  assertCanPayCash(patch, current);
   await assertWaitlistChange(ctx.store, current, patch.waitlist);
   if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
   return findCampaign(ctx, id);

@@ -25,7 +25,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isMoney } from '../../../api/reward-kind.js';
 import type { Ctx } from '../../kernel/context.js';
 import { inCampaignTime, offsetOf, realNow } from '../../kernel/campaign-time.js';
-import { redemption } from '../../rewards/domain/ledger.js';
+import { redeemPaidOut } from '../../rewards/domain/ledger.js';
 import type { PayoutOutcome, StripePayoutRow } from '../store/stripe-payout-store.js';
 import type { CampaignRow } from '../../store/store.js';
 import { minorUnits } from '../../billing/domain/stripe-currency.js';
@@ -212,14 +212,7 @@ export class StripePayoutSender {
     const done = await this.#ctx.store.transaction(async (tx) => {
       if (!(await tx.stripePayouts.markPaid(row, paid, now))) return false;
       await tx.lockParticipants([row.participant_id]);
-      const entry = { ...redemption(row.participant_id, row.reward_kind, row.amount, now), label: `Paid into Stripe ${where}: ${row.label}` };
-      if (await tx.rewardEntries.redeem(entry)) return true;
-      const state = await tx.rewardState(row.participant_id);
-      const balance = state ? Math.max(0, state[`${row.reward_kind}_reward`] - state[`${row.reward_kind}_reward_redeemed`]) : 0;
-      const owed = row.amount - balance;
-      if (balance > 0) await tx.rewardEntries.redeem({ ...redemption(row.participant_id, row.reward_kind, balance, now), label: `${entry.label} (${owed} owed: taken back before Stripe paid it)` });
-      const move = row.reward_kind === 'referral' ? { referralOwed: owed } : { refereeOwed: owed };
-      await tx.rewardEntries.write([{ participantId: row.participant_id, ...move }], [], now);
+      await redeemPaidOut(tx, row.participant_id, row.reward_kind, row.amount, `Paid into Stripe ${where}: ${row.label}`, now);
       return true;
     });
     this.#ctx.metrics?.attempt('stripe_payouts', 'paid');

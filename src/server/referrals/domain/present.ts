@@ -1,4 +1,5 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
+import { cashPayoutsOf } from '../../payouts/domain/cash-payout-settings.js';
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../../api/schemas.js';
 import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { CampaignRow, ListedRewardEntry, ParticipantRow } from '../../store/store.js';
@@ -92,6 +93,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     stripeWebhookConfigured: c.stripe_webhook_secret !== null,
     stripeRewardKeyConfigured: c.stripe_reward_key !== null,
     stripeRewardMode: c.stripe_reward_mode,
+    cashPayouts: cashPayoutsOf(c),
   };
 }
 

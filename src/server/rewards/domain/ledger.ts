@@ -6,7 +6,7 @@
  */
 import type { PagingQuery } from '../../../api/schemas.js';
 import type { ListedRewardEntry, NewRewardEntry, RewardEntryRow } from '../store/reward-entry-store.js';
-import type { RewardKind } from '../../store/store.js';
+import type { RewardKind, Store } from '../../store/store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { fetchPage, pageRequest, type PageResult } from '../../kernel/paging.js';
 import { getParticipant } from '../../referrals/domain/participants.js';
@@ -49,6 +49,25 @@ export function redemption(participantId: number, kind: RewardKind, amount: numb
     capped: 0,
     created_on: now,
   };
+}
+
+/**
+ * Redeems an amount already paid out (into Stripe, by PayPal, to a Stripe account), in the caller's
+ * transaction with the participant locked. The money has left, so the ledger says so even when the balance
+ * no longer covers it (a refund took back some of the credit between the payout's start and its end): the
+ * balance is redeemed to zero and what it lacks is owed, netted from later credits, as with any reversal
+ * that finds no balance.
+ */
+export async function redeemPaidOut(tx: Store, participantId: number, kind: RewardKind, amount: number, label: string, now: number): Promise<void> {
+  if (amount <= 0) return;
+  const entry = { ...redemption(participantId, kind, amount, now), label };
+  if (await tx.rewardEntries.redeem(entry)) return;
+  const state = await tx.rewardState(participantId);
+  const balance = state ? Math.max(0, state[`${kind}_reward`] - state[`${kind}_reward_redeemed`] - state[`${kind}_reward_reserved`]) : 0;
+  const owed = amount - balance;
+  if (balance > 0) await tx.rewardEntries.redeem({ ...redemption(participantId, kind, balance, now), label: `${label} (${owed} owed: taken back before it was paid)` });
+  const move = kind === 'referral' ? { referralOwed: owed } : { refereeOwed: owed };
+  await tx.rewardEntries.write([{ participantId, ...move }], [], now);
 }
 
 /** A participant's ledger, newest first, paged as the other lists. */

@@ -105,13 +105,15 @@ export class RewardEntryStore {
   async redeem(entry: NewRewardEntry): Promise<boolean> {
     const earned = `${entry.reward_kind}_reward` as const;
     const redeemed = `${entry.reward_kind}_reward_redeemed` as const;
+    // What open cash payouts hold (../../payouts/store/cash-payout-store.ts) is not the balance's to redeem.
+    const reserved = `${entry.reward_kind}_reward_reserved` as const;
     const amount = -entry.amount;
     const update = (db: QueryCreator<Database>) =>
       db
         .updateTable('participants')
         .set((eb) => ({ [redeemed]: eb(redeemed, '+', amount), updated_on: entry.created_on }))
         .where('id', '=', entry.participant_id)
-        .where((eb) => eb(eb(earned, '-', eb.ref(redeemed)), '>=', amount));
+        .where((eb) => eb(eb(eb(earned, '-', eb.ref(redeemed)), '-', eb.ref(reserved)), '>=', amount));
     if (this.dialect === 'postgres') {
       const columns = Object.keys(entry) as (keyof NewRewardEntry)[];
       const rows = await this.db
