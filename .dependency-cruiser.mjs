@@ -8,7 +8,7 @@
  * and http/ (what every route shares: access, errors, validation, limits).
  * A capability reaches another only through its public face, its domain/ folder.
  */
-const CAPS = '(accounts|billing|campaigns|emails|engagement|operations|payouts|privacy|referrals|rewards|webhooks)';
+const CAPS = '(accounts|billing|campaigns|emails|engagement|operations|payouts|portal|privacy|referrals|rewards|webhooks)';
 const ROOT = '^src/server/(app|serve|runtime|config|banner|seed|database-url|cli)\\.ts$|^src/server/cli/';
 
 export default {
@@ -81,16 +81,16 @@ export default {
     {
       name: 'browser-apart-from-server',
       severity: 'error',
-      comment: 'The widget and the dashboard share only the wire schemas and clients (src/api) with the service.',
-      from: { path: '^src/(widget|dashboard|api)/' },
+      comment: 'The widget, the dashboard and the portal share only the wire schemas and clients (src/api) with the service.',
+      from: { path: '^src/(widget|dashboard|portal|api)/' },
       to: { path: '^src/server/' },
     },
     {
       name: 'api-below-all',
       severity: 'error',
-      comment: 'src/api is shared by the service, the widget and the dashboard: it imports none of them.',
+      comment: 'src/api is shared by the service, the widget, the dashboard and the portal: it imports none of them.',
       from: { path: '^src/api/' },
-      to: { path: '^src/(server|widget|dashboard)/' },
+      to: { path: '^src/(server|widget|dashboard|portal)/' },
     },
   ],
   options: {

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LOCALES } from './locales.js';
 
 /** The lifecycle emails, in the order a participant meets them. */
-export const EMAIL_KINDS = ['welcome', 'friend_joined', 'reward_earned', 'reward_available', 'reward_reversed', 'milestone', 'reminder', 'access_granted', 'leaderboard_top'] as const;
+export const EMAIL_KINDS = ['welcome', 'friend_joined', 'reward_earned', 'reward_available', 'reward_reversed', 'milestone', 'reminder', 'access_granted', 'leaderboard_top', 'payout_paid', 'payout_failed'] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 const Kind = Type.Union(EMAIL_KINDS.map((k) => Type.Literal(k)));
@@ -23,6 +23,10 @@ export const EmailSettings = Type.Object(
     access_granted: Type.Boolean({ description: 'To a participant of a waitlist let in by grantAccess (default on)' }),
     leaderboard_top: Type.Boolean({
       description: "To a referrer whose credited referral puts them among the leaderboard's shown places, once per board (all time, or each month) (default on)",
+    }),
+    payout_paid: Type.Boolean({ description: 'To a participant whose cash payout (PayPal, Stripe) was paid, with the amount (default on)' }),
+    payout_failed: Type.Boolean({
+      description: 'To a participant whose cash payout did not reach them (failed, returned, unclaimed): the amount is back on their balance, with why, and a link to their payout details in the portal (default on)',
     }),
     reminderDays: Type.Integer({ minimum: 1, maximum: 365, 'x-finite': true, description: 'Days after joining before the reminder (default 7)' }),
     postalAddress: Type.String({ format: 'text', maxLength: 300, description: "The owner's physical address, shown in every email's footer" }),

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Email, Participant, RewardEntry } from './schemas.js';
 import { MyReferral } from './widget-schemas.js';
+import { CashPayout, PayoutMethodView, TaxDetailsView } from './payout-schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const When = Nullable(DateTime);
@@ -69,6 +70,9 @@ export const PersonParticipation = Type.Object({
     }),
     { description: 'The lifecycle emails to them: the email log' },
   ),
+  payoutMethod: PayoutMethodView,
+  taxDetails: Type.Union([TaxDetailsView, Type.Null()], { description: 'The tax details they gave, the TIN masked' }),
+  payouts: Type.Array(CashPayout, { description: 'Their cash payouts, newest first' }),
 });
 export type PersonParticipation = Static<typeof PersonParticipation>;
 

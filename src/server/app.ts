@@ -36,6 +36,7 @@ import { rewardAdminRoutes } from './rewards/routes/reward-admin.js';
 import { disputeAdminRoutes } from './rewards/routes/dispute-admin.js';
 import { stripeRoutes } from './billing/routes/stripe.js';
 import { payoutAdminRoutes } from './payouts/routes/payout-admin.js';
+import { payoutReceiverRoutes } from './payouts/routes/payout-receivers.js';
 import { webhookAdminRoutes } from './webhooks/routes/webhook-admin.js';
 import { widgetRoutes } from './referrals/routes/widget.js';
 import { unsubscribeRoutes } from './emails/routes/unsubscribe.js';
@@ -43,6 +44,7 @@ import { emailAdminRoutes } from './emails/routes/email-admin.js';
 import { auditRoutes } from './accounts/routes/audit.js';
 import { teamRoutes } from './accounts/routes/team.js';
 import { accountSettingsAdminRoutes } from './accounts/routes/account-settings-admin.js';
+import { portalRoutes } from './portal/routes/portal.js';
 
 export interface AppOptions {
   ctx: Ctx;
@@ -127,6 +129,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(disputeAdminRoutes);
   await app.register(stripeRoutes);
   await app.register(payoutAdminRoutes);
+  await app.register(payoutReceiverRoutes);
   await app.register(rewardCodeAdminRoutes);
   await app.register(webhookAdminRoutes, { allowPrivate: config.webhookAllowPrivate });
   await app.register(unsubscribeRoutes, { ctx });
@@ -136,6 +139,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(accountSettingsAdminRoutes);
   await app.register(healthRoutes);
   await app.register(widgetRoutes);
+  await app.register(portalRoutes, { publicUrl: config.publicUrl });
   await app.register(assetRoutes, { ctx, demo: config.demo ?? false });
   return app;
 }

@@ -37,6 +37,8 @@ const PAGES = [
   'docs/operate.md',
   'docs/dashboard.md',
   'docs/security.md',
+  'docs/portal.md',
+  'docs/payouts.md',
 ];
 
 const BIN = join(ROOT, 'node_modules/.bin/refkit');

@@ -492,7 +492,7 @@ for (const kind of await databaseKinds()) {
     it('owners edit texts per email and language, preview drafts, send a test, and page through the log', async () => {
       const id = await campaign();
       let view = await s.admin.getEmailSettings(id);
-      assert.equal(view.texts.length, 45, 'nine emails in five languages');
+      assert.equal(view.texts.length, 55, 'eleven emails in five languages');
       assert.ok(view.variables.includes('shareLink'));
       view = await s.admin.putEmailText({ id, kind: 'welcome', locale: 'fr', subject: 'Salut {firstName} !', body: 'Voici {shareLink}' });
       assert.deepEqual(

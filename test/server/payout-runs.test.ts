@@ -14,9 +14,15 @@ import { FakeStripe } from './helpers/fake-stripe.js';
 import { assertCountersAreTheLedger } from './helpers/ledger.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
+import { RefkitClient } from '../../src/api/client.js';
+import { randomBytes } from 'node:crypto';
+import { Sealer } from '../../src/server/kernel/sealed.js';
+import { setTaxDetails } from '../../src/server/payouts/domain/tax-details.js';
+import { stripe as stripeSigner } from './helpers/stripe.js';
 
 const CLIENT = { clientId: 'refkit-live-client', clientSecret: 'refkit-live-secret' };
 const STRIPE_KEY = 'sk_live_refkitConnect0123456789';
+const CONNECT_SECRET = 'whsec_refkitConnect0123456789';
 const RETRY_MS = 60_000;
 const POLL_MS = 3_600_000;
 
@@ -54,6 +60,22 @@ async function program(s: TestService, cash: Record<string, unknown> = {}) {
     await s.admin.qualifyParticipant({ id, email });
   }
   return id;
+}
+
+/** Stripe's Connect endpoint delivery of `event`, signed with the Connect webhook secret. */
+async function connectEvent(s: TestService, body: unknown, secret = CONNECT_SECRET) {
+  const payload = JSON.stringify(body);
+  const signature = stripeSigner.webhooks.generateTestHeaderString({ payload, secret });
+  const { accountId } = { accountId: (await s.admin.getAccountSettings()).id };
+  const res = await fetch(`${s.url}/api/v1/integrations/stripe-connect/${accountId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  return { status: res.status, body: (await res.json()) as { outcome?: string } };
+}
+
+/** PayPal's webhook delivery, as the stand-in signs it. */
+async function paypalEvent(s: TestService, delivery: { headers: Record<string, string>; body: string }) {
+  const { id } = await s.admin.getAccountSettings();
+  const res = await fetch(`${s.url}/api/v1/integrations/paypal/${id}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+  return { status: res.status, body: (await res.json()) as { outcome?: string; reason?: string } };
 }
 
 const balance = async (s: TestService, id: string, email: string) => {
@@ -160,6 +182,32 @@ eachDatabase('Cash payouts', (service) => {
     await assertCountersAreTheLedger(s, id);
   });
 
+  it("PayPal's webhooks end a payout without a poll, once; a tampered or another account's event changes nothing", async () => {
+    const s = service();
+    const id = await program(s, { approval: false });
+    await s.admin.setPayoutMethod({ id, email: 'ann@example.com', method: 'paypal', paypalEmail: 'ann@example.com' });
+    await s.admin.createPayouts(id);
+    const send = sender(s);
+    await send.sendDue();
+    const key = (paypal.made[0]!.body as { items: { sender_item_id: string }[] }).items[0]!.sender_item_id;
+    paypal.settle();
+    const delivery = paypal.itemEvent(key, 'SUCCESS');
+    const tampered = { ...delivery, body: delivery.body.replace('"SUCCESS"', '"FAILED"') };
+    assert.equal((await paypalEvent(s, tampered)).status, 400);
+    assert.equal((await s.admin.listPayouts(id))[0]!.status, 'sent');
+    const first = await paypalEvent(s, delivery);
+    assert.deepEqual([first.status, first.body.outcome], [200, 'applied']);
+    const again = await paypalEvent(s, delivery);
+    assert.deepEqual([again.status, again.body.outcome], [200, 'ignored'], 'the second delivery changes nothing');
+    assert.equal((await s.admin.listPayouts(id))[0]!.status, 'paid');
+    assert.deepEqual(await balance(s, id, 'ann@example.com'), { referral: 0, referee: 0, redeemed: 20 });
+    const elsewhere = JSON.parse(delivery.body) as { resource: { payout_item: { sender_item_id: string } } };
+    elsewhere.resource.payout_item.sender_item_id = 'refkit_po_someone_elses';
+    const unknown = await paypalEvent(s, paypal.signedEvent('PAYMENT.PAYOUTS-ITEM.SUCCEEDED', elsewhere.resource as never));
+    assert.equal(unknown.body.outcome, 'ignored');
+    await assertCountersAreTheLedger(s, id);
+  });
+
   it('Stripe Connect: a transfer to the onboarded account, under the payout key; a live campaign waits without live keys', async () => {
     const s = service();
     const id = await program(s, { approval: false, methods: ['stripe_connect'] });
@@ -167,17 +215,20 @@ eachDatabase('Cash payouts', (service) => {
     await s.admin.setPayoutMethod({ id, email: 'ann@example.com', method: 'stripe_connect' });
     assert.deepEqual((await s.admin.createPayouts(id)).skipped.find((k) => k.email === 'ann@example.com'), { email: 'ann@example.com', reason: 'Stripe account not connected' });
     await rejects(() => s.admin.updateAccountSettings({ stripe: { secretKey: 'sk_test_refkitConnect0123456789' } }), 400, 'invalid_request');
-    await s.admin.updateAccountSettings({ stripe: { secretKey: STRIPE_KEY } });
-    assert.deepEqual((await s.admin.getAccountSettings()).stripe, { secretKeyConfigured: true, connectWebhookSecretConfigured: false });
+    await s.admin.updateAccountSettings({ stripe: { secretKey: STRIPE_KEY, connectWebhookSecret: CONNECT_SECRET } });
+    assert.deepEqual((await s.admin.getAccountSettings()).stripe, { secretKeyConfigured: true, connectWebhookSecretConfigured: true });
     const campaign = (await s.ctx.store.findCampaign(id))!;
     const { connectStripe } = await import('../../src/server/payouts/domain/payout-methods.js');
     sender(s);
     const { url } = await connectStripe(s.ctx, campaign, { id: Number(ann.id), email: 'ann@example.com' }, `${s.url}/portal/${id}`);
     assert.match(url, /\/connect\/onboard\/acct_/);
     const account = url.split('/').pop()!;
-    stripe.completeOnboarding(account);
-    // Stripe's account.updated (../../src/server/payouts/domain/stripe-connect-events.ts) sets this from the event.
-    await s.ctx.store.payoutProfiles.setStripePayoutsEnabled(account, true, Date.now());
+    const updated = stripe.completeOnboarding(account);
+    // Stripe tells the Connect receiver; a bad signature changes nothing.
+    assert.equal((await connectEvent(s, updated, 'whsec_wrongSecret0123456789')).status, 400);
+    assert.equal((await s.admin.createPayouts(id)).skipped.find((k) => k.email === 'ann@example.com')?.reason, 'Stripe account onboarding not finished');
+    const applied = await connectEvent(s, updated);
+    assert.deepEqual([applied.status, applied.body.outcome], [200, 'applied']);
     const run = await s.admin.createPayouts(id);
     assert.deepEqual(run.payouts.map((p) => [p.email, p.destination, p.amount]), [['ann@example.com', account, 20]]);
     await sender(s).sendDue();
@@ -186,6 +237,73 @@ eachDatabase('Cash payouts', (service) => {
     assert.match(paid!.providerId ?? '', /^tr_/);
     assert.deepEqual(await balance(s, id, 'ann@example.com'), { referral: 0, referee: 0, redeemed: 20 });
     await assertCountersAreTheLedger(s, id);
+  });
+
+  it('test mode: a test campaign is paid only through the sandbox, waiting with the reason until it is set; the monthly run follows its clock', async () => {
+    const s = service();
+    const made = await s.admin.createApiKey('tests', true);
+    const testKey = new RefkitClient({ baseUrl: s.url, secretKey: made.key });
+    const id = (await testKey.createCampaign({ campaignName: 'Test payouts', hostURL: 'https://shop.example/join', referrerRewardValue: 10, refereeRewardValue: 5 })).campaignId!;
+    await testKey.updateCampaign({ id, cashPayouts: { methods: ['paypal'], minimum: 10, schedule: 'monthly', approval: false } } as never);
+    await s.admin.updateAccountSettings({ paypal: { ...CLIENT, webhookId: paypal.webhookId } });
+    const ann = await testKey.addParticipant({ id, email: 'ann@example.com' });
+    await testKey.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await testKey.qualifyParticipant({ id, email: 'ben@example.com' });
+    await testKey.setPayoutMethod({ id, email: 'ann@example.com', method: 'paypal', paypalEmail: 'ann@example.com' });
+    const send = sender(s);
+    assert.equal(await send.runSchedules(), 0, 'the schedule starts at the next month');
+    const now = new Date((await testKey.getCampaignClock(id)).now);
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 12);
+    await testKey.advanceClock({ id, to: new Date(nextMonth).toISOString() });
+    assert.equal(await send.runSchedules(), 1);
+    assert.equal(await send.runSchedules(), 0, 'once a month');
+    await send.sendDue();
+    const [waiting] = await testKey.listPayouts(id);
+    assert.deepEqual([waiting!.status, waiting!.amount, waiting!.reason], ['sending', 10, 'PayPal is not set up for test campaigns: set paypalSandbox in the account settings']);
+    assert.equal(paypal.requests.length, 0, 'the live credentials never pay a test campaign');
+    paypal.allowClient('refkit-sandbox-client', 'refkit-sandbox-secret');
+    await s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'refkit-sandbox-client', clientSecret: 'refkit-sandbox-secret' } });
+    assert.deepEqual((await s.admin.getAccountSettings()).paypalSandbox, { clientId: 'refkit-sandbox-client', webhookId: null, clientSecretConfigured: true });
+    later(RETRY_MS);
+    await send.sendDue();
+    assert.equal(paypal.made.length, 1);
+    assert.equal(paypal.made[0]!.clientId, 'refkit-sandbox-client');
+    assert.equal((await testKey.listPayouts(id))[0]!.status, 'sent');
+    await rejects(() => testKey.updateAccountSettings({ paypalSandbox: null }), 403, 'forbidden');
+  });
+
+  it("tax details: a payout past the year's threshold waits for them; the tax report lists the year's PayPal payees (TIN masked); export and erasure", async () => {
+    const s = service();
+    s.ctx.sealer = new Sealer(randomBytes(32));
+    const id = await program(s, { approval: false });
+    await s.admin.updateAccountSettings({ tax: { thresholds: { '2000': 15 } } });
+    assert.deepEqual((await s.admin.getAccountSettings()).tax, { thresholds: { '2000': 15 }, retentionYears: 7 });
+    await s.admin.setPayoutMethod({ id, email: 'ann@example.com', method: 'paypal', paypalEmail: 'ann.pp@example.com' });
+    assert.deepEqual((await s.admin.createPayouts(id)).skipped.find((k) => k.email === 'ann@example.com'), { email: 'ann@example.com', reason: 'tax details missing' });
+    const ann = await s.ctx.store.db.selectFrom('participants').select('id').where('campaign_id', '=', id).where('email', '=', 'ann@example.com').executeTakeFirstOrThrow();
+    // What the portal's setTaxDetails stores (test/server/portal.test.ts calls it through the route).
+    await setTaxDetails(s.ctx, Number(ann.id), { form: 'w9', legalName: 'Ann Example', tin: '123-45-6789', address: '1 Main St, Springfield', country: 'US' });
+    const stored = await s.ctx.store.payoutProfiles.taxDetails(Number(ann.id));
+    assert.ok(!stored!.tin_sealed.includes('6789') && s.ctx.sealer.open(stored!.tin_sealed) === '123456789', 'the TIN is sealed');
+    assert.equal((await s.admin.createPayouts(id)).payouts.length, 1);
+    const send = sender(s);
+    await send.sendDue();
+    later(POLL_MS);
+    await send.sendDue();
+    const year = new Date(Date.now() + offset).getUTCFullYear();
+    const res = await fetch(`${s.url}/api/v1/admin/exportTaxReport?year=${year}`, { headers: { authorization: `Bearer ${s.secretKey}` } });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), `email,legalName,taxForm,tin,address,country,payouts,totalUsd,threshold\nann@example.com,Ann Example,w9,•••••6789,"1 Main St, Springfield",US,1,20,15\n`);
+    const testSecret = (await s.admin.createApiKey('tests', true)).key;
+    const refused = await fetch(`${s.url}/api/v1/admin/exportTaxReport?year=${year}`, { headers: { authorization: `Bearer ${testSecret}` } });
+    assert.equal(refused.status, 403, 'a test key reads nothing account-wide');
+    const exported = (await s.admin.exportPerson('ann@example.com')).participants[0]!;
+    assert.deepEqual([exported.payoutMethod.paypalEmail, exported.taxDetails?.tin, exported.payouts.map((p) => p.status)], ['ann.pp@example.com', '•••••6789', ['paid']]);
+    await s.admin.erasePerson('ann@example.com');
+    assert.equal(await s.ctx.store.payoutProfiles.method(Number(ann.id)), undefined, 'the payout method is erased');
+    assert.ok(await s.ctx.store.payoutProfiles.taxDetails(Number(ann.id)), 'tax details stay for retentionYears after a paid payout');
+    const [scrubbed] = await s.ctx.store.cashPayouts.ofParticipant(Number(ann.id), 10);
+    assert.doesNotMatch(scrubbed!.destination, /ann/);
   });
 
   it('bad input changes nothing: cashPayouts on points, an unknown payout, a method the campaign does not pay by', async () => {

@@ -21,6 +21,8 @@ const KIND_NAMES: Record<EmailKind, string> = {
   reminder: 'Reminder to share',
   access_granted: 'Waitlist: let in',
   leaderboard_top: 'Leaderboard: in the top places',
+  payout_paid: 'Cash payout: paid',
+  payout_failed: 'Cash payout: did not go through',
 };
 const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'German', fr: 'French', es: 'Spanish', ar: 'Arabic' };
 type Status = '' | EmailLogEntry['status'];

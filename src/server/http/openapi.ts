@@ -31,6 +31,7 @@ const TAGS = [
   ['browser', "What the widget calls beyond the interface: a participant's own record, the widget's settings, emailed links"],
   ['admin', 'Campaigns, participants, rewards, keys and settings: a secret key or the dashboard session'],
   ['auth', "The dashboard's sign-in and sessions"],
+  ['portal', "The referrer's portal: a participant's own sign-in by emailed link, their view, their payout method and tax details"],
   ['integrations', 'Webhook receivers: events other services send in'],
   ['webhooks', 'Your webhook endpoints and their deliveries'],
   ['events', 'The webhook events the service sends to your endpoints'],
@@ -97,6 +98,7 @@ async function openapi(app: FastifyInstance, { publicUrl, sessionCookieName }: O
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret key, sk_...' },
           sessionCookie: { type: 'apiKey', in: 'cookie', name: sessionCookieName, description: 'A dashboard owner’s session (changes also need x-csrf-token)' },
+          portalCookie: { type: 'apiKey', in: 'cookie', name: 'refkit_portal', description: 'A participant’s portal session (changes also need x-csrf-token)' },
         },
         headers: SHARED_HEADERS,
         parameters: WEBHOOK_PARAMETERS,

@@ -15,6 +15,9 @@
  *   gets no more 401s than the limit; past it a wrong key is 429. A right key is always accepted (and gives
  *   its place back): keys are long random strings, so the limit is against floods, not against guessing,
  *   and a client must not lock out the product's backend that shares its address.
+ * - Portal sign-in links asked for, per client (../portal/routes/portal-api.ts): past the limit the request
+ *   is answered as every other (202: the answer never says whether a link went out) and sends nothing, so
+ *   that one client cannot flood many mailboxes; each participant's own links are throttled besides.
  * Calls with a valid secret key are the product's own backend and are not limited otherwise.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -35,13 +38,17 @@ export interface RateLimits {
   signupsPerCampaign: number;
   /** Calls with a wrong secret key per window from one client, before its wrong keys get 429; 0 turns it off. */
   keyFailuresPerIp: number;
+  /** Portal sign-in links asked for per window from one client; past it nothing is sent (default 10; 0 turns the limit off). */
+  portalSignInsPerIp?: number;
   windowMs: number;
   redisUrl: string | undefined;
   /** Prefix of the Redis keys, so that deployments (or test runs) sharing a Redis keep apart. */
   redisPrefix?: string;
 }
 
-export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'redisUrl'> = { perIp: 300, signupsPerIp: 20, signupsPerCampaign: 1000, keyFailuresPerIp: 20, windowMs: 60_000 };
+/** What a RateLimits made before the portal (without portalSignInsPerIp) gets. */
+const DEFAULT_PORTAL_SIGNINS_PER_IP = 10;
+export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'redisUrl'> = { perIp: 300, signupsPerIp: 20, signupsPerCampaign: 1000, keyFailuresPerIp: 20, portalSignInsPerIp: DEFAULT_PORTAL_SIGNINS_PER_IP, windowMs: 60_000 };
 
 /** The client a limit counts: the IPv4 address, or the /64 of an IPv6 address (IPv4-mapped ones as IPv4). */
 export function clientKey(ip: string): string {
@@ -67,6 +74,8 @@ declare module 'fastify' {
      * resolving undefined): past the limit a wrong key is 429, a right one still passes.
      */
     throttleKeyChecks: <T>(request: FastifyRequest, check: () => Promise<T | undefined>) => Promise<T | undefined>;
+    /** Takes a place in the client's portal sign-in limit: false past it (the caller then sends nothing, and says nothing). */
+    portalSignInAdmitted: (request: FastifyRequest) => Promise<boolean>;
   }
 }
 
@@ -120,6 +129,7 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits & { refused?:
   const signupsPerClient = limiter('signups-ip', limits.signupsPerIp);
   const perCampaign = limiter('signups', limits.signupsPerCampaign);
   const keyFailures = limiter('keyfail', limits.keyFailuresPerIp);
+  const portalSignIns = limiter('portal-signin-ip', limits.portalSignInsPerIp ?? DEFAULT_PORTAL_SIGNINS_PER_IP);
   const names = new Map<RateLimiterAbstract | undefined, RateLimitName>([
     [perClient, 'per_ip'],
     [signupsPerClient, 'signups_per_ip'],
@@ -173,6 +183,8 @@ async function rateLimits(app: FastifyInstance, limits: RateLimits & { refused?:
       return () => release(places);
     };
   });
+
+  app.decorate('portalSignInAdmitted', async (request: FastifyRequest) => (portalSignIns ? (await reserve(portalSignIns, clientKey(request.ip))) === true : true));
 
   app.decorate('throttleKeyChecks', async <T>(request: FastifyRequest, check: () => Promise<T | undefined>) => {
     if (!keyFailures) return check();

@@ -39,6 +39,7 @@ import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
 import { CashPayoutStore } from '../payouts/store/cash-payout-store.js';
 import { PayoutProfileStore } from '../payouts/store/payout-profile-store.js';
+import { PortalStore } from '../portal/store/portal-store.js';
 import { LeaderboardStore } from '../engagement/store/leaderboard-store.js';
 import { WaitlistStore } from '../engagement/store/waitlist-store.js';
 import { PersonStore } from '../privacy/store/person-store.js';
@@ -355,6 +356,8 @@ export class Store {
   readonly cashPayouts: CashPayoutStore;
   /** Payout methods, tax details, an account's payout providers and tax settings. */
   readonly payoutProfiles: PayoutProfileStore;
+  /** The referrer's portal: its emailed sign-in links and its sessions. */
+  readonly portal: PortalStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
   /** Leaderboards, over the same connection (and so the same transaction) as this store. */
@@ -423,6 +426,7 @@ export class Store {
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.cashPayouts = new CashPayoutStore(db, dialect);
     this.payoutProfiles = new PayoutProfileStore(db);
+    this.portal = new PortalStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());

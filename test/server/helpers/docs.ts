@@ -32,6 +32,7 @@ export const NOT_RUN_REASONS = [
   'is the bench command itself',
   'needs PostgreSQL',
   'replaces the database of a stopped service',
+  'needs the link from an email',
 ] as const;
 
 /** A ```sh or ```console block of a page: its code, and the reason it is not run when it is marked. */

@@ -1,8 +1,8 @@
 /**
  * What one lifecycle email says: the campaign's text for its kind and the recipient's language (the
- * owner's, else the default), the recipient's share link, the campaign's reward format and address, and
- * the signed unsubscribe link, rendered (./render.ts). The sender, the dashboard's preview and its test
- * send all compose emails here.
+ * owner's, else the default), the recipient's share link and portal link, the campaign's reward format
+ * and address, and the signed unsubscribe link, rendered (./render.ts). The sender, the dashboard's
+ * preview and its test send all compose emails here.
  */
 import { TEST_HEADER, TEST_SUBJECT_PREFIX } from '../../kernel/test-mode.js';
 import type { EmailKind } from '../../../api/email-schemas.js';
@@ -18,6 +18,9 @@ import { DEFAULT_TEXTS, type EmailText } from './email-texts.js';
 import { renderEmail, type RenderedEmail } from './render.js';
 
 export const UNSUBSCRIBE_POST = 'List-Unsubscribe=One-Click';
+
+/** A campaign's participant portal (the portal's own address, ../../portal/), where payout details are set. */
+export const portalLink = (baseUrl: string, campaignId: string) => `${baseUrl.replace(/\/+$/, '')}/portal/${encodeURIComponent(campaignId)}`;
 
 export interface Recipient {
   id: number;
@@ -56,6 +59,7 @@ export async function composeEmail(
     rewardFormat: isMoney(campaign.reward_type) ? { currency: campaign.reward_currency } : { unit: campaign.reward_type },
     postalAddress: readEmailSettings(campaign).postalAddress,
     recipient: { email: to.email, firstName: to.first_name, code: to.code, shareLink: shareLink(campaign, to.code) },
+    portalLink: portalLink(baseUrl, campaign.id),
     data,
     unsubscribeUrl: unsubscribe,
   });

@@ -22,7 +22,16 @@ export interface EmailData {
   /** A place on the leaderboard, and how many places it shows. */
   rank?: number;
   places?: number;
+  /** The currency `amount` is in when it is not the campaign's reward format: a cash payout's (ISO). */
+  currency?: string;
+  /**
+   * Why a cash payout did not reach the participant, as the email words it: `account`, the PayPal account
+   * did not take it (returned, unclaimed); `payment`, the payment did not go through (failed, refused).
+   */
+  payoutProblem?: PayoutProblem;
 }
+
+export type PayoutProblem = 'account' | 'payment';
 
 export function outboxEmail(campaign: CampaignRow, participantId: number, kind: EmailKind, changeKey: string, data: EmailData, now: number): NewEmail {
   return {

@@ -6,9 +6,26 @@
  */
 import type { EmailKind } from '../../../api/email-schemas.js';
 import type { Locale } from '../../../api/locales.js';
+import type { PayoutProblem } from './email-outbox.js';
 
 /** The variables a subject or body may use. */
-export const EMAIL_VARIABLES = ['firstName', 'campaign', 'shareLink', 'referralCode', 'reward', 'rewardCode', 'availableOn', 'friend', 'milestone', 'referrals', 'friends', 'rank', 'places'] as const;
+export const EMAIL_VARIABLES = [
+  'firstName',
+  'campaign',
+  'shareLink',
+  'referralCode',
+  'reward',
+  'rewardCode',
+  'availableOn',
+  'friend',
+  'milestone',
+  'referrals',
+  'friends',
+  'rank',
+  'places',
+  'reason',
+  'portalLink',
+] as const;
 export type EmailVariable = (typeof EMAIL_VARIABLES)[number];
 
 export interface EmailText {
@@ -18,11 +35,13 @@ export interface EmailText {
 
 /** The frame around a text, per language. */
 export interface FrameWords {
-  /** The button of each email (it opens the share link). */
+  /** The button of each email (it opens the share link; payout_failed's, the participant's portal). */
   action: Record<EmailKind, string>;
   rewardCode: string;
   /** Under a held reward; {availableOn} is the date. */
   heldUntil: string;
+  /** Why a cash payout did not reach the participant: `{reason}` of payout_failed, in plain words. */
+  payoutProblem: Record<PayoutProblem, string>;
   qrAlt: string;
   /** Why the email was sent; {campaign} is the campaign's name. */
   reason: string;
@@ -71,6 +90,14 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'You are #{rank} on the {campaign} leaderboard',
       body: 'Hi {firstName},\n\nWith {friends} who joined and qualified, you are #{rank} on the {campaign} leaderboard, which shows the top {places}. Keep sharing your link to stay there.\n\nYour link: {shareLink}',
     },
+    payout_paid: {
+      subject: 'Your {reward} payout is paid',
+      body: 'Hi {firstName},\n\nWe paid you {reward} from the rewards you earned with {campaign}. Thanks for spreading the word!',
+    },
+    payout_failed: {
+      subject: "Your {reward} payout didn't reach you",
+      body: "Hi {firstName},\n\nWe couldn't pay out the {reward} you earned with {campaign}: {reason}. The amount is back on your balance, nothing is lost.\n\nPlease check your payout details on your rewards page, so that the next payout reaches you: {portalLink}",
+    },
   },
   de: {
     welcome: {
@@ -108,6 +135,14 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     leaderboard_top: {
       subject: 'Du bist Nr. {rank} in der Bestenliste von {campaign}',
       body: 'Hallo {firstName},\n\nmit deinen qualifizierten Empfehlungen ({friends}) bist du Nr. {rank} in der Bestenliste von {campaign}, die die besten {places} zeigt. Teile deinen Link weiter, um dort zu bleiben.\n\nDein Link: {shareLink}',
+    },
+    payout_paid: {
+      subject: 'Deine Auszahlung von {reward} ist erfolgt',
+      body: 'Hallo {firstName},\n\nwir haben dir {reward} aus den Belohnungen ausgezahlt, die du mit {campaign} verdient hast. Danke fürs Weitersagen!',
+    },
+    payout_failed: {
+      subject: 'Deine Auszahlung von {reward} ist nicht angekommen',
+      body: 'Hallo {firstName},\n\nwir konnten dir die {reward}, die du mit {campaign} verdient hast, nicht auszahlen: {reason}. Der Betrag ist wieder auf deinem Guthaben, es geht nichts verloren.\n\nBitte prüfe deine Auszahlungsdaten auf deiner Belohnungsseite, damit die nächste Auszahlung ankommt: {portalLink}',
     },
   },
   fr: {
@@ -147,6 +182,14 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'Vous êtes n° {rank} du classement de {campaign}',
       body: "Bonjour {firstName},\n\nAvec vos parrainages qualifiés ({friends}), vous êtes n° {rank} du classement de {campaign}, qui montre les {places} premiers. Continuez à partager votre lien pour y rester.\n\nVotre lien : {shareLink}",
     },
+    payout_paid: {
+      subject: 'Votre versement de {reward} a été effectué',
+      body: 'Bonjour {firstName},\n\nNous vous avons versé {reward} au titre des récompenses gagnées avec {campaign}. Merci de faire passer le mot !',
+    },
+    payout_failed: {
+      subject: 'Votre versement de {reward} ne vous est pas parvenu',
+      body: "Bonjour {firstName},\n\nNous n'avons pas pu vous verser la récompense de {reward} gagnée avec {campaign} : {reason}. Le montant est de nouveau sur votre solde, rien n'est perdu.\n\nVérifiez vos informations de versement sur votre page de récompenses, pour que le prochain versement vous parvienne : {portalLink}",
+    },
   },
   es: {
     welcome: {
@@ -184,6 +227,14 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
     leaderboard_top: {
       subject: 'Eres el n.º {rank} en la clasificación de {campaign}',
       body: 'Hola {firstName}:\n\nCon tus invitaciones que cumplieron los requisitos ({friends}), eres el n.º {rank} en la clasificación de {campaign}, que muestra los {places} primeros. Sigue compartiendo tu enlace para mantenerte ahí.\n\nTu enlace: {shareLink}',
+    },
+    payout_paid: {
+      subject: 'Tu pago de {reward} se ha realizado',
+      body: 'Hola {firstName}:\n\nTe hemos pagado {reward} de las recompensas que ganaste con {campaign}. ¡Gracias por correr la voz!',
+    },
+    payout_failed: {
+      subject: 'Tu pago de {reward} no te ha llegado',
+      body: 'Hola {firstName}:\n\nNo hemos podido pagarte la recompensa de {reward} que ganaste con {campaign}: {reason}. El importe vuelve a estar en tu saldo, no se pierde nada.\n\nRevisa tus datos de pago en tu página de recompensas para que el próximo pago te llegue: {portalLink}',
     },
   },
   ar: {
@@ -223,14 +274,23 @@ export const DEFAULT_TEXTS: Record<Locale, Record<EmailKind, EmailText>> = {
       subject: 'أنت في المركز {rank} في لوحة صدارة {campaign}',
       body: 'مرحبًا {firstName}،\n\nمع {referrals} من الأصدقاء الذين انضموا واستوفوا الشروط، أنت في المركز {rank} في لوحة صدارة {campaign} التي تعرض أفضل {places}. واصل مشاركة رابطك لتبقى فيها.\n\nرابطك: {shareLink}',
     },
+    payout_paid: {
+      subject: 'تم دفع مكافأتك البالغة {reward}',
+      body: 'مرحبًا {firstName}،\n\nدفعنا لك {reward} من المكافآت التي ربحتها مع {campaign}. شكرًا لنشرك الخبر!',
+    },
+    payout_failed: {
+      subject: 'لم تصلك دفعتك البالغة {reward}',
+      body: 'مرحبًا {firstName}،\n\nلم نتمكن من أن ندفع لك المكافأة البالغة {reward} التي ربحتها مع {campaign}: {reason}. عاد المبلغ إلى رصيدك، ولم يضِع شيء.\n\nيُرجى مراجعة بيانات الدفع في صفحة مكافآتك حتى تصلك الدفعة التالية: {portalLink}',
+    },
   },
 };
 
 export const FRAME_WORDS: Record<Locale, FrameWords> = {
   en: {
-    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', reward_reversed: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link', leaderboard_top: 'Keep sharing' },
+    action: { welcome: 'Share my link', friend_joined: 'Invite more friends', reward_earned: 'Invite more friends', reward_available: 'Invite more friends', reward_reversed: 'Invite more friends', milestone: 'Keep sharing', reminder: 'Share my link', access_granted: 'Share my link', leaderboard_top: 'Keep sharing', payout_paid: 'Invite more friends', payout_failed: 'Check my payout details' },
     rewardCode: 'Your reward code',
     heldUntil: 'Available on {availableOn}',
+    payoutProblem: { account: "the PayPal account didn't accept it", payment: "the payment didn't go through" },
     qrAlt: 'QR code of your share link',
     reason: 'You receive this email because you joined the referral program of {campaign}.',
     unsubscribe: 'Unsubscribe',
@@ -239,9 +299,10 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'You are unsubscribed: you will receive no more emails about the referral program of {campaign}.',
   },
   de: {
-    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', reward_reversed: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen', leaderboard_top: 'Weiter teilen' },
+    action: { welcome: 'Meinen Link teilen', friend_joined: 'Weitere Freunde einladen', reward_earned: 'Weitere Freunde einladen', reward_available: 'Weitere Freunde einladen', reward_reversed: 'Weitere Freunde einladen', milestone: 'Weiter teilen', reminder: 'Meinen Link teilen', access_granted: 'Meinen Link teilen', leaderboard_top: 'Weiter teilen', payout_paid: 'Weitere Freunde einladen', payout_failed: 'Auszahlungsdaten prüfen' },
     rewardCode: 'Dein Gutscheincode',
     heldUntil: 'Verfügbar ab {availableOn}',
+    payoutProblem: { account: 'das PayPal-Konto hat die Zahlung nicht angenommen', payment: 'die Zahlung ist nicht durchgegangen' },
     qrAlt: 'QR-Code deines Links',
     reason: 'Du erhältst diese E-Mail, weil du am Empfehlungsprogramm von {campaign} teilnimmst.',
     unsubscribe: 'Abmelden',
@@ -250,9 +311,10 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Du bist abgemeldet: Du erhältst keine E-Mails mehr zum Empfehlungsprogramm von {campaign}.',
   },
   fr: {
-    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", reward_reversed: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien', leaderboard_top: 'Continuer à partager' },
+    action: { welcome: 'Partager mon lien', friend_joined: "Inviter d'autres amis", reward_earned: "Inviter d'autres amis", reward_available: "Inviter d'autres amis", reward_reversed: "Inviter d'autres amis", milestone: 'Continuer à partager', reminder: 'Partager mon lien', access_granted: 'Partager mon lien', leaderboard_top: 'Continuer à partager', payout_paid: "Inviter d'autres amis", payout_failed: 'Vérifier mes informations de versement' },
     rewardCode: 'Votre code de récompense',
     heldUntil: 'Disponible le {availableOn}',
+    payoutProblem: { account: "le compte PayPal ne l'a pas accepté", payment: "le paiement n'a pas abouti" },
     qrAlt: 'Code QR de votre lien',
     reason: 'Vous recevez cet e-mail car vous participez au programme de parrainage de {campaign}.',
     unsubscribe: 'Se désabonner',
@@ -261,9 +323,10 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: "Vous êtes désabonné : vous ne recevrez plus d'e-mails sur le programme de parrainage de {campaign}.",
   },
   es: {
-    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', reward_reversed: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace', leaderboard_top: 'Seguir compartiendo' },
+    action: { welcome: 'Compartir mi enlace', friend_joined: 'Invitar a más amigos', reward_earned: 'Invitar a más amigos', reward_available: 'Invitar a más amigos', reward_reversed: 'Invitar a más amigos', milestone: 'Seguir compartiendo', reminder: 'Compartir mi enlace', access_granted: 'Compartir mi enlace', leaderboard_top: 'Seguir compartiendo', payout_paid: 'Invitar a más amigos', payout_failed: 'Revisar mis datos de pago' },
     rewardCode: 'Tu código de recompensa',
     heldUntil: 'Disponible el {availableOn}',
+    payoutProblem: { account: 'la cuenta de PayPal no lo aceptó', payment: 'el pago no se completó' },
     qrAlt: 'Código QR de tu enlace',
     reason: 'Recibes este correo porque te uniste al programa de recomendación de {campaign}.',
     unsubscribe: 'Darse de baja',
@@ -272,9 +335,10 @@ export const FRAME_WORDS: Record<Locale, FrameWords> = {
     unsubscribed: 'Te has dado de baja: no recibirás más correos sobre el programa de recomendación de {campaign}.',
   },
   ar: {
-    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', reward_reversed: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي', leaderboard_top: 'واصل المشاركة' },
+    action: { welcome: 'شارك رابطي', friend_joined: 'ادعُ المزيد من الأصدقاء', reward_earned: 'ادعُ المزيد من الأصدقاء', reward_available: 'ادعُ المزيد من الأصدقاء', reward_reversed: 'ادعُ المزيد من الأصدقاء', milestone: 'واصل المشاركة', reminder: 'شارك رابطي', access_granted: 'شارك رابطي', leaderboard_top: 'واصل المشاركة', payout_paid: 'ادعُ المزيد من الأصدقاء', payout_failed: 'راجع بيانات الدفع' },
     rewardCode: 'رمز مكافأتك',
     heldUntil: 'متاحة في {availableOn}',
+    payoutProblem: { account: 'لم يقبلها حساب PayPal', payment: 'لم تكتمل عملية الدفع' },
     qrAlt: 'رمز QR لرابطك',
     reason: 'تتلقى هذه الرسالة لأنك انضممت إلى برنامج الإحالة الخاص بـ {campaign}.',
     unsubscribe: 'إلغاء الاشتراك',

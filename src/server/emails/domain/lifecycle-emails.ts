@@ -130,6 +130,34 @@ export class RewardEmails {
   }
 }
 
+/** A cash payout that ended, as its email needs it (the payouts capability's row, told in its own words). */
+export interface EndedPayout {
+  id: number;
+  campaignId: string;
+  participantId: number;
+  /** What it paid, or would have: in whole units of `currency`. */
+  amount: number;
+  currency: string;
+}
+
+/** How a payout ended: paid, or released (the amount back on the balance) for one of these reasons. */
+export type PayoutEnd = 'paid' | 'failed' | 'returned' | 'unclaimed';
+
+/**
+ * A cash payout's end, to its participant, written in the settlement's transaction: paid, or not (the
+ * amount is back on their balance, with why in plain words); once per payout, whoever settles it (its id
+ * is the change). True when one was written.
+ */
+export async function payoutEmail(tx: Store, payout: EndedPayout, end: PayoutEnd, now: number): Promise<boolean> {
+  const kind = end === 'paid' ? 'payout_paid' : 'payout_failed';
+  const campaign = await tx.findCampaign(payout.campaignId);
+  if (!campaign || !writesEmail(tx, campaign, kind)) return false;
+  // Returned and unclaimed: PayPal took the payment and the receiving account did not; failed: it never went through.
+  const data: EmailData = { amount: payout.amount, currency: payout.currency, ...(end !== 'paid' && { payoutProblem: end === 'failed' ? 'payment' : 'account' }) };
+  await tx.emails.insert([outboxEmail(campaign, payout.participantId, kind, `payout:${payout.id}`, data, now)]);
+  return true;
+}
+
 /**
  * Writes the reminder to share of every participant due one: in each active campaign with reminders on,
  * those who joined at least reminderDays ago and have referred no one, once each. Answers how many.

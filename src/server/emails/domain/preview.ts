@@ -42,6 +42,11 @@ function sampleData(campaign: CampaignRow, kind: EmailKind, now: number): EmailD
       return {};
     case 'leaderboard_top':
       return { rank: 3, places: leaderboardOf(campaign)?.size ?? 10, referrals: 5 };
+    // A cash payout of what the participant earned, in the campaign's currency; the failed one returned by PayPal.
+    case 'payout_paid':
+      return { amount, currency: campaign.reward_currency };
+    case 'payout_failed':
+      return { amount, currency: campaign.reward_currency, payoutProblem: 'account' };
   }
 }
 

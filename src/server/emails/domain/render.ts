@@ -23,6 +23,8 @@ export interface EmailToRender {
   rewardFormat: RewardFormat;
   postalAddress: string;
   recipient: { email: string; firstName: string | null; code: string; shareLink: string };
+  /** The participant's portal (`<PUBLIC_URL>/portal/<campaign>`), where they check their payout details. */
+  portalLink: string;
   data: EmailData;
   unsubscribeUrl: string;
 }
@@ -112,7 +114,8 @@ export function variables(e: EmailToRender): Partial<Record<EmailVariable, strin
     campaign: e.campaignName,
     shareLink: e.recipient.shareLink,
     referralCode: e.recipient.code,
-    reward: data.amount === undefined ? '' : formatReward(data.amount, e.rewardFormat, locale),
+    // A cash payout's amount is in its own currency (the campaign's when it was made).
+    reward: data.amount === undefined ? '' : formatReward(data.amount, data.currency ? { currency: data.currency } : e.rewardFormat, locale),
     rewardCode: data.rewardCode ?? '',
     availableOn: data.availableOn === undefined ? '' : new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(data.availableOn),
     friend: data.friend ?? '',
@@ -121,8 +124,13 @@ export function variables(e: EmailToRender): Partial<Record<EmailVariable, strin
     friends: data.referrals === undefined ? '' : friends(data.referrals, locale),
     rank: data.rank === undefined ? '' : new Intl.NumberFormat(locale).format(data.rank),
     places: data.places === undefined ? '' : new Intl.NumberFormat(locale).format(data.places),
+    reason: data.payoutProblem === undefined ? '' : FRAME_WORDS[locale].payoutProblem[data.payoutProblem],
+    portalLink: e.portalLink,
   };
 }
+
+/** The emails whose button opens the participant's portal rather than their share link: there is something to fix there. */
+const PORTAL_ACTIONS: ReadonlySet<EmailKind> = new Set(['payout_failed']);
 
 const paragraphs = (text: string) =>
   text
@@ -145,6 +153,7 @@ export async function renderEmail(e: EmailToRender): Promise<RenderedEmail> {
   ];
   const reason = fill(words.reason, vars);
   const action = words.action[e.kind];
+  const link = PORTAL_ACTIONS.has(e.kind) ? e.portalLink : e.recipient.shareLink;
   const welcome = e.kind === 'welcome';
 
   const content =
@@ -168,7 +177,7 @@ export async function renderEmail(e: EmailToRender): Promise<RenderedEmail> {
     CONTENT: content,
     QR: welcome ? `<img src="cid:qr" width="160" height="160" alt="${escapeHtml(words.qrAlt)}" style="display:inline-block">` : '',
     ACTION: escapeHtml(action),
-    LINK: escapeHtml(e.recipient.shareLink),
+    LINK: escapeHtml(link),
     FOOTER: footer,
   };
   const template = await frameHtml(directionOf(e.locale));
@@ -178,7 +187,7 @@ export async function renderEmail(e: EmailToRender): Promise<RenderedEmail> {
   const text = [
     ...body,
     ...extras.map((x) => (x.value ? `${x.label}: ${x.value}` : x.label)),
-    `${action}: ${e.recipient.shareLink}`,
+    `${action}: ${link}`,
     '--',
     reason,
     ...(e.postalAddress.trim() ? [e.postalAddress.trim()] : []),

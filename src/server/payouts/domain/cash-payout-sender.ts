@@ -23,6 +23,8 @@ import { loopFailureLog } from '../../kernel/outage-log.js';
 import { PollLoop } from '../../kernel/poll-loop.js';
 import type { CampaignRow } from '../../store/store.js';
 import type { CashPayoutRow } from '../store/cash-payout-store.js';
+import { monthIn } from '../../engagement/domain/leaderboard.js';
+import { makeRun } from './payout-runs.js';
 import { DEFAULT_CASH_SENDER_OPTIONS, type CashSenderOptions, type SenderKit } from './sender-kit.js';
 import { PayPalPayouts } from './paypal-payouts.js';
 import { StripeConnectPayouts } from './stripe-connect-payouts.js';
@@ -43,7 +45,33 @@ export class CashPayoutSender extends PollLoop {
   }
 
   protected async tick(): Promise<void> {
+    await this.runSchedules();
     await this.sendDue();
+  }
+
+  /**
+   * Makes the month's run of each campaign on the monthly schedule, once a month began in its time zone
+   * (a test campaign's by its clock). The month is claimed first (a conditional update), so one process
+   * makes it; a process that dies mid-run leaves the rest to the owner's createPayouts or the next month
+   * (balances wait; nothing is paid twice: every payout reserves its amount). A campaign that just turned
+   * the schedule on is marked, and its first run is at the next month's start. Answers the runs made.
+   */
+  async runSchedules(): Promise<number> {
+    let runs = 0;
+    for (const campaign of await this.#ctx.store.cashPayouts.scheduled()) {
+      const offset = await offsetOf(this.#ctx, campaign);
+      await inCampaignTime(offset, async () => {
+        const now = this.#ctx.now();
+        const was = campaign.payouts_run_on === null ? null : Number(campaign.payouts_run_on);
+        if (was !== null && monthIn(campaign.time_zone, was) === monthIn(campaign.time_zone, now)) return;
+        if (!(await this.#ctx.store.cashPayouts.claimScheduledRun(campaign.id, was, now))) return;
+        if (was === null) return;
+        const run = await makeRun(this.#ctx, campaign, now);
+        runs++;
+        this.#kit.log?.info({ campaign: campaign.id, run: run.runId, payouts: run.payouts.length, skipped: run.skipped.length }, 'monthly payout run');
+      });
+    }
+    return runs;
   }
 
   /** Sends (and polls) every payout due now, a batch at a time; answers how many were looked at. */

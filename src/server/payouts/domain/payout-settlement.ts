@@ -3,12 +3,13 @@
  * webhooks: `sent` (the provider took it), `paid` (its reservation let go and the amount redeemed from the
  * balances it was taken from: "Paid by PayPal"), or released: `failed`, `returned`, `unclaimed` (the
  * reservation let go: the amount is back on the balance, with the reason). Each is one transaction,
- * conditional on the payout's status (and the sender's claim, when it holds one), with its webhook event:
- * a payout ends once, whoever learns of it first.
+ * conditional on the payout's status (and the sender's claim, when it holds one), with its webhook event
+ * and its participant's email (payout_paid, payout_failed): a payout ends once, whoever learns of it first.
  */
 import type { Ctx } from '../../kernel/context.js';
 import { redeemPaidOut } from '../../rewards/domain/ledger.js';
 import { emit } from '../../webhooks/domain/webhook-events.js';
+import { payoutEmail, type EndedPayout } from '../../emails/domain/lifecycle-emails.js';
 import type { Store } from '../../store/store.js';
 import type { CashPayoutStatus } from '../../store/tables.js';
 import type { CashPayoutRow } from '../store/cash-payout-store.js';
@@ -38,6 +39,15 @@ async function event(tx: Store, type: 'payout_sent' | 'payout_paid' | 'payout_fa
   return emit(tx, type, participant, campaign, now, { payout });
 }
 
+/** The payout as its participant's email tells it (../../emails/domain/lifecycle-emails.ts). */
+const endedPayout = (row: CashPayoutRow): EndedPayout => ({
+  id: Number(row.id),
+  campaignId: row.campaign_id,
+  participantId: row.participant_id,
+  amount: Number(row.referral_amount) + Number(row.referee_amount),
+  currency: row.currency,
+});
+
 export async function markSent(ctx: Ctx, rows: readonly CashPayoutRow[], providerBatchId: string | null, nextPollOn: number): Promise<void> {
   const now = ctx.now();
   const queued = await ctx.store.transaction(async (tx) => {
@@ -62,7 +72,8 @@ export async function markPaid(ctx: Ctx, row: CashPayoutRow, providerId: string,
     const label = `Paid by ${PROVIDER[row.method]} (payout ${row.id}, ${providerId})`;
     await redeemPaidOut(tx, row.participant_id, 'referral', Number(row.referral_amount), label, now);
     await redeemPaidOut(tx, row.participant_id, 'referee', Number(row.referee_amount), label, now);
-    return event(tx, 'payout_paid', row, 'paid', now);
+    const emailed = await payoutEmail(tx, endedPayout(row), 'paid', now);
+    return (await event(tx, 'payout_paid', row, 'paid', now)) || emailed;
   });
   if (result) ctx.onEventsCommitted?.();
   return result !== undefined;
@@ -76,7 +87,8 @@ export async function markReleased(ctx: Ctx, row: CashPayoutRow, status: Release
     if (!(await change(tx, row, set, now, claimed))) return undefined;
     await tx.lockParticipants([row.participant_id]);
     await tx.cashPayouts.release(row, now);
-    return event(tx, 'payout_failed', row, status, now, reason);
+    const emailed = await payoutEmail(tx, endedPayout(row), status, now);
+    return (await event(tx, 'payout_failed', row, status, now, reason)) || emailed;
   });
   if (result) ctx.onEventsCommitted?.();
   return result !== undefined;

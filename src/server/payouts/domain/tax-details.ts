@@ -7,6 +7,7 @@
  */
 import type { TaxSettings } from '../../../api/payout-schemas.js';
 import type { Ctx } from '../../kernel/context.js';
+import type { Store } from '../../store/store.js';
 import { AppError, invalid } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
 
@@ -22,8 +23,13 @@ export interface TaxDetailsInput {
   country: string;
 }
 
-export async function taxSettings(ctx: Ctx, accountId: number): Promise<TaxSettings> {
-  const row = await ctx.store.payoutProfiles.taxSettings(accountId);
+export function taxSettings(ctx: Ctx, accountId: number): Promise<TaxSettings> {
+  return taxSettingsIn(ctx.store, accountId);
+}
+
+/** The account's tax settings, read through `store` (a transaction's, in an erasure). */
+export async function taxSettingsIn(store: Store, accountId: number): Promise<TaxSettings> {
+  const row = await store.payoutProfiles.taxSettings(accountId);
   return row ? { thresholds: JSON.parse(row.thresholds) as Record<string, number>, retentionYears: row.retention_years } : structuredClone(DEFAULT_TAX);
 }
 

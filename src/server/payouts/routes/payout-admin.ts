@@ -11,10 +11,13 @@ import {
   ListPayoutsQuery,
   PayoutMethodView,
   PayoutsAnswer,
+  TaxReportQuery,
 } from '../../../api/payout-schemas.js';
+import { bulkExport } from '../../http/audit-specs.js';
+import { exportTaxReport } from '../domain/tax-report.js';
 import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
-import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
+import { CsvStream, ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { ownCampaign } from '../../campaigns/domain/campaigns.js';
 import { getParticipant } from '../../referrals/domain/participants.js';
 import { setPayoutMethod } from '../domain/payout-methods.js';
@@ -91,6 +94,32 @@ export const payoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => cancelPayouts(request.ctx, requireActor(request), request.body.id, request.body.payoutIds),
+  );
+
+  app.get(
+    '/api/v1/admin/exportTaxReport',
+    {
+      // Across the account's live campaigns: no test key reads it (../../http/permissions.ts).
+      config: { access: 'secret' as const, accountWide: true as const, audit: bulkExport },
+      schema: {
+        ...common,
+        summary: "The year's 1099-NEC candidates as CSV: people paid by PayPal in USD past the year's threshold (not tax advice)",
+        description:
+          "One row per person paid by PayPal in USD from the account's live campaigns in the calendar year (UTC), at least the year's threshold " +
+          '(tax.thresholds) in all, who did not give a W-8BEN: their tax details (TIN masked), payouts and total. Stripe Connect payouts are not ' +
+          'listed: Stripe collects its connected accounts\' tax details and files their forms itself.',
+        querystring: TaxReportQuery,
+        produces: ['text/csv'],
+        response: { 200: CsvStream, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const csv = await exportTaxReport(request.ctx, requireActor(request), request.query.year);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="tax-report-${request.query.year}.csv"`)
+        .send(csv);
+    },
   );
 
   app.get(

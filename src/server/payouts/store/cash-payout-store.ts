@@ -10,7 +10,9 @@ import { bound } from '../../store/bound-limit.js';
 import { dueInCampaignTime } from '../../store/campaign-clock-store.js';
 import type { Dialect } from '../../store/connect.js';
 import type { ListStart } from '../../store/list-start.js';
-import type { CashPayoutStatus, CashPayoutsTable, Database } from '../../store/tables.js';
+import type { CampaignsTable, CashPayoutStatus, CashPayoutsTable, Database } from '../../store/tables.js';
+
+type CampaignRow = Selectable<CampaignsTable>;
 
 export type CashPayoutRow = Selectable<CashPayoutsTable>;
 export type NewCashPayout = Insertable<CashPayoutsTable>;
@@ -206,6 +208,30 @@ export class CashPayoutStore {
   /** Retries an attempt later: counts it, keeps the reason, lets the claim go. */
   async later(row: CashPayoutRow, reason: string, nextAttemptOn: number, attempted: boolean, now: number): Promise<void> {
     await this.update(row, { reason, next_attempt_on: nextAttemptOn, claimed_until: null, ...(attempted && { attempts: row.attempts + 1 }) }, now);
+  }
+
+  /** Campaigns whose cash payouts run on a schedule (the sender looks whether a month began). */
+  scheduled(): Promise<CampaignRow[]> {
+    return this.db.selectFrom('campaigns').selectAll().where('cash_payouts', 'like', '%"schedule":"monthly"%').where('status', '=', 'Active').execute();
+  }
+
+  /** Claims a campaign's scheduled run (the month's mark moved from what it was): true for one process only. */
+  async claimScheduledRun(campaignId: string, was: number | null, now: number): Promise<boolean> {
+    let q = this.db.updateTable('campaigns').set({ payouts_run_on: now }).where('id', '=', campaignId);
+    q = was === null ? q.where('payouts_run_on', 'is', null) : q.where('payouts_run_on', '=', was);
+    return (await q.executeTakeFirst()).numUpdatedRows > 0n;
+  }
+
+  /** A PayPal batch's event: its sent payouts (of the account's campaigns) are polled now. */
+  async pollNow(accountId: number, providerBatchId: string, now: number): Promise<number> {
+    const r = await this.db
+      .updateTable('cash_payouts')
+      .set({ next_attempt_on: now })
+      .where('provider_batch_id', '=', providerBatchId)
+      .where('status', '=', 'sent')
+      .where('campaign_id', 'in', this.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   find(campaignId: string, id: number): Promise<CashPayoutRow | undefined> {

@@ -40,13 +40,11 @@ export class PayoutProfileStore {
       .execute();
   }
 
-  /** Stripe's account.updated: whether the account can be paid. */
-  async setStripePayoutsEnabled(account: string, enabled: boolean, now: number): Promise<number> {
-    const r = await this.db
-      .updateTable('payout_methods')
-      .set({ stripe_payouts_enabled: enabled ? 1 : 0, updated_on: now })
-      .where('stripe_account', '=', account)
-      .executeTakeFirst();
+  /** Stripe's account.updated: whether the account can be paid; only for participants of the account's campaigns. */
+  async setStripePayoutsEnabled(account: string, enabled: boolean, now: number, accountId?: number): Promise<number> {
+    let q = this.db.updateTable('payout_methods').set({ stripe_payouts_enabled: enabled ? 1 : 0, updated_on: now }).where('stripe_account', '=', account);
+    if (accountId !== undefined) q = q.where('campaign_id', 'in', this.db.selectFrom('campaigns').select('id').where('account_id', '=', accountId));
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 
@@ -65,10 +63,15 @@ export class PayoutProfileStore {
       .execute();
   }
 
-  /** Removes a participant's payout method and tax details (erasure past the tax retention). */
+  /** Removes a participant's payout method, and their tax details unless the law's retention keeps them (../domain/payout-privacy.ts). */
   async erase(participantId: number, keepTax: boolean): Promise<void> {
     await this.db.deleteFrom('payout_methods').where('participant_id', '=', participantId).execute();
     if (!keepTax) await this.db.deleteFrom('tax_details').where('participant_id', '=', participantId).execute();
+  }
+
+  /** Rewrites the destination (a PayPal address) of a participant's payouts: kept only as the erased address. */
+  async scrubDestinations(participantId: number, erased: string): Promise<void> {
+    await this.db.updateTable('cash_payouts').set({ destination: erased }).where('participant_id', '=', participantId).where('method', '=', 'paypal').execute();
   }
 
   credentials(accountId: number): Promise<PayoutCredentialsRow[]> {

@@ -6,6 +6,7 @@
  * code are replaced, and they read as "Deleted participant". One transaction: a crash leaves all or
  * nothing, and erasing again finds nothing more to do.
  */
+import { erasePayoutData } from '../../payouts/domain/payout-privacy.js';
 import { randomBytes } from 'node:crypto';
 import { ERASED_NAME, erasedEmail } from '../../../api/erased.js';
 import type { ErasureResult } from '../../../api/person-schemas.js';
@@ -73,6 +74,8 @@ export async function erasePerson(ctx: Ctx, actor: Actor, rawEmail: string): Pro
       anonymised.set(p.id, to);
       await people.anonymise(p.id, to, now);
       await people.deleteOwnRows(p.id);
+      await tx.portal.forget(p.id);
+      await erasePayoutData(tx, accountId, p.id, to.email, now);
       // No email is ever made for them again (the sender skips unsubscribed participants).
       await tx.emails.unsubscribe(p.id, p.campaign_id, now);
       await people.renameInOthersEmails(p.id, (data) => JSON.stringify({ ...(JSON.parse(data) as object), friend: ERASED_NAME }));

@@ -3,6 +3,7 @@
  * (docs/privacy.md). Other people appear only as the widget shows them to a participant (a first name or a
  * masked email); secrets (tokens, emailed links) only as when they were made and used.
  */
+import { payoutDataOf } from '../../payouts/domain/payout-privacy.js';
 import type { PersonExport, PersonParticipation } from '../../../api/person-schemas.js';
 import type { PersonParticipant } from '../store/person-store.js';
 import type { Store } from '../../store/store.js';
@@ -52,7 +53,7 @@ export async function exportPerson(ctx: Ctx, actor: Actor, rawEmail: string): Pr
 
 async function participation(store: Store, p: PersonParticipant): Promise<PersonParticipation> {
   const people = store.people;
-  const [campaign, tokens, unsubscribedOn, referrals, entries, payments, refunds, disputes, impressions, emails] = await Promise.all([
+  const [campaign, tokens, unsubscribedOn, referrals, entries, payments, refunds, disputes, impressions, emails, payoutData] = await Promise.all([
     store.findCampaign(p.campaign_id),
     people.tokens(p.id),
     people.unsubscribedOn(p.id),
@@ -63,6 +64,7 @@ async function participation(store: Store, p: PersonParticipant): Promise<Person
     people.disputes(p.id),
     people.impressions(p.id),
     people.emails(p.id),
+    payoutDataOf(store, p.id, p.email),
   ]);
   const referees = new Map(referrals.map((r) => [r.id, r.email]));
   return {
@@ -93,5 +95,6 @@ async function participation(store: Store, p: PersonParticipant): Promise<Person
     })),
     impressions: { total: p.impression_count, recent: impressions.map((i) => ({ day: day(i.day), visitors: i.visitors })) },
     emails: emails.map((m) => ({ kind: m.kind, status: m.status, createdOn: iso(m.created_on), sentOn: isoOrNull(m.sent_on), data: JSON.parse(m.data) as unknown })),
+    ...payoutData,
   };
 }
