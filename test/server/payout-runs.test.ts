@@ -182,6 +182,27 @@ eachDatabase('Cash payouts', (service) => {
     await assertCountersAreTheLedger(s, id);
   });
 
+  it('a refund that reverses a commission already paid out takes what the balance has, and the rest is owed', async () => {
+    const s = service();
+    const id = await s.campaign({ referrerRewardValue: 10, refereeRewardValue: 0, referrerRewardPercent: 10, rewardType: 'credit', rewardCurrency: 'USD' } as never);
+    await s.admin.updateCampaign({ id, cashPayouts: { methods: ['paypal'], minimum: 1, schedule: 'manual', approval: false } } as never);
+    await s.admin.updateAccountSettings({ paypal: { ...CLIENT } });
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '200.00' });
+    await s.admin.setPayoutMethod({ id, email: 'ann@example.com', method: 'paypal', paypalEmail: 'ann@example.com' });
+    assert.deepEqual((await s.admin.createPayouts(id)).payouts.map((p) => p.amount), [30]);
+    const send = sender(s);
+    await send.sendDue();
+    later(POLL_MS);
+    await send.sendDue();
+    assert.equal((await s.admin.listPayouts(id))[0]!.status, 'paid');
+    await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '200.00' });
+    const liability = await s.admin.getRewardLiability(id);
+    assert.deepEqual([liability.referral.available, liability.referral.redeemed, liability.referral.owed], [0, 30, 20], 'the commission is owed: the money had left');
+    await assertCountersAreTheLedger(s, id);
+  });
+
   it("PayPal's webhooks end a payout without a poll, once; a tampered or another account's event changes nothing", async () => {
     const s = service();
     const id = await program(s, { approval: false });
