@@ -94,7 +94,7 @@ export const TaxDetailsFields = {
   form: Type.Union(TAX_FORMS.map((f) => Type.Literal(f)), { description: 'w9 (a US person) or w8ben (a foreign individual)' }),
   legalName: Type.String({ format: 'line', minLength: 1, maxLength: 200 }),
   tin: Type.String({ pattern: '^[0-9A-Za-z-]{4,20}$', description: 'Taxpayer identification number (SSN or EIN for a W-9; a foreign TIN for a W-8BEN); stored encrypted, shown masked' }),
-  address: Type.String({ minLength: 1, maxLength: 500 }),
+  address: Type.String({ format: 'text', minLength: 1, maxLength: 500, description: 'The postal address, lines separated by newlines' }),
   country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
 };
 export const TaxDetailsView = Type.Object({
