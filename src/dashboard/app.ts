@@ -24,7 +24,9 @@ import './pages/campaign-editor.js';
 import './pages/participants.js';
 import './pages/participant-detail.js';
 import './pages/analytics.js';
-import './pages/billing.js';
+import './pages/billing/billing.js';
+import './pages/billing/payouts.js';
+import './pages/billing/payout-providers.js';
 import './pages/emails.js';
 import './pages/waitlist.js';
 import './pages/webhooks.js';
@@ -45,6 +47,7 @@ const TITLES: Record<Route['page'], string> = {
   participant: 'Participant',
   analytics: 'Analytics',
   billing: 'Billing',
+  payouts: 'Payouts',
   emails: 'Emails',
   waitlist: 'Waitlist',
   webhooks: 'Webhooks',
@@ -53,6 +56,7 @@ const TITLES: Record<Route['page'], string> = {
   audit: 'Audit log',
   join: 'Join',
   retention: 'Data retention',
+  'payout-providers': 'Payout providers',
   account: 'Account',
 };
 
@@ -257,6 +261,7 @@ export class Dashboard extends LitElement {
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
             ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}
+            ${this.#link(href.payouts(id), 'Payouts', page === 'payouts')}
             ${this.#link(href.emails(id), 'Emails', page === 'emails')}
             ${current?.waitlist ? this.#link(href.waitlist(id), 'Waitlist', page === 'waitlist') : nothing}`
           : nothing}
@@ -266,6 +271,7 @@ export class Dashboard extends LitElement {
         ${this.#link(href.team(), 'Team', page === 'team')} ${this.#link(href.audit(), 'Audit log', page === 'audit')}
         <div class="section">Settings</div>
         ${this.#link(href.retention(), 'Data retention', page === 'retention')}
+        ${this.#link(href.payoutProviders(), 'Payout providers', page === 'payout-providers')}
         <a class="phone-only" href=${href.account()} aria-current=${page === 'account' ? 'page' : 'false'}>Account</a>
         </div>
         <label class="mode">
@@ -302,7 +308,7 @@ export class Dashboard extends LitElement {
     localStorage.setItem(LAST_CAMPAIGN, id);
     const r = this.route;
     location.hash =
-      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'emails' ? href.emails(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
+      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'payouts' ? href.payouts(id) : r.page === 'emails' ? href.emails(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
   }
 
   #page() {
@@ -322,6 +328,8 @@ export class Dashboard extends LitElement {
         return html`<rk-analytics .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-analytics>`;
       case 'billing':
         return html`<rk-billing .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-billing>`;
+      case 'payouts':
+        return html`<rk-payouts .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-payouts>`;
       case 'emails':
         return html`<rk-emails .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-emails>`;
       case 'waitlist':
@@ -339,6 +347,8 @@ export class Dashboard extends LitElement {
         return html`<rk-campaigns .campaigns=${this.#shown()} .testMode=${this.testMode}></rk-campaigns>`;
       case 'retention':
         return html`<rk-data-retention></rk-data-retention>`;
+      case 'payout-providers':
+        return html`<rk-payout-providers></rk-payout-providers>`;
       case 'account':
         return html`<rk-account .email=${this.email}></rk-account>`;
     }

@@ -7,6 +7,7 @@ export type Route =
   | { page: 'participant'; id: string; email: string }
   | { page: 'analytics'; id: string }
   | { page: 'billing'; id: string }
+  | { page: 'payouts'; id: string }
   | { page: 'emails'; id: string }
   | { page: 'waitlist'; id: string }
   | { page: 'webhooks' }
@@ -15,6 +16,7 @@ export type Route =
   | { page: 'audit' }
   | { page: 'join'; token: string }
   | { page: 'retention' }
+  | { page: 'payout-providers' }
   | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
@@ -28,12 +30,14 @@ export function parseRoute(hash: string): Route {
   if (first === 'keys') return { page: 'keys' };
   if (first === 'account') return { page: 'account' };
   if (first === 'settings' && id === 'retention') return { page: 'retention' };
+  if (first === 'settings' && id === 'payouts') return { page: 'payout-providers' };
   if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
   if (first === 'campaigns' && id) {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
     if (sub === 'participants') return { page: 'participants', id };
     if (sub === 'analytics') return { page: 'analytics', id };
     if (sub === 'billing') return { page: 'billing', id };
+    if (sub === 'payouts') return { page: 'payouts', id };
     if (sub === 'emails') return { page: 'emails', id };
     if (sub === 'waitlist') return { page: 'waitlist', id };
     return { page: 'campaign', id };
@@ -49,6 +53,7 @@ export const href = {
   participant: (id: string, email: string) => `#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(email)}`,
   analytics: (id: string) => `#/campaigns/${encodeURIComponent(id)}/analytics`,
   billing: (id: string) => `#/campaigns/${encodeURIComponent(id)}/billing`,
+  payouts: (id: string) => `#/campaigns/${encodeURIComponent(id)}/payouts`,
   emails: (id: string) => `#/campaigns/${encodeURIComponent(id)}/emails`,
   waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
   webhooks: () => '#/webhooks',
@@ -56,6 +61,7 @@ export const href = {
   team: () => '#/team',
   audit: () => '#/audit',
   retention: () => '#/settings/retention',
+  payoutProviders: () => '#/settings/payouts',
   account: () => '#/account',
 };
 

@@ -496,6 +496,7 @@ export class CampaignEditor extends Page {
               <a class="button" href=${href.participants(this.campaignId)}>Participants</a>
               <a class="button" href=${href.analytics(this.campaignId)}>Analytics</a>
               <a class="button" href=${href.billing(this.campaignId)}>Billing</a>
+              <a class="button" href=${href.payouts(this.campaignId)}>Payouts</a>
             </div>`
           : nothing}
       </div>

@@ -56,10 +56,14 @@ export async function updatePayoutProviders(
     const [provider, live] = FIELDS[field];
     if (value === null) {
       await ctx.store.payoutProfiles.putCredential(accountId, provider, live, null, now);
-    } else if ('clientId' in value) {
-      await ctx.store.payoutProfiles.putCredential(accountId, provider, live, { client_id: value.clientId, secret: value.clientSecret, webhook: value.webhookId ?? null }, now);
     } else {
-      await ctx.store.payoutProfiles.putCredential(accountId, provider, live, { client_id: null, secret: value.secretKey, webhook: value.connectWebhookSecret ?? null }, now);
+      // A webhook id or secret left out keeps the one stored: changing a key does not unset its receiver.
+      const stored = (await ctx.store.payoutProfiles.credential(accountId, provider, live))?.webhook ?? null;
+      const row =
+        'clientId' in value
+          ? { client_id: value.clientId, secret: value.clientSecret, webhook: value.webhookId ?? stored }
+          : { client_id: null, secret: value.secretKey, webhook: value.connectWebhookSecret ?? stored };
+      await ctx.store.payoutProfiles.putCredential(accountId, provider, live, row, now);
     }
   }
 }

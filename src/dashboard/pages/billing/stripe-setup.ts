@@ -4,11 +4,11 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { REFKIT_CODE_METADATA, STRIPE_EVENT_TYPES } from '../../api/billing-schemas.js';
-import type { CampaignSettings } from '../../api/client.js';
-import { api } from '../api.js';
-import { confirmAction } from '../confirm.js';
-import { Page } from '../page.js';
+import { REFKIT_CODE_METADATA, STRIPE_EVENT_TYPES } from '../../../api/billing-schemas.js';
+import type { CampaignSettings } from '../../../api/client.js';
+import { api } from '../../api.js';
+import { confirmAction } from '../../confirm.js';
+import { Page } from '../../page.js';
 
 /** The events the service acts on (src/server/billing/domain/stripe-events.ts); Stripe sends only those selected. */
 const SECRET_FIELD = 'stripeWebhookSecret';

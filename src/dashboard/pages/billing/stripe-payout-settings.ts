@@ -4,11 +4,11 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import type { CampaignSettings } from '../../api/client.js';
-import type { StripeRewardMode } from '../../api/schemas.js';
-import { api } from '../api.js';
-import { confirmAction } from '../confirm.js';
-import { Page } from '../page.js';
+import type { CampaignSettings } from '../../../api/client.js';
+import type { StripeRewardMode } from '../../../api/schemas.js';
+import { api } from '../../api.js';
+import { confirmAction } from '../../confirm.js';
+import { Page } from '../../page.js';
 
 const KEY_FIELD = 'stripeRewardKey';
 const MODES: [StripeRewardMode, string][] = [

@@ -4,11 +4,11 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { STRIPE_PAYOUT_STATUSES, type StripePayoutView } from '../../api/billing-schemas.js';
-import { api } from '../api.js';
-import { dateTime, money } from '../format.js';
-import { Page } from '../page.js';
-import { participantLink } from '../participant-link.js';
+import { STRIPE_PAYOUT_STATUSES, type StripePayoutView } from '../../../api/billing-schemas.js';
+import { api } from '../../api.js';
+import { dateTime, money } from '../../format.js';
+import { Page } from '../../page.js';
+import { participantLink } from '../../participant-link.js';
 
 type Status = StripePayoutView['status'];
 const PAGE_SIZE = 25;
@@ -18,6 +18,9 @@ const BADGES: Record<Status, string> = { queued: 'info', waiting: 'warn', paid: 
  * @summary The payouts table of a campaign's Billing page, with its status filter, paging and retry.
  *
  * @property campaignId - The campaign.
+ * @property heading - The table's heading (default "Payouts to Stripe").
+ *
+ * @slot intro - A paragraph under the heading.
  */
 @customElement('rk-stripe-payouts')
 export class StripePayouts extends Page {
@@ -31,6 +34,8 @@ export class StripePayouts extends Page {
     `,
   ];
   @property() campaignId = '';
+  /** The table's heading: the Payouts page names these apart from cash payouts. */
+  @property() heading = 'Payouts to Stripe';
   @state() private payouts: StripePayoutView[] | undefined;
   @state() private status: '' | Status = '';
   /** The cursor of the page after those shown, when there is one. */
@@ -89,7 +94,7 @@ export class StripePayouts extends Page {
   override render() {
     const payouts = this.payouts;
     return html`<div class="head2">
-        <h2 id="payouts-h">Payouts to Stripe</h2>
+        <h2 id="payouts-h">${this.heading}</h2>
         <div class="actions">
           <div class="field">
             <label for="payout-filter">Filter payouts</label>
@@ -101,6 +106,7 @@ export class StripePayouts extends Page {
           <button @click=${() => this.refresh()}>Reload payouts</button>
         </div>
       </div>
+      <slot name="intro"></slot>
       ${this.messages()}
       <div class="table-wrap">
         <table class="records" aria-labelledby="payouts-h">

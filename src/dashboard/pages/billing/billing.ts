@@ -4,9 +4,9 @@
  */
 import { css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
-import type { CampaignSettings } from '../../api/client.js';
-import { Page } from '../page.js';
-import './reward-code-pools.js';
+import type { CampaignSettings } from '../../../api/client.js';
+import { Page } from '../../page.js';
+import '../reward-code-pools.js';
 import './stripe-setup.js';
 import './stripe-events.js';
 import './stripe-payout-settings.js';

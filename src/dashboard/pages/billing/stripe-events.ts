@@ -4,12 +4,12 @@
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
-import { STRIPE_EVENT_STATUSES } from '../../api/billing-schemas.js';
-import type { StripeEventView } from '../../api/client.js';
-import { api } from '../api.js';
-import { dateTime, money } from '../format.js';
-import { Page } from '../page.js';
-import { participantLink } from '../participant-link.js';
+import { STRIPE_EVENT_STATUSES } from '../../../api/billing-schemas.js';
+import type { StripeEventView } from '../../../api/client.js';
+import { api } from '../../api.js';
+import { dateTime, money } from '../../format.js';
+import { Page } from '../../page.js';
+import { participantLink } from '../../participant-link.js';
 
 type Status = StripeEventView['status'];
 /** The most the service lists at once. */
