@@ -61,6 +61,7 @@ const HIDDEN_ROUTES: { method: string; path: RegExp; why: string }[] = [
   { method: 'GET|HEAD', path: /^\/api\/docs(\/.*)?$/, why: 'the document viewer, Redoc (openapi.test.ts, security-headers.test.ts)' },
   { method: 'GET|HEAD', path: /^\/admin(\/?\*)?$/, why: "the dashboard's files (security-headers.test.ts, e2e)" },
   { method: 'GET|HEAD', path: /^\/widget\/\*$|^\/\*$|^\*$/, why: "the widget's files (security-headers.test.ts, e2e)" },
+  { method: 'GET|HEAD', path: /^\/portal\/(:id|\*)$|^\/portal\/assets\/\*$/, why: "the referrer's portal page and its files (portal.test.ts, e2e/portal.test.ts)" },
 ];
 
 /** Methods tried at every route, whether or not it has them. */
