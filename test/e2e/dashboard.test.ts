@@ -304,42 +304,53 @@ describe('dashboard', () => {
       );
     }));
 
-  for (const width of [1280, 390]) {
-    it(`reward ledger at ${width} px: every entry of a participant, paged; pending and owed back beside the balances`, () =>
-      task(async ({ page }) => {
-        const { campaignId: id, referrer } = ledger;
-        const campaign = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
-        const entries = await allEntries(seeded.service.admin, id, referrer);
-        assert.ok(entries.length > 20, `${entries.length} entries: more than a page`);
-        for (const kind of ['referral', 'commission', 'redemption', 'reversal'] as const) assert.ok(entries.some((e) => e.kind === kind), kind);
-        assert.ok(entries.some((e) => e.capped) && entries.some((e) => e.status === 'pending'), 'capped and pending entries');
-        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(referrer)}`);
-        const table = page.getByRole('table', { name: 'Reward ledger' });
-        const rows = table.locator('tbody tr');
-        await waitFor(async () => (await rows.count()) === 20, 'the first page of the ledger');
-        // The navigation leaves the page to the page: under 15% of the screen's height on a phone.
-        const nav = (await page.getByRole('navigation', { name: 'Main' }).boundingBox())!;
-        if (width === 390) assert.ok(nav.height < 0.15 * 900, `the navigation takes ${nav.height} of 900 px`);
-        // The share link is a row of its own, across its card, never a few characters a line beside its label.
+  // The ledger's paging and its figures are the page's behaviour, checked once; its layout at each width
+  // (the navigation's height on a phone, the share link's row, nothing wider than the screen, axe) is
+  // checked at both, on the same page resized: the dashboard's layout is its CSS media queries alone.
+  it('reward ledger at 1280 and 390 px: every entry of a participant, paged; pending and owed back beside the balances', () =>
+    task(async ({ page }) => {
+      const { campaignId: id, referrer } = ledger;
+      const campaign = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      const entries = await allEntries(seeded.service.admin, id, referrer);
+      assert.ok(entries.length > 20, `${entries.length} entries: more than a page`);
+      for (const kind of ['referral', 'commission', 'redemption', 'reversal'] as const) assert.ok(entries.some((e) => e.kind === kind), kind);
+      assert.ok(entries.some((e) => e.capped) && entries.some((e) => e.status === 'pending'), 'capped and pending entries');
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(referrer)}`);
+      const table = page.getByRole('table', { name: 'Reward ledger' });
+      const rows = table.locator('tbody tr');
+      await waitFor(async () => (await rows.count()) === 20, 'the first page of the ledger');
+      /** The share link is a row of its own, across its card, never a few characters a line beside its label. */
+      const shareLinkRow = async (width: number) => {
         const [dd, dl] = [(await page.locator('dd.wide').boundingBox())!, (await page.locator('dl:has(dd.wide)').boundingBox())!];
-        assert.ok(dd.width >= dl.width - 1, `the share link's row is ${dd.width} of ${dl.width} px`);
-        await page.getByRole('button', { name: 'Show more entries' }).click();
-        await waitFor(async () => (await rows.count()) === entries.length, 'every entry');
-        assert.equal(await page.getByRole('button', { name: 'Show more entries' }).count(), 0);
+        assert.ok(dd.width >= dl.width - 1, `at ${width} px the share link's row is ${dd.width} of ${dl.width} px`);
+      };
+      await shareLinkRow(1280);
+      await page.getByRole('button', { name: 'Show more entries' }).click();
+      await waitFor(async () => (await rows.count()) === entries.length, 'every entry');
+      assert.equal(await page.getByRole('button', { name: 'Show more entries' }).count(), 0);
+      const { rewards } = await seeded.service.admin.getParticipantDetail(id, referrer);
+      assert.ok(rewards.pending.referral > 0);
+      const balances = page.locator('rk-participant-detail .balances');
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        if (width === 390) {
+          // The navigation leaves the page to the page: under 15% of the screen's height on a phone.
+          const nav = (await page.getByRole('navigation', { name: 'Main' }).boundingBox())!;
+          assert.ok(nav.height < 0.15 * 900, `the navigation takes ${nav.height} of 900 px`);
+          await shareLinkRow(390);
+        }
         const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+        assert.equal(cells.length, entries.length);
         cells.forEach(([, , label, amount, status, , referee, capped], i) => {
           const e = entries[i]!;
-          assert.deepEqual([label, amount, status, referee, capped], [e.label || '—', reward(e.amount, campaign), e.status, e.refereeEmail ?? '—', e.capped ? reward(e.capped, campaign) : '—'], `entry ${i}`);
+          assert.deepEqual([label, amount, status, referee, capped], [e.label || '—', reward(e.amount, campaign), e.status, e.refereeEmail ?? '—', e.capped ? reward(e.capped, campaign) : '—'], `entry ${i} at ${width} px`);
         });
-        const { rewards } = await seeded.service.admin.getParticipantDetail(id, referrer);
-        assert.ok(rewards.pending.referral > 0);
-        const balances = page.locator('rk-participant-detail .balances');
         await balances.getByText(`${reward(rewards.pending.referral, campaign)} pending · ${reward(rewards.owed.referral, campaign)} owed back`).waitFor();
         await balances.getByText(`${reward(rewards.pending.referee, campaign)} pending · ${reward(rewards.owed.referee, campaign)} owed back`).waitFor();
-        assert.equal(await overflowsSideways(page), false);
-        assert.deepEqual(await seriousViolations(page), []);
-      }, width));
-  }
+        assert.equal(await overflowsSideways(page), false, `wider than ${width} px`);
+        assert.deepEqual(await seriousViolations(page), [], `at ${width} px`);
+      }
+    }));
 
   it('reward liability: pending, available, redeemed and owed back per reward kind and in all; the ledger\'s CSV export', () =>
     task(async ({ page }) => {
@@ -886,96 +897,117 @@ describe('dashboard', () => {
       await rejects(() => client.listCampaigns(), 401, 'unauthorized');
     }));
 
-  for (const width of [1280, 390]) {
-    it(`data retention at ${width} px: the defaults shown; periods saved (a reload shows them); no IPs at all, and back; a period out of bounds is not sent`, () =>
-      task(async ({ page }) => {
-        const api = seeded.service.admin;
-        try {
-          await page.getByRole('link', { name: 'Data retention' }).click();
-          await page.getByRole('heading', { name: 'Data retention', level: 1 }).waitFor();
-          const form = page.locator('rk-data-retention form');
-          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
-          assert.equal(await form.getByLabel('Delivered webhooks').inputValue(), '30');
-          assert.equal(await form.getByLabel('Email log').inputValue(), '90');
-          await form.getByLabel('Delivered webhooks').fill('14');
-          await form.getByLabel('Email log').fill('180');
-          await page.getByRole('button', { name: 'Save' }).click();
-          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
-          assert.deepEqual((await api.getAccountSettings()).retention, { ipDays: 90, webhookDays: 14, emailDays: 180 });
-          await page.reload();
-          assert.equal(await form.getByLabel('Email log').inputValue(), '180');
-
-          await form.getByLabel('Store no IP addresses at all').check();
-          assert.equal(await form.getByLabel('IP addresses', { exact: true }).isDisabled(), true);
-          await page.getByRole('button', { name: 'Save' }).click();
-          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
-          assert.equal((await api.getAccountSettings()).retention.ipDays, 0);
-          await page.reload();
-          assert.equal(await form.getByLabel('Store no IP addresses at all').isChecked(), true);
-          await form.getByLabel('Store no IP addresses at all').uncheck();
-          assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
-          await page.getByRole('button', { name: 'Save' }).click();
-          await page.getByText('Saved. Older data goes at the next pruning').waitFor();
-          assert.equal((await api.getAccountSettings()).retention.ipDays, 90);
-
-          // Beyond ten years: the browser holds the form back, and nothing changes.
-          await form.getByLabel('Email log').fill('5000');
-          await page.getByRole('button', { name: 'Save' }).click();
-          assert.equal(await form.getByLabel('Email log').evaluate((el) => (el as HTMLInputElement).validity.rangeOverflow), true);
-          assert.equal((await api.getAccountSettings()).retention.emailDays, 180);
-          assert.equal(await overflowsSideways(page), false);
-        } finally {
-          // The other tests sign people up on this service with the defaults.
-          await api.updateAccountSettings({ retention: { ipDays: 90, webhookDays: 30, emailDays: 90 } });
-        }
-      }, width));
-  }
-
-  for (const width of [1280, 390]) {
-    it(`account at ${width} px: change the password (other sessions end, this one goes on), then sign out everywhere`, async () => {
-      // An owner of this test's own: the seeded owner's password stays as the other tests need it.
-      const me = { email: `account-${width}@acme.example`, password: 'the first passphrase' };
-      const next = 'the second passphrase';
-      await createOwner(seeded.service.ctx, me.email, me.password);
-      const elsewhere = await signedIn(browser, seeded.service.url, width, me);
-      const d = await signedIn(browser, seeded.service.url, width, me);
-      const { page } = d;
+  // The form's behaviour is checked once; at 390 px the page is reached from the phone's row of links and
+  // checked for width, as it is left (the every-page test below runs axe at both widths).
+  it('data retention at 1280 and 390 px: the defaults shown; periods saved (a reload shows them); no IPs at all, and back; a period out of bounds is not sent', () =>
+    task(async ({ page }) => {
+      const api = seeded.service.admin;
       try {
-        await page.getByRole('link', { name: 'Account' }).click();
-        await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
-        const form = page.locator('rk-account form');
-        await form.getByLabel('Current password').fill('not my password');
-        await form.getByLabel('New password', { exact: true }).fill(next);
-        await form.getByLabel('New password, again').fill(`${next}!`);
-        await page.getByRole('button', { name: 'Change password' }).click();
-        await page.getByRole('alert').getByText('The new passwords do not match.').waitFor();
-        await form.getByLabel('New password, again').fill(next);
-        await page.getByRole('button', { name: 'Change password' }).click();
-        await page.getByRole('alert').getByText('The current password is wrong').waitFor();
-        await form.getByLabel('Current password').fill(me.password);
-        await form.getByLabel('New password', { exact: true }).fill(next);
-        await form.getByLabel('New password, again').fill(next);
-        await page.getByRole('button', { name: 'Change password' }).click();
-        await page.getByText('Password changed. 1 other session was signed out; this one stays signed in.').waitFor();
-        assert.equal(await overflowsSideways(page), false);
-        // The other browser's session is over: its next call returns it to sign-in.
-        await elsewhere.page.reload();
-        await elsewhere.page.getByRole('heading', { name: 'Sign in' }).waitFor();
-        const second = await signedIn(browser, seeded.service.url, width, { email: me.email, password: next });
+        await page.getByRole('link', { name: 'Data retention' }).click();
+        await page.getByRole('heading', { name: 'Data retention', level: 1 }).waitFor();
+        const form = page.locator('rk-data-retention form');
+        assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
+        assert.equal(await form.getByLabel('Delivered webhooks').inputValue(), '30');
+        assert.equal(await form.getByLabel('Email log').inputValue(), '90');
+        await form.getByLabel('Delivered webhooks').fill('14');
+        await form.getByLabel('Email log').fill('180');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+        assert.deepEqual((await api.getAccountSettings()).retention, { ipDays: 90, webhookDays: 14, emailDays: 180 });
+        await page.reload();
+        assert.equal(await form.getByLabel('Email log').inputValue(), '180');
 
-        await page.getByRole('button', { name: 'Sign out everywhere' }).click();
-        await confirm(page, 'Sign out everywhere');
-        await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-        await second.page.reload();
-        await second.page.getByRole('heading', { name: 'Sign in' }).waitFor();
-        await second.context.close();
-        assert.deepEqual(d.problems, []);
+        await form.getByLabel('Store no IP addresses at all').check();
+        assert.equal(await form.getByLabel('IP addresses', { exact: true }).isDisabled(), true);
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+        assert.equal((await api.getAccountSettings()).retention.ipDays, 0);
+        await page.reload();
+        assert.equal(await form.getByLabel('Store no IP addresses at all').isChecked(), true);
+        await form.getByLabel('Store no IP addresses at all').uncheck();
+        assert.equal(await form.getByLabel('IP addresses', { exact: true }).inputValue(), '90');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Saved. Older data goes at the next pruning').waitFor();
+        assert.equal((await api.getAccountSettings()).retention.ipDays, 90);
+
+        // Beyond ten years: the browser holds the form back, and nothing changes.
+        await form.getByLabel('Email log').fill('5000');
+        await page.getByRole('button', { name: 'Save' }).click();
+        assert.equal(await form.getByLabel('Email log').evaluate((el) => (el as HTMLInputElement).validity.rangeOverflow), true);
+        assert.equal((await api.getAccountSettings()).retention.emailDays, 180);
+        assert.equal(await overflowsSideways(page), false, 'wider than 1280 px');
+        await page.setViewportSize({ width: 390, height: 900 });
+        assert.equal(await overflowsSideways(page), false, 'wider than 390 px');
+        // On a phone: from another page, through the row of links, to the saved periods.
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns', exact: true }).click();
+        await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+        await page.getByRole('link', { name: 'Data retention' }).click();
+        await page.getByRole('heading', { name: 'Data retention', level: 1 }).waitFor();
+        assert.deepEqual([await form.getByLabel('Delivered webhooks').inputValue(), await form.getByLabel('Email log').inputValue()], ['14', '180']);
+        assert.equal(await overflowsSideways(page), false, 'wider than 390 px');
       } finally {
-        await d.context.close();
-        await elsewhere.context.close();
+        // The other tests sign people up on this service with the defaults.
+        await api.updateAccountSettings({ retention: { ipDays: 90, webhookDays: 30, emailDays: 90 } });
       }
-    });
+    }));
 
+  // The account's behaviour is checked once; both of its links (the desktop sidebar's and the phone's
+  // row's) are followed, and the page is checked for width at both, with the notice of the change shown.
+  it('account at 1280 and 390 px: change the password (other sessions end, this one goes on), then sign out everywhere', async () => {
+    // An owner of this test's own: the seeded owner's password stays as the other tests need it.
+    const me = { email: 'account@acme.example', password: 'the first passphrase' };
+    const next = 'the second passphrase';
+    await createOwner(seeded.service.ctx, me.email, me.password);
+    const elsewhere = await signedIn(browser, seeded.service.url, 1280, me);
+    const d = await signedIn(browser, seeded.service.url, 390, me);
+    const { page } = d;
+    try {
+      await page.getByRole('link', { name: 'Account' }).click();
+      await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns', exact: true }).click();
+      await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'Account' }).click();
+      await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+      const form = page.locator('rk-account form');
+      await form.getByLabel('Current password').fill('not my password');
+      await form.getByLabel('New password', { exact: true }).fill(next);
+      await form.getByLabel('New password, again').fill(`${next}!`);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').getByText('The new passwords do not match.').waitFor();
+      await form.getByLabel('New password, again').fill(next);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').getByText('The current password is wrong').waitFor();
+      await form.getByLabel('Current password').fill(me.password);
+      await form.getByLabel('New password', { exact: true }).fill(next);
+      await form.getByLabel('New password, again').fill(next);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      const changed = page.getByText('Password changed. 1 other session was signed out; this one stays signed in.');
+      await changed.waitFor();
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await changed.waitFor();
+        assert.equal(await overflowsSideways(page), false, `wider than ${width} px`);
+      }
+      // The other browser's session is over: its next call returns it to sign-in.
+      await elsewhere.page.reload();
+      await elsewhere.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      const second = await signedIn(browser, seeded.service.url, 1280, { email: me.email, password: next });
+
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await confirm(page, 'Sign out everywhere');
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await second.page.reload();
+      await second.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await second.context.close();
+      assert.deepEqual(d.problems, []);
+    } finally {
+      await d.context.close();
+      await elsewhere.context.close();
+    }
+  });
+
+  for (const width of [1280, 390]) {
     it(`every page at ${width} px: no serious or critical axe violation, nothing wider than the screen`, () =>
       task(async ({ page, settled }) => {
         const id = encodeURIComponent(seeded.campaignId);

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { CampaignSettings } from '../../api/schemas.js';
 import { ConfigError } from '../config.js';
-import { admin, adminValue } from './admin-calls.js';
+import { admin, printCall, valueOf, withAdmin, type AdminCalls } from './admin-calls.js';
 import { jsonOption, type Run } from './cli-run.js';
 import { campaignBody, campaignFields, secretNotices, type CampaignOptions } from './campaign-options.js';
 import { collect, int } from './option-values.js';
@@ -13,8 +13,8 @@ import { DAY_MS } from '../kernel/time.js';
  * adding an origin never drops another (the landing page's own is always allowed besides). An unknown
  * campaign gives `added` alone, and the update then answers campaign_not_found.
  */
-async function originsWith(run: Run, campaignId: string, added: string[]): Promise<string[]> {
-  const campaigns = await adminValue<CampaignSettings[]>(run, 'GET', 'listCampaigns', {});
+async function originsWith(call: AdminCalls, campaignId: string, added: string[]): Promise<string[]> {
+  const campaigns = valueOf<CampaignSettings[]>(await call('GET', 'listCampaigns', {}));
   const c = campaigns.find((x) => x.campaignId === campaignId);
   const current = c?.allowedOrigins ?? [];
   // Compared as the service stores them (https://Shop.example:443 is https://shop.example).
@@ -23,9 +23,12 @@ async function originsWith(run: Run, campaignId: string, added: string[]): Promi
   return [...origins.values()];
 }
 
-/** Calls a route that creates or changes a campaign; once it succeeds, says which secrets it set (stderr: stdout stays the answer). */
-async function changeCampaign(run: Run, route: string, body: Record<string, unknown>, o: CampaignOptions): Promise<void> {
-  await admin(run, 'POST', route, body, !!o.json);
+/**
+ * Calls a route that creates or changes a campaign, through `call` (the command's one app); once it
+ * succeeds, says which secrets it set (stderr: stdout stays the answer).
+ */
+async function changeCampaign(run: Run, call: AdminCalls, route: string, body: Record<string, unknown>, o: CampaignOptions): Promise<void> {
+  printCall(run, await call('POST', route, body), !!o.json);
   if (run.exitCode === 0) run.stderr.write(secretNotices(o));
 }
 
@@ -39,7 +42,7 @@ export function addCampaignCommands(program: Command, run: Run): void {
     .requiredOption('--host-url <url>', 'hostURL: the landing page share links point to');
   campaignFields(create)
     .option('--test', 'a test campaign: its data stay apart from live data and its clock can be moved (docs/testing-mode.md); never changed after')
-    .action((o: CampaignOptions & { test?: boolean }) => changeCampaign(run, 'createCampaign', { ...campaignBody(o), ...(o.test && { test: true }) }, o));
+    .action((o: CampaignOptions & { test?: boolean }) => withAdmin(run, (call) => changeCampaign(run, call, 'createCampaign', { ...campaignBody(o), ...(o.test && { test: true }) }, o)));
   const update = campaign
     .command('update')
     .description('change fields of a campaign')
@@ -49,8 +52,11 @@ export function addCampaignCommands(program: Command, run: Run): void {
     .option('--add-allowed-origin <origin>', 'add to allowedOrigins, keeping the origins it allows now (repeat for several)', collect);
   campaignFields(update).action(async (o: CampaignOptions & { id: string; addAllowedOrigin?: string[] }) => {
     if (o.addAllowedOrigin && o.allowedOrigin) throw new ConfigError('--allowed-origin replaces the list and --add-allowed-origin adds to it: give one of them');
-    const allowedOrigins = o.addAllowedOrigin ? await originsWith(run, o.id, o.addAllowedOrigin) : o.allowedOrigin;
-    await changeCampaign(run, 'updateCampaign', { id: o.id, ...campaignBody(o), allowedOrigins }, o);
+    // The origins read and the update made through one app.
+    await withAdmin(run, async (call) => {
+      const allowedOrigins = o.addAllowedOrigin ? await originsWith(call, o.id, o.addAllowedOrigin) : o.allowedOrigin;
+      await changeCampaign(run, call, 'updateCampaign', { id: o.id, ...campaignBody(o), allowedOrigins }, o);
+    });
   });
   campaign
     .command('status')
@@ -88,8 +94,11 @@ export function addCampaignCommands(program: Command, run: Run): void {
     .addOption(jsonOption)
     .action(async (o: { campaign: string; to?: string; days?: number; json?: boolean }) => {
       if ((o.to === undefined) === (o.days === undefined)) throw new ConfigError('give the new time with --to <date-time> or --days <n>, one of them');
-      const to = o.to ?? new Date(Date.parse((await adminValue<{ now: string }>(run, 'GET', 'getCampaignClock', { id: o.campaign })).now) + o.days! * DAY_MS).toISOString();
-      await admin(run, 'POST', 'advanceClock', { id: o.campaign, to }, !!o.json);
+      // The clock read (for --days) and moved through one app.
+      await withAdmin(run, async (call) => {
+        const to = o.to ?? new Date(Date.parse(valueOf<{ now: string }>(await call('GET', 'getCampaignClock', { id: o.campaign })).now) + o.days! * DAY_MS).toISOString();
+        printCall(run, await call('POST', 'advanceClock', { id: o.campaign, to }), !!o.json);
+      });
     });
   clock
     .command('show')

@@ -13,7 +13,10 @@ import {
   PayoutsAnswer,
   TaxReportQuery,
 } from '../../../api/payout-schemas.js';
-import { bulkExport } from '../../http/audit-specs.js';
+import { bulkExport, participantChange } from '../../http/audit-specs.js';
+
+/** A run, an approval or a cancellation: recorded with its campaign; the payouts are in the answer, not copied. */
+const payoutRun = bulkExport;
 import { exportTaxReport } from '../domain/tax-report.js';
 import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
@@ -30,7 +33,7 @@ export const payoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/setPayoutMethod',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      config: { access: 'secret' as const, idempotent: true, audit: participantChange },
       schema: {
         ...common,
         summary: "Set where a participant's cash payouts go: PayPal (with their PayPal address) or their Stripe Connect account",
@@ -52,7 +55,7 @@ export const payoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/createPayouts',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      config: { access: 'secret' as const, idempotent: true, audit: payoutRun },
       schema: {
         ...common,
         summary: 'Make a payout run: one cash payout per participant whose available balances reach the minimum',
@@ -70,7 +73,7 @@ export const payoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/approvePayouts',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      config: { access: 'secret' as const, idempotent: true, audit: payoutRun },
       schema: {
         ...common,
         summary: 'Approve payouts waiting for approval: they are sent (PayPal ones in one batch)',
@@ -85,7 +88,7 @@ export const payoutAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/admin/cancelPayouts',
     {
-      config: { access: 'secret' as const, idempotent: true },
+      config: { access: 'secret' as const, idempotent: true, audit: payoutRun },
       schema: {
         ...common,
         summary: 'Cancel payouts waiting for approval: their amounts are back on the balances',
