@@ -263,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
       signupsPerIp: count('RATE_LIMIT_SIGNUPS_PER_IP', env.RATE_LIMIT_SIGNUPS_PER_IP, DEFAULT_RATE_LIMITS.signupsPerIp),
       signupsPerCampaign: count('RATE_LIMIT_SIGNUPS_PER_CAMPAIGN', env.RATE_LIMIT_SIGNUPS_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.signupsPerCampaign),
       keyFailuresPerIp: count('RATE_LIMIT_KEY_FAILURES_PER_IP', env.RATE_LIMIT_KEY_FAILURES_PER_IP, DEFAULT_RATE_LIMITS.keyFailuresPerIp),
+      portalSignInsPerIp: count('RATE_LIMIT_PORTAL_SIGNINS_PER_IP', env.RATE_LIMIT_PORTAL_SIGNINS_PER_IP, DEFAULT_RATE_LIMITS.portalSignInsPerIp ?? 10),
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
       redisUrl: env.REDIS_URL || undefined,
     },

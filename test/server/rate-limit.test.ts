@@ -267,8 +267,8 @@ describe('configuration of limits, proxies and the environment key', () => {
     const { rateLimits } = loadConfig({});
     assert.deepEqual({ ...rateLimits, redisUrl: undefined }, { ...DEFAULT_RATE_LIMITS, redisUrl: undefined });
     assert.ok(DEFAULT_RATE_LIMITS.perIp > 0 && DEFAULT_RATE_LIMITS.signupsPerCampaign > 0 && DEFAULT_RATE_LIMITS.keyFailuresPerIp > 0);
-    const set = loadConfig({ RATE_LIMIT_PER_IP: '10', RATE_LIMIT_SIGNUPS_PER_IP: '4', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '3' }).rateLimits;
-    assert.deepEqual([set.perIp, set.signupsPerIp, set.signupsPerCampaign, set.keyFailuresPerIp], [10, 4, 0, 3]);
+    const set = loadConfig({ RATE_LIMIT_PER_IP: '10', RATE_LIMIT_SIGNUPS_PER_IP: '4', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '3', RATE_LIMIT_PORTAL_SIGNINS_PER_IP: '0' }).rateLimits;
+    assert.deepEqual([set.perIp, set.signupsPerIp, set.signupsPerCampaign, set.keyFailuresPerIp, set.portalSignInsPerIp], [10, 4, 0, 3, 0]);
     assert.ok(DEFAULT_RATE_LIMITS.signupsPerIp * 20 <= DEFAULT_RATE_LIMITS.signupsPerCampaign, 'reaching the ceiling takes dozens of networks');
     assert.throws(() => loadConfig({ RATE_LIMIT_PER_CAMPAIGN: '6000' }), /RATE_LIMIT_SIGNUPS_PER_CAMPAIGN/);
   });

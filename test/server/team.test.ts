@@ -62,7 +62,18 @@ async function world(s: TestService) {
   await createOwner(s.ctx, 'demote@example.com', PASSWORD, DEFAULT_ACCOUNT, 'admin');
   // A test campaign, whose clock advanceClock moves (live campaigns' cannot be).
   const testCampaign = (await createCampaign(s.ctx, CLI_ACTOR, { campaignName: 'Clocked', hostURL: 'https://shop.example/clocked', test: true })).id;
-  return { id, waitlist, testCampaign, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id };
+  // A campaign paying cash: Dee refers Eve and Fay; Dee and Eve have a payout each waiting for approval, Fay no method yet.
+  const cash = await s.campaign({ rewardType: 'credit', rewardCurrency: 'USD' });
+  await s.admin.updateCampaign({ id: cash, cashPayouts: { methods: ['paypal'], minimum: 1, schedule: 'manual', approval: true } } as never);
+  const dee = await s.admin.addParticipant({ id: cash, email: 'dee@example.com' });
+  for (const email of ['eve@example.com', 'fay@example.com']) {
+    await s.admin.addParticipant({ id: cash, email, referredByCode: dee.referralCode! });
+    await s.admin.qualifyParticipant({ id: cash, email });
+  }
+  for (const email of ['dee@example.com', 'eve@example.com']) await s.admin.setPayoutMethod({ id: cash, email, method: 'paypal', paypalEmail: email });
+  const payouts = (await s.admin.createPayouts(cash)).payouts.map((p) => p.id);
+  assert.equal(payouts.length, 2);
+  return { id, waitlist, testCampaign, cash, payouts, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -101,6 +112,11 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     putEmailText: { id: w.id, kind: 'welcome', locale: 'en', subject: 'Hi', body: 'Welcome {{firstName}}' },
     resetEmailText: { id: w.id, kind: 'welcome', locale: 'en' },
     erasePerson: { email: 'erase-me@example.com' },
+    setPayoutMethod: { id: w.cash, email: 'fay@example.com', method: 'paypal', paypalEmail: 'fay@example.com' },
+    createPayouts: { id: w.cash },
+    approvePayouts: { id: w.cash, payoutIds: [w.payouts[0]] },
+    cancelPayouts: { id: w.cash, payoutIds: [w.payouts[1]] },
+    updateAccountSettings: { retention: { ipDays: 30 } },
   };
   return special[name] ?? base;
 }
@@ -159,8 +175,8 @@ for (const kind of kinds) {
         }
       }
       assert.ok(changes >= 30, `refusals checked: ${changes}`);
-      // Reads stay open to a viewer: the three campaigns of the world (a user sees test campaigns too), and the one the admin's createCampaign made.
-      assert.equal((await viewer.client.listCampaigns()).length, 4);
+      // Reads stay open to a viewer: the four campaigns of the world (a user sees test campaigns too), and the one the admin's createCampaign made.
+      assert.equal((await viewer.client.listCampaigns()).length, 5);
     });
 
     it("bulk exports are recorded; a test campaign's entries are dated by the real time, not its moved clock", async () => {

@@ -27,7 +27,7 @@ export interface Operation {
   in: 'query' | 'body';
   fields: Record<string, Schema>;
   required: string[];
-  /** Needs a secret key (the document lists a security requirement). */
+  /** Needs a secret key or an owner's session (the document's security names bearerAuth); a portal route, a participant's cookie, is not. */
   secret: boolean;
 }
 
@@ -53,7 +53,7 @@ export async function listOperations(baseUrl: string): Promise<Operation[]> {
         in: body ? 'body' : 'query',
         fields: body ? (body.properties ?? {}) : Object.fromEntries(query.map((p) => [p.name, p.schema])),
         required: body ? (body.required ?? []) : query.filter((p) => p.required).map((p) => p.name),
-        secret: (op.security?.length ?? 0) > 0,
+        secret: (op.security ?? []).some((r) => 'bearerAuth' in r),
       });
     }
   }

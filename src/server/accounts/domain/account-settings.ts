@@ -4,7 +4,8 @@
  * nothing has the defaults, and a change sets only the periods it names, so that two owners changing
  * different periods at once both keep theirs.
  */
-import type { AccountSettings, RetentionSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
+import { type AccountSettings, type RetentionSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
+import { AppError } from '../../kernel/errors.js';
 import type { RetentionColumns } from '../store/account-settings-store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { payoutProviderSettings, updatePayoutProviders } from '../../payouts/domain/payout-providers.js';
@@ -42,6 +43,10 @@ export async function getAccountSettings(ctx: Ctx, actor: Actor): Promise<Accoun
 
 /** Sets the periods given; the others stay as they are (the defaults if never set). */
 export async function updateAccountSettings(ctx: Ctx, actor: Actor, body: UpdateAccountSettingsBody): Promise<AccountSettings> {
+  // An empty body is a mistake (a misspelt section is refused as unknown before this): say what it may hold.
+  if (Object.keys(body).length === 0) {
+    throw new AppError(400, 'invalid_request', `Give at least one of ${Object.keys(UpdateAccountSettingsBody.properties).join(', ')}`);
+  }
   const retention = body.retention ?? {};
   const patch = Object.fromEntries(
     (Object.keys(COLUMNS) as (keyof RetentionSettings)[]).flatMap((k) => (retention[k] === undefined ? [] : [[COLUMNS[k], retention[k]]])),
