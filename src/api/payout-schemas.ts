@@ -121,7 +121,7 @@ export const PayPalSettingsBody = Type.Union(
     Type.Object(
       {
         clientId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$' }),
-        clientSecret: Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'Write-only' }),
+        clientSecret: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'Write-only; left out, the stored one stays (needed the first time and with a new clientId)' })),
         webhookId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'The webhook id PayPal gave the receiver /api/v1/integrations/paypal/{accountId}' })),
       },
       { additionalProperties: false },
@@ -134,7 +134,9 @@ export const StripeConnectSettingsBody = Type.Union(
   [
     Type.Object(
       {
-        secretKey: Type.String({ pattern: '^(rk|sk)_(live|test)_[A-Za-z0-9]{8,247}$', description: 'Write-only: a restricted key with Connect write access (rk_...) or a secret key' }),
+        secretKey: Type.Optional(
+          Type.String({ pattern: '^(rk|sk)_(live|test)_[A-Za-z0-9]{8,247}$', description: 'Write-only: a restricted key with Connect write access (rk_...) or a secret key; left out, the stored one stays (needed the first time)' }),
+        ),
         connectWebhookSecret: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9]{8,200}$', description: 'Write-only: the signing secret of the Connect endpoint /api/v1/integrations/stripe-connect/{accountId}' })),
       },
       { additionalProperties: false },

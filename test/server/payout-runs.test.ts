@@ -18,6 +18,7 @@ import { RefkitClient } from '../../src/api/client.js';
 import { randomBytes } from 'node:crypto';
 import { Sealer } from '../../src/server/kernel/sealed.js';
 import { setTaxDetails } from '../../src/server/payouts/domain/tax-details.js';
+import { pruneExpired } from '../../src/server/privacy/domain/retention.js';
 import { stripe as stripeSigner } from './helpers/stripe.js';
 
 const CLIENT = { clientId: 'refkit-live-client', clientSecret: 'refkit-live-secret' };
@@ -252,9 +253,12 @@ eachDatabase('Cash payouts', (service) => {
     assert.deepEqual([applied.status, applied.body.outcome], [200, 'applied']);
     const run = await s.admin.createPayouts(id);
     assert.deepEqual(run.payouts.map((p) => [p.email, p.destination, p.amount]), [['ann@example.com', account, 20]]);
+    await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['payout_sent', 'payout_paid', 'payout_failed'] });
     await sender(s).sendDue();
     const [paid] = await s.admin.listPayouts(id);
     assert.equal(paid!.status, 'paid');
+    const events = await s.ctx.store.db.selectFrom('webhook_events').select('event_type').where('campaign_id', '=', id).execute();
+    assert.deepEqual(events.map((e) => e.event_type).sort(), ['payout_paid', 'payout_sent'], 'a transfer is sent and paid at once: both events');
     assert.match(paid!.providerId ?? '', /^tr_/);
     assert.deepEqual(await balance(s, id, 'ann@example.com'), { referral: 0, referee: 0, redeemed: 20 });
     await assertCountersAreTheLedger(s, id);
@@ -283,8 +287,14 @@ eachDatabase('Cash payouts', (service) => {
     assert.deepEqual([waiting!.status, waiting!.amount, waiting!.reason], ['sending', 10, 'PayPal is not set up for test campaigns: set paypalSandbox in the account settings']);
     assert.equal(paypal.requests.length, 0, 'the live credentials never pay a test campaign');
     paypal.allowClient('refkit-sandbox-client', 'refkit-sandbox-secret');
-    await s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'refkit-sandbox-client', clientSecret: 'refkit-sandbox-secret' } });
-    assert.deepEqual((await s.admin.getAccountSettings()).paypalSandbox, { clientId: 'refkit-sandbox-client', webhookId: null, clientSecretConfigured: true });
+    // The first save needs the secret (and a bad one of several providers writes none of them).
+    await rejects(() => s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'refkit-sandbox-client' }, stripeTest: { secretKey: 'sk_test_refkitConnect0123456789' } }), 400, 'invalid_request');
+    assert.deepEqual([(await s.admin.getAccountSettings()).paypalSandbox, (await s.admin.getAccountSettings()).stripeTest], [null, null]);
+    await s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'refkit-sandbox-client', clientSecret: 'refkit-sandbox-secret', webhookId: 'WH-OLD' } });
+    // A webhook id changed alone keeps the secret; another app's client id needs its own.
+    await s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'refkit-sandbox-client', webhookId: 'WH-NEW' } });
+    await rejects(() => s.admin.updateAccountSettings({ paypalSandbox: { clientId: 'another-app' } }), 400, 'invalid_request');
+    assert.deepEqual((await s.admin.getAccountSettings()).paypalSandbox, { clientId: 'refkit-sandbox-client', webhookId: 'WH-NEW', clientSecretConfigured: true });
     later(RETRY_MS);
     await send.sendDue();
     assert.equal(paypal.made.length, 1);
@@ -322,9 +332,14 @@ eachDatabase('Cash payouts', (service) => {
     assert.deepEqual([exported.payoutMethod.paypalEmail, exported.taxDetails?.tin, exported.payouts.map((p) => p.status)], ['ann.pp@example.com', '•••••6789', ['paid']]);
     await s.admin.erasePerson('ann@example.com');
     assert.equal(await s.ctx.store.payoutProfiles.method(Number(ann.id)), undefined, 'the payout method is erased');
-    assert.ok(await s.ctx.store.payoutProfiles.taxDetails(Number(ann.id)), 'tax details stay for retentionYears after a paid payout');
+    const end = Date.UTC(year + 1 + 7, 0, 1);
+    assert.equal(Number((await s.ctx.store.payoutProfiles.taxDetails(Number(ann.id)))?.keep_until), end, 'tax details stay until 7 full years after the year paid');
     const [scrubbed] = await s.ctx.store.cashPayouts.ofParticipant(Number(ann.id), 10);
     assert.doesNotMatch(scrubbed!.destination, /ann/);
+    assert.equal((await pruneExpired(s.ctx)).taxDetails, 0, 'kept while the period runs');
+    later(end - (Date.now() + offset));
+    assert.equal((await pruneExpired(s.ctx)).taxDetails, 1, 'the retention pruner deletes them when it ends');
+    assert.equal(await s.ctx.store.payoutProfiles.taxDetails(Number(ann.id)), undefined);
   });
 
   it('bad input changes nothing: cashPayouts on points, an unknown payout, a method the campaign does not pay by', async () => {

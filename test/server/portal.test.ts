@@ -276,6 +276,15 @@ for (const kind of await databaseKinds()) {
       assert.equal(view.payoutMethod.paypalEmail, 'ann.pp@example.com');
       assert.deepEqual([view.taxDetails?.form, view.taxDetails?.legalName, view.taxDetails?.tin], ['w9', 'Ann Example', '•••••6789']);
       assert.ok(!JSON.stringify(view).includes('45-6789'), 'the TIN is never shown whole');
+
+      // A friend qualifies and a run takes Ann's $10: the tiles and the share card agree that none is left.
+      const annCode = (await s.admin.getParticipant(id, ann)).referralCode!;
+      await s.admin.addParticipant({ id, email: address('ben'), referredByCode: annCode });
+      await s.admin.qualifyParticipant({ id, email: address('ben') });
+      assert.deepEqual((await s.admin.createPayouts(id)).payouts.map((p) => p.amount), [10]);
+      const held = (await me(s, id, annSession)).body as unknown as PortalMe;
+      assert.deepEqual([held.ledger.available, held.ledger.inPayouts, held.participant.referralRewardBalance], [0, 10, 0]);
+      assert.deepEqual(held.payouts.map((p) => [p.status, p.amount]), [['pending_approval', 10]]);
     });
 
     it('me: the ledger shows pending credits with their dates, available ones and reversals, and the balances', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { WebhookEventType } from '../../src/api/schemas.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/api/schemas.js';
 import { Webhook } from 'standardwebhooks';
 import { listen } from '../../src/server/webhooks/domain/listen.js';
 import { databaseKinds } from './helpers/databases.js';
@@ -79,7 +79,7 @@ describe('refkit webhook listen', () => {
       child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
       await waitFor(() => /Signing secret \(verify with it in your app\): whsec_/.test(out), `the ready banner, got: ${out}`);
-      assert.match(out, /Ready: webhooks of referrer_added, referee_added, reward_unlocked, milestone_reached, reward_reversed, reward_codes_low, access_granted, participant_erased, dispute_opened, dispute_closed go to http:\/\/127\.0\.0\.1:\d+\//);
+      assert.match(out, new RegExp(`Ready: webhooks of ${WEBHOOK_EVENT_TYPES.join(', ')} go to http://127\\.0\\.0\\.1:\\d+/`));
       const id = await s.campaign();
       await s.admin.addParticipant({ id, email: 'cli@example.com' });
       await waitFor(() => /referrer_added\s+cli@example\.com .* signature verified/.test(out), `the event line, got: ${out}`);

@@ -40,16 +40,22 @@ type Row<T> = Selectable<T>;
 export type CodeOwner = Pick<Row<ParticipantsTable>, 'id' | 'code' | 'email' | 'signup_net'>;
 
 class Cached<K extends string | number, V extends object> {
-  readonly #map = new LRUCache<K, V>({ max: MAX_ENTRIES });
+  /**
+   * A view reads its process's map: an LRUCache allocates all its slots up front, and every transaction
+   * makes a view, so a map of its own (never filled) would cost 10,000 slots a transaction.
+   */
+  readonly #map: LRUCache<K, V>;
   /** `shared`: this is a transaction's view (Caches below) of the process's cache. */
   constructor(
     private readonly caches: Caches,
     private readonly shared?: Cached<K, V>,
-  ) {}
+  ) {
+    this.#map = shared ? shared.#map : new LRUCache<K, V>({ max: MAX_ENTRIES });
+  }
 
   /** The cached value, or `load()`'s, kept unless the caches were invalidated while it loaded. */
   async get(key: K, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    if (this.shared) return this.caches.dirty ? load() : (this.shared.#map.get(key) ?? load());
+    if (this.shared) return this.caches.dirty ? load() : (this.#map.get(key) ?? load());
     const hit = this.#map.get(key);
     if (hit !== undefined) return hit;
     const generation = this.caches.generation;
@@ -58,6 +64,7 @@ class Cached<K extends string | number, V extends object> {
     return value;
   }
 
+  /** Only the process's caches are cleared (Caches.invalidate): a view's map is theirs. */
   clear(): void {
     this.#map.clear();
   }

@@ -1118,6 +1118,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('country', 'text', (c) => c.notNull())
           .addColumn('created_on', 'bigint', (c) => c.notNull())
           .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          // Set by an erasure that had to keep them (../payouts/domain/payout-privacy.ts): the retention pruner deletes them then.
+          .addColumn('keep_until', 'bigint')
           .addCheckConstraint('tax_details_form', sql`form in ('w9', 'w8ben')`)
           .execute();
         // The account's payout providers (PayPal, Stripe Connect), live and test/sandbox, write-only secrets.

@@ -579,6 +579,8 @@ export interface TaxDetailsTable {
   country: string;
   created_on: number;
   updated_on: number;
+  /** Of an erased participant's, kept as a payer must keep what it reported on: deleted by the retention pruner from then. */
+  keep_until: number | null;
 }
 
 export interface PayoutCredentialsTable {

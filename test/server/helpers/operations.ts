@@ -34,7 +34,7 @@ export interface Operation {
 interface OpenApiOperation {
   parameters?: { in: string; name: string; required?: boolean; schema: Schema }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  security?: unknown[];
+  security?: Record<string, unknown>[];
 }
 
 export async function listOperations(baseUrl: string): Promise<Operation[]> {

@@ -1,8 +1,8 @@
 /**
  * One set of PayPal REST app credentials of the account: the live ones (`paypal`, live campaigns) or the
  * sandbox's (`paypalSandbox`, test campaigns). The client id and webhook id are shown; the secret is
- * write-only (only whether it is set shows). The service takes the three together, so a change of the
- * client id or webhook id needs the secret again.
+ * write-only (only whether it is set shows): left empty, the stored one stays, unless the client id is
+ * another app's.
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
@@ -50,7 +50,9 @@ export class PayPalCredentials extends Page {
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const webhookId = String(data.get('webhookId')).trim();
-    const value = { clientId: String(data.get('clientId')).trim(), clientSecret: String(data.get('clientSecret')).trim(), ...(webhookId && { webhookId }) };
+    // A secret left empty keeps the stored one (the service asks for it the first time and with a new client ID).
+    const clientSecret = String(data.get('clientSecret')).trim();
+    const value = { clientId: String(data.get('clientId')).trim(), ...(clientSecret && { clientSecret }), ...(webhookId && { webhookId }) };
     if (await this.#write(value)) {
       (form.elements.namedItem('clientSecret') as HTMLInputElement).value = '';
       this.notice = `${NAMES[this.field].title} credentials saved.`;
@@ -63,7 +65,7 @@ export class PayPalCredentials extends Page {
     if (ok && (await this.#write(null))) this.notice = `${title} credentials removed.`;
   }
 
-  async #write(value: { clientId: string; clientSecret: string; webhookId?: string } | null): Promise<boolean> {
+  async #write(value: { clientId: string; clientSecret?: string; webhookId?: string } | null): Promise<boolean> {
     this.notice = '';
     const saved = await this.attempt(() => api().updateAccountSettings({ [this.field]: value }));
     if (!saved) return false;
@@ -110,10 +112,10 @@ export class PayPalCredentials extends Page {
               <label for="clientSecret">Client secret</label>
               ${this.settings ? html`<span class="badge ${secretSet ? 'ok' : 'warn'}">${secretSet ? 'set' : 'not set'}</span>` : nothing}
             </div>
-            <input id="clientSecret" name="clientSecret" type="password" autocomplete="off" required maxlength="200"
-              placeholder=${secretSet ? 'Paste it again to save a change' : ''}
+            <input id="clientSecret" name="clientSecret" type="password" autocomplete="off" ?required=${!secretSet} maxlength="200"
+              placeholder=${secretSet ? 'Leave empty to keep it' : ''}
               aria-invalid=${secretError ? 'true' : 'false'} aria-describedby="clientSecret-hint ${secretError ? 'clientSecret-error' : ''}" />
-            <div class="hint" id="clientSecret-hint">Never shown again here, only whether it is set. PayPal’s secret goes with every change of these fields.</div>
+            <div class="hint" id="clientSecret-hint">Never shown again here, only whether it is set. Left empty, the stored one stays; a new client ID needs its own.</div>
             ${secretError ? html`<div class="field-error" id="clientSecret-error" role="alert">${secretError}</div>` : nothing}
           </div>
           ${this.#input('webhookId', 'Webhook ID', current?.webhookId ?? '', 'The ID PayPal gives the webhook you add with the receiver URL above. Without it, payouts are followed by asking PayPal, hourly.', false)}

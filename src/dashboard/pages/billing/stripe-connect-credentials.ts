@@ -1,8 +1,7 @@
 /**
  * One set of Stripe Connect keys of the account: the live ones (`stripe`, live campaigns) or the test
  * ones (`stripeTest`, test campaigns): the secret key and the Connect endpoint's signing secret, both
- * write-only (only whether each is set shows). The service replaces both on a save, so the signing secret
- * goes with every new key (left empty, none is kept).
+ * write-only (only whether each is set shows): either left empty keeps the stored one.
  */
 import { css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
@@ -45,8 +44,10 @@ export class StripeConnectCredentials extends Page {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
+    // Either secret left empty keeps the stored one.
     const webhook = String(data.get('connectWebhookSecret')).trim();
-    if (await this.#write({ secretKey: String(data.get('secretKey')).trim(), ...(webhook && { connectWebhookSecret: webhook }) })) {
+    const secretKey = String(data.get('secretKey')).trim();
+    if (await this.#write({ ...(secretKey && { secretKey }), ...(webhook && { connectWebhookSecret: webhook }) })) {
       form.reset();
       this.notice = `${NAMES[this.field].title} keys saved.`;
     }
@@ -58,7 +59,7 @@ export class StripeConnectCredentials extends Page {
     if (ok && (await this.#write(null))) this.notice = `${title} keys removed.`;
   }
 
-  async #write(value: { secretKey: string; connectWebhookSecret?: string } | null): Promise<boolean> {
+  async #write(value: { secretKey?: string; connectWebhookSecret?: string } | null): Promise<boolean> {
     this.notice = '';
     const saved = await this.attempt(() => api().updateAccountSettings({ [this.field]: value }));
     if (!saved) return false;
@@ -95,13 +96,20 @@ export class StripeConnectCredentials extends Page {
       ${fieldError ? nothing : this.messages()}
       <form @submit=${this.#save}>
         <fieldset ?disabled=${!this.mayChange}>
-          ${this.#secret('secretKey', 'Secret key', current?.secretKeyConfigured ?? false, key, 'A restricted key with Connect write access, or the secret key. Never shown again here, only whether it is set.', true)}
+          ${this.#secret(
+            'secretKey',
+            'Secret key',
+            current?.secretKeyConfigured ?? false,
+            current?.secretKeyConfigured ? 'Leave empty to keep it' : key,
+            'A restricted key with Connect write access, or the secret key. Never shown again here, only whether it is set.',
+            !current?.secretKeyConfigured,
+          )}
           ${this.#secret(
             'connectWebhookSecret',
             'Connect endpoint signing secret',
             current?.connectWebhookSecretConfigured ?? false,
-            'whsec_...',
-            'Of the endpoint you add with the receiver URL above. A save replaces both: give it again with a new key (left empty, none is kept).',
+            current?.connectWebhookSecretConfigured ? 'Leave empty to keep it' : 'whsec_...',
+            'Of the endpoint you add with the receiver URL above. Left empty, the stored one stays.',
             false,
           )}
         </fieldset>

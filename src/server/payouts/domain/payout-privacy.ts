@@ -3,7 +3,8 @@
  * their tax details (the TIN masked) and their payouts. An erasure removes the method and rewrites the
  * PayPal address their payouts were sent to; tax details stay while the account's `tax.retentionYears`
  * keeps them (a payer must keep what it filed on: docs/privacy.md#payouts), counted from the year of the
- * person's last paid payout, and go with the erasure otherwise.
+ * person's last paid payout, and go with the erasure otherwise. Kept ones are marked with the end of that
+ * period, when the retention pruner deletes them (../../privacy/domain/retention.ts).
  */
 import type { CashPayout, PayoutMethodView, TaxDetailsView } from '../../../api/payout-schemas.js';
 import type { Store } from '../../store/store.js';
@@ -36,6 +37,6 @@ export async function erasePayoutData(tx: Store, accountId: number, participantI
   const { retentionYears } = await taxSettingsIn(tx, accountId);
   const lastPaid = (await tx.cashPayouts.ofParticipant(participantId, 1000)).filter((p) => p.status === 'paid').map((p) => Number(p.settled_on ?? 0));
   const keepUntil = lastPaid.length > 0 ? Date.UTC(new Date(Math.max(...lastPaid)).getUTCFullYear() + 1 + retentionYears, 0, 1) : 0;
-  await tx.payoutProfiles.erase(participantId, now < keepUntil);
+  await tx.payoutProfiles.erase(participantId, now < keepUntil ? keepUntil : undefined);
   await tx.payoutProfiles.scrubDestinations(participantId, erasedEmail);
 }

@@ -32,40 +32,52 @@ export async function payoutProviderSettings(ctx: Ctx, accountId: number): Promi
 }
 
 /** A live key for `stripe`, a test key for `stripeTest`: the wrong one would pay real money from a test campaign, or none from a live one. */
-function checkStripeKey(field: 'stripe' | 'stripeTest', body: NonNullable<StripeBody>): void {
+function checkStripeKey(field: 'stripe' | 'stripeTest', secretKey: string): void {
   const live = field === 'stripe';
-  if (/^(rk|sk)_live_/.test(body.secretKey) !== live) {
+  if (/^(rk|sk)_live_/.test(secretKey) !== live) {
     throw invalid(`${field}.secretKey`, live ? 'stripe.secretKey pays live campaigns: it must be a live key (rk_live_... or sk_live_...)' : 'stripeTest.secretKey pays test campaigns: it must be a test key (rk_test_... or sk_test_...)');
   }
 }
 
-/** Sets the providers given (null removes one); the others stay. */
+type CredentialColumns = Pick<PayoutCredentialsRow, 'client_id' | 'secret' | 'webhook'>;
+
+/**
+ * The row a provider's settings make. A secret or webhook left out keeps the stored one, so an owner
+ * changes a webhook id without typing the secret again; a PayPal app changed to another client id needs
+ * its own secret, and the first save needs one.
+ */
+function credentialRow(field: keyof typeof FIELDS, value: NonNullable<PayPalBody | StripeBody>, stored: PayoutCredentialsRow | undefined): CredentialColumns {
+  if ('clientId' in value) {
+    const keeps = stored?.client_id === value.clientId ? stored.secret : null;
+    const secret = value.clientSecret ?? keeps;
+    if (!secret) throw invalid(`${field}.clientSecret`, `${field}.clientSecret is required${stored ? ' with a new clientId' : ' the first time'}`);
+    return { client_id: value.clientId, secret, webhook: value.webhookId ?? stored?.webhook ?? null };
+  }
+  const secret = value.secretKey ?? stored?.secret ?? null;
+  if (!secret) throw invalid(`${field}.secretKey`, `${field}.secretKey is required the first time`);
+  if (value.secretKey !== undefined) checkStripeKey(field as 'stripe' | 'stripeTest', value.secretKey);
+  return { client_id: null, secret, webhook: value.connectWebhookSecret ?? stored?.webhook ?? null };
+}
+
+/** Sets the providers given (null removes one); the others stay. Every one is checked before any is written. */
 export async function updatePayoutProviders(
   ctx: Ctx,
   accountId: number,
   body: { paypal?: PayPalBody; paypalSandbox?: PayPalBody; stripe?: StripeBody; stripeTest?: StripeBody },
 ): Promise<void> {
   const now = ctx.now();
-  for (const field of ['stripe', 'stripeTest'] as const) {
-    const value = body[field];
-    if (value) checkStripeKey(field, value);
-  }
+  const writes: { provider: 'paypal' | 'stripe'; live: boolean; row: CredentialColumns | null }[] = [];
   for (const field of Object.keys(FIELDS) as (keyof typeof FIELDS)[]) {
     const value = body[field];
     if (value === undefined) continue;
     const [provider, live] = FIELDS[field];
-    if (value === null) {
-      await ctx.store.payoutProfiles.putCredential(accountId, provider, live, null, now);
-    } else {
-      // A webhook id or secret left out keeps the one stored: changing a key does not unset its receiver.
-      const stored = (await ctx.store.payoutProfiles.credential(accountId, provider, live))?.webhook ?? null;
-      const row =
-        'clientId' in value
-          ? { client_id: value.clientId, secret: value.clientSecret, webhook: value.webhookId ?? stored }
-          : { client_id: null, secret: value.secretKey, webhook: value.connectWebhookSecret ?? stored };
-      await ctx.store.payoutProfiles.putCredential(accountId, provider, live, row, now);
-    }
+    const row = value === null ? null : credentialRow(field, value, await ctx.store.payoutProfiles.credential(accountId, provider, live));
+    writes.push({ provider, live, row });
   }
+  if (writes.length === 0) return;
+  await ctx.store.transaction(async (tx) => {
+    for (const w of writes) await tx.payoutProfiles.putCredential(accountId, w.provider, w.live, w.row, now);
+  });
 }
 
 export interface PayPalCredentialsOf {

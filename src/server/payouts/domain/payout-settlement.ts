@@ -73,7 +73,9 @@ export async function markPaid(ctx: Ctx, row: CashPayoutRow, providerId: string,
     await redeemPaidOut(tx, row.participant_id, 'referral', Number(row.referral_amount), label, now);
     await redeemPaidOut(tx, row.participant_id, 'referee', Number(row.referee_amount), label, now);
     const emailed = await payoutEmail(tx, endedPayout(row), 'paid', now);
-    return (await event(tx, 'payout_paid', row, 'paid', now)) || emailed;
+    // Paid at once (a Stripe transfer is made or not): it was sent too, so a receiver sees every payout sent first.
+    const sentNow = row.sent_on === null && (await event(tx, 'payout_sent', row, 'sent', now));
+    return (await event(tx, 'payout_paid', row, 'paid', now)) || emailed || sentNow;
   });
   if (result) ctx.onEventsCommitted?.();
   return result !== undefined;

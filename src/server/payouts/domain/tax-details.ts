@@ -78,6 +78,7 @@ export async function setTaxDetails(ctx: Ctx, participantId: number, input: TaxD
     country: input.country,
     created_on: now,
     updated_on: now,
+    keep_until: null,
   });
 }
 

@@ -63,10 +63,14 @@ export class PayoutProfileStore {
       .execute();
   }
 
-  /** Removes a participant's payout method, and their tax details unless the law's retention keeps them (../domain/payout-privacy.ts). */
-  async erase(participantId: number, keepTax: boolean): Promise<void> {
+  /**
+   * Removes a participant's payout method, and their tax details unless the law's retention keeps them
+   * (`keepTaxUntil`, ../domain/payout-privacy.ts): those are marked for the retention pruner instead.
+   */
+  async erase(participantId: number, keepTaxUntil: number | undefined): Promise<void> {
     await this.db.deleteFrom('payout_methods').where('participant_id', '=', participantId).execute();
-    if (!keepTax) await this.db.deleteFrom('tax_details').where('participant_id', '=', participantId).execute();
+    if (keepTaxUntil === undefined) await this.db.deleteFrom('tax_details').where('participant_id', '=', participantId).execute();
+    else await this.db.updateTable('tax_details').set({ keep_until: keepTaxUntil }).where('participant_id', '=', participantId).execute();
   }
 
   /** Rewrites the destination (a PayPal address) of a participant's payouts: kept only as the erased address. */

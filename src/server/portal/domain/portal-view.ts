@@ -6,6 +6,7 @@
  * session's participant, and no other participant is named beyond what getMyReferrals shows.
  */
 import { MAX_MY_REFERRALS } from '../../../api/widget-schemas.js';
+import type { Participant } from '../../../api/schemas.js';
 import { MAX_PORTAL_ENTRIES, MAX_PORTAL_PAYOUTS, type PortalLedger, type PortalLedgerEntry, type PortalMe } from '../../../api/portal-schemas.js';
 import type { Ctx } from '../../kernel/context.js';
 import { iso } from '../../kernel/time.js';
@@ -70,6 +71,17 @@ async function ledgerOf(ctx: Ctx, p: ParticipantRow, pending: { amount: number }
   };
 }
 
+/**
+ * The share card's balances "left", as the ledger's tiles count them: what an open payout holds is not
+ * left to spend (it is shown "in payouts"), though it is the participant's again if the payout fails.
+ */
+function withoutReserved(view: Participant, p: ParticipantRow): Participant {
+  const less = (balance: number | undefined, reserved: number) => (balance === undefined ? undefined : Math.max(0, balance - reserved));
+  const referralRewardBalance = less(view.referralRewardBalance, p.referral_reward_reserved);
+  const refereeRewardBalance = less(view.refereeRewardBalance, p.referee_reward_reserved);
+  return { ...view, ...(referralRewardBalance !== undefined && { referralRewardBalance }), ...(refereeRewardBalance !== undefined && { refereeRewardBalance }) };
+}
+
 export async function portalMe(ctx: Ctx, session: PortalSession, campaignId: string): Promise<PortalMe> {
   const { campaign, participant } = await sessionSubject(ctx, session, campaignId);
   const friends = await ctx.store.listParticipants({ campaignId: campaign.id, referredById: participant.id }, { offset: 0 }, MAX_MY_REFERRALS + 1);
@@ -82,7 +94,7 @@ export async function portalMe(ctx: Ctx, session: PortalSession, campaignId: str
     csrfToken: session.csrfToken,
     campaign: await campaignView(ctx, campaign),
     settings: presentWidgetSettings(campaign),
-    participant: presentParticipant(participant, campaign, 'self'),
+    participant: withoutReserved(presentParticipant(participant, campaign, 'self'), participant),
     referrals: friends.slice(0, MAX_MY_REFERRALS).map((r) => describeReferral(r, heldUntil.get(r.id))),
     moreReferrals: friends.length > MAX_MY_REFERRALS,
     ledger: await ledgerOf(ctx, participant, pending),

@@ -62,6 +62,8 @@ export interface PruneReport {
   participantIps: number;
   pendingSignupIps: number;
   signinFailures: number;
+  /** Erased participants' tax details whose keeping period ended (docs/privacy.md#payouts-and-tax-details). */
+  taxDetails: number;
   webhookEvents: number;
   emails: number;
 }
@@ -73,6 +75,7 @@ export const newPruneReport = (): PruneReport => ({
   participantIps: 0,
   pendingSignupIps: 0,
   signinFailures: 0,
+  taxDetails: 0,
   webhookEvents: 0,
   emails: 0,
 });
@@ -108,6 +111,7 @@ export async function pruneExpired(ctx: Ctx, options: PruneOptions = {}, report:
       else {
         for (const account of await store.retention.accounts()) await pruneAccount(store, account, now, size, batch, report);
         while ((await batch(async () => count(report, 'signinFailures', await store.retention.deleteSigninFailures(now - SIGNIN_FAILURES_KEPT_MS, size)))) === size);
+        while ((await batch(async () => count(report, 'taxDetails', await store.retention.deleteKeptTaxDetails(now, size)))) === size);
       }
     } catch (err) {
       // Stopping, or another process took the lease over (this one stalled past it): the next run goes on
@@ -127,7 +131,7 @@ export async function pruneExpired(ctx: Ctx, options: PruneOptions = {}, report:
   }
 }
 
-function count(report: PruneReport, field: 'participantIps' | 'pendingSignupIps' | 'signinFailures' | 'webhookEvents' | 'emails', n: number): number {
+function count(report: PruneReport, field: 'participantIps' | 'pendingSignupIps' | 'signinFailures' | 'taxDetails' | 'webhookEvents' | 'emails', n: number): number {
   report[field] += n;
   return n;
 }

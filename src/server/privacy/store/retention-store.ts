@@ -129,6 +129,15 @@ export class RetentionStore {
    * Deletes up to `limit` sign-in throttle counts (keyed by a client's IP or an email) whose window and
    * delay both ended before `before`: they count for nothing any more. How many.
    */
+  /** Tax details an erasure kept (../../payouts/domain/payout-privacy.ts) whose period has ended. */
+  async deleteKeptTaxDetails(now: number, limit: number): Promise<number> {
+    const r = await this.db
+      .deleteFrom('tax_details')
+      .where('participant_id', 'in', (eb) => eb.selectFrom('tax_details').select('participant_id').where('keep_until', '<=', now).limit(bound(limit)))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async deleteSigninFailures(before: number, limit: number): Promise<number> {
     const r = await this.db
       .deleteFrom('signin_failures')
