@@ -279,8 +279,9 @@ for (const kind of await databaseKinds()) {
 
       // A friend qualifies and a run takes Ann's $10: the tiles and the share card agree that none is left.
       const annCode = (await s.admin.getParticipant(id, ann)).referralCode!;
-      await s.admin.addParticipant({ id, email: address('ben'), referredByCode: annCode });
-      await s.admin.qualifyParticipant({ id, email: address('ben') });
+      const ben = address('ben');
+      await s.admin.addParticipant({ id, email: ben, referredByCode: annCode });
+      await s.admin.qualifyParticipant({ id, email: ben });
       assert.deepEqual((await s.admin.createPayouts(id)).payouts.map((p) => p.amount), [10]);
       const held = (await me(s, id, annSession)).body as unknown as PortalMe;
       assert.deepEqual([held.ledger.available, held.ledger.inPayouts, held.participant.referralRewardBalance], [0, 10, 0]);
