@@ -94,6 +94,12 @@ async function providerSettings(page: Page, settled: () => Promise<void>, width:
     await stripeTest.getByRole('alert').getByText(/it must be a test key/).waitFor();
     assert.equal(await stripeTest.getByLabel('Secret key').getAttribute('aria-invalid'), 'true');
     assert.equal((await service.admin.getAccountSettings()).stripeTest, null);
+    // The live app's webhook id changed alone: the secret, left empty, stays.
+    assert.equal(await live.getByLabel('Client secret').getAttribute('placeholder'), 'Leave empty to keep it');
+    await live.getByLabel('Webhook ID').fill('WH-CHANGED-390');
+    await live.getByRole('button', { name: 'Save PayPal credentials' }).click();
+    await live.getByText('PayPal credentials saved.').waitFor();
+    assert.deepEqual((await service.admin.getAccountSettings()).paypal, { clientId: LIVE.clientId, webhookId: 'WH-CHANGED-390', clientSecretConfigured: true });
   }
   await settled();
   await fitsAndPasses(page, `Payout providers at ${width} px`);
