@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { hashSecret } from './kernel/secrets.js';
 import type { DispatcherOptions } from './webhooks/domain/dispatcher.js';
 import type { EmailSenderOptions } from './emails/domain/sender.js';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
+import { DEFAULT_PORTAL_SIGNINS_PER_IP, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.js';
 import { DEFAULT_ERASURE_BLOCK_DAYS } from './privacy/domain/erasure-block.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/connect.js';
 import type { CashSenderOptions } from './payouts/domain/sender-kit.js';
@@ -263,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
       signupsPerIp: count('RATE_LIMIT_SIGNUPS_PER_IP', env.RATE_LIMIT_SIGNUPS_PER_IP, DEFAULT_RATE_LIMITS.signupsPerIp),
       signupsPerCampaign: count('RATE_LIMIT_SIGNUPS_PER_CAMPAIGN', env.RATE_LIMIT_SIGNUPS_PER_CAMPAIGN, DEFAULT_RATE_LIMITS.signupsPerCampaign),
       keyFailuresPerIp: count('RATE_LIMIT_KEY_FAILURES_PER_IP', env.RATE_LIMIT_KEY_FAILURES_PER_IP, DEFAULT_RATE_LIMITS.keyFailuresPerIp),
-      portalSignInsPerIp: count('RATE_LIMIT_PORTAL_SIGNINS_PER_IP', env.RATE_LIMIT_PORTAL_SIGNINS_PER_IP, DEFAULT_RATE_LIMITS.portalSignInsPerIp ?? 10),
+      portalSignInsPerIp: count('RATE_LIMIT_PORTAL_SIGNINS_PER_IP', env.RATE_LIMIT_PORTAL_SIGNINS_PER_IP, DEFAULT_PORTAL_SIGNINS_PER_IP),
       windowMs: positiveInt('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS || String(DEFAULT_RATE_LIMITS.windowMs)),
       redisUrl: env.REDIS_URL || undefined,
     },

@@ -47,7 +47,7 @@ export interface RateLimits {
 }
 
 /** What a RateLimits made before the portal (without portalSignInsPerIp) gets. */
-const DEFAULT_PORTAL_SIGNINS_PER_IP = 10;
+export const DEFAULT_PORTAL_SIGNINS_PER_IP = 10;
 export const DEFAULT_RATE_LIMITS: Omit<RateLimits, 'redisUrl'> = { perIp: 300, signupsPerIp: 20, signupsPerCampaign: 1000, keyFailuresPerIp: 20, portalSignInsPerIp: DEFAULT_PORTAL_SIGNINS_PER_IP, windowMs: 60_000 };
 
 /** The client a limit counts: the IPv4 address, or the /64 of an IPv6 address (IPv4-mapped ones as IPv4). */
