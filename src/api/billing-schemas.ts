@@ -24,6 +24,7 @@ export const StripeEventView = Type.Object({
   currency: Type.Optional(Type.String()),
   email: Type.Optional(Type.String({ description: "The customer's email as Stripe sent it" })),
   code: Type.Optional(Type.String({ description: 'The referral code it carried (client_reference_id or metadata.refkit_code)' })),
+  promotionCode: Type.Optional(Type.String({ description: "The Stripe promotion code (promo_...) its discount used: a participant's makes the buyer their referee" })),
   participantEmail: Type.Optional(Type.String({ description: 'The participant it was applied to' })),
   reason: Type.Optional(Type.String()),
   receivedOn: Type.String({ format: 'date-time' }),

@@ -47,6 +47,7 @@ import type {
   WebhookEndpoint,
 } from './schemas.js';
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
+import type { PromotionCodeOffer, PromotionCodeView } from './promotion-schemas.js';
 import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
@@ -224,6 +225,10 @@ export class BrowserClient {
   }
   validateCode(campaignId: string, code: string): Promise<boolean> {
     return this.getJson('/api/v1/validateCode', { campaignId, code });
+  }
+  /** The promotion code a visitor's checkout applies: the referrer's whose code `code` is, with what it takes off. */
+  getPromotionCode(campaignId: string, code: string): Promise<PromotionCodeOffer> {
+    return this.getJson('/api/v1/getPromotionCode', { campaignId, code });
   }
 
   // ---- transport ----
@@ -411,6 +416,10 @@ export class RefkitClient extends BrowserClient {
   }
   listStripeEvents(id: string, status?: StripeEventView['status'], limit?: number): Promise<StripeEventView[]> {
     return this.getJson('/api/v1/admin/listStripeEvents', { id, status, limit });
+  }
+  /** A campaign's Stripe promotion codes with their state, newest first. */
+  listPromotionCodes(id: string, status?: PromotionCodeView['status'], limit?: number): Promise<PromotionCodeView[]> {
+    return this.getJson('/api/v1/admin/listPromotionCodes', { id, status, limit });
   }
   matchStripeEvent(id: string, eventId: string, email: string): Promise<StripeEventView> {
     return this.postJson('/api/v1/admin/matchStripeEvent', { id, eventId, email });

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Campaign, Email, Participant, REWARD_ENTRY_KINDS, REWARD_ENTRY_STATUSES } from './schemas.js';
 import { MyReferral, WidgetSettings } from './widget-schemas.js';
 import { CashPayout, CashPayoutSettings, PayoutMethodFields, PayoutMethodView, TaxDetailsFields, TaxDetailsView } from './payout-schemas.js';
+import { PromotionCodeRef } from './promotion-schemas.js';
 
 const CampaignId = Type.String({ format: 'line', minLength: 1, maxLength: 64, description: 'The campaign' });
 
@@ -88,5 +89,6 @@ export const PortalMe = Type.Object({
   cashPayouts: Type.Union([Type.Pick(CashPayoutSettings, ['methods', 'minimum']), Type.Null()], { description: 'How the campaign pays cash; null: it pays none' }),
   payoutMethod: PayoutMethodView,
   taxDetails: Type.Union([TaxDetailsView, Type.Null()], { description: 'The tax details on file, masked; null: none' }),
+  promotionCode: Type.Optional(Type.Composite([PromotionCodeRef], { description: "Their own Stripe promotion code, to share (the campaign's refereeDiscount; absent until made)" })),
 });
 export type PortalMe = Static<typeof PortalMe>;

@@ -8,6 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
 import { CashPayoutSettings } from './cash-payout-settings.js';
+import { PROMOTION_CODE_PREFIX_PATTERN, PromotionCodeRef, RefereeDiscount } from './promotion-schemas.js';
 
 export const DateTime = Type.String({ format: 'date-time' });
 
@@ -368,6 +369,13 @@ export const CampaignFields = {
   stripeRewardMode: Type.Optional(StripeRewardMode),
   cashPayouts: Type.Optional(
     Type.Union([CashPayoutSettings, Type.Null()], { description: 'Cash payouts by PayPal or Stripe Connect (docs/payouts.md); null: none. Only for rewards that are money' }),
+  ),
+  refereeDiscount: Type.Optional(Type.Union([RefereeDiscount, Type.Null()], { description: RefereeDiscount.description })),
+  promotionCodePrefix: Type.Optional(
+    Type.String({
+      pattern: PROMOTION_CODE_PREFIX_PATTERN,
+      description: "Put before each referral code in Stripe's promotion codes, for campaigns sharing one Stripe account (Stripe wants active codes unique in it); '' removes it",
+    }),
   ),
   rewardCodesLowThreshold: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 1_000_000, 'x-finite': true, description: 'reward_codes_low fires when a reward code pool has fewer codes left than this (default 10; 0: never)' }),
@@ -796,6 +804,8 @@ export const CampaignSettings = Type.Composite([
     stripeRewardKeyConfigured: Type.Boolean({ description: 'A restricted Stripe key for paying rewards is set (it is never shown)' }),
     stripeRewardMode: StripeRewardMode,
     cashPayouts: Type.Union([CashPayoutSettings, Type.Null()]),
+    refereeDiscount: Type.Union([RefereeDiscount, Type.Null()]),
+    promotionCodePrefix: Type.Union([Type.String(), Type.Null()]),
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;
@@ -853,6 +863,7 @@ export const ParticipantDetail = Type.Object({
   referrer: Type.Union([ParticipantSummary, Type.Null()]),
   signupSource: Type.Union([Type.Literal('api'), Type.Literal('browser'), Type.Literal('import')]),
   signals: Type.Array(Type.String(), { description: 'Why fraud scoring rated this sign-up as it did, in words' }),
+  promotionCode: Type.Optional(Type.Composite([PromotionCodeRef], { description: "Their own Stripe promotion code, to share (the campaign's refereeDiscount; absent until made)" })),
 });
 export type ParticipantDetail = Static<typeof ParticipantDetail>;
 

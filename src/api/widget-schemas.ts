@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { LEADERBOARD_PERIODS, LeaderboardSettings, WaitlistSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
+import { PromotionCodeRef } from './promotion-schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -112,5 +113,6 @@ export const MyReferrals = Type.Object({
   rewards: Type.Optional(MyRewards),
   leaderboard: Type.Optional(Type.Composite([MyRank], { description: 'Only when the campaign has a leaderboard' })),
   waitlist: Type.Optional(Type.Composite([MyWaitlist], { description: 'Only when the campaign is in waitlist mode' })),
+  promotionCode: Type.Optional(Type.Composite([PromotionCodeRef], { description: "Their own Stripe promotion code, to share (the campaign's refereeDiscount; absent until made)" })),
 });
 export type MyReferrals = Static<typeof MyReferrals>;

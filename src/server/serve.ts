@@ -16,6 +16,8 @@ import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './rewards/domain/reward-release.js';
 import { Dispatcher } from './webhooks/domain/dispatcher.js';
 import { StripePayoutSender } from './payouts/domain/stripe-payouts.js';
+import { stripeApiTarget } from './payouts/domain/stripe-connect-api.js';
+import { PromotionCodeSync } from './promotions/domain/promotion-code-sync.js';
 import { CashPayoutSender } from './payouts/domain/cash-payout-sender.js';
 import { EmailSender } from './emails/domain/sender.js';
 import { ReminderScan } from './emails/domain/lifecycle-emails.js';
@@ -106,8 +108,11 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   const releaser = new RewardReleaser(runtime.ctx, undefined, app.log.child({ component: 'rewards' }));
   releaser.start();
   // Credits of campaigns that pay rewards into Stripe (stripeRewardMode), from the outbox; one sender per payout.
-  const payouts = new StripePayoutSender(runtime.ctx, {}, app.log.child({ component: 'stripe-payouts' }));
+  const payouts = new StripePayoutSender(runtime.ctx, { api: stripeApiTarget(config.payoutApis.stripeApiUrl) }, app.log.child({ component: 'stripe-payouts' }));
   payouts.start();
+  // The friend's discount: each discount campaign's coupon and its participants' promotion codes, made once.
+  const promotions = new PromotionCodeSync(runtime.ctx, {}, app.log.child({ component: 'promotion-codes' }));
+  promotions.start();
   // Cash payouts (PayPal, Stripe Connect) approved or made without approval; one sender per payout or PayPal batch.
   const cash = new CashPayoutSender(runtime.ctx, config.cashPayouts, app.log.child({ component: 'cash-payouts' }));
   cash.start();
@@ -137,6 +142,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await sender?.stop();
     await releaser.stop();
     await payouts.stop();
+    await promotions.stop();
     await cash.stop();
     await pruner.stop();
     await folder.stop();

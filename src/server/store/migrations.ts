@@ -1165,6 +1165,56 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('portal_sessions_participant').on('portal_sessions').column('participant_id').execute();
       },
     },
+    '0034_promotion_codes': {
+      async up(db: Kysely<any>) {
+        const id = (t: any) => t.addColumn('id', idType(dialect), (c: any) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()));
+        // The friend's reward at checkout (../promotions/domain/referee-discount.ts): the discount (JSON;
+        // null: none), the text put before each code in Stripe, the discount's generation (each change is
+        // a new coupon), the Stripe coupon of the current generation once made, and how far the outbox has
+        // looked through the campaign's participants (created_on) for codes to make.
+        await db.schema.alterTable('campaigns').addColumn('referee_discount', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('promotion_code_prefix', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('discount_generation', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('campaigns').addColumn('discount_coupon', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('promotion_codes_through', 'bigint').execute();
+        // Each participant's Stripe promotion codes: an outbox (../promotions/domain/promotion-code-sync.ts),
+        // one row per code text and discount generation, claimed with a lease; made once (the unique key, and
+        // Stripe's idempotency key), deactivated when the discount changes.
+        await id(db.schema.createTable('promotion_codes'))
+          .addColumn('campaign_id', 'text', (c: any) => c.notNull().references('campaigns.id'))
+          .addColumn('participant_id', 'bigint', (c: any) => c.notNull().references('participants.id'))
+          .addColumn('code', 'text', (c: any) => c.notNull())
+          .addColumn('stripe_code', 'text', (c: any) => c.notNull())
+          .addColumn('generation', 'integer', (c: any) => c.notNull())
+          .addColumn('stripe_id', 'text')
+          .addColumn('status', 'text', (c: any) => c.notNull())
+          .addColumn('reason', 'text')
+          .addColumn('idempotency_key', 'text', (c: any) => c.notNull())
+          .addColumn('attempts', 'integer', (c: any) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_on', 'bigint')
+          .addColumn('claimed_until', 'bigint')
+          .addColumn('created_on', 'bigint', (c: any) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c: any) => c.notNull())
+          .addUniqueConstraint('promotion_codes_once', ['participant_id', 'generation', 'code'])
+          .addCheckConstraint('promotion_codes_status', sql`status in ('queued', 'active', 'failed', 'deactivating', 'inactive')`)
+          .execute();
+        await db.schema.createIndex('promotion_codes_due').on('promotion_codes').columns(['next_attempt_on']).where(sql<boolean>`status in ('queued', 'deactivating')`).execute();
+        await db.schema.createIndex('promotion_codes_stripe').on('promotion_codes').columns(['campaign_id', 'stripe_id']).execute();
+        await db.schema.createIndex('promotion_codes_list').on('promotion_codes').columns(['campaign_id', 'status', 'id']).execute();
+        // The Stripe promotion code a payment event used (checkout's or the invoice's discount): attribution by code.
+        await db.schema.alterTable('stripe_events').addColumn('promotion_code', 'text').execute();
+        // A participant's earlier codes, still theirs (a vanity code replaced them: links and codes already shared keep working).
+        await db.schema
+          .createTable('referral_code_aliases')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('referral_code_aliases_pk', ['campaign_id', 'code'])
+          .execute();
+        await db.schema.createIndex('referral_code_aliases_participant').on('referral_code_aliases').column('participant_id').execute();
+      },
+    },
   };
 }
 

@@ -37,6 +37,7 @@ import { BacktestStore } from '../rewards/store/backtest-store.js';
 import { RefundStore } from '../rewards/store/refund-store.js';
 import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
+import { PromotionCodeStore } from '../promotions/store/promotion-code-store.js';
 import { CashPayoutStore } from '../payouts/store/cash-payout-store.js';
 import { PayoutProfileStore } from '../payouts/store/payout-profile-store.js';
 import { PortalStore } from '../portal/store/portal-store.js';
@@ -352,6 +353,8 @@ export class Store {
   /** Stripe events received, and the Stripe ids that name participants. */
   readonly stripe: StripeStore;
   readonly stripePayouts: StripePayoutStore;
+  /** Participants' Stripe promotion codes: the outbox that makes and deactivates them. */
+  readonly promotionCodes: PromotionCodeStore;
   /** Cash payouts (PayPal, Stripe Connect) and the reservations of their amounts. */
   readonly cashPayouts: CashPayoutStore;
   /** Payout methods, tax details, an account's payout providers and tax settings. */
@@ -424,6 +427,7 @@ export class Store {
     this.backtest = new BacktestStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
+    this.promotionCodes = new PromotionCodeStore(db, dialect, () => this.changedCached());
     this.cashPayouts = new CashPayoutStore(db, dialect);
     this.payoutProfiles = new PayoutProfileStore(db);
     this.portal = new PortalStore(db, dialect);

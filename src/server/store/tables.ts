@@ -55,6 +55,16 @@ export interface CampaignsTable {
   cash_payouts: string | null;
   /** When the monthly schedule last made a run (in the campaign's time). */
   payouts_run_on: number | null;
+  /** JSON of RefereeDiscount (../promotions/domain/referee-discount.ts); null: none. */
+  referee_discount: string | null;
+  /** Put before each participant's code in Stripe (campaigns sharing one Stripe account); null: none. */
+  promotion_code_prefix: string | null;
+  /** Bumped by each change of the discount or the prefix: a new coupon, and new promotion codes. */
+  discount_generation: Generated<number>;
+  /** The Stripe coupon of the current generation, once made. */
+  discount_coupon: string | null;
+  /** How far (participants.created_on) the promotion code outbox has looked for participants without a code. */
+  promotion_codes_through: number | null;
   /** The kinds of reward code pools the campaign has (any code ever added), comma-separated; null: none. */
   reward_code_kinds: string | null;
   /** reward_codes_low fires when a pool's available codes fall below this. */
@@ -455,6 +465,40 @@ export interface StripeEventsTable {
   applied_on: number | null;
   /** The dispute a charge.dispute.* event is about. */
   dispute: string | null;
+  /** The Stripe promotion code a payment used (a checkout's or an invoice's discount). */
+  promotion_code: string | null;
+}
+
+export type PromotionCodeStatus = 'queued' | 'active' | 'failed' | 'deactivating' | 'inactive';
+
+/** A participant's Stripe promotion code for one code text and discount generation (../promotions/store/promotion-code-store.ts). */
+export interface PromotionCodesTable {
+  id: Generated<number>;
+  campaign_id: string;
+  participant_id: number;
+  /** The Refkit referral code it is for (the participant's, or an alias of theirs). */
+  code: string;
+  /** The text Stripe has: the campaign's promotionCodePrefix, then the code. */
+  stripe_code: string;
+  generation: number;
+  stripe_id: string | null;
+  status: PromotionCodeStatus;
+  /** Why it is not made (or not deactivated) yet, in words. */
+  reason: string | null;
+  idempotency_key: string;
+  attempts: Generated<number>;
+  next_attempt_on: number | null;
+  claimed_until: number | null;
+  created_on: number;
+  updated_on: number;
+}
+
+/** A participant's earlier referral codes, still theirs. */
+export interface ReferralCodeAliasesTable {
+  campaign_id: string;
+  code: string;
+  participant_id: number;
+  created_on: number;
 }
 
 /** A referee's payment disputed (../rewards/domain/disputes.ts). */
@@ -799,6 +843,8 @@ export interface Database {
   payments: PaymentsTable;
   refunds: RefundsTable;
   stripe_events: StripeEventsTable;
+  promotion_codes: PromotionCodesTable;
+  referral_code_aliases: ReferralCodeAliasesTable;
   disputes: DisputesTable;
   stripe_links: StripeLinksTable;
   reward_code_pools: RewardCodePoolsTable;

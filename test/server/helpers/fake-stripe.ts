@@ -1,38 +1,42 @@
 /**
  * A local stand-in for Stripe's API (Stripe cannot be reached from the machines the tests run on), for
- * the three requests Stripe credit out makes, and Connect's (accounts, account links, transfers: in
- * ./fake-stripe-connect.ts, which says what it checks). It checks each request as Stripe's API reference
- * documents it, and refuses it in Stripe's error envelope otherwise:
+ * the requests Stripe credit out makes (a customer balance transaction, here; or a coupon and a promotion
+ * code), those of promotion codes (coupons, promotion codes, invoices with their discounts: in
+ * ./fake-stripe-promotions.ts) and Connect's (accounts, account links, transfers: in
+ * ./fake-stripe-connect.ts); those two files say what they check. It checks each request as Stripe's API
+ * reference documents it, and refuses it in Stripe's error envelope otherwise:
  *
  * - `Authorization: Bearer <key>` with a key it was given (restricted keys, rk_..., or secret ones, sk_...),
  *   else 401;
  * - form-encoded bodies (`application/x-www-form-urlencoded`, nested fields as `metadata[k]`), and
  *   only the fields each endpoint documents (an unknown one is 400 parameter_unknown, as Stripe answers);
- *   metadata within Stripe's limits (50 keys, keys of 40 characters, values of 500);
+ *   metadata within Stripe's limits (50 keys, keys of 40 characters, values of 500); a GET's query is
+ *   checked the same way (its fields are the query's, `expand[]` numbered `expand[0]`, ... as the `stripe`
+ *   package sends them), and takes no metadata;
  * - POST /v1/customers/{id}/balance_transactions: amount (integer, negative is a credit), currency,
  *   description?, metadata[...]?; an unknown customer is 404 resource_missing;
- * - POST /v1/coupons: amount_off, currency, duration=once, max_redemptions, name?, metadata[...]?;
- * - POST /v1/promotion_codes: promotion[type]=coupon and promotion[coupon] (the shape of the API version
- *   the installed `stripe` package pins; older versions took a top-level `coupon`), customer?, code?,
- *   max_redemptions?, metadata[...]?; an unknown coupon or customer is 400 resource_missing;
+ * - a promotion code's coupon as promotion[type]=coupon and promotion[coupon] (the shape of the API version
+ *   the installed `stripe` package pins; older versions took a top-level `coupon`);
  * - an Idempotency-Key on every POST: a repeat with the same key and the same fields is answered with
  *   the stored answer (and `Idempotent-Replayed: true`), with other fields 400 idempotency_error. A GET
- *   (GET /v1/accounts/{id}) has none, and is answered from the current state every time.
+ *   (GET /v1/accounts/{id}, /v1/coupons/{id}, /v1/promotion_codes[/{id}], /v1/invoices/{id}) has none, and
+ *   is answered from the current state every time.
  *
- * It answers with the documented objects (customer_balance_transaction, coupon, promotion_code), and can
- * be told to fail the next requests: 500, 429, a 400 of Stripe's, a dropped connection before doing
- * anything, a lost answer (the request is done and stored, then the connection drops, as when a
- * process dies between Stripe's answer and its own commit), or a slow one (done and stored, answered
- * only after `ms`: past the client's timeout). Note that the `stripe` package retries a dropped
- * connection once by itself, with the same key, even with maxNetworkRetries 0: a test that wants the
- * caller to see a drop (or a lost answer) fails two requests. A timeout it does not retry: one slow is
- * enough, and a second would be used up by the next request. `pendingFailures` says what is left.
+ * It answers with the documented objects (customer_balance_transaction, coupon, promotion_code, invoice,
+ * discount, ...), and can be told to fail the next requests (any endpoint's, a GET's too): 500, 429, a 400
+ * of Stripe's, a dropped connection before doing anything, a lost answer (the request is done and
+ * stored, then the connection drops, as when a process dies between Stripe's answer and its own commit),
+ * or a slow one (done and stored, answered only after `ms`: past the client's timeout). Note that the
+ * `stripe` package retries a dropped connection once by itself, with the same key, even with
+ * maxNetworkRetries 0: a test that wants the caller to see a drop (or a lost answer) fails two requests.
+ * A timeout it does not retry: one slow is enough, and a second would be used up by the next request.
+ * `pendingFailures` says what is left.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { type Answer, CONNECT_FIELDS, error, FakeConnect, type FieldSpec, type Handler, metadataOf, now, randomId } from './fake-stripe-connect.js';
+import { FakePromotions, PROMOTION_FIELDS, type StripeObject } from './fake-stripe-promotions.js';
 
 /** The API version the installed `stripe` package pins, and sends as Stripe-Version. */
 const API_VERSION = Stripe.API_VERSION;
@@ -44,6 +48,7 @@ export interface FakeRequest {
   path: string;
   key: string | undefined;
   idempotencyKey: string | undefined;
+  /** The form fields (a GET's: its query's). */
   fields: Record<string, string>;
   status: number;
   replayed: boolean;
@@ -59,13 +64,40 @@ interface Stored {
 
 const FIELDS: Record<string, FieldSpec> = {
   balance: { required: ['amount', 'currency'], optional: ['description'] },
-  coupon: { required: ['amount_off', 'currency', 'duration'], optional: ['max_redemptions', 'name', 'id', 'redeem_by', 'duration_in_months'] },
-  promotion: { required: ['promotion[type]', 'promotion[coupon]'], optional: ['customer', 'code', 'max_redemptions', 'active', 'expires_at'] },
+  ...PROMOTION_FIELDS,
   ...CONNECT_FIELDS,
 };
 
 /** A 400 of Stripe's that a test asked for, in place of what the endpoint would have answered. */
 const failed = (f: { message: string; code?: string }) => error(400, 'invalid_request_error', f.message, f.code ? { code: f.code } : {});
+
+/** A query's fields; repeated `name[]` ones numbered as the `stripe` package numbers arrays (`expand[0]`, `expand[1]`, ...). */
+function queryFields(query: URLSearchParams): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const counts = new Map<string, number>();
+  for (const [name, value] of query) {
+    if (!name.endsWith('[]')) {
+      fields[name] = value;
+      continue;
+    }
+    const n = counts.get(name) ?? 0;
+    counts.set(name, n + 1);
+    fields[`${name.slice(0, -2)}[${n}]`] = value;
+  }
+  return fields;
+}
+
+/** Stripe's refusal of a field the endpoint does not document (metadata[...] only in a POST's body), or of a missing one. */
+function fieldsError(spec: FieldSpec, fields: Record<string, string>, metadata: boolean) {
+  for (const name of Object.keys(fields)) {
+    const documented = (metadata && name.startsWith('metadata[')) || spec.required.includes(name) || spec.optional.includes(name) || spec.patterns?.some((p) => p.test(name));
+    if (!documented) return error(400, 'invalid_request_error', `Received unknown parameter: ${name}`, { code: 'parameter_unknown', param: name });
+  }
+  for (const name of spec.required) {
+    if (fields[name] === undefined) return error(400, 'invalid_request_error', `Missing required param: ${name}.`, { code: 'parameter_missing', param: name });
+  }
+  return undefined;
+}
 
 /** Stripe's limits on metadata: undefined when the fields keep them. */
 function metadataError(fields: Record<string, string>) {
@@ -82,8 +114,8 @@ export class FakeStripe {
   readonly requests: FakeRequest[] = [];
   /** Customers that exist, with their balance (negative: credit). */
   readonly customers = new Map<string, number>();
-  readonly coupons = new Map<string, Record<string, unknown>>();
-  readonly promotionCodes = new Map<string, Record<string, unknown>>();
+  /** Coupons, promotion codes, and the invoices and discounts tests register (./fake-stripe-promotions.ts). */
+  readonly promotions = new FakePromotions(this.customers);
   /** Connect's accounts, account links and transfers (./fake-stripe-connect.ts). */
   readonly connect = new FakeConnect(() => `http://127.0.0.1:${this.port}`);
   readonly #keys = new Set<string>();
@@ -101,6 +133,27 @@ export class FakeStripe {
   addCustomer(id: string): this {
     this.customers.set(id, 0);
     return this;
+  }
+
+  /** The coupons made, by id (the objects as they are now). */
+  get coupons(): Map<string, StripeObject> {
+    return this.promotions.coupons;
+  }
+
+  /** The promotion codes made, by id (the objects as they are now: an update changes them). */
+  get promotionCodes(): Map<string, StripeObject> {
+    return this.promotions.promotionCodes;
+  }
+
+  /** An invoice GET /v1/invoices/{id} answers (as given; `object` 'invoice' and `discounts` [] unless given). */
+  addInvoice(invoice: StripeObject & { id: string }): this {
+    this.promotions.addInvoice(invoice);
+    return this;
+  }
+
+  /** A discount (di_...) an invoice's `discounts` may name, expanded by expand[]=discounts; answers it as Stripe renders it. */
+  addDiscount(discount: { id: string; coupon?: string; promotion_code?: string | null } & StripeObject): StripeObject {
+    return this.promotions.addDiscount(discount);
   }
 
   /** Onboarding done: the account's transfers and payouts on. Answers the account.updated event to sign and send. */
@@ -143,11 +196,12 @@ export class FakeStripe {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const fields = Object.fromEntries(new URLSearchParams(text));
+    const url = new URL(req.url ?? '/', 'http://stripe.test');
+    const fields = req.method === 'GET' ? queryFields(url.searchParams) : Object.fromEntries(new URLSearchParams(text));
     const auth = req.headers.authorization;
     const key = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
-    const path = new URL(req.url ?? '/', 'http://stripe.test').pathname;
+    const path = url.pathname;
     const record: FakeRequest = { method: req.method ?? '', path, key, idempotencyKey, fields, status: 0, replayed: false };
     this.requests.push(record);
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -183,9 +237,11 @@ export class FakeStripe {
       return refuse(error(400, 'invalid_request_error', `Invalid Stripe API version: ${String(req.headers['stripe-version'])}`));
     }
     if (req.method === 'GET') {
-      const route = this.connect.route('GET', path);
+      const route = this.#route('GET', path);
       if (!route) return refuse(error(404, 'invalid_request_error', `Unrecognized request URL (GET: ${path})`));
-      return this.#deliver(failure, failure?.kind === '400' ? failed(failure) : route[1]({}, route[2]), answer, res, record);
+      const refused = FIELDS[route[0]] ? fieldsError(FIELDS[route[0]]!, fields, false) : undefined;
+      if (refused) return refuse(refused);
+      return this.#deliver(failure, failure?.kind === '400' ? failed(failure) : route[1](fields, route[2]), answer, res, record);
     }
     if (req.method !== 'POST') return refuse(error(405, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${path})`));
     if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
@@ -193,7 +249,7 @@ export class FakeStripe {
     }
     if (!idempotencyKey) return refuse(error(400, 'invalid_request_error', 'This fake Stripe requires an Idempotency-Key on every POST'));
 
-    const route = this.#route(path);
+    const route = this.#route('POST', path);
     if (!route) return refuse(error(404, 'invalid_request_error', `Unrecognized request URL (POST: ${path})`));
     const [shape, handler, pathId] = route;
     const signature = `${path} ${JSON.stringify(Object.entries(fields).sort())}`;
@@ -205,16 +261,8 @@ export class FakeStripe {
       record.replayed = true;
       return answer(stored.status, stored.body, { 'idempotent-replayed': 'true' });
     }
-    const spec = FIELDS[shape]!;
-    for (const name of Object.keys(fields)) {
-      const documented = name.startsWith('metadata[') || spec.required.includes(name) || spec.optional.includes(name) || spec.patterns?.some((p) => p.test(name));
-      if (!documented) return refuse(error(400, 'invalid_request_error', `Received unknown parameter: ${name}`, { code: 'parameter_unknown', param: name }));
-    }
-    for (const name of spec.required) {
-      if (fields[name] === undefined) return refuse(error(400, 'invalid_request_error', `Missing required param: ${name}.`, { code: 'parameter_missing', param: name }));
-    }
-    const metadata = metadataError(fields);
-    if (metadata) return refuse(metadata);
+    const refused = fieldsError(FIELDS[shape]!, fields, true) ?? metadataError(fields);
+    if (refused) return refuse(refused);
     const result = failure?.kind === '400' ? failed(failure) : handler(fields, pathId);
     // As Stripe: an answer is stored under its key once the endpoint ran (a 4xx of its own included).
     this.#stored.set(`${key} ${idempotencyKey}`, { signature, status: result.status, body: result.body });
@@ -240,13 +288,11 @@ export class FakeStripe {
     answer(result.status, result.body);
   }
 
-  #route(path: string): [string, Handler, string | undefined] | undefined {
-    const connect = this.connect.route('POST', path);
-    if (connect) return connect;
+  #route(method: 'GET' | 'POST', path: string): [string, Handler, string | undefined] | undefined {
+    const found = this.connect.route(method, path) ?? this.promotions.route(method, path);
+    if (found || method !== 'POST') return found;
     const balance = /^\/v1\/customers\/([^/]+)\/balance_transactions$/.exec(path);
     if (balance) return ['balance', (f, id) => this.#balanceTransaction(f, id!), decodeURIComponent(balance[1]!)];
-    if (path === '/v1/coupons') return ['coupon', (f) => this.#coupon(f), undefined];
-    if (path === '/v1/promotion_codes') return ['promotion', (f) => this.#promotionCode(f), undefined];
     return undefined;
   }
 
@@ -276,56 +322,5 @@ export class FakeStripe {
         type: 'adjustment',
       },
     };
-  }
-
-  #coupon(f: Record<string, string>) {
-    const amountOff = Number(f.amount_off);
-    if (!Number.isInteger(amountOff) || amountOff <= 0) return error(400, 'invalid_request_error', 'Invalid positive integer', { param: 'amount_off' });
-    if (!['once', 'repeating', 'forever'].includes(f.duration!)) return error(400, 'invalid_request_error', `Invalid duration: ${f.duration}`, { param: 'duration' });
-    const coupon = {
-      id: f.id ?? randomBytes(6).toString('hex'),
-      object: 'coupon',
-      amount_off: amountOff,
-      created: now(),
-      currency: f.currency,
-      duration: f.duration,
-      duration_in_months: null,
-      livemode: false,
-      max_redemptions: f.max_redemptions === undefined ? null : Number(f.max_redemptions),
-      metadata: metadataOf(f),
-      name: f.name ?? null,
-      percent_off: null,
-      redeem_by: null,
-      times_redeemed: 0,
-      valid: true,
-    };
-    this.coupons.set(coupon.id, coupon);
-    return { status: 200, body: coupon };
-  }
-
-  #promotionCode(f: Record<string, string>) {
-    if (f['promotion[type]'] !== 'coupon') return error(400, 'invalid_request_error', 'Invalid promotion[type]', { param: 'promotion[type]' });
-    const coupon = f['promotion[coupon]']!;
-    if (!this.coupons.has(coupon)) return error(400, 'invalid_request_error', `No such coupon: '${coupon}'`, { code: 'resource_missing', param: 'promotion[coupon]' });
-    if (f.customer !== undefined && !this.customers.has(f.customer)) {
-      return error(400, 'invalid_request_error', `No such customer: '${f.customer}'`, { code: 'resource_missing', param: 'customer' });
-    }
-    const promotion = {
-      id: randomId('promo'),
-      object: 'promotion_code',
-      active: true,
-      code: f.code ?? randomBytes(4).toString('hex').toUpperCase(),
-      created: now(),
-      customer: f.customer ?? null,
-      expires_at: null,
-      livemode: false,
-      max_redemptions: f.max_redemptions === undefined ? null : Number(f.max_redemptions),
-      metadata: metadataOf(f),
-      promotion: { type: 'coupon', coupon },
-      restrictions: { currency_options: {}, first_time_transaction: false, minimum_amount: null, minimum_amount_currency: null },
-      times_redeemed: 0,
-    };
-    this.promotionCodes.set(promotion.id, promotion);
-    return { status: 200, body: promotion };
   }
 }

@@ -35,6 +35,7 @@ import { closeDispute, disputePayment } from '../../rewards/domain/disputes.js';
 import { qualifyParticipant } from '../../rewards/domain/rewards.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
+import { attributeByCode } from '../../promotions/domain/code-attribution.js';
 
 /** How far a signature's time may be from the server's, either way: Stripe's default tolerance. */
 const SIGNATURE_TOLERANCE_S = 300;
@@ -46,7 +47,24 @@ const money = (cents: number) => (cents / 100).toFixed(2);
 const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
 
 /** What an event means for Refkit: the row to keep, with why it is ignored when it cannot be applied; undefined for the types it does not handle. */
-type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'> & { odd?: string };
+type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'> & { odd?: string; discounts?: Discounts };
+
+/** A payment's discounts: the promotion codes it names, or (an invoice's, sent as ids) the invoice to read them from. */
+interface Discounts {
+  promotionCodes: string[];
+  invoiceToRead?: string;
+}
+
+/** A checkout's discounts ({coupon, promotion_code}), or an invoice's (discount ids, or Discount objects when expanded). */
+function discountsOf(list: unknown, invoice?: string): Discounts {
+  const entries = Array.isArray(list) ? (list as unknown[]) : [];
+  const promotionCodes = entries.flatMap((d) => {
+    const code = d !== null && typeof d === 'object' ? idOf((d as { promotion_code?: string | { id: string } | null }).promotion_code) : null;
+    return code ? [code] : [];
+  });
+  const unread = invoice !== undefined && promotionCodes.length === 0 && entries.some((d) => typeof d === 'string');
+  return { promotionCodes, ...(unread && { invoiceToRead: invoice }) };
+}
 
 /** The event types Refkit applies (read below). */
 const HANDLED = new Set<string>(STRIPE_EVENT_TYPES);
@@ -72,7 +90,7 @@ function oddity(event: Stripe.Event): string | undefined {
 
 function read(event: Stripe.Event): Reading | undefined {
   if (!HANDLED.has(event.type)) return undefined;
-  const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null, dispute: null };
+  const base = { id: event.id, type: event.type, email: null, code: null, customer: null, charge: null, payment_intent: null, amount_cents: null, currency: null, dispute: null, promotion_code: null };
   const odd = oddity(event);
   if (odd) return { ...base, action: null, odd };
   switch (event.type) {
@@ -88,6 +106,7 @@ function read(event: Stripe.Event): Reading | undefined {
         code: s.client_reference_id ?? s.metadata?.[REFKIT_CODE_METADATA] ?? null,
         customer: idOf(s.customer),
         payment_intent: idOf(s.payment_intent),
+        discounts: discountsOf(s.discounts),
       };
     }
     case 'invoice.paid': {
@@ -102,6 +121,7 @@ function read(event: Stripe.Event): Reading | undefined {
         customer: idOf(i.customer),
         charge: idOf(i.charge),
         payment_intent: idOf(i.payment_intent),
+        discounts: discountsOf(i.discounts, i.id),
       };
     }
     case 'charge.refunded': {
@@ -235,10 +255,21 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   }
   const reading = read(event);
   if (!reading) return { outcome: 'ignored' };
-  const { odd, ...fields } = reading;
+  const { odd, discounts, ...fields } = reading;
+  // A payment with a participant's promotion code: its buyer made their referee first (attribution by code).
+  const coded = !odd && discounts && !(await ctx.store.stripe.find(campaign.id, event.id)) ? await attributeByCode(ctx, campaign, { ...discounts, email: fields.email, customer: fields.customer }) : undefined;
   return inTransaction(ctx, async (tx) => {
     const now = tx.now();
-    const row: StripeEventRow = { ...fields, campaign_id: campaign.id, status: 'unmatched', participant_id: null, reason: null, created_on: now, applied_on: null };
+    const row: StripeEventRow = {
+      ...fields,
+      promotion_code: coded?.promotionCode ?? null,
+      campaign_id: campaign.id,
+      status: 'unmatched',
+      participant_id: null,
+      reason: null,
+      created_on: now,
+      applied_on: null,
+    };
     if (odd) row.status = 'ignored';
     if (!(await tx.store.stripe.claim(odd ? { ...row, reason: odd } : row))) return { outcome: 'duplicate' };
     if (odd) return { outcome: 'ignored', reason: odd };
@@ -253,8 +284,11 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
       return { outcome: 'unmatched' };
     }
     const done = await apply(tx, campaign, row, participant);
-    await tx.store.stripe.settle(campaign.id, row.id, { ...done, participant_id: participant.id, applied_on: now });
-    return { outcome: done.status, ...(done.reason && done.status === 'ignored' && { reason: done.reason }) };
+    // Why its promotion code did not attribute it, then what applying it had to tell.
+    const reason = [coded?.note, done.reason].filter(Boolean).join('. ') || null;
+    await tx.store.stripe.settle(campaign.id, row.id, { ...done, reason, participant_id: participant.id, applied_on: now });
+    const told = done.status === 'ignored' ? reason : coded?.note;
+    return { outcome: done.status, ...(told && { reason: told }) };
   });
 }
 
@@ -305,6 +339,7 @@ function presentStripeEvent(r: StripeEventRow, participantEmail: string | undefi
     ...(r.currency && { currency: r.currency.toUpperCase() }),
     ...(r.email && { email: r.email }),
     ...(r.code && { code: r.code }),
+    ...(r.promotion_code && { promotionCode: r.promotion_code }),
     ...(participantEmail && { participantEmail }),
     ...(r.reason && { reason: r.reason }),
     receivedOn: iso(r.created_on),

@@ -12,6 +12,7 @@ import { campaignMode, seesMode } from '../../kernel/test-mode.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
 import { assertCanPayCash, writeCashPayouts } from '../../payouts/domain/cash-payout-settings.js';
+import { assertCanDiscount, changeCodes, changesCodes, writePromotionCodePrefix, writeRefereeDiscount } from '../../promotions/domain/referee-discount.js';
 
 /** A campaign's row, for the routes that show one (they read no SQL of their own). */
 export type { CampaignRow };
@@ -116,6 +117,8 @@ export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   if (input.stripeRewardKey !== undefined) row.stripe_reward_key = input.stripeRewardKey === '' ? null : input.stripeRewardKey;
   if (input.stripeRewardMode !== undefined) row.stripe_reward_mode = input.stripeRewardMode;
   if (input.cashPayouts !== undefined) row.cash_payouts = writeCashPayouts(input.cashPayouts);
+  if (input.refereeDiscount !== undefined) row.referee_discount = writeRefereeDiscount(input.refereeDiscount);
+  if (input.promotionCodePrefix !== undefined) row.promotion_code_prefix = writePromotionCodePrefix(input.promotionCodePrefix);
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
@@ -150,6 +153,7 @@ export async function createCampaign(
   const patch = campaignColumns(input);
   assertCanPayOut(patch);
   assertCanPayCash(patch);
+  assertCanDiscount(patch);
   const now = ctx.now();
   await ctx.store.insertCampaign({
     id,
@@ -174,8 +178,10 @@ export async function updateCampaign(ctx: Ctx, actor: Actor, input: UpdateCampai
   const patch = campaignColumns(fields, current);
   assertCanPayOut(patch, current);
   assertCanPayCash(patch, current);
+  assertCanDiscount(patch, current);
   await assertWaitlistChange(ctx.store, current, patch.waitlist);
-  if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
+  if (changesCodes(patch, current)) await changeCodes(ctx.store, id, { ...patch, updated_on: ctx.now() }, ctx.now());
+  else if (Object.keys(patch).length > 0) await ctx.store.updateCampaign(id, { ...patch, updated_on: ctx.now() });
   return findCampaign(ctx, id);
 }
 

@@ -86,6 +86,9 @@ export function campaignFieldsOf(s: CampaignSettings): CampaignFieldValues {
     maxReferralReward: s.maxReferralReward,
     holdDays: s.holdDays,
     stripeRewardMode: s.stripeRewardMode,
+    // null (none) is left out, as allowedOrigins: leaving the field out keeps it.
+    refereeDiscount: s.refereeDiscount ?? undefined,
+    promotionCodePrefix: s.promotionCodePrefix ?? undefined,
     rewardCodesLowThreshold: s.rewardCodesLowThreshold,
     leaderboard: s.leaderboard,
     timeZone: s.timeZone,

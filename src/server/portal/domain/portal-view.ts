@@ -6,6 +6,7 @@
  * session's participant, and no other participant is named beyond what getMyReferrals shows.
  */
 import { MAX_MY_REFERRALS } from '../../../api/widget-schemas.js';
+import { promotionCodeField } from '../../promotions/domain/promotion-views.js';
 import type { Participant } from '../../../api/schemas.js';
 import { MAX_PORTAL_ENTRIES, MAX_PORTAL_PAYOUTS, type PortalLedger, type PortalLedgerEntry, type PortalMe } from '../../../api/portal-schemas.js';
 import type { Ctx } from '../../kernel/context.js';
@@ -102,5 +103,6 @@ export async function portalMe(ctx: Ctx, session: PortalSession, campaignId: str
     cashPayouts: cash && { methods: cash.methods, minimum: cash.minimum },
     payoutMethod: await payoutMethodView(ctx, participant.id),
     taxDetails: await taxDetailsView(ctx, participant.id),
+    ...(await promotionCodeField(ctx.store, campaign, participant)),
   };
 }

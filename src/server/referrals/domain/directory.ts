@@ -1,5 +1,6 @@
 /** The owner's view of participants: search and sort with keyset paging, one participant in detail, rejection. */
 import type { ParticipantDetail, ParticipantSummary, SearchParticipantsQuery } from '../../../api/schemas.js';
+import { promotionCodeField } from '../../promotions/domain/promotion-views.js';
 import { DEFAULT_PAGE_SIZE } from '../../../api/schemas.js';
 import type { DirectoryRow } from '../store/directory-store.js';
 import type { CampaignRow, ParticipantRow } from '../../store/store.js';
@@ -126,6 +127,7 @@ export async function participantDetail(ctx: Ctx, actor: Actor, campaignId: stri
     referrer: referrer ? presentSummary(referrer, campaign, await ctx.store.directory.isRejected(referrer.id)) : null,
     signupSource: p.signup_source,
     signals: await signals(ctx, p, referrer),
+    ...(await promotionCodeField(ctx.store, campaign, p)),
   };
 }
 

@@ -5,6 +5,7 @@
  * proof (./proof.ts): the browser's participant token, or the host's email signature for `email`.
  */
 import { MAX_MY_CODES, MAX_MY_PENDING, MAX_MY_REFERRALS, type MyReferral, type MyReferrals, type MyRewards, type ReferralStatus } from '../../../api/widget-schemas.js';
+import { promotionCodeField } from '../../promotions/domain/promotion-views.js';
 import type { CampaignRow, ParticipantRow, RewardEntryRow, Store } from '../../store/store.js';
 import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Ctx } from '../../kernel/context.js';
@@ -103,5 +104,6 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
     rewards: myRewards(participant, campaign, pending, codes),
     ...(rank && { leaderboard: rank }),
     ...(waitlist && { waitlist }),
+    ...(await promotionCodeField(ctx.store, campaign, participant)),
   };
 }

@@ -1,5 +1,6 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
 import { cashPayoutsOf } from '../../payouts/domain/cash-payout-settings.js';
+import { refereeDiscountOf } from '../../promotions/domain/referee-discount.js';
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../../api/schemas.js';
 import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { CampaignRow, ListedRewardEntry, ParticipantRow } from '../../store/store.js';
@@ -94,6 +95,8 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     stripeRewardKeyConfigured: c.stripe_reward_key !== null,
     stripeRewardMode: c.stripe_reward_mode,
     cashPayouts: cashPayoutsOf(c),
+    refereeDiscount: refereeDiscountOf(c),
+    promotionCodePrefix: c.promotion_code_prefix,
   };
 }
 

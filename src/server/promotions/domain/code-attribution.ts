@@ -1,0 +1,94 @@
+/**
+ * Attribution by code alone: a Stripe payment whose discount is a participant's promotion code (a code
+ * said on a podcast, typed at checkout, no link followed) makes the buyer that participant's referee.
+ *
+ * Run before the event's own transaction (../../billing/domain/stripe-events.ts), it sees to it that the
+ * buyer is a participant: one unknown is signed up by email with the code's owner as referrer, as the
+ * campaign's owner would with addParticipant, so the event then finds them (by email, or the customer a
+ * first event linked) and qualifies them as any payment does. A sign-up is idempotent per email, so an
+ * event sent again (or after a crash between the two steps) finds the same participant and changes
+ * nothing more. The rules of a referral hold as everywhere:
+ *
+ * - the code's owner using it (their own Stripe customer, or their email) is a self-referral: not
+ *   attributed, and the event says so;
+ * - a buyer who is a participant already keeps their referrer, or none: a referral is never re-assigned,
+ *   and the event says why the code did not count.
+ */
+import type { CampaignRow } from '../../store/store.js';
+import type { Ctx } from '../../kernel/context.js';
+import { AppError } from '../../kernel/errors.js';
+import { normalizeEmail } from '../../kernel/email.js';
+import { addParticipant } from '../../referrals/domain/signups.js';
+import { describe, StripePromotionsApi } from './stripe-promotions-api.js';
+import { stripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+
+/** What a payment event says of its buyer and its discount. */
+export interface CodedPayment {
+  /** Stripe promotion code ids of its discounts (a checkout's, an invoice's expanded ones). */
+  promotionCodes: string[];
+  /** An invoice whose discounts came as ids only: read from Stripe with the campaign's key. */
+  invoiceToRead?: string | undefined;
+  email: string | null;
+  customer: string | null;
+}
+
+/** The promotion code the payment used and whose it is, and what became of it (a note for the event). */
+export interface Attribution {
+  promotionCode: string;
+  /** Why the code did not make the buyer its owner's referee, if it did not. */
+  note?: string;
+}
+
+const apis = new Map<string, StripePromotionsApi>();
+function apiFor(ctx: Ctx): StripePromotionsApi {
+  const url = ctx.payouts?.stripeApiUrl ?? '';
+  let api = apis.get(url);
+  if (!api) apis.set(url, (api = new StripePromotionsApi({ api: stripeApiTarget(url), timeoutMs: 20_000 })));
+  return api;
+}
+
+/** The event's promotion codes: those it names, or an invoice's, read from Stripe (a 502 when Stripe cannot be read: Stripe sends the event again). */
+async function promotionCodesOf(ctx: Ctx, campaign: CampaignRow, payment: CodedPayment): Promise<string[]> {
+  if (payment.promotionCodes.length > 0 || payment.invoiceToRead === undefined || campaign.stripe_reward_key === null) return payment.promotionCodes;
+  try {
+    return await apiFor(ctx).invoicePromotionCodes(campaign.stripe_reward_key, payment.invoiceToRead);
+  } catch (err) {
+    throw new AppError(502, 'stripe_unavailable', `The invoice's discounts could not be read from Stripe with the campaign's stripeRewardKey (${describe(err)}); Stripe sends the event again`);
+  }
+}
+
+/**
+ * If the payment used one of the campaign's promotion codes: makes its buyer the code owner's referee when
+ * they are no participant yet, and answers the code with what became of it; undefined otherwise.
+ */
+export async function attributeByCode(ctx: Ctx, campaign: CampaignRow, payment: CodedPayment): Promise<Attribution | undefined> {
+  const ids = await promotionCodesOf(ctx, campaign, payment);
+  for (const id of ids) {
+    const row = await ctx.store.promotionCodes.byStripeId(campaign.id, id);
+    if (!row) continue;
+    const owner = await ctx.store.findParticipant(row.participant_id);
+    if (!owner) continue;
+    const email = payment.email === null ? undefined : normalizeEmail(payment.email);
+    const linked = payment.customer === null ? undefined : await ctx.store.stripe.participantOf(campaign.id, [`customer:${payment.customer}`]);
+    if (linked === owner.id || email === owner.email) {
+      return { promotionCode: id, note: `Its promotion code ${row.stripe_code} is the buyer's own: a self-referral, not attributed` };
+    }
+    const buyer = linked !== undefined ? await ctx.store.findParticipant(linked) : email !== undefined ? await ctx.store.findParticipantByEmail(campaign.id, email) : undefined;
+    if (buyer) {
+      if (buyer.referred_by_id === owner.id) return { promotionCode: id };
+      const was = buyer.referred_by_id === null ? 'no one' : 'someone else';
+      return { promotionCode: id, note: `Its promotion code ${row.stripe_code} did not change the buyer's referrer: they were a participant already, referred by ${was} (a referral is never re-assigned)` };
+    }
+    if (email === undefined) return { promotionCode: id, note: `Its promotion code ${row.stripe_code} names a referrer, but the event carries no email to sign the buyer up with` };
+    try {
+      await addParticipant(ctx, { id: campaign.id, email, referredByCode: owner.code }, { source: 'api', ip: null, actor: { accountId: campaign.account_id } });
+    } catch (err) {
+      // A paused or ended campaign takes no one: the event is kept for the owner, as any it cannot apply.
+      if (err instanceof AppError && err.status < 500) return { promotionCode: id, note: `The buyer could not be signed up as ${owner.email}'s referee: ${err.message}` };
+      throw err;
+    }
+    return { promotionCode: id };
+  }
+  // Another promotion code (one made by hand, say): kept on the event, nothing to attribute.
+  return ids.length > 0 ? { promotionCode: ids[0]! } : undefined;
+}
