@@ -153,6 +153,15 @@ export const Email = Line({ minLength: 1, maxLength: 320, description: 'Trimmed 
 const Code = Line({ minLength: 1, maxLength: 64 });
 const Name = Line({ maxLength: 100 });
 
+/** The utm_* parameters of the page a visitor signed up on: the channel they came by (the widget sends them). */
+export const UTM_FIELDS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+const UtmValue = (f: string) => Type.Optional(Line({ minLength: 1, maxLength: 200, description: `utm_${f}` }));
+export const Utm = Type.Object(
+  { source: UtmValue('source'), medium: UtmValue('medium'), campaign: UtmValue('campaign'), term: UtmValue('term'), content: UtmValue('content') },
+  { additionalProperties: false, description: "The utm_* of the landing page (share links tag theirs: utm_source=refkit, utm_medium the channel); kept with the participant for the analytics by channel" },
+);
+export type Utm = Static<typeof Utm>;
+
 export const AddParticipantBody = Type.Object({
   id: Id,
   email: Email,
@@ -160,6 +169,7 @@ export const AddParticipantBody = Type.Object({
   lastName: Type.Optional(Name),
   referredByCode: Type.Optional(Code),
   referredByEmail: Type.Optional(Email),
+  utm: Type.Optional(Utm),
 });
 export type AddParticipantBody = Static<typeof AddParticipantBody>;
 
@@ -867,6 +877,9 @@ export const ParticipantDetail = Type.Object({
 });
 export type ParticipantDetail = Static<typeof ParticipantDetail>;
 
+/** Sign-ups that came by one channel, and how many of them qualified. */
+export const ChannelCount = Type.Object({ value: Type.String(), signups: Type.Integer(), qualified: Type.Integer() });
+
 export const CampaignAnalytics = Type.Object({
   funnel: Type.Object({
     impressions: Type.Integer(),
@@ -878,6 +891,8 @@ export const CampaignAnalytics = Type.Object({
   topReferrers: Type.Array(ParticipantSummary),
   referredRevenue: Type.String({ description: 'Total paid by referred participants, in units, two decimals' }),
   viralCoefficient: Type.Number({ description: 'Referred sign-ups per sign-up: how many others each participant brought in' }),
+  channels: Type.Array(ChannelCount, { description: 'By utm_medium of the sign-up page (share links tag theirs: whatsapp, email, x, facebook, linkedin, copy, qr), most sign-ups first; sign-ups without one are not listed' }),
+  sources: Type.Array(ChannelCount, { description: 'By utm_source of the sign-up page (refkit: a share link), most sign-ups first' }),
 });
 export type CampaignAnalytics = Static<typeof CampaignAnalytics>;
 
@@ -887,7 +902,7 @@ export type CampaignAnalytics = Static<typeof CampaignAnalytics>;
  * counters) are ignored.
  */
 export const ImportRow = Type.Composite([
-  Type.Omit(AddParticipantBody, ['id']),
+  Type.Omit(AddParticipantBody, ['id', 'utm']),
   Type.Object({
     referralCode: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{4,64}$', description: '4 to 64 letters and digits' })),
     createdOn: Type.Optional(DateTime),

@@ -177,6 +177,37 @@ eachDatabase('dashboard admin routes', (service) => {
     assert.deepEqual(empty.funnel, { impressions: 0, signups: 0, referredSignups: 0, qualified: 0 });
     assert.equal(empty.viralCoefficient, 0);
     assert.deepEqual(empty.daily, [{ day: today, signups: 0, referredSignups: 0 }]);
+    assert.deepEqual([empty.channels, empty.sources], [[], []]);
+  });
+
+  it('analytics by channel: sign-ups and qualified referees by the utm_medium and utm_source they came with', async () => {
+    const s = service();
+    const id = await s.campaign();
+    const ann = (await s.admin.addParticipant({ id, email: 'ann@example.com', utm: { source: 'newsletter', medium: 'email', campaign: 'launch' } })).referralCode!;
+    const viaShare = (email: string, medium: string) => s.browser.addParticipant({ id, email, referredByCode: ann, utm: { source: 'refkit', medium } });
+    await viaShare('ben@example.com', 'whatsapp');
+    await viaShare('cy@example.com', 'whatsapp');
+    await viaShare('dee@example.com', 'qr');
+    // Blank values are no channel; a sign-up without utm_* is not listed.
+    await s.admin.addParticipant({ id, email: 'eve@example.com', utm: { source: '  ', medium: ' ' } });
+    await s.admin.addParticipant({ id, email: 'fay@example.com' });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com' });
+    const a = await s.admin.getCampaignAnalytics(id);
+    assert.deepEqual(a.channels, [
+      { value: 'whatsapp', signups: 2, qualified: 1 },
+      { value: 'email', signups: 1, qualified: 0 },
+      { value: 'qr', signups: 1, qualified: 0 },
+    ]);
+    assert.deepEqual(a.sources, [
+      { value: 'refkit', signups: 3, qualified: 1 },
+      { value: 'newsletter', signups: 1, qualified: 0 },
+    ]);
+    // Kept as given, trimmed: the campaign field too.
+    const kept = await s.ctx.store.db.selectFrom('participant_channels').selectAll().where('campaign_id', '=', id).orderBy('participant_id').execute();
+    assert.deepEqual(kept.map((c) => [c.source, c.medium, c.campaign]), [['newsletter', 'email', 'launch'], ['refkit', 'whatsapp', null], ['refkit', 'whatsapp', null], ['refkit', 'qr', null]]);
+    await rejects(() => s.admin.addParticipant({ id, email: 'gus@example.com', utm: { medium: 'x'.repeat(201) } }), 400, 'invalid_request');
+    await rejects(() => s.admin.addParticipant({ id, email: 'gus@example.com', utm: { channel: 'x' } as never }), 400, 'invalid_request');
+    assert.equal((await s.admin.getCampaignAnalytics(id)).funnel.signups, 6);
   });
 
   it('CSV: export every participant, import them into another campaign (referrals kept), re-import skips, bad rows are reported', async () => {

@@ -1213,6 +1213,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addPrimaryKeyConstraint('referral_code_aliases_pk', ['campaign_id', 'code'])
           .execute();
         await db.schema.createIndex('referral_code_aliases_participant').on('referral_code_aliases').column('participant_id').execute();
+        // The channel a participant came by: the utm_* of the page they signed up on (a row only when there were some).
+        await db.schema
+          .createTable('participant_channels')
+          .addColumn('participant_id', 'bigint', (c) => c.primaryKey().references('participants.id'))
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('source', 'text')
+          .addColumn('medium', 'text')
+          .addColumn('campaign', 'text')
+          .addColumn('term', 'text')
+          .addColumn('content', 'text')
+          .execute();
+        await db.schema.createIndex('participant_channels_campaign').on('participant_channels').columns(['campaign_id', 'medium']).execute();
       },
     },
   };

@@ -165,6 +165,25 @@ export class StatsStore {
   }
 
   /** Every day with a counter of the campaign, oldest first, its shards added up. */
+  /**
+   * Sign-ups and qualified referees by one utm_* field of the page they signed up on, most sign-ups first:
+   * a scan of the campaign's participant_channels rows (only sign-ups that came with utm_* have one).
+   */
+  async byChannel(campaignId: string, field: 'medium' | 'source', limit: number): Promise<{ value: string; signups: number; qualified: number }[]> {
+    const rows = await this.db
+      .selectFrom('participant_channels as c')
+      .innerJoin('participants as p', 'p.id', 'c.participant_id')
+      .select((eb) => [`c.${field} as value`, eb.fn.countAll<number>().as('signups'), eb.fn.sum<number>('p.reward_event_completed').as('qualified')])
+      .where('c.campaign_id', '=', campaignId)
+      .where(`c.${field}`, 'is not', null)
+      .groupBy(`c.${field}`)
+      .orderBy('signups', 'desc')
+      .orderBy(`c.${field}`)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ value: String(r.value), signups: Number(r.signups), qualified: Number(r.qualified ?? 0) }));
+  }
+
   async daily(campaignId: string): Promise<DailyStats[]> {
     const rows = await this.db
       .selectFrom('campaign_daily_stats')

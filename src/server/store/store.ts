@@ -4,6 +4,7 @@
  * statements (`UPDATE ... WHERE <precondition>`), whose affected-row count tells the caller whether it
  * won, or unique constraints; never a read followed by a write.
  */
+import type { Utm } from '../../api/schemas.js';
 import { sql, type Kysely, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { ApiKeysTable, CampaignsTable, Database, EmailLinksTable, ParticipantsTable, PendingSignupsTable } from './tables.js';
 import { Caches, codeOwnerKey, type CodeOwner } from './caches.js';
@@ -108,9 +109,14 @@ export interface NewSignup {
   emails?: (participant: ParticipantRow) => NewEmail[];
   /** The hash of the participant token issued to the browser that signed up. */
   tokenHash?: string;
+  /** The utm_* of the page they signed up on, when there were some. */
+  channel?: Utm;
   /** Facts the sign-up was decided on without reading them (../referrals/store/signup-reads.ts): its write checks them. */
   assumed?: SignupAssumption;
 }
+
+/** A channel's values in the order of signupWrites.channel's parameters. */
+const channelValues = (u: Utm) => [u.source ?? null, u.medium ?? null, u.campaign ?? null, u.term ?? null, u.content ?? null] as const;
 
 const ID_BLOCK = 64;
 
@@ -254,6 +260,9 @@ const signupWrites = {
   ),
   token: prepare((db, hash: string, participantId: number, now: number) =>
     db.insertInto('participant_tokens').values({ hash, participant_id: participantId, created_on: now, revoked_on: null }),
+  ),
+  channel: prepare((db, participantId: number, campaignId: string, source: string | null, medium: string | null, campaign: string | null, term: string | null, content: string | null) =>
+    db.insertInto('participant_channels').values({ participant_id: participantId, campaign_id: campaignId, source, medium, campaign, term, content }),
   ),
 };
 /** What the reward engine reads of a participant it is about to credit or reverse (RewardState). */
@@ -617,6 +626,7 @@ export class Store {
       ...(referrer !== null ? [preparedWrite(referralDelta, this.db, referrer, now)] : []),
       ...(signup.event ? this.webhooks.eventWrites({ ...signup.event.row, payload: signup.event.payload(row) }, signup.event.deliveries) : []),
       ...(signup.tokenHash !== undefined ? [preparedWrite(signupWrites.token, this.db, signup.tokenHash, row.id, now)] : []),
+      ...(signup.channel ? [preparedWrite(signupWrites.channel, this.db, row.id, row.campaign_id, ...channelValues(signup.channel))] : []),
       ...(signup.emails ? this.emails.writes(signup.emails(row)) : []),
     ];
   }

@@ -493,6 +493,17 @@ export interface PromotionCodesTable {
   updated_on: number;
 }
 
+/** The utm_* of the page a participant signed up on (addParticipant's utm). */
+export interface ParticipantChannelsTable {
+  participant_id: number;
+  campaign_id: string;
+  source: string | null;
+  medium: string | null;
+  campaign: string | null;
+  term: string | null;
+  content: string | null;
+}
+
 /** A participant's earlier referral codes, still theirs. */
 export interface ReferralCodeAliasesTable {
   campaign_id: string;
@@ -845,6 +856,7 @@ export interface Database {
   stripe_events: StripeEventsTable;
   promotion_codes: PromotionCodesTable;
   referral_code_aliases: ReferralCodeAliasesTable;
+  participant_channels: ParticipantChannelsTable;
   disputes: DisputesTable;
   stripe_links: StripeLinksTable;
   reward_code_pools: RewardCodePoolsTable;

@@ -1,6 +1,7 @@
 /**
  * Campaign analytics from the daily counters (never a scan of participants): the funnel, sign-ups per
- * day, the top referrers (an index range), revenue from referred participants, the viral coefficient.
+ * day, the top referrers (an index range), revenue from referred participants, the viral coefficient;
+ * and sign-ups by channel (a scan of the sign-ups that came with utm_* only).
  */
 import type { CampaignAnalytics } from '../../../api/schemas.js';
 import { DAY_MS } from '../../store/migrations.js';
@@ -10,6 +11,8 @@ import type { Actor, Ctx } from '../../kernel/context.js';
 import { presentSummary, units } from '../../referrals/domain/directory.js';
 
 export const TOP_REFERRERS = 10;
+/** The channels and sources listed, most sign-ups first. */
+export const TOP_CHANNELS = 20;
 /** The chart shows at most this many days, up to today. */
 export const MAX_DAYS = 365;
 
@@ -43,5 +46,7 @@ export async function campaignAnalytics(ctx: Ctx, actor: Actor, campaignId: stri
     topReferrers: top.map((p) => presentSummary(p, campaign, false)),
     referredRevenue: units(revenueCents),
     viralCoefficient: funnel.signups === 0 ? 0 : Math.round((funnel.referredSignups / funnel.signups) * 1000) / 1000,
+    channels: await ctx.store.stats.byChannel(campaign.id, 'medium', TOP_CHANNELS),
+    sources: await ctx.store.stats.byChannel(campaign.id, 'source', TOP_CHANNELS),
   };
 }

@@ -180,6 +180,7 @@ export class PersonStore {
     await this.db.deleteFrom('email_outbox').where('participant_id', '=', id).execute();
     // Their earlier codes stop naming them, and their Stripe promotion codes (their code's text) are deactivated.
     await this.db.deleteFrom('referral_code_aliases').where('participant_id', '=', id).execute();
+    await this.db.deleteFrom('participant_channels').where('participant_id', '=', id).execute();
     await this.db.updateTable('promotion_codes').set({ status: 'deactivating', next_attempt_on: 0, reason: 'The participant was erased' }).where('participant_id', '=', id).where('status', '=', 'active').execute();
     await this.db.updateTable('promotion_codes').set({ status: 'inactive', next_attempt_on: null }).where('participant_id', '=', id).where('status', 'in', ['queued', 'failed']).where('attempts', '=', 0).execute();
   }

@@ -13,7 +13,7 @@
  */
 import { joinWaitlist } from '../../engagement/domain/waitlist.js';
 import { waitlistOf } from '../../engagement/domain/waitlist-settings.js';
-import type { AddParticipantBody } from '../../../api/schemas.js';
+import type { AddParticipantBody, Utm } from '../../../api/schemas.js';
 import { dropUnlinkedPendingSignup } from '../store/email-link-writes.js';
 import { SignupFactsChanged, type SignupFacts } from '../store/signup-reads.js';
 import type { CodeOwner } from '../../store/caches.js';
@@ -153,7 +153,12 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
   const release = await how.admit?.();
   let created: Awaited<ReturnType<typeof createParticipant>>;
   try {
-    created = await createParticipant(ctx, campaign, { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed }, how);
+    created = await createParticipant(
+      ctx,
+      campaign,
+      { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed, channel: channelOf(input.utm) },
+      how,
+    );
   } catch (err) {
     await release?.();
     // What was assumed is not so (the email is taken, say): nothing was written; decide on read facts.
@@ -219,6 +224,15 @@ interface Person {
   fromNet?: { referees: number; signups: number } | undefined;
   /** Set when the facts were assumed: the write checks them (../store/signup-reads.ts). */
   assumed?: SignupFacts['assumed'];
+  /** The utm_* of the page they signed up on. */
+  channel?: Utm | undefined;
+}
+
+/** The utm_* given, trimmed; undefined when none is left (no row is written for a sign-up without them). */
+function channelOf(utm: Utm | undefined): Utm | undefined {
+  if (!utm) return undefined;
+  const kept = Object.entries(utm).flatMap(([k, v]) => (typeof v === 'string' && v.trim() !== '' ? [[k, v.trim()]] : []));
+  return kept.length > 0 ? (Object.fromEntries(kept) as Utm) : undefined;
 }
 
 /**
@@ -266,6 +280,7 @@ async function createParticipant(
       ...(event && { event }),
       ...(emails && { emails }),
       ...(token && { tokenHash: token.hash }),
+      ...(person.channel && { channel: person.channel }),
       ...(person.assumed && { assumed: person.assumed }),
     };
     const waitlist = waitlistOf(campaign) !== null;
