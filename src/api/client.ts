@@ -226,6 +226,11 @@ export class BrowserClient {
   validateCode(campaignId: string, code: string): Promise<boolean> {
     return this.getJson('/api/v1/validateCode', { campaignId, code });
   }
+  /** The proven participant chooses their referral code (a vanity code); the old one keeps working. */
+  setMyReferralCode(id: string, code: string, proof: Pick<ParticipantProof, 'token' | 'emailSignature'>, email?: string): Promise<Participant> {
+    const headers = proofHeaders(proof);
+    return this.send<Participant>('POST', '/api/v1/setMyReferralCode', {}, email === undefined ? { id, code } : { id, email, code }, { headers }).then((r) => r.body);
+  }
   /** The promotion code a visitor's checkout applies: the referrer's whose code `code` is, with what it takes off. */
   getPromotionCode(campaignId: string, code: string): Promise<PromotionCodeOffer> {
     return this.getJson('/api/v1/getPromotionCode', { campaignId, code });
@@ -416,6 +421,10 @@ export class RefkitClient extends BrowserClient {
   }
   listStripeEvents(id: string, status?: StripeEventView['status'], limit?: number): Promise<StripeEventView[]> {
     return this.getJson('/api/v1/admin/listStripeEvents', { id, status, limit });
+  }
+  /** Gives a participant the referral code they asked for; the old one keeps working as theirs. */
+  setReferralCode(id: string, email: string, code: string): Promise<Participant> {
+    return this.postJson('/api/v1/admin/setReferralCode', { id, email, code });
   }
   /** A campaign's Stripe promotion codes with their state, newest first. */
   listPromotionCodes(id: string, status?: PromotionCodeView['status'], limit?: number): Promise<PromotionCodeView[]> {

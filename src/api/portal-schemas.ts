@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Campaign, Email, Participant, REWARD_ENTRY_KINDS, REWARD_ENTRY_STATUSES } from './schemas.js';
-import { MyReferral, WidgetSettings } from './widget-schemas.js';
+import { MyReferral, VanityCode, WidgetSettings } from './widget-schemas.js';
 import { CashPayout, CashPayoutSettings, PayoutMethodFields, PayoutMethodView, TaxDetailsFields, TaxDetailsView } from './payout-schemas.js';
 import { PromotionCodeRef } from './promotion-schemas.js';
 
@@ -35,6 +35,9 @@ export type PortalCsrf = Static<typeof PortalCsrf>;
 export const PortalCampaignBody = Type.Object({ id: CampaignId }, { additionalProperties: false });
 export type PortalCampaignBody = Static<typeof PortalCampaignBody>;
 export const PortalMeQuery = Type.Object({ id: CampaignId }, { additionalProperties: false });
+
+export const PortalSetReferralCodeBody = Type.Object({ id: CampaignId, code: VanityCode }, { additionalProperties: false });
+export type PortalSetReferralCodeBody = Static<typeof PortalSetReferralCodeBody>;
 
 export const PortalSetPayoutMethodBody = Type.Object({ id: CampaignId, ...PayoutMethodFields }, { additionalProperties: false });
 export type PortalSetPayoutMethodBody = Static<typeof PortalSetPayoutMethodBody>;

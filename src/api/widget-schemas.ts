@@ -39,6 +39,19 @@ export const MyReferralsBody = Type.Object(
 );
 export type MyReferralsBody = Static<typeof MyReferralsBody>;
 
+/** A code a participant chose (a vanity code): the rules are the service's (4-24 of A-Z, 0-9 and -), said in its 400. */
+export const VanityCode = Type.String({ format: 'line', minLength: 1, maxLength: 64, description: '4 to 24 of A-Z, 0-9 and - (any case; kept in capitals); unique in the campaign. The old code keeps working' });
+
+export const SetMyReferralCodeBody = Type.Object(
+  {
+    id: Type.String({ format: 'line', minLength: 1, maxLength: 64 }),
+    email: Type.Optional(Type.String({ format: 'line', minLength: 1, maxLength: 320, description: 'Needed only with Refkit-Email-Signature' })),
+    code: VanityCode,
+  },
+  { additionalProperties: false },
+);
+export type SetMyReferralCodeBody = Static<typeof SetMyReferralCodeBody>;
+
 export const REFERRAL_STATUSES = ['joined', 'in_review', 'pending', 'qualified', 'refunded'] as const;
 export const ReferralStatus = Type.Union(REFERRAL_STATUSES.map((s) => Type.Literal(s)), {
   description:

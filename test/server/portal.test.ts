@@ -232,6 +232,15 @@ for (const kind of await databaseKinds()) {
       expectError(await call(s, 'POST', 'signOut', { id }, { cookie: annSession.cookie }), 403, 'csrf_failed');
       expectError(await call(s, 'POST', 'setPayoutMethod', body, { csrf: annSession.csrf }), 401, 'unauthorized');
 
+      // Ann chooses her code (vanity-codes.test.ts has the rules): with the CSRF token only; Bob's stays his.
+      expectError(await call(s, 'POST', 'setReferralCode', { id, code: 'ann-notes' }, { cookie: annSession.cookie }), 403, 'csrf_failed');
+      const vanity = `ANN-${kind.name.toUpperCase()}-${randomBytes(2).toString('hex').toUpperCase()}`;
+      const chosen = await call(s, 'POST', 'setReferralCode', { id, code: vanity.toLowerCase() }, annSession);
+      assert.equal(chosen.status, 200, JSON.stringify(chosen.body));
+      assert.deepEqual([chosen.body.referralCode, chosen.body.email], [vanity, ann]);
+      expectError(await call(s, 'POST', 'setReferralCode', { id, code: vanity }, bobSession), 409, 'code_taken', 'code');
+      assert.equal(((await me(s, id, annSession)).body as unknown as PortalMe).participant.referralCode, vanity);
+
       const out = await call(s, 'POST', 'signOut', { id }, annSession);
       assert.deepEqual([out.status, out.body], [200, { ok: true }]);
       assert.match(out.setCookie!, /^refkit_portal=;.*Path=\/api\/v1\/portal.*Expires=Thu, 01 Jan 1970/);

@@ -117,6 +117,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     approvePayouts: { id: w.cash, payoutIds: [w.payouts[0]] },
     cancelPayouts: { id: w.cash, payoutIds: [w.payouts[1]] },
     updateAccountSettings: { retention: { ipDays: 30 } },
+    setReferralCode: { id: w.id, email: 'ben@example.com', code: 'BEN-WALKS' },
   };
   return special[name] ?? base;
 }

@@ -46,6 +46,7 @@ import { LeaderboardStore } from '../engagement/store/leaderboard-store.js';
 import { WaitlistStore } from '../engagement/store/waitlist-store.js';
 import { PersonStore } from '../privacy/store/person-store.js';
 import { RewardCodeStore } from '../rewards/store/reward-code-store.js';
+import { ReferralCodeStore } from '../referrals/store/referral-code-store.js';
 import { WebhookStore, type OutboxEvent } from '../webhooks/store/webhook-store.js';
 import { EmailStore, type NewEmail } from '../emails/store/email-store.js';
 import { AccountSettingsStore } from '../accounts/store/account-settings-store.js';
@@ -231,6 +232,15 @@ const participantBy = {
   ),
   id: prepare((db, id: number) => db.selectFrom('participants').select(countedRow('participants')).where('id', '=', id)),
 };
+/** The holder of an earlier code of theirs (an alias), with their current code. */
+const aliasOwner = prepare((db, campaignId: string, code: string) =>
+  db
+    .selectFrom('referral_code_aliases as a')
+    .innerJoin('participants as p', 'p.id', 'a.participant_id')
+    .select(['p.id', 'p.code', 'p.email', 'p.signup_net'])
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.code', '=', code),
+);
 /** The holder of a code: the fields of it that never change (./caches.ts). */
 const codeOwner = prepare((db, campaignId: string, code: string) =>
   db.selectFrom('participants').select(['id', 'code', 'email', 'signup_net']).where('campaign_id', '=', campaignId).where('code', '=', code),
@@ -372,6 +382,8 @@ export class Store {
   readonly portal: PortalStore;
   /** Reward code pools, over the same connection (and so the same transaction) as this store. */
   readonly rewardCodes: RewardCodeStore;
+  /** Vanity codes: a participant's code replaced, the old one kept as their alias. */
+  readonly referralCodes: ReferralCodeStore;
   /** Leaderboards, over the same connection (and so the same transaction) as this store. */
   readonly leaderboards: LeaderboardStore;
   /** The lifecycle email outbox, texts and unsubscribes, over the same connection as this store. */
@@ -441,6 +453,7 @@ export class Store {
     this.payoutProfiles = new PayoutProfileStore(db);
     this.portal = new PortalStore(db, dialect);
     this.rewardCodes = new RewardCodeStore(db, dialect);
+    this.referralCodes = new ReferralCodeStore(db);
     this.leaderboards = new LeaderboardStore(db, dialect);
     this.emails = new EmailStore(db, dialect, options.emailOutbox ?? false, () => this.changedCached());
     this.waitlists = new WaitlistStore(db, dialect);
@@ -714,17 +727,20 @@ export class Store {
   async codeOwner(campaignId: string, code: string): Promise<CodeOwner | undefined> {
     const cached = this.#cachedCodeOwner(campaignId, code);
     if (cached !== undefined) return cached;
-    const [owner] = await codeOwner(this.db, campaignId, code);
-    if (owner) this.#rememberCodeOwner(campaignId, owner);
-    return owner;
+    const [owner] = (await codeOwner(this.db, campaignId, code)) as (CodeOwner | undefined)[];
+    // An earlier code of someone who chose another (a vanity code) still names them: read only on a miss.
+    const holder = owner ?? (await aliasOwner(this.db, campaignId, code))[0];
+    if (holder) this.#rememberCodeOwner(campaignId, holder, code);
+    return holder;
   }
 
   #cachedCodeOwner(campaignId: string, code: string): CodeOwner | undefined {
     return this.caches.codeOwners.get(codeOwnerKey(campaignId, code));
   }
 
-  #rememberCodeOwner(campaignId: string, { id, code, email, signup_net }: CodeOwner): void {
-    const key = codeOwnerKey(campaignId, code);
+  /** `asCode`: the code it was found by, when an alias of the holder's current code. */
+  #rememberCodeOwner(campaignId: string, { id, code, email, signup_net }: CodeOwner, asCode = code): void {
+    const key = codeOwnerKey(campaignId, asCode);
     // A transaction may read a row it later rolls back: only reads outside one are kept. A known code
     // (every sign-up through a share link reads its referrer) is left as it is: its entry cannot change.
     if (!this.#afterCommit && !this.caches.codeOwners.has(key)) this.caches.codeOwners.set(key, { id, code, email, signup_net });

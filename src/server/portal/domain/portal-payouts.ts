@@ -12,10 +12,19 @@ import { setTaxDetails, taxDetailsView, type TaxDetailsInput } from '../../payou
 import { portalPath } from './portal-links.js';
 import { sessionSubject } from './portal-view.js';
 import type { PortalSession } from './portal-sessions.js';
+import type { Participant } from '../../../api/schemas.js';
+import { setReferralCode } from '../../referrals/domain/vanity-codes.js';
+import { presentParticipant } from '../../referrals/domain/present.js';
 
 export async function setMyPayoutMethod(ctx: Ctx, session: PortalSession, campaignId: string, input: PayoutMethodInput): Promise<PayoutMethodView> {
   const { campaign, participant } = await sessionSubject(ctx, session, campaignId);
   return setPayoutMethod(ctx, campaign, participant.id, input);
+}
+
+/** The signed-in participant chooses their referral code (../../referrals/domain/vanity-codes.ts has the rules). */
+export async function setMyReferralCode(ctx: Ctx, session: PortalSession, campaignId: string, code: string): Promise<Participant> {
+  const { campaign, participant } = await sessionSubject(ctx, session, campaignId);
+  return presentParticipant(await setReferralCode(ctx, campaign, participant, code), campaign, 'self');
 }
 
 /** Stripe's onboarding link; Stripe sends the participant back to their portal page when they are done. */

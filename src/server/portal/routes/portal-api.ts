@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiErrorBody, Ok } from '../../../api/schemas.js';
+import { ApiErrorBody, Ok, Participant } from '../../../api/schemas.js';
 import {
   PortalCampaignBody,
   PortalCsrf,
@@ -15,6 +15,7 @@ import {
   PortalMeQuery,
   PortalPayoutMethodAnswer,
   PortalSetPayoutMethodBody,
+  PortalSetReferralCodeBody,
   PortalSetTaxDetailsBody,
   PortalSignInAnswer,
   PortalSignInBody,
@@ -27,7 +28,7 @@ import { CSRF_HEADER } from '../../http/access.js';
 import { requestPortalLink } from '../domain/portal-links.js';
 import { closePortalSession, findPortalSession, notSignedIn, openPortalSession, PORTAL_SESSION_TTL_MS, portalCsrfMatches, type PortalSession } from '../domain/portal-sessions.js';
 import { portalMe } from '../domain/portal-view.js';
-import { connectMyStripe, setMyPayoutMethod, setMyTaxDetails } from '../domain/portal-payouts.js';
+import { connectMyStripe, setMyPayoutMethod, setMyReferralCode, setMyTaxDetails } from '../domain/portal-payouts.js';
 import { clearPortalCookie, portalToken, PORTAL_API, setPortalCookie } from './portal-cookie.js';
 
 const tags = ['portal'];
@@ -162,6 +163,24 @@ export const portalApiRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string | un
       const { id, ...input } = request.body;
       return setMyPayoutMethod(request.ctx, await session(request, id), id, input);
     },
+  );
+
+  app.post(
+    `${PORTAL_API}/setReferralCode`,
+    {
+      preHandler: app.publicRateLimit,
+      schema: {
+        tags,
+        security: SIGNED_IN,
+        summary: 'The signed-in participant chooses their referral code (a vanity code)',
+        description:
+          `${SESSION} 4 to 24 of A-Z, 0-9 and -, any case (kept in capitals); 400 code_not_allowed for a reserved or offensive word; 409 code_taken ` +
+          'when another participant has it (or had it); 429 past three changes a day. The old code keeps working, and its promotion code stays active.',
+        body: PortalSetReferralCodeBody,
+        response: { 200: Participant, ...errors },
+      },
+    },
+    async (request) => setMyReferralCode(request.ctx, await session(request, request.body.id), request.body.id, request.body.code),
   );
 
   app.post(

@@ -111,8 +111,11 @@ export class PromotionCodeSync extends PollLoop {
         await store.setThrough(campaign.id, generation, reached);
         since = reached;
       }
-      if (seen < QUEUE_BATCH || this.stopped) return;
+      if (seen < QUEUE_BATCH || this.stopped) break;
     }
+    // Participants' earlier codes (they chose vanity codes) still name them, and keep a promotion code each.
+    const prefix = campaign.promotion_code_prefix ?? '';
+    while ((await store.enqueueAliases(campaign.id, generation, prefix, now, QUEUE_BATCH)) === QUEUE_BATCH && !this.stopped);
   }
 
   async #makeCoupon(campaign: CampaignRow): Promise<void> {

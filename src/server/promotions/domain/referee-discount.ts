@@ -53,6 +53,12 @@ export function changesCodes(patch: Partial<CampaignRow>, current: CampaignRow):
   return changed('referee_discount') || changed('promotion_code_prefix') || (current.referee_discount !== null && changed('stripe_reward_key'));
 }
 
+/** Queues a promotion code for a participant's new code (a vanity code), in the caller's transaction, when the campaign gives a discount. */
+export async function queueCodeFor(tx: Store, campaign: CampaignRow, participantId: number, code: string, now: number): Promise<void> {
+  if (campaign.referee_discount === null || campaign.stripe_reward_key === null) return;
+  await tx.promotionCodes.queue(campaign.id, campaign.discount_generation, campaign.promotion_code_prefix ?? '', [{ id: participantId, code }], now);
+}
+
 /** Applies a campaign change that makes the codes anew, in one transaction: the columns, a new generation, the old codes retired. */
 export async function changeCodes(store: Store, campaignId: string, patch: Partial<CampaignRow>, now: number): Promise<void> {
   await store.transaction(async (tx) => {

@@ -115,6 +115,21 @@ export class PromotionCodeStore {
     return { seen: rows.length, through: rows.at(-1)?.created_on };
   }
 
+  /** Queues a code of this generation for participants' earlier codes (aliases: they still name them) that have none; answers how many. */
+  async enqueueAliases(campaignId: string, generation: number, prefix: string, now: number, limit: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('referral_code_aliases as a')
+      .select(['a.participant_id', 'a.code'])
+      .where('a.campaign_id', '=', campaignId)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('promotion_codes as pc').select('pc.id').whereRef('pc.participant_id', '=', 'a.participant_id').where('pc.generation', '=', generation).whereRef('pc.code', '=', 'a.code'))),
+      )
+      .limit(bound(limit))
+      .execute();
+    await this.queue(campaignId, generation, prefix, rows.map((r) => ({ id: Number(r.participant_id), code: r.code })), now);
+    return rows.length;
+  }
+
   /** Queues a code of this generation for each participant and code text given, unless one is queued or made already. */
   async queue(campaignId: string, generation: number, prefix: string, codes: readonly { id: number; code: string }[], now: number): Promise<void> {
     if (codes.length === 0) return;

@@ -70,8 +70,12 @@ function myRewards(p: ParticipantRow, campaign: CampaignRow, pending: RewardEntr
 
 type MyCodes = Awaited<ReturnType<Store['rewardCodes']['ofParticipant']>>;
 
-export async function myReferrals(ctx: Ctx, campaignId: string, email: string | undefined, proof: Proof): Promise<MyReferrals> {
-  const campaign = await findCampaign(ctx, campaignId);
+/**
+ * The participant a browser proves it is: by the host's email signature (for `email`), or by its participant
+ * token; 401 without proof. The signature is judged before the email is looked up, so a forged one learns
+ * nothing of who has joined.
+ */
+export async function provenParticipant(ctx: Ctx, campaign: CampaignRow, email: string | undefined, proof: Proof): Promise<ParticipantRow> {
   let participant: ParticipantRow | undefined;
   if (proof.emailSignature !== undefined) {
     if (email === undefined) throw new AppError(400, 'invalid_request', 'email is required with Refkit-Email-Signature', 'email');
@@ -88,6 +92,12 @@ export async function myReferrals(ctx: Ctx, campaignId: string, email: string | 
     if (participant?.campaign_id !== campaign.id) participant = undefined;
   }
   if (!participant) throw proofRequired();
+  return participant;
+}
+
+export async function myReferrals(ctx: Ctx, campaignId: string, email: string | undefined, proof: Proof): Promise<MyReferrals> {
+  const campaign = await findCampaign(ctx, campaignId);
+  const participant = await provenParticipant(ctx, campaign, email, proof);
   const rows = await ctx.store.listParticipants({ campaignId: campaign.id, referredById: participant.id }, { offset: 0 }, MAX_MY_REFERRALS + 1);
   // Pending credits, soonest first: the participant's own, and when each referral's reward to them is due.
   const pending = await ctx.store.rewardEntries.pending(participant.id, MAX_MY_PENDING_READ);

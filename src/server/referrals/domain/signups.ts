@@ -122,6 +122,13 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
   const { existing } = facts;
   if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
 
+  // An earlier code of a referrer who chose a vanity code still names them (the store's codeOwner reads the
+  // aliases on a miss): asked only when no current code matched, so a sign-up through a current code reads nothing more.
+  if (referredByCode !== undefined && !facts.byCode) {
+    const holder = await ctx.store.codeOwner(campaign.id, referredByCode);
+    const current = holder && (await ctx.store.findParticipant(holder.id));
+    if (current && current.code !== referredByCode) return signUp(ctx, { ...input, referredByCode: current.code }, how, assume);
+  }
   const referrer = referrerOf(facts, referredByCode, referredByEmail);
   if (browser && proof.emailSignature !== undefined) assertSignature(campaign, email, proof.emailSignature);
 

@@ -12,6 +12,7 @@ import {
   CampaignSettings,
   ImportRefusal,
   ImportResult,
+  Participant,
   ParticipantDetail,
   ParticipantQuery,
   ParticipantSearchPage,
@@ -20,6 +21,10 @@ import {
 } from '../../../api/schemas.js';
 import { campaignAnalytics } from '../../campaigns/domain/analytics.js';
 import { participantDetail, rejectParticipant, searchParticipants } from '../domain/directory.js';
+import { getParticipant } from '../domain/participants.js';
+import { setReferralCode } from '../domain/vanity-codes.js';
+import { presentParticipant } from '../domain/present.js';
+import { SetMyReferralCodeBody } from '../../../api/widget-schemas.js';
 import { invalid } from '../../kernel/errors.js';
 import { recordSizeGuard } from '../../kernel/csv-guard.js';
 import { MAX_RECORD_BYTES, csvRows, exportParticipants, importParticipants } from '../domain/participant-csv.js';
@@ -32,6 +37,8 @@ import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { CsvStream } from '../../http/owner-route-docs.js';
 
 const errors = ownerErrors;
+/** The owner's setReferralCode: the participant by email, as every admin call names them. */
+const SetReferralCodeBody = Type.Object({ id: SetMyReferralCodeBody.properties.id, email: ParticipantQuery.properties.email, code: SetMyReferralCodeBody.properties.code }, { additionalProperties: false });
 const common = ownerRoute('admin');
 const config = { access: 'secret' as const, idempotent: true };
 /** Import files are streamed, never held whole: the limit is only against an endless upload. */
@@ -85,6 +92,27 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => participantDetail(request.ctx, requireActor(request), request.query.id, request.query.email),
+  );
+
+  app.post(
+    '/api/v1/admin/setReferralCode',
+    {
+      config: { ...config, audit: participantChange },
+      schema: {
+        ...common,
+        summary: "Give a participant the referral code they asked for (a vanity code)",
+        description:
+          '4 to 24 of A-Z, 0-9 and -, any case (kept in capitals); 400 code_not_allowed for a reserved or offensive word; 409 code_taken when another ' +
+          'participant has it (or had it); 429 past three changes a day for one participant. The old code keeps working as theirs (links and codes ' +
+          'already shared), and its promotion code stays active; the new code gets its own when the campaign has a refereeDiscount.',
+        body: SetReferralCodeBody,
+        response: { 200: Participant, ...errors },
+      },
+    },
+    async (request) => {
+      const { participant, campaign } = await getParticipant(request.ctx, requireActor(request), request.body.id, request.body.email);
+      return presentParticipant(await setReferralCode(request.ctx, campaign, participant, request.body.code), campaign);
+    },
   );
 
   app.post(

@@ -4,10 +4,13 @@
  * limited; getMyReferrals answers only to proof of being the participant.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiErrorBody, CampaignQuery, Leaderboard, ProofHeaders } from '../../../api/schemas.js';
-import { MyReferrals, MyReferralsBody, WidgetSettings } from '../../../api/widget-schemas.js';
+import { ApiErrorBody, CampaignQuery, Leaderboard, Participant, ProofHeaders } from '../../../api/schemas.js';
+import { MyReferrals, MyReferralsBody, SetMyReferralCodeBody, WidgetSettings } from '../../../api/widget-schemas.js';
 import { getLeaderboard } from '../../engagement/domain/leaderboard.js';
-import { myReferrals } from '../domain/my-referrals.js';
+import { myReferrals, provenParticipant } from '../domain/my-referrals.js';
+import { setReferralCode } from '../domain/vanity-codes.js';
+import { presentParticipant } from '../domain/present.js';
+import { findCampaign } from '../../campaigns/domain/campaigns.js';
 import { widgetSettings } from '../../campaigns/domain/widget-settings.js';
 import { proofOf } from './signup-answer.js';
 
@@ -69,5 +72,30 @@ export const widgetRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => myReferrals(request.ctx, request.body.id, request.body.email, proofOf(request)),
+  );
+
+  app.options('/api/v1/setMyReferralCode', { schema: { hide: true } }, app.corsPreflight);
+  app.post(
+    '/api/v1/setMyReferralCode',
+    {
+      config: { access: 'public', campaignOf: (r) => (r.body as { id?: string }).id },
+      preHandler: app.publicRateLimit,
+      schema: {
+        tags,
+        summary: 'The proven participant chooses their referral code (a vanity code)',
+        description:
+          'Public, with proof as getMyReferrals (401 without). 4 to 24 of A-Z, 0-9 and -, any case (kept in capitals); 400 code_not_allowed for a reserved ' +
+          'or offensive word; 409 code_taken when another participant has it (or had it); 429 past three changes a day. The old code keeps working ' +
+          '(links and codes already shared), and its promotion code stays active. Answers the participant as getMyReferrals shows them.',
+        headers: ProofHeaders,
+        body: SetMyReferralCodeBody,
+        response: { 200: Participant, ...errors, 409: ApiErrorBody },
+      },
+    },
+    async (request) => {
+      const campaign = await findCampaign(request.ctx, request.body.id);
+      const participant = await provenParticipant(request.ctx, campaign, request.body.email, proofOf(request));
+      return presentParticipant(await setReferralCode(request.ctx, campaign, participant, request.body.code), campaign, 'self');
+    },
   );
 };
