@@ -216,6 +216,22 @@ eachDatabase(
       assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 0);
     });
 
+    it('a subscription started with the code: its checkout makes the buyer a referee and ties the customer; the first invoice qualifies them', async () => {
+      const s = service();
+      const { id, ann } = await program(s);
+      await settle(s);
+      const promo = await promotionOf(s, id, ann);
+      const started = checkoutSession('', 'gia@example.com', 0, { client_reference_id: null, mode: 'subscription', customer: 'cus_gia', discounts: [{ coupon: null, promotion_code: promo }] });
+      assert.equal((await send(s, id, event('checkout.session.completed', started))).body.outcome, 'applied');
+      const gia = await s.admin.getParticipant(id, 'gia@example.com');
+      assert.deepEqual([gia.referredByCode, gia.rewardEventCompleted], [ann, false]);
+      // The first invoice names only the customer (its discount is the subscription's, not repeated).
+      const first = invoice('cus_gia', 1500, { customer_email: null, billing_reason: 'subscription_create' });
+      assert.equal((await send(s, id, event('invoice.paid', first))).body.outcome, 'applied');
+      assert.equal((await s.admin.getParticipant(id, 'gia@example.com')).rewardEventCompleted, true);
+      assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 10);
+    });
+
     it('an invoice whose discounts come as ids is read from Stripe, and attributed', async () => {
       const s = service();
       const { id, ann } = await program(s);
