@@ -92,6 +92,19 @@ describe('refkit CLI', () => {
     const badWaitlist = await cli(['campaign', 'update', '--id', id, '--waitlist', '5:clicks'], env);
     assert.notEqual(badWaitlist.code, 0);
     assert.match(badWaitlist.stderr, /<spots>:qualified or off/);
+    const discount = async () => {
+      const found = (JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!;
+      return [found.refereeDiscount, found.promotionCodePrefix];
+    };
+    await json(['campaign', 'update', '--id', id, '--stripe-reward-key', 'rk_test_cliDiscount0123', '--referee-discount', '12.5%:repeating:3', '--promotion-code-prefix', 'cli-']);
+    assert.deepEqual(await discount(), [{ percentOff: 12.5, duration: 'repeating', durationInMonths: 3 }, 'CLI-']);
+    await json(['campaign', 'update', '--id', id, '--referee-discount', '10:forever', '--promotion-code-prefix', '']);
+    assert.deepEqual(await discount(), [{ amountOff: 10, duration: 'forever' }, null]);
+    await json(['campaign', 'update', '--id', id, '--referee-discount', 'off', '--stripe-reward-key', '']);
+    assert.deepEqual(await discount(), [null, null]);
+    const badDiscount = await cli(['campaign', 'update', '--id', id, '--referee-discount', '10:repeating'], env);
+    assert.notEqual(badDiscount.code, 0);
+    assert.match(badDiscount.stderr, /repeating:<months>/);
     const badZone = await cli(['campaign', 'update', '--id', id, '--time-zone', 'Nowhere/Land'], env);
     assert.notEqual(badZone.code, 0);
     assert.match(badZone.stderr, /timeZone/);

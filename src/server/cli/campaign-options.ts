@@ -4,8 +4,9 @@
  */
 import { Option, type Command } from 'commander';
 import { STRIPE_REWARD_MODES, type LeaderboardSettings, type Milestone, type ShareMessages, type StripeRewardMode, type WaitlistSettings } from '../../api/schemas.js';
+import type { RefereeDiscount } from '../../api/promotion-schemas.js';
 import { jsonOption } from './cli-run.js';
-import { collect, collectMilestone, decimal, int, intOrNone, leaderboardOption, waitlistOption } from './option-values.js';
+import { collect, collectMilestone, decimal, int, intOrNone, leaderboardOption, refereeDiscountOption, waitlistOption } from './option-values.js';
 
 /** Adds the campaign fields both `campaign create` and `campaign update` take, named as in the API, after the command's own. */
 export function campaignFields(cmd: Command): Command {
@@ -37,6 +38,12 @@ export function campaignFields(cmd: Command): Command {
     .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
     .option('--stripe-reward-key <rk_...>', "stripeRewardKey: the restricted Stripe key rewards are paid into Stripe with ('' removes it)")
     .addOption(new Option('--stripe-reward-mode <mode>', 'stripeRewardMode: how an available reward is paid into Stripe').choices([...STRIPE_REWARD_MODES]))
+    .option(
+      '--referee-discount <off|15%:once|10:repeating:3|...>',
+      "refereeDiscount: the friend's discount at checkout, a percentage (15%) or an amount of rewardCurrency (10), then once, forever or repeating:<months>; off removes it",
+      refereeDiscountOption,
+    )
+    .option('--promotion-code-prefix <text>', "promotionCodePrefix: put before each code in Stripe, for campaigns sharing one Stripe account ('' removes it)")
     .option('--reward-codes-low-threshold <n>', 'rewardCodesLowThreshold: reward_codes_low fires when a code pool has fewer left (default 10)', int)
     .option('--leaderboard <period:size|off>', 'leaderboard: all:10 (since the start) or month:10 (this month) and how many it shows; off removes it', leaderboardOption)
     .option('--time-zone <iana>', "timeZone: where the campaign's months begin, e.g. Europe/Berlin (default UTC)")
@@ -73,6 +80,8 @@ export interface CampaignOptions {
   stripeWebhookSecret?: string;
   stripeRewardKey?: string;
   stripeRewardMode?: StripeRewardMode;
+  refereeDiscount?: RefereeDiscount | null;
+  promotionCodePrefix?: string;
   rewardCodesLowThreshold?: number;
   leaderboard?: LeaderboardSettings | null;
   timeZone?: string;
@@ -115,6 +124,8 @@ export const campaignBody = (o: CampaignOptions) => ({
   stripeWebhookSecret: o.stripeWebhookSecret,
   stripeRewardKey: o.stripeRewardKey,
   stripeRewardMode: o.stripeRewardMode,
+  refereeDiscount: o.refereeDiscount,
+  promotionCodePrefix: o.promotionCodePrefix,
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
   leaderboard: o.leaderboard,
   timeZone: o.timeZone,

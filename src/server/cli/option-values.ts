@@ -1,6 +1,7 @@
 /** How the CLI's option values are read: numbers, repeated flags, and the short forms of a few settings. */
 import { InvalidArgumentError } from 'commander';
 import type { LeaderboardSettings, Milestone, WaitlistSettings } from '../../api/schemas.js';
+import type { RefereeDiscount } from '../../api/promotion-schemas.js';
 
 export function int(value: string): number {
   const n = Number(value);
@@ -25,6 +26,16 @@ export function leaderboardOption(value: string): LeaderboardSettings | null {
   const [period, size = ''] = value.split(':');
   if (period !== 'all' && period !== 'month') throw new InvalidArgumentError('Expected all:<size>, month:<size> or off, e.g. month:10.');
   return { period, size: int(size) };
+}
+
+/** `15%:once` -> 15 percent off the first payment; `10:repeating:3` -> 10 of the currency off for 3 months; `off` -> null. */
+export function refereeDiscountOption(value: string): RefereeDiscount | null {
+  if (value === 'off') return null;
+  const [off = '', duration = 'once', months, ...rest] = value.split(':');
+  const bad = () => new InvalidArgumentError('Expected <percent>%:<duration> or <amount>:<duration> (once, forever, repeating:<months>), or off, e.g. 15%:once.');
+  if (rest.length > 0 || (duration !== 'once' && duration !== 'forever' && duration !== 'repeating') || (duration === 'repeating') !== (months !== undefined)) throw bad();
+  const amount = off.endsWith('%') ? { percentOff: decimal(off.slice(0, -1)) } : { amountOff: int(off) };
+  return { ...amount, duration, ...(months !== undefined && { durationInMonths: int(months) }) };
 }
 
 /** `5` -> { spotsPerReferral: 5 }; `5:qualified` -> counts qualified referrals; `off` -> null. */
