@@ -891,7 +891,7 @@ export const CampaignAnalytics = Type.Object({
   topReferrers: Type.Array(ParticipantSummary),
   referredRevenue: Type.String({ description: 'Total paid by referred participants, in units, two decimals' }),
   viralCoefficient: Type.Number({ description: 'Referred sign-ups per sign-up: how many others each participant brought in' }),
-  channels: Type.Array(ChannelCount, { description: 'By utm_medium of the sign-up page (share links tag theirs: whatsapp, email, x, facebook, linkedin, copy, qr), most sign-ups first; sign-ups without one are not listed' }),
+  channels: Type.Array(ChannelCount, { description: 'By utm_medium of the sign-up page (share links tag theirs: whatsapp, email, x, facebook, linkedin, copy, qr, and share for the device share sheet), most sign-ups first; sign-ups without one are not listed' }),
   sources: Type.Array(ChannelCount, { description: 'By utm_source of the sign-up page (refkit: a share link), most sign-ups first' }),
 });
 export type CampaignAnalytics = Static<typeof CampaignAnalytics>;

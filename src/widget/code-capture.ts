@@ -6,7 +6,7 @@
  * the page-level capture) share one request, and the verdict is kept for the day, so reloads ask (and
  * count an impression) no more. The service counts impressions once per visitor and day as well.
  */
-import { ANY_CAMPAIGN, rememberCode, rememberVerdict, storedCode, storedVerdict } from './storage.js';
+import { ANY_CAMPAIGN, rememberCode, rememberVerdict, storedCodeAndUtm, storedVerdict, utmOf, type KeptCode, type Utm } from './storage.js';
 
 /** Codes the service hands out are short and URL-safe; anything else is not worth a request. */
 export const PLAUSIBLE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -19,6 +19,16 @@ export function codeFromUrl(search: string, campaignId: string): string | undefi
   const id = params.get('id');
   if (!code || (id && id !== campaignId)) return undefined;
   return code;
+}
+
+/**
+ * The link's utm_* (utm_source, utm_medium, utm_campaign, utm_term, utm_content): the channel it was
+ * shared by. Kept with the link's code and sent with the sign-up as addParticipant's `utm`, cleaned as
+ * the service takes them (./storage.ts); undefined when the link has none.
+ */
+export function utmFromUrl(search: string): Utm | undefined {
+  const params = new URLSearchParams(search);
+  return utmOf((field) => params.get(`utm_${field}`));
 }
 
 const inFlight = new Map<string, Promise<boolean>>();
@@ -46,12 +56,25 @@ export function validateOnce(campaignId: string, code: string, validate: (code: 
 export interface CodeCapture {
   /** The code to sign up with, if any. */
   code: string | undefined;
+  /** The utm_* of the link that code came on (kept with it), if it had any. */
+  utm?: Utm | undefined;
   /** The link's code and the service's verdict on it, when there was one and a verdict arrived. */
   checked?: { code: string; valid: boolean };
 }
 
+/** A code remembered for this campaign, or from a link that named no campaign, with its link's utm_*. */
+export const rememberedCodeAndUtm = (campaignId: string): KeptCode | undefined => storedCodeAndUtm(campaignId) ?? storedCodeAndUtm(ANY_CAMPAIGN);
+
 /** A code remembered for this campaign, or from a link that named no campaign. */
-export const rememberedCode = (campaignId: string) => storedCode(campaignId) ?? storedCode(ANY_CAMPAIGN);
+export const rememberedCode = (campaignId: string) => rememberedCodeAndUtm(campaignId)?.code;
+
+/** A capture of `code` and its link's utm (left out when there are none). */
+const capture = (code: string | undefined, utm: Utm | undefined): CodeCapture => (utm ? { code, utm } : { code });
+
+const remembered = (campaignId: string): CodeCapture => {
+  const kept = rememberedCodeAndUtm(campaignId);
+  return capture(kept?.code, kept?.utm);
+};
 
 export async function captureCode(
   campaignId: string,
@@ -60,7 +83,8 @@ export async function captureCode(
   cookieDomain?: string,
 ): Promise<CodeCapture> {
   const fromLink = codeFromUrl(search, campaignId);
-  if (fromLink === undefined) return { code: rememberedCode(campaignId) };
+  if (fromLink === undefined) return remembered(campaignId);
+  const utm = utmFromUrl(search);
   let valid = false;
   if (PLAUSIBLE_CODE.test(fromLink)) {
     try {
@@ -68,9 +92,9 @@ export async function captureCode(
     } catch {
       // No verdict (network, rate limit): use the code for this visit without remembering it. The
       // sign-up checks it again, and falls back to no referral if the service refuses it.
-      return { code: fromLink };
+      return capture(fromLink, utm);
     }
   }
-  if (valid) rememberCode(campaignId, fromLink, Date.now(), cookieDomain);
-  return { code: valid ? fromLink : rememberedCode(campaignId), checked: { code: fromLink, valid } };
+  if (valid) rememberCode(campaignId, fromLink, Date.now(), cookieDomain, utm);
+  return { ...(valid ? capture(fromLink, utm) : remembered(campaignId)), checked: { code: fromLink, valid } };
 }

@@ -23,8 +23,9 @@ import {
   type SignupAnswer,
   type WidgetSettings,
 } from '../api/client.js';
-import { formatReward, rewardFormat } from './amounts.js';
-import { captureCode } from './code-capture.js';
+import { formatCount, formatReward, rewardFormat } from './amounts.js';
+import { promotionOffer, promotionRef, type PromotionCodeOffer, type PromotionCodeRef } from './attribution.js';
+import { captureCode, utmFromUrl } from './code-capture.js';
 import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.js';
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
 import { withNetworkRetries } from './retry.js';
@@ -34,6 +35,8 @@ import * as storage from './storage.js';
 import { styles } from './styles.js';
 
 type ShareViewModule = typeof import('./share-view.js');
+type DiscountTextModule = typeof import('./discount-text.js');
+let discountTextModule: Promise<DiscountTextModule> | undefined;
 let shareViewModule: Promise<ShareViewModule> | undefined;
 /** The share view's code: fetched once, as soon as a share view is likely (a sign-up, a known visitor). */
 const loadShareView = () => (shareViewModule ??= import('./share-view.js'));
@@ -104,7 +107,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @prop {Participant | undefined} participant - The participant shown in the share view.
  * @prop {Campaign | undefined} campaign - The campaign as the service answered it.
  *
- * @event referral-signup - `{participant, outcome}`: a sign-up or followed email link succeeded (`created`, `existing`, `pending`).
+ * @event referral-signup - `{participant, outcome, referrerPromotionCode}`: a sign-up or followed email link succeeded (`created`, `existing`, `pending`); `referrerPromotionCode` is `{code, id}` of the referrer's promotion code for the friend's checkout, or null.
  * @event referral-code - `{code, valid}`: the service checked the referral code of the share link.
  * @event referral-error - `{code, message, status}`: a call failed (`campaign_not_found`, `forbidden_origin`, `network_error`, ...).
  *
@@ -118,13 +121,14 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart description - Campaign description texts.
  * @csspart invited - Says the visitor arrived with an invitation, and their reward.
  * @csspart invalid-code - The notice that the invitation link is not valid (also a `notice`).
+ * @csspart discount - The friend's discount at checkout, with the referrer's promotion code (a `code` in it), before they sign up.
  * @csspart offer - The reward offer in the share view; each line has `data-offer`: referrer, referee, commission, milestone, hold or cap.
  * @csspart form - The sign-up form.
  * @csspart field - Each form field (also `email-field`, `firstName-field` or `lastName-field`).
  * @csspart label - Field labels.
  * @csspart input - Text inputs and the link field.
  * @csspart field-error - The error text under a field.
- * @csspart button - Every filled button; each also has one of `submit`, `copy`, `copy-code`, `native-share`, `retry`, `other-email`.
+ * @csspart button - Every filled button; each also has one of `submit`, `copy`, `copy-code`, `copy-promotion-code`, `native-share`, `retry`, `other-email`.
  * @csspart submit - The sign-up button.
  * @csspart copy - The copy-link button.
  * @csspart native-share - The button that opens the device's share sheet.
@@ -135,6 +139,10 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart link-box - The link, its buttons and the share links.
  * @csspart link-row - The link field with the copy and share buttons.
  * @csspart link - The referral link field.
+ * @csspart promotion - "Your code for friends at checkout:" with the participant's own promotion code, once it is made.
+ * @csspart promotion-code-row - The promotion code with its copy button.
+ * @csspart promotion-code - The participant's own promotion code.
+ * @csspart copy-promotion-code - The button that copies the promotion code (also a `button`).
  * @csspart share-links - The list of share buttons.
  * @csspart share-link - One share button (`data-target` is email, whatsapp, x, facebook or linkedin).
  * @csspart qr-box - The figure around the QR code.
@@ -212,6 +220,7 @@ export class ReferralWidget extends LitElement {
     participant: { state: true },
     referralCode: { state: true },
     invalidCode: { state: true },
+    discount: { state: true },
     returning: { state: true },
     limited: { state: true },
     notice: { state: true },
@@ -229,6 +238,8 @@ export class ReferralWidget extends LitElement {
 
   /** Waits before re-sending a sign-up that got no answer at all; after them the visitor gets Retry. */
   static networkRetryDelaysMs: readonly number[] = [400, 1200];
+  /** How long referral-signup waits for the referrer's promotion code still being read; then it says null. */
+  static promotionWaitMs = 4000;
 
   campaignId = '';
   /** The service's address; by default the origin this script was loaded from. */
@@ -267,6 +278,14 @@ export class ReferralWidget extends LitElement {
   referralCode: string | undefined;
   /** The share link carried a code the service does not know. */
   invalidCode = false;
+  /**
+   * The friend's discount at checkout: the promotion code of the referrer whose code the visitor arrived
+   * with; set once the module that says it (#discountText) has loaded.
+   */
+  discount: PromotionCodeOffer | undefined;
+  #discountText: DiscountTextModule['discountText'] | undefined;
+  /** The utm_* of the link the referral code came on (or of this page, without a code), sent with the sign-up. */
+  #utm: storage.Utm | undefined;
   /** Shown their share view without signing up on this page. */
   returning = false;
   /** The service showed only what a stranger may see (no proof of being this participant on this browser). */
@@ -380,6 +399,7 @@ export class ReferralWidget extends LitElement {
     this.participant = undefined;
     this.own = undefined;
     this.board = undefined;
+    this.discount = undefined;
     this.shared = false;
     // Another campaign's texts must not stand in for this one's while it loads or if it fails.
     if (this.campaign?.campaignId !== this.campaignId) this.campaign = undefined;
@@ -432,7 +452,7 @@ export class ReferralWidget extends LitElement {
     if (campaign.status === 'Pause' || campaign.paused) return this.#settle('paused', pausedText());
     if (campaign.status === 'End' || campaign.ended) return this.#settle('ended', endedText());
 
-    const { code, checked } = await captureCode(
+    const { code, utm, checked } = await captureCode(
       this.campaignId,
       location.search,
       (c) => this.client.validateCode(this.campaignId, c),
@@ -441,7 +461,10 @@ export class ReferralWidget extends LitElement {
     if (superseded()) return;
     this.referralCode = code;
     this.invalidCode = checked?.valid === false;
+    // The channel the visitor came by: of the link their code came on; without a code, of this page.
+    this.#utm = code ? utm : utmFromUrl(location.search);
     if (checked) this.#emit('referral-code', checked);
+    if (code) void this.#loadDiscount(code, superseded);
 
     if (this.#emailedLink()) return this.#followLink(this.#emailedLink()!, superseded);
 
@@ -465,6 +488,36 @@ export class ReferralWidget extends LitElement {
       }
     }
     this.#settle('ready', navigator.onLine ? '' : offlineNotice());
+  }
+
+  /** The friend's discount, beside the rest of the load: none (404) or none read says nothing. */
+  async #loadDiscount(code: string, superseded: () => boolean): Promise<void> {
+    try {
+      const offer = await promotionOffer(this.client, this.campaignId, code);
+      if (!offer) return;
+      this.#discountText = (await (discountTextModule ??= import('./discount-text.js'))).discountText;
+      if (!superseded() && this.referralCode === code) this.discount = offer;
+    } catch {
+      // No answer, or its texts could not load: the form says nothing of a discount.
+    }
+  }
+
+  /**
+   * The promotion code of the referrer the sign-up carried the code of (null without one, or when the
+   * service has none or gave no answer in time), for referral-signup.
+   */
+  async #referrerPromotionCode(): Promise<PromotionCodeRef | null> {
+    const code = this.referralCode;
+    if (!code) return null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ReferralWidget.promotionWaitMs)));
+    try {
+      return await Promise.race([promotionOffer(this.client, this.campaignId, code).then(promotionRef), late]);
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The leaderboard, beside the rest of the load: a board that cannot be read is simply not shown. */
@@ -514,8 +567,9 @@ export class ReferralWidget extends LitElement {
       if (superseded()) return;
       this.#remember(answer);
       await this.#show(answer, answer.outcome === 'existing');
+      const referrerPromotionCode = await this.#referrerPromotionCode();
       if (superseded()) return;
-      this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
+      this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome, referrerPromotionCode });
       this.#settle('signed-up', answer.outcome === 'created' ? msg('Your email is confirmed. You are in!') : msg('Welcome back.'));
     } catch (err) {
       if (superseded()) return;
@@ -586,7 +640,7 @@ export class ReferralWidget extends LitElement {
       }
       return this.#fail(err);
     }
-    this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome });
+    this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome, referrerPromotionCode: await this.#referrerPromotionCode() });
     if (answer.outcome === 'pending') {
       try {
         this.shareViewLib = await loadShareView();
@@ -621,7 +675,9 @@ export class ReferralWidget extends LitElement {
    */
   async #addParticipant(body: AddParticipantBody, typed: boolean): Promise<SignupAnswer> {
     const code = this.referralCode;
-    const request = code ? { ...body, referredByCode: code } : body;
+    const utm = this.#utm;
+    // The channel goes with the sign-up whether or not the code is taken.
+    const request: AddParticipantBody = { ...body, ...(code && { referredByCode: code }), ...(utm && { utm }) };
     const signed = this.emailSignature && this.email.trim().toLowerCase() === body.email.trim().toLowerCase();
     const proof = {
       token: storage.storedToken(this.campaignId),
@@ -783,6 +839,9 @@ export class ReferralWidget extends LitElement {
       ${this.referralCode && !this.invalidCode
         ? html`<p part="invited">${invited}.${reward ? html` ${msg(str`Your reward: ${reward}.`)}` : nothing}</p>`
         : nothing}
+      ${this.referralCode && !this.invalidCode && this.discount && this.#discountText
+        ? html`<p part="discount">${this.#discountText(this.discount, getLocale(), { reward: formatReward, count: formatCount })}</p>`
+        : nothing}
       ${this.invalidCode ? html`<p part="notice invalid-code">${msg('That invitation link is not valid, but you can still join.')}</p>` : nothing}
       ${this.notice ? html`<p part="notice">${this.notice}</p>` : nothing}
       <form part="form" novalidate @submit=${this.#submit}>
@@ -822,8 +881,14 @@ export class ReferralWidget extends LitElement {
 
 /** The `detail` of each event the element dispatches (bubbling and composed, so a page can listen on document). */
 export interface WidgetEvents {
-  /** `outcome`: `created` (a new participant), `existing` (already one) or `pending` (confirmation emailed). */
-  'referral-signup': { participant: Participant; outcome: SignupAnswer['outcome'] };
+  /**
+   * `outcome`: `created` (a new participant), `existing` (already one) or `pending` (confirmation emailed).
+   * `referrerPromotionCode`: the promotion code of the referrer whose code the sign-up carried, as
+   * getPromotionCode answered it (`id` for a Stripe Checkout Session's `discounts`, `code` to type or
+   * prefill), for the friend's first payment; null when the sign-up carried no referral code, the
+   * campaign has no promotion code for it, or the service gave no answer.
+   */
+  'referral-signup': { participant: Participant; outcome: SignupAnswer['outcome']; referrerPromotionCode: PromotionCodeRef | null };
   'referral-code': { code: string; valid: boolean };
   'referral-error': { code: string; message: string; status: number };
 }

@@ -2,11 +2,29 @@
  * What the friend receives on each channel, and the share targets built from it with URL APIs (never
  * string-joined into HTML). Messages are the campaign's per-channel texts (getWidgetSettings) or the
  * widget's own friend-facing wording; `{link}` marks where the link goes, else it is appended.
+ *
+ * Each channel's link says which channel it went by: `utm_source=refkit&utm_medium=<channel>` added to
+ * the link's own query (./code-capture.ts keeps them on the friend's side, and the sign-up sends them).
  */
 import { msg, str } from '@lit/localize';
 import type { ShareMessages } from '../api/schemas.js';
 
 export type ShareChannel = 'email' | 'x' | 'facebook' | 'linkedin' | 'whatsapp';
+/** Every way a link leaves the widget: the share buttons, the copy button, the QR code and the device's share sheet. */
+export type LinkChannel = ShareChannel | 'copy' | 'qr' | 'share';
+
+/** The link with `utm_source=refkit&utm_medium=<channel>`, its other parameters and fragment kept. */
+export function tagLink(link: string, channel: LinkChannel): string {
+  try {
+    const url = new URL(link);
+    url.searchParams.set('utm_source', 'refkit');
+    url.searchParams.set('utm_medium', channel);
+    return url.href;
+  } catch {
+    // Not an absolute URL (no link yet): as it is.
+    return link;
+  }
+}
 
 export interface ShareTarget {
   id: ShareChannel;
@@ -39,13 +57,13 @@ export function shareTexts(link: string, messages: ShareMessages, refereeReward:
   const fallback = refereeReward
     ? msg(str`I think you would like this. Sign up with my link and you get ${refereeReward}:`)
     : msg('I think you would like this. Sign up with my link:');
-  const text = (own: string | undefined) => withLink(own || fallback, link);
+  const text = (own: string | undefined, channel: LinkChannel) => withLink(own || fallback, tagLink(link, channel));
   return {
     emailSubject: messages.emailSubject || (refereeReward ? msg(str`A gift for you: ${refereeReward}`) : msg('An invitation for you')),
-    email: text(messages.email),
-    x: text(messages.x),
-    whatsapp: text(messages.whatsapp),
-    native: text(messages.native),
+    email: text(messages.email, 'email'),
+    x: text(messages.x, 'x'),
+    whatsapp: text(messages.whatsapp, 'whatsapp'),
+    native: text(messages.native, 'share'),
   };
 }
 
@@ -64,7 +82,7 @@ export function shareTargets(link: string, texts: ShareTexts): ShareTarget[] {
     { id: 'whatsapp', label: 'WhatsApp', href: url('https://wa.me/', { text: texts.whatsapp }) },
     { id: 'x', label: 'X', href: url('https://x.com/intent/post', { text: texts.x }) },
     // Facebook and LinkedIn take only the link: they show the landing page's Open Graph preview.
-    { id: 'facebook', label: 'Facebook', href: url('https://www.facebook.com/sharer/sharer.php', { u: link }) },
-    { id: 'linkedin', label: 'LinkedIn', href: url('https://www.linkedin.com/sharing/share-offsite/', { url: link }) },
+    { id: 'facebook', label: 'Facebook', href: url('https://www.facebook.com/sharer/sharer.php', { u: tagLink(link, 'facebook') }) },
+    { id: 'linkedin', label: 'LinkedIn', href: url('https://www.linkedin.com/sharing/share-offsite/', { url: tagLink(link, 'linkedin') }) },
   ];
 }

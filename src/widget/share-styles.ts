@@ -138,8 +138,9 @@ export const shareStyles = css`
   [part='codes'] li + li { border-block-start: 1px solid var(--_border); }
   [part='reward-code-label'], [part='codes-waiting'] { color: var(--_muted); font-size: 0.8125rem; }
   [part='codes-waiting'] { margin: 0.375rem 0 0; }
-  [part='reward-code-row'] { display: flex; gap: 0.5rem; align-items: center; }
-  [part='reward-code'] {
+  [part='promotion'] { display: grid; gap: 0.25rem; margin-block-start: 0.5rem; font-size: 0.875rem; }
+  [part='reward-code-row'], [part='promotion-code-row'] { display: flex; gap: 0.5rem; align-items: center; }
+  [part='reward-code'], [part='promotion-code'] {
     flex: 1;
     min-width: 0;
     overflow-wrap: anywhere;

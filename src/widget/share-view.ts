@@ -12,6 +12,7 @@ import { unsafeSVG } from 'lit/directives/unsafe-svg.js';
 import type { Campaign, LeaderboardEntry, MyReferral, Participant, WidgetSettings } from '../api/client.js';
 import type { LeaderboardSettings, RewardRules, ShareMessages } from '../api/schemas.js';
 import type { MyRank, MyRewards, MyWaitlist } from '../api/widget-schemas.js';
+import type { PromotionCodeRef } from '../api/promotion-schemas.js';
 import type { OwnStanding } from './reward-standing.js';
 import { qrSvg } from './qr.js';
 import { icons } from './icons.js';
@@ -20,7 +21,7 @@ import { waitlistView } from './waitlist-view.js';
 import { hasOfferRuleLines, offerRuleLines } from './offer-rules.js';
 import { rewardCodes } from './reward-codes-view.js';
 import { dateOf, milestoneProgress, owedNote, pendingRewards } from './reward-standing.js';
-import { shareTargets, shareTexts } from './share-links.js';
+import { shareTargets, shareTexts, tagLink } from './share-links.js';
 
 export interface ShareViewOptions {
   campaign: Campaign | undefined;
@@ -46,6 +47,10 @@ export interface ShareViewOptions {
   /** The reward code just copied ('' for none): its button says so. */
   copiedCode: string;
   onCopyCode: (code: string) => void;
+  /** The participant's own promotion code (getMyReferrals), for friends to use at checkout; absent until made. */
+  promotionCode?: PromotionCodeRef | undefined;
+  /** Copies the promotion code (the copied one is `copiedCode` too); sharing it is sharing. */
+  onCopyPromotionCode?: ((code: string) => void) | undefined;
   /** The visitor copied or shared the link on this page: the first step toward a reward is done. */
   shared: boolean;
   copyLabel: string;
@@ -119,6 +124,8 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       copied: host.copied,
       copiedCode: host.copiedCode,
       onCopyCode: (code) => void copyCode(host, code),
+      promotionCode: host.own?.promotionCode,
+      onCopyPromotionCode: (code) => void copyCode(host, code, true),
       shared: host.shared,
       copyLabel: host.copyLabel,
       shareLabel: host.shareLabel,
@@ -139,24 +146,30 @@ export function signedUpScreen(host: ShareHost, participant: Participant, onNotM
       : nothing}`;
 }
 
-/** Copies a reward code; without clipboard access, selects it so that one key press copies. */
-async function copyCode(host: ShareHost, code: string): Promise<void> {
+/**
+ * Copies a reward code, or the participant's promotion code (`shares`: copying it is a step toward a
+ * reward, as copying the link is); without clipboard access, selects it so that one key press copies.
+ */
+async function copyCode(host: ShareHost, code: string, shares = false): Promise<void> {
   try {
     await navigator.clipboard.writeText(code);
     host.copiedCode = code;
+    if (shares) host.shared = true;
     host.status = msg('Code copied.');
     clearTimeout(copiedTimers.get(host));
     copiedTimers.set(host, setTimeout(() => (host.copiedCode = ''), COPIED_MS));
   } catch {
-    const shown = [...host.renderRoot.querySelectorAll('[part~=reward-code]')].find((el) => el.textContent === code);
+    const shown = [...host.renderRoot.querySelectorAll(shares ? '[part~=promotion-code]' : '[part~=reward-code]')].find((el) => el.textContent === code);
     if (shown) getSelection()?.selectAllChildren(shown);
     host.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected code.');
   }
 }
 
+/** Copies the link, tagged `utm_medium=copy` (the field shows it plain until a copy has to be made by hand). */
 async function copyLink(host: ShareHost): Promise<void> {
-  const link = host.participant?.shareLink;
-  if (!link) return;
+  const shareLink = host.participant?.shareLink;
+  if (!shareLink) return;
+  const link = tagLink(shareLink, 'copy');
   try {
     await navigator.clipboard.writeText(link);
     host.copied = true;
@@ -165,8 +178,13 @@ async function copyLink(host: ShareHost): Promise<void> {
     clearTimeout(copiedTimers.get(host));
     copiedTimers.set(host, setTimeout(() => (host.copied = false), COPIED_MS));
   } catch {
-    // No clipboard access (permissions, insecure page): select the link so that one key press copies.
-    host.renderRoot.querySelector<HTMLTextAreaElement>('[part~=link]')?.select();
+    // No clipboard access (permissions, insecure page): the link as the button would have copied it,
+    // selected, so that one key press copies.
+    const field = host.renderRoot.querySelector<HTMLTextAreaElement>('[part~=link]');
+    if (field) {
+      field.value = link;
+      field.select();
+    }
     host.status = msg('Press Ctrl+C (or Cmd+C) to copy the selected link.');
   }
 }
@@ -184,12 +202,15 @@ async function nativeShare(host: ShareHost): Promise<void> {
   }
 }
 
-/** Draws the QR code of the participant's link into `host.qr`, unless the participant changed meanwhile. */
+/**
+ * Draws the QR code of the participant's link (tagged `utm_medium=qr`) into `host.qr`, unless the
+ * participant changed meanwhile.
+ */
 export function drawQr(host: ShareHost): void {
   host.qr = '';
   const link = host.participant?.shareLink;
   if (!link) return;
-  qrSvg(link).then(
+  qrSvg(tagLink(link, 'qr')).then(
     (svg) => {
       if (host.participant?.shareLink === link) host.qr = svg;
     },
@@ -264,6 +285,7 @@ export function shareView(o: ShareViewOptions) {
           ${o.copied ? icons.check : icons.copy}<span>${o.copied ? msg('Copied!') : o.copyLabel || msg('Copy')}</span>
         </button>
       </div>
+      ${o.promotionCode && !ended ? promotionCodeLine(o.promotionCode.code, o.copiedCode === o.promotionCode.code, o.onCopyPromotionCode ?? o.onCopyCode) : nothing}
     </div>
     ${ended
       ? nothing
@@ -288,6 +310,19 @@ export function shareView(o: ShareViewOptions) {
       : nothing}
     ${o.leaderboard ? leaderboardView({ ...o.leaderboard, rank: o.stats ? o.leaderboard.rank : undefined, count: o.count }) : nothing}
   `;
+}
+
+/** The participant's own promotion code, for friends to type at checkout, with a button that copies it. */
+function promotionCodeLine(code: string, copied: boolean, onCopy: (code: string) => void) {
+  return html`<div part="promotion">
+    <span>${msg('Your code for friends at checkout:')}</span>
+    <span part="promotion-code-row">
+      <code part="promotion-code" dir="ltr">${code}</code>
+      <button part="button copy-promotion-code" type="button" ?data-copied=${copied} aria-label=${msg(str`Copy the code ${code}`)} @click=${() => onCopy(code)}>
+        ${copied ? icons.check : icons.copy}<span aria-hidden="true">${copied ? msg('Copied!') : msg('Copy')}</span>
+      </button>
+    </span>
+  </div>`;
 }
 
 /** The offer stays in view after sign-up: what the participant earns and what a friend gets. */

@@ -38,7 +38,7 @@ export const styles = css`
   }
   h2 { margin: 0 0 0.5rem; font-size: 1.25rem; line-height: 1.3; }
   p { margin: 0 0 1rem; color: var(--_muted); line-height: 1.5; }
-  [part='invited'], [part='offer'] {
+  [part='invited'], [part='discount'], [part='offer'] {
     background: var(--_tint);
     border-radius: calc(var(--_radius) / 2);
     padding: 0.625rem 0.75rem;

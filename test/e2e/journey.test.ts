@@ -1,7 +1,8 @@
 /**
  * The whole journey in a real browser: an owner creates a campaign with a webhook; visitor A signs up on
- * a shop's landing page; the QR code, decoded from a screenshot, is A's link; visitor B opens it in a
- * new browser context and signs up; the backend qualifies B; A reloads and sees one referral and the
+ * a shop's landing page; the QR code, decoded from a screenshot, is A's link tagged with its channel
+ * (utm_medium=qr); visitor B opens it in a new browser context and signs up with it (the utm go with the
+ * sign-up); the backend qualifies B; A reloads and sees one referral and the
  * reward in the campaign's currency; the receiver got the three event types, signatures valid. axe-core
  * finds no serious or critical violation in any state. Also: the bundles are served compressed and
  * cached as docs/widget.md says. Real service (SQLite) with its dispatcher, built bundle, Debian's Chromium.
@@ -112,21 +113,30 @@ describe('the journey, in Chromium', () => {
     await widgetA.locator('[part=qr] svg').waitFor();
     const link = await widgetA.getByLabel('Your referral link', { exact: true }).inputValue();
     assert.equal(link, (await service.admin.getParticipant(campaignId, 'ann@example.com')).shareLink);
-    assert.equal(await qrFromScreenshot(pageA), link, 'the QR code on screen is A\u2019s link');
+    const viaQr = new URL(link);
+    viaQr.searchParams.set('utm_source', 'refkit');
+    viaQr.searchParams.set('utm_medium', 'qr');
+    assert.equal(await qrFromScreenshot(pageA), viaQr.href, 'the QR code on screen is A\u2019s link, tagged with its channel');
     assert.match(await widgetA.locator('[data-target=whatsapp]').getAttribute('href') ?? '', /Try\+the\+shop\+with\+my\+link/);
     assert.deepEqual(await axeViolations(pageA), [], 'share view');
 
-    // Visitor B opens A's link in a browser of their own and signs up.
+    // Visitor B scans A's QR code, opens its link in a browser of their own and signs up.
     const b = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const pageB = await b.newPage();
-    await pageB.goto(link);
+    await pageB.goto(viaQr.href);
     const widgetB = pageB.locator('referral-widget');
     await widgetB.getByText('You were invited. Your reward: €5.').waitFor();
     assert.deepEqual(await axeViolations(pageB), [], 'invited form');
     await widgetB.getByLabel('First name').fill('Ben');
     await widgetB.getByLabel('Email address').fill('ben@example.com');
+    const signup = pageB.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/addParticipant');
     await widgetB.getByRole('button', { name: 'Claim my reward' }).click();
+    const answer = await signup;
+    assert.equal(answer.ok(), true, `the service takes the sign-up with its channel: ${answer.status()}`);
+    assert.deepEqual((answer.request().postDataJSON() as { utm?: unknown }).utm, { source: 'refkit', medium: 'qr' });
     await widgetB.locator('[part=card][data-state=signed-up]').waitFor();
+    const analytics = await service.admin.getCampaignAnalytics(campaignId);
+    assert.deepEqual([analytics.channels, analytics.sources], [[{ value: 'qr', signups: 1, qualified: 0 }], [{ value: 'refkit', signups: 1, qualified: 0 }]], 'B counts for the QR code');
     await b.close();
 
     // Both visitors come from this one machine (one network), which the fraud rules hold for review:

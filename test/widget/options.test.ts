@@ -146,7 +146,7 @@ describe('<referral-widget> accessibility', () => {
       await sendKeys({ press: 'Tab' });
       expect(focused(el)?.getAttribute('part')).to.equal('button copy');
       await sendKeys({ press: 'Enter' });
-      await waitUntil(() => copied === 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23');
+      await waitUntil(() => copied === 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23&utm_source=refkit&utm_medium=copy');
       await sendKeys({ press: 'Tab' });
       expect(focused(el)?.dataset.target).to.equal('email');
     } finally {

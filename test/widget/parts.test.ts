@@ -100,15 +100,17 @@ describe('share links', () => {
   const message = 'Join & save 10% + more <now>';
   const texts = shareTexts(link, { x: `${message} {link}`, whatsapp: message, email: `Hi! {link} Bye`, emailSubject: 'For you' }, '$5');
   const targets = Object.fromEntries(shareTargets(link, texts).map((t) => [t.id, new URL(t.href)]));
+  /** The link as the channel sends it: tagged with the channel, its own query kept. */
+  const via = (channel: string) => `${link}&utm_source=refkit&utm_medium=${channel}`;
 
   it('each channel carries its own message with the link in it, intact and URL-encoded', () => {
     expect(targets.x!.origin + targets.x!.pathname).to.equal('https://x.com/intent/post');
-    expect(targets.x!.searchParams.get('text')).to.equal(`${message} ${link}`);
+    expect(targets.x!.searchParams.get('text')).to.equal(`${message} ${via('x')}`);
     // No {link} in the message: the link is appended.
-    expect(targets.whatsapp!.searchParams.get('text')).to.equal(`${message} ${link}`);
+    expect(targets.whatsapp!.searchParams.get('text')).to.equal(`${message} ${via('whatsapp')}`);
     // Facebook and LinkedIn take the link alone (their preview is the page's Open Graph).
-    expect(targets.facebook!.searchParams.get('u')).to.equal(link);
-    expect(targets.linkedin!.searchParams.get('url')).to.equal(link);
+    expect(targets.facebook!.searchParams.get('u')).to.equal(via('facebook'));
+    expect(targets.linkedin!.searchParams.get('url')).to.equal(via('linkedin'));
   });
 
   it('writes spaces in mailto as %20 and keeps a literal +', () => {
@@ -117,14 +119,14 @@ describe('share links', () => {
     expect(mail.search).to.not.contain('+');
     const params = new URLSearchParams(mail.search.replaceAll('%20', '+'));
     expect(params.get('subject')).to.equal('For you');
-    expect(params.get('body')).to.equal(`Hi! ${link} Bye`);
+    expect(params.get('body')).to.equal(`Hi! ${via('email')} Bye`);
   });
 
   it("without the campaign's messages, the friend gets the widget's invitation naming their reward, never the referrer's instructions", () => {
     const own = shareTexts(link, {}, '$5');
-    expect(own.x).to.equal(`I think you would like this. Sign up with my link and you get $5: ${link}`);
+    expect(own.x).to.equal(`I think you would like this. Sign up with my link and you get $5: ${via('x')}`);
     expect(own.emailSubject).to.equal('A gift for you: $5');
-    expect(shareTexts(link, {}, '').whatsapp).to.equal(`I think you would like this. Sign up with my link: ${link}`);
+    expect(shareTexts(link, {}, '').whatsapp).to.equal(`I think you would like this. Sign up with my link: ${via('whatsapp')}`);
   });
 
   it('withLink puts the link at each {link}, or after the text, or alone', () => {

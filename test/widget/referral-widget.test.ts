@@ -7,6 +7,8 @@ import { API, mount, q, setUrl, settled, signUp, stubNavigator, text } from './h
 
 let service: FakeService;
 const LINK = 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23';
+/** The link as a channel hands it out: tagged with the channel (utm_medium), its own query kept. */
+const via = (channel: string) => `${LINK}&utm_source=refkit&utm_medium=${channel}`;
 const defaultDelays = ReferralWidget.networkRetryDelaysMs;
 const calls = (path: string) => service.calls.filter((c) => c.path === `/api/v1/${path}`);
 const addBodies = () => calls('addParticipant').map((c) => c.body);
@@ -239,8 +241,8 @@ describe('<referral-widget> signing up', () => {
       expect(a.querySelector('svg'), a.dataset.target).to.not.equal(null);
     }
     // The friend gets an invitation with the link, not the referrer's instructions.
-    expect(new URL(targets[2]!.href).searchParams.get('text')).to.equal(`I think you would like this. Sign up with my link and you get $5: ${LINK}`);
-    expect(new URL(targets[3]!.href).searchParams.get('u')).to.equal(LINK);
+    expect(new URL(targets[2]!.href).searchParams.get('text')).to.equal(`I think you would like this. Sign up with my link and you get $5: ${via('x')}`);
+    expect(new URL(targets[3]!.href).searchParams.get('u')).to.equal(via('facebook'));
 
     expect(text(el, '[data-stat=referrals]')).to.equal('2');
     expect(text(el, '[data-stat=referral-earned]')).to.equal('$20');
@@ -259,7 +261,9 @@ describe('<referral-widget> signing up', () => {
       await settled(el, 'signed-up');
       q<HTMLButtonElement>(el, '[part~=copy]')!.click();
       await waitUntil(() => text(el, '[part=status]') === 'Link copied.');
-      expect(copied).to.equal(LINK);
+      // The copied link says it was copied (the field shows the plain link).
+      expect(copied).to.equal(via('copy'));
+      expect(q<HTMLTextAreaElement>(el, '[part~=link]')!.value).to.equal(LINK);
       // The feedback is at the button too.
       expect(text(el, '[part~=copy]')).to.equal('Copied!');
       expect(q(el, '[part~=copy]')!.hasAttribute('data-copied')).to.equal(true);
@@ -267,8 +271,10 @@ describe('<referral-widget> signing up', () => {
       undo = stubNavigator('clipboard', { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) });
       q<HTMLButtonElement>(el, '[part~=copy]')!.click();
       await waitUntil(() => text(el, '[part=status]').includes('Ctrl+C'));
+      // Selected for a copy by hand: the link as the button would have copied it.
       const input = q<HTMLTextAreaElement>(el, '[part~=link]')!;
-      expect([input.selectionStart, input.selectionEnd]).to.deep.equal([0, LINK.length]);
+      expect(input.value).to.equal(via('copy'));
+      expect([input.selectionStart, input.selectionEnd]).to.deep.equal([0, via('copy').length]);
     } finally {
       undo();
     }
@@ -288,7 +294,7 @@ describe('<referral-widget> signing up', () => {
       await settled(el, 'signed-up');
       q<HTMLButtonElement>(el, '[part~=native-share]')!.click();
       await waitUntil(() => shared);
-      expect(shared).to.deep.equal({ title: 'Give $5, get $10', text: `I think you would like this. Sign up with my link and you get $5: ${LINK}` });
+      expect(shared).to.deep.equal({ title: 'Give $5, get $10', text: `I think you would like this. Sign up with my link and you get $5: ${via('share')}` });
     } finally {
       undo();
     }

@@ -12,6 +12,8 @@ import { mount, q, settled, stubNavigator, text } from './helpers.js';
 
 let service: FakeService;
 const LINK = 'https://acme.example/join?id=cmp_1&referralCode=MYCODE23';
+/** The link as a channel hands it out: tagged with the channel (utm_medium), its own query kept. */
+const via = (channel: string) => `${LINK}&utm_source=refkit&utm_medium=${channel}`;
 const calls = (path: string) => service.calls.filter((c) => c.path === `/api/v1/${path}`);
 
 const mine = (extra: Partial<MyReferrals> = {}): MyReferrals => {
@@ -163,10 +165,10 @@ describe('<referral-widget> share messages and currencies', () => {
     const el = await mount();
     await settled(el, 'signed-up');
     const href = (target: string) => new URL(q<HTMLAnchorElement>(el, `[data-target=${target}]`)!.href);
-    expect(href('x').searchParams.get('text')).to.equal(`Notes that sort themselves ${LINK} #acme`);
-    expect(href('whatsapp').searchParams.get('text')).to.equal(`Hey! Try Acme: ${LINK}`);
+    expect(href('x').searchParams.get('text')).to.equal(`Notes that sort themselves ${via('x')} #acme`);
+    expect(href('whatsapp').searchParams.get('text')).to.equal(`Hey! Try Acme: ${via('whatsapp')}`);
     const mail = new URLSearchParams(href('email').search.replaceAll('%20', '+'));
-    expect([mail.get('subject'), mail.get('body')]).to.deep.equal(['Try Acme', `Hi,\n${LINK}\nAnn`]);
+    expect([mail.get('subject'), mail.get('body')]).to.deep.equal(['Try Acme', `Hi,\n${via('email')}\nAnn`]);
   });
 
   it('amounts are in the campaign currency as the locale writes it, or counted in the reward unit', async () => {
