@@ -2,7 +2,8 @@
  * <refkit-portal>: the referrer's portal page. Signed out, it asks for the participant's email and the
  * service emails a sign-in link; the link opens this page with `?token=`, which it exchanges for the
  * session (and drops from the address at once). Signed in, it shows the participant's link (the widget's
- * share view), their balances, reward history and payouts, and where their money goes. Everything is read
+ * share view, with their promotion code for friends at checkout), a form to choose their referral code,
+ * their balances, reward history and payouts, and where their money goes. Everything is read
  * through /api/v1/portal (./portal-client.ts); texts in the page's language (./i18n.ts).
  */
 import { LitElement, css, html, nothing } from 'lit';
@@ -17,6 +18,7 @@ import { balances, ledgerTable, payoutsTable } from './ledger-view.js';
 import { t } from './texts.js';
 import './share-card.js';
 import './payout-settings.js';
+import './code-form.js';
 
 type View = 'loading' | 'sign-in' | 'sent' | 'ready';
 
@@ -200,7 +202,10 @@ export class RefkitPortal extends LitElement {
         <div class="page-head"><h1>${t.title()}</h1></div>
         ${this.#alert()}
         <div class="layout">
-          <div class="side"><portal-share .me=${me}></portal-share></div>
+          <div class="side">
+            <portal-share .me=${me}></portal-share>
+            <portal-code-form .me=${me} .client=${this.#client} @portal-changed=${() => void this.#load()} @portal-signed-out=${() => this.#signedOut()}></portal-code-form>
+          </div>
           <div class="money">
             ${balances(me, this.#amount)} ${ledgerTable(me, this.#amount, this.#date)} ${payoutsTable(me, getLocale(), this.#date)}
             <portal-payout-settings .me=${me} .client=${this.#client} .amount=${this.#amount} @portal-changed=${() => void this.#load()} @portal-signed-out=${() => this.#signedOut()}></portal-payout-settings>

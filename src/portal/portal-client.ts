@@ -3,7 +3,7 @@
  * session is the httpOnly cookie the browser sends by itself to /api/v1/portal; its CSRF token is kept in
  * memory only, and sent with every POST.
  */
-import { ApiError } from '../api/client.js';
+import { ApiError, type Participant } from '../api/client.js';
 import type { PayoutMethodView, TaxDetailsView } from '../api/payout-schemas.js';
 import type { PortalCsrf, PortalMe, PortalSetTaxDetailsBody } from '../api/portal-schemas.js';
 
@@ -50,6 +50,11 @@ export class PortalClient {
   async signOut(): Promise<void> {
     await this.#send('POST', 'signOut', { id: this.campaignId });
     this.#csrf = '';
+  }
+
+  /** Gives the signed-in participant the referral code they chose (the old one keeps working). */
+  setReferralCode(code: string): Promise<Participant> {
+    return this.#send('POST', 'setReferralCode', { id: this.campaignId, code });
   }
 
   setPayoutMethod(method: PayoutMethodView['method'] & string, paypalEmail?: string): Promise<PayoutMethodView> {

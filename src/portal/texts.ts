@@ -88,6 +88,18 @@ export const t = {
   replace: () => msg('Replace'),
   saveTaxDetails: () => msg('Save tax details'),
   savedTax: () => msg('Saved. Your tax details are on file.'),
+  // Choosing a referral code
+  chooseCode: () => msg('Choose your code'),
+  chooseCodeIntro: (code: string) =>
+    msg(str`Your code is ${code}. Choose one that is easy to remember and share: your link changes with it, and your old code keeps working.`),
+  newCode: () => msg('Your new code'),
+  codeHint: () => msg('4 to 24 letters A–Z, digits or dashes.'),
+  saveCode: () => msg('Save code'),
+  savedCode: (code: string) => msg(str`Saved. Your code is now ${code}; the old one keeps working.`),
+  badCode: () => msg('Use 4 to 24 letters A–Z, digits or dashes, not starting or ending with a dash.'),
+  codeNotAllowed: () => msg('This code cannot be used. Please choose another.'),
+  codeTaken: () => msg('Someone else has this code. Please choose another.'),
+  tooManyCodeChanges: () => msg('You can change your code three times a day. Please try again tomorrow.'),
   // Refusals
   badPaypalEmail: () => msg('Enter the email address of your PayPal account.'),
   badTin: () => msg('Enter a valid tax ID: for a W-9, a US SSN (123-45-6789) or EIN (12-3456789).'),

@@ -20,6 +20,7 @@ import { allEntries, ledgerCampaign, type LedgerCampaign } from './helpers/rewar
 import { checkoutSession, event, SECRET, send } from '../server/helpers/stripe.js';
 import { FakeStripe } from '../server/helpers/fake-stripe.js';
 import { StripePayoutSender } from '../../src/server/payouts/domain/stripe-payouts.js';
+import { PromotionCodeSync } from '../../src/server/promotions/domain/promotion-code-sync.js';
 
 describe('dashboard', () => {
   let seeded: Seeded;
@@ -529,8 +530,21 @@ describe('dashboard', () => {
       assert.deepEqual([erinAfter.referralReward, erinAfter.totalReferrals], [erinBefore.referralReward, erinBefore.totalReferrals]);
     }));
 
-  it('analytics: funnel, sign-ups per day on a chart, top referrers, revenue and viral coefficient', () =>
+  it('analytics: funnel, sign-ups per day on a chart, top referrers, revenue and viral coefficient; sign-ups by channel and by source (none yet is said)', () =>
     task(async ({ page }) => {
+      // A campaign nobody joined by a tagged link: both tables say so.
+      const spring = (await seeded.service.admin.listCampaigns()).find((c) => c.campaignName === 'Spring referral push')!;
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(spring.campaignId!)}/analytics`);
+      await page.getByText('No sign-up came through a tagged link yet', { exact: false }).waitFor();
+      await page.getByText('No sign-up came with a source yet', { exact: false }).waitFor();
+      // Sign-ups by Ava's WhatsApp link (two of three qualify) and by a newsletter's email.
+      const id = seeded.campaignId;
+      const ava = await seeded.service.admin.getParticipant(id, 'ava.0@example.com');
+      for (let i = 0; i < 3; i++) {
+        await seeded.service.admin.addParticipant({ id, email: `wa${i}@example.org`, referredByCode: ava.referralCode!, utm: { source: 'refkit', medium: 'whatsapp' } });
+        if (i < 2) await seeded.service.admin.qualifyParticipant({ id, email: `wa${i}@example.org` });
+      }
+      await seeded.service.admin.addParticipant({ id, email: 'reader@example.org', utm: { source: 'newsletter', medium: 'email' } });
       const a = await seeded.service.admin.getCampaignAnalytics(seeded.campaignId);
       await page.goto(`/admin/#/campaigns/${seeded.campaignId}/analytics`);
       await page.getByRole('heading', { name: 'Sign-ups per day' }).waitFor();
@@ -541,6 +555,14 @@ describe('dashboard', () => {
       await page.getByText(`$${a.referredRevenue}`).first().waitFor();
       await page.getByText(a.viralCoefficient.toFixed(2), { exact: true }).waitFor();
       await page.locator('rk-analytics').getByRole('link', { name: a.topReferrers[0]!.email! }).waitFor();
+      const rows = async (table: string) =>
+        (await page.getByRole('table', { name: table }).locator('tbody tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+      assert.deepEqual(await rows('By channel'), ['WhatsApp whatsapp 3 2 66.7%', 'Email email 1 0 0.0%']);
+      assert.deepEqual(await rows('By source'), ['Refkit share links refkit 3 2 66.7%', 'newsletter 1 0 0.0%']);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.locator('rk-analytics .two').last().screenshot({ path: `/tmp/analytics-channels-${width}.png` });
+      }
     }));
 
   it('webhooks: add an endpoint (secret shown once), read the attempts of a delivery, filter failed ones, redeliver, remove', () =>
@@ -877,6 +899,140 @@ describe('dashboard', () => {
         assert.deepEqual((await admin.listStripePayouts(id!)).map((p) => p.status), ['paid', 'paid']);
         await page.getByLabel('Filter payouts').selectOption('failed');
         await table.getByText('No failed payout yet.').waitFor();
+      } finally {
+        await fake.stop();
+      }
+    }));
+
+  it("billing: the friend's discount needs the restricted key (said beside the field), is saved; its promotion codes listed (made, refused with the reason, queued) and filtered; a participant's code changed (refusals beside the field); a viewer sees neither control; turned off", () =>
+    task(async ({ page }) => {
+      const admin = seeded.service.admin;
+      const id = (await admin.createCampaign({ campaignName: 'Discount campaign', hostURL: 'https://acme.example/discount', referrerRewardValue: 10, rewardType: 'credit' })).campaignId!;
+      const ann = await admin.addParticipant({ id, email: 'ann@discount.example' });
+      const ben = await admin.addParticipant({ id, email: 'ben@discount.example' });
+      const settingsOf = async () => (await admin.listCampaigns()).find((c) => c.campaignId === id)!;
+      const billing = `/admin/#/campaigns/${encodeURIComponent(id)}/billing`;
+      const fake = await new FakeStripe().allowKey(PAYOUT_KEY).start();
+      try {
+        await page.goto(billing);
+        const card = page.locator('rk-referee-discount');
+        await card.getByText('needs the restricted key').waitFor();
+        await page.getByRole('table', { name: 'Promotion codes' }).getByText('No promotion codes yet', { exact: false }).waitFor();
+        await card.getByLabel('Discount', { exact: true }).selectOption('percent');
+        await card.getByLabel('Percent off').fill('15');
+        await card.getByLabel('Applies to').selectOption('repeating');
+        await card.getByLabel('For how many months').fill('3');
+        await card.getByRole('button', { name: 'Save discount' }).click();
+        await card.locator('.field-error').getByText(/stripeRewardKey/).waitFor();
+        assert.equal(await card.getByLabel('Discount', { exact: true }).getAttribute('aria-invalid'), 'true');
+        assert.equal((await settingsOf()).refereeDiscount, null);
+        // The key saved above keeps what is typed in the discount's form.
+        await page.locator('rk-stripe-payout-settings').getByLabel('Restricted key').fill(PAYOUT_KEY);
+        await page.getByRole('button', { name: 'Save payout settings' }).click();
+        await card.getByText('restricted key set').waitFor();
+        assert.equal(await card.getByLabel('Percent off').inputValue(), '15');
+        await card.getByRole('button', { name: 'Save discount' }).click();
+        await card.getByText('Saved: 15% off each payment for 3 months.', { exact: false }).waitFor();
+        assert.deepEqual([(await settingsOf()).refereeDiscount, (await settingsOf()).promotionCodePrefix], [{ percentOff: 15, duration: 'repeating', durationInMonths: 3 }, null]);
+        await page.reload();
+        await card.getByText('Now: 15% off each payment for 3 months').waitFor();
+        assert.deepEqual([await card.getByLabel('Percent off').inputValue(), await card.getByLabel('Applies to').inputValue(), await card.getByLabel('For how many months').inputValue()], ['15', 'repeating', '3']);
+
+        // Stripe makes Ann's code; Ben's text is taken in the account already (another campaign made it).
+        const stripe = new (await import('stripe')).default(PAYOUT_KEY, { host: '127.0.0.1', port: fake.port, protocol: 'http', telemetry: false });
+        const other = await stripe.coupons.create({ percent_off: 5, duration: 'once' });
+        await stripe.promotionCodes.create({ promotion: { type: 'coupon', coupon: other.id }, code: ben.referralCode! });
+        const sync = new PromotionCodeSync(seeded.service.ctx, { api: fake.api, retryDelaysMs: [0], waitMs: 0, timeoutMs: 2000, leaseMs: 30_000 });
+        for (let i = 0; i < 5 && (await sync.syncNow()) > 0; i++);
+        const annPromo = (await admin.getParticipantDetail(id, ann.email!)).promotionCode!;
+        await page.getByRole('button', { name: 'Reload codes' }).click();
+        const codes = page.getByRole('table', { name: 'Promotion codes' });
+        const annRow = codes.locator('tbody tr').filter({ hasText: ann.email! });
+        await annRow.getByText('Active', { exact: true }).waitFor();
+        await annRow.getByText(annPromo.id).waitFor();
+        const benRow = codes.locator('tbody tr').filter({ hasText: ben.email! });
+        await benRow.getByText('Failed', { exact: true }).waitFor();
+        await benRow.getByText(/promotionCodePrefix/).waitFor();
+        await page.getByLabel('Filter codes').selectOption('failed');
+        await waitFor(async () => (await codes.locator('tbody tr').count()) === 1, 'only the failed code listed');
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          await benRow.getByText(/promotionCodePrefix/).waitFor();
+          assert.deepEqual(await seriousViolations(page), [], `billing at ${width} px`);
+          assert.equal(await overflowsSideways(page), false, `billing wider than ${width} px`);
+          await card.screenshot({ path: `/tmp/discount-card-${width}.png` });
+          await page.getByLabel('Filter codes').selectOption('');
+          await annRow.waitFor();
+          await page.locator('rk-promotion-codes').screenshot({ path: `/tmp/promotion-codes-${width}.png` });
+          await page.getByLabel('Filter codes').selectOption('failed');
+          await annRow.waitFor({ state: 'detached' });
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+
+        // Ann's page: her promotion code, and her code changed (what the service refuses is said beside the field).
+        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(ann.email!)}`);
+        const codeCard = page.locator('rk-participant-detail section[aria-labelledby=code-h]');
+        assert.equal(await codeCard.locator('[data-promotion-code]').innerText(), annPromo.code);
+        await codeCard.getByLabel('New referral code').fill('ab');
+        await codeCard.getByRole('button', { name: 'Change referral code' }).click();
+        await codeCard.locator('.field-error').getByText('A code has 4 to 24 characters').waitFor();
+        assert.equal(await codeCard.getByLabel('New referral code').getAttribute('aria-invalid'), 'true');
+        await codeCard.getByLabel('New referral code').fill(ben.referralCode!.toLowerCase());
+        await codeCard.getByRole('button', { name: 'Change referral code' }).click();
+        await codeCard.locator('.field-error').getByText(/Another participant of this campaign has this code/).waitFor();
+        await codeCard.getByLabel('New referral code').fill('ann-vip');
+        await codeCard.getByRole('button', { name: 'Change referral code' }).click();
+        await page.getByText('Referral code changed to ANN-VIP. The old code keeps working for them.').waitFor();
+        await codeCard.locator('[data-code]').getByText('ANN-VIP').waitFor();
+        assert.equal((await admin.getParticipant(id, ann.email!)).referralCode, 'ANN-VIP');
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          await codeCard.screenshot({ path: `/tmp/participant-code-${width}.png` });
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(ben.email!)}`);
+        await codeCard.getByText('No promotion code made yet.').waitFor();
+        // Her new code's promotion code waits to be made.
+        await page.goto(billing);
+        await page.getByLabel('Filter codes').selectOption('queued');
+        await codes.locator('tbody tr').filter({ hasText: ann.email! }).getByText('Queued', { exact: true }).waitFor();
+        await codes.getByText('ANN-VIP', { exact: true }).waitFor();
+
+        // A viewer reads the discount and the codes, with neither control.
+        const VIEWER = { email: 'viewer.discount@acme.example', password: 'a viewer passphrase' };
+        await createOwner(seeded.service.ctx, VIEWER.email, VIEWER.password, undefined, 'viewer');
+        const viewer = await signedIn(browser, seeded.service.url, 1280, VIEWER);
+        try {
+          await viewer.page.goto(billing);
+          await viewer.page.getByText('Now: 15% off each payment for 3 months').waitFor();
+          assert.equal(await viewer.page.locator('rk-referee-discount').getByLabel('Discount', { exact: true }).isDisabled(), true);
+          assert.equal(await viewer.page.getByRole('button', { name: 'Save discount' }).count(), 0);
+          await viewer.page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/participants/${encodeURIComponent(ann.email!)}`);
+          await viewer.page.locator('[data-promotion-code]').waitFor();
+          assert.equal(await viewer.page.getByRole('button', { name: 'Change referral code' }).count(), 0);
+          assert.equal(await viewer.page.getByLabel('New referral code').count(), 0);
+          assert.deepEqual(viewer.problems, []);
+        } finally {
+          await viewer.context.close();
+        }
+
+        // An amount off the first payment, with a prefix for the codes: no months to say.
+        await card.getByLabel('Discount', { exact: true }).selectOption('amount');
+        await card.getByLabel('Amount off (USD)').fill('10');
+        await card.getByLabel('Applies to').selectOption('once');
+        assert.equal(await card.getByLabel('For how many months').count(), 0);
+        await card.getByLabel('Code prefix (optional)').fill('shop2-');
+        await card.getByRole('button', { name: 'Save discount' }).click();
+        await card.getByText('Saved: $10 off the first payment.', { exact: false }).waitFor();
+        assert.deepEqual([(await settingsOf()).refereeDiscount, (await settingsOf()).promotionCodePrefix], [{ amountOff: 10, duration: 'once' }, 'SHOP2-']);
+        await card.getByText('Now: $10 off the first payment').waitFor();
+        assert.equal(await card.getByLabel('Code prefix (optional)').inputValue(), 'SHOP2-');
+        // Turned off, after a confirmation: every code is to be deactivated.
+        await card.getByLabel('Discount', { exact: true }).selectOption('off');
+        await card.getByRole('button', { name: 'Save discount' }).click();
+        await confirm(page, 'Turn off');
+        await card.getByText('Saved. Friends get no discount at checkout.').waitFor();
+        assert.equal((await settingsOf()).refereeDiscount, null);
       } finally {
         await fake.stop();
       }

@@ -1,8 +1,9 @@
 /**
  * The referrer's portal end to end: a real service (SQLite) with the built page (dist/portal, `npm run
  * build:portal`), a real SMTP server on loopback, Debian's Chromium. A participant asks for a sign-in link,
- * opens it from the email, sets a PayPal address, and sees their ledger and a payout; axe finds nothing at
- * a phone's width and a desktop's, and nothing is wider than the phone. Screenshots at both widths are kept
+ * opens it from the email, sees their promotion code for friends at checkout, chooses their referral code
+ * (refusals said beside the field), sets a PayPal address, and sees their ledger and a payout; axe finds
+ * nothing at a phone's width and a desktop's, and nothing is wider than the phone. Screenshots at both widths are kept
  * in /tmp/portal-390.png and /tmp/portal-1280.png to look at.
  */
 import assert from 'node:assert/strict';
@@ -12,8 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { databaseKinds } from '../server/helpers/databases.js';
 import { startService, type TestService } from '../server/helpers/service.js';
+import { waitFor } from '../server/helpers/receiver.js';
 import { startMailbox, type Mailbox } from '../server/helpers/smtp.js';
-import { launch, overflowsSideways } from './helpers/dashboard.js';
+import { FakeStripe } from '../server/helpers/fake-stripe.js';
+import { PromotionCodeSync } from '../../src/server/promotions/domain/promotion-code-sync.js';
+import { launch, overflowsSideways, PAYOUT_KEY } from './helpers/dashboard.js';
 
 const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 
@@ -57,6 +61,15 @@ describe("the referrer's portal", () => {
     await service.admin.qualifyParticipant({ id, email: friends[0]!.email, amountPaid: '29.00' });
     await service.admin.updateCampaign({ id, holdDays: 7 });
     await service.admin.qualifyParticipant({ id, email: friends[1]!.email, amountPaid: '29.00' });
+    // A friend's discount at checkout: Stripe (a loopback stand-in) makes each participant's promotion code.
+    const fake = await new FakeStripe().allowKey(PAYOUT_KEY).start();
+    try {
+      await service.admin.updateCampaign({ id, stripeRewardKey: PAYOUT_KEY, refereeDiscount: { percentOff: 10, duration: 'once' } });
+      const sync = new PromotionCodeSync(service.ctx, { api: fake.api, retryDelaysMs: [0], waitMs: 0, timeoutMs: 2000 });
+      for (let i = 0; i < 5 && (await sync.syncNow()) > 0; i++);
+    } finally {
+      await fake.stop();
+    }
     browser = await launch();
   });
   after(async () => {
@@ -114,6 +127,36 @@ describe("the referrer's portal", () => {
       assert.equal(await share.locator('#share-link').inputValue(), annLink);
       await share.getByText('Cleo').waitFor();
       await share.locator('[part=qr] svg').waitFor();
+      // Ann's promotion code, for friends to type at checkout.
+      const annCode = (await service.admin.getParticipant(id, ann)).referralCode!;
+      const promotion = (await service.admin.getParticipantDetail(id, ann)).promotionCode!;
+      assert.equal(promotion.code, annCode);
+      await share.getByText('Your code for friends at checkout:').waitFor();
+      assert.equal(await share.locator('[part=promotion-code]').innerText(), annCode);
+
+      // Ann chooses her code: what the service refuses is said beside the field, in her words.
+      const codeForm = page.locator('portal-code-form');
+      await codeForm.getByText(`Your code is ${annCode}.`, { exact: false }).waitFor();
+      const choose = async (code: string, said: string, role: 'alert' | 'status') => {
+        await codeForm.getByLabel('Your new code').fill(code);
+        await codeForm.getByRole('button', { name: 'Save code' }).click();
+        await codeForm.getByRole(role).getByText(said).waitFor();
+      };
+      await choose('ab', 'Use 4 to 24 letters A–Z, digits or dashes, not starting or ending with a dash.', 'alert');
+      assert.equal(await codeForm.getByLabel('Your new code').getAttribute('aria-invalid'), 'true');
+      await choose('support', 'This code cannot be used. Please choose another.', 'alert');
+      await choose((await service.admin.getParticipant(id, bea)).referralCode!, 'Someone else has this code. Please choose another.', 'alert');
+      await choose('ann-friends', 'Saved. Your code is now ANN-FRIENDS; the old one keeps working.', 'status');
+      const renamed = (await service.admin.getParticipant(id, ann)).shareLink!;
+      assert.ok(renamed.includes('ANN-FRIENDS'), renamed);
+      await waitFor(async () => (await share.locator('#share-link').inputValue()) === renamed, 'the share card shows the new link');
+      await codeForm.getByText('Your code is ANN-FRIENDS.', { exact: false }).waitFor();
+      await page.locator('portal-code-form').screenshot({ path: '/tmp/portal-code-form-1280.png' });
+      // Three changes a day: two more by the owner, and the fourth is refused.
+      await service.admin.setReferralCode(id, ann, 'ANN-FRIENDS2');
+      await service.admin.setReferralCode(id, ann, 'ANN-FRIENDS3');
+      await choose('ann-friends4', 'You can change your code three times a day. Please try again tomorrow.', 'alert');
+      await page.locator('portal-code-form').screenshot({ path: '/tmp/portal-code-form-error-1280.png' });
 
       // The ledger: one credit available, one pending with its date.
       const ledger = page.getByRole('table').first();
@@ -144,11 +187,14 @@ describe("the referrer's portal", () => {
 
       assert.deepEqual(await axeViolations(page), [], 'axe at 1280 px');
       await page.screenshot({ path: '/tmp/portal-1280.png', fullPage: true });
+      await page.locator('portal-share').screenshot({ path: '/tmp/portal-share-1280.png' });
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('portal-share').waitFor();
       assert.equal(await overflowsSideways(page), false, 'nothing wider than a phone');
       assert.deepEqual(await axeViolations(page), [], 'axe at 390 px');
       await page.screenshot({ path: '/tmp/portal-390.png', fullPage: true });
+      await page.locator('portal-share').screenshot({ path: '/tmp/portal-share-390.png' });
+      await page.locator('portal-code-form').screenshot({ path: '/tmp/portal-code-form-390.png' });
 
       // Signing out ends the session: the page asks for a link again, and so does a reload.
       await page.getByRole('button', { name: 'Sign out' }).click();
@@ -170,6 +216,9 @@ describe("the referrer's portal", () => {
       await page.getByRole('heading', { name: 'Ihre Empfehlungsprämien', level: 1 }).waitFor();
       await page.getByRole('heading', { name: 'Prämienverlauf' }).waitFor();
       await page.locator('portal-share').getByRole('heading', { name: 'Teilen Sie Ihren Link' }).waitFor();
+      await page.locator('portal-share').getByText('Ihr Code für Freunde an der Kasse:').waitFor();
+      await page.getByRole('heading', { name: 'Wählen Sie Ihren Code' }).waitFor();
+      await page.getByRole('button', { name: 'Code speichern' }).waitFor();
       assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
       assert.deepEqual(await axeViolations(page), []);
       assert.deepEqual(problems, []);

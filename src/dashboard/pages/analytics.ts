@@ -1,4 +1,7 @@
-/** Analytics of a campaign: the funnel, sign-ups per day (uPlot), top referrers, referred revenue, viral coefficient, the reward liability. */
+/**
+ * Analytics of a campaign: the funnel, sign-ups per day (uPlot), top referrers, referred revenue, viral
+ * coefficient, the reward liability, and sign-ups by channel and by source (the utm tags of their page).
+ */
 import { css, html, nothing, unsafeCSS } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import uPlot from 'uplot';
@@ -21,6 +24,19 @@ const DAY_STEPS = [1, 2, 7, 14, 28, 91, 182, 364].map((d) => d * DAY_S);
 const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
 /** The days are UTC days (the service counts by them), so their labels are too. */
 const dayLabel = (s: number) => new Date(s * 1000).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+type ChannelCount = CampaignAnalytics['channels'][number];
+/** The channels share links tag themselves with (utm_medium), by name; any other value is shown as it came. */
+const CHANNEL_NAMES: Record<string, string> = {
+  whatsapp: 'WhatsApp',
+  email: 'Email',
+  x: 'X',
+  facebook: 'Facebook',
+  linkedin: 'LinkedIn',
+  copy: 'Copied link',
+  qr: 'QR code',
+};
+const SOURCE_NAMES: Record<string, string> = { refkit: 'Refkit share links' };
 
 /**
  * The steps of a referral, each named for what it counts. All sign-ups are not among them: a sign-up
@@ -50,6 +66,8 @@ export class Analytics extends Page {
       .two .card + .card { margin-top: 0; }
       .scroll { overflow-x: auto; }
       td a { word-break: break-all; }
+      td.value { overflow-wrap: anywhere; font-weight: 500; }
+      td.value .raw { color: var(--muted); font-size: 12px; font-weight: 400; margin-left: 2px; }
       @media (max-width: 900px) { .two { grid-template-columns: minmax(0, 1fr); } .step { grid-template-columns: 110px 1fr 70px; } }
     `,
   ];
@@ -118,6 +136,28 @@ export class Analytics extends Page {
     this.#resize.observe(this.chartBox);
   }
 
+  /** Sign-ups by one utm tag: how many came, how many of them qualified, and the share that did. */
+  #byTag(id: string, title: string, column: string, rows: ChannelCount[], names: Record<string, string>, empty: string) {
+    return html`<section class="card" aria-labelledby=${id}>
+      <h2 id=${id}>${title}</h2>
+      ${rows.length === 0
+        ? html`<p class="muted empty-tags">${empty}</p>`
+        : html`<div class="scroll"><table class="records" aria-labelledby=${id}>
+            <thead><tr><th>${column}</th><th class="num">Sign-ups</th><th class="num">Qualified</th><th class="num">Conversion</th></tr></thead>
+            <tbody>
+              ${rows.map(
+                (r) => html`<tr>
+                  <td class="value">${names[r.value] ?? r.value}${names[r.value] ? html` <span class="raw mono">${r.value}</span>` : nothing}</td>
+                  <td class="num" data-label="Sign-ups">${n(r.signups)}</td>
+                  <td class="num" data-label="Qualified">${n(r.qualified)}</td>
+                  <td class="num" data-label="Conversion">${percent(r.qualified, r.signups)}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table></div>`}
+    </section>`;
+  }
+
   override render() {
     const a = this.data;
     const currency = this.campaign?.rewardCurrency ?? 'USD';
@@ -175,6 +215,9 @@ export class Analytics extends Page {
               </table></div>`}
         </section>
       </div>
-      ${nothing}`;
+      <div class="two">
+        ${this.#byTag('channels-h', 'By channel', 'Channel', a.channels ?? [], CHANNEL_NAMES, 'No sign-up came through a tagged link yet: share links tag their channel (utm_medium).')}
+        ${this.#byTag('sources-h', 'By source', 'Source', a.sources ?? [], SOURCE_NAMES, 'No sign-up came with a source yet (utm_source).')}
+      </div>`;
   }
 }

@@ -1,4 +1,8 @@
-/** One participant: profile, referrer, referrals, balances (and what is pending or owed back) with redemption, the reward ledger, payments and their disputes, fraud signals and review. */
+/**
+ * One participant: profile, referrer, referrals, balances (and what is pending or owed back) with
+ * redemption, the reward ledger, payments and their disputes, fraud signals and review, and their referral
+ * code (with their promotion code for friends at checkout), which an owner may change for them.
+ */
 import { css, html, nothing } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import type { CampaignSettings, DisputeView, Participant, ParticipantDetail } from '../../api/client.js';
@@ -29,6 +33,9 @@ export class ParticipantDetailPage extends Page {
       dl.props dd a { word-break: break-all; }
       form.redeem .field { margin: 0; }
       form.redeem .alert { grid-column: 1 / -1; margin: 0; }
+      form.code { display: grid; gap: 8px; justify-items: start; margin-top: 16px; }
+      form.code .field { margin: 0; width: 100%; }
+      .stripe-id { display: block; font-size: 12px; overflow-wrap: anywhere; }
       ul.signals { margin: 8px 0 12px; padding-left: 18px; }
       rk-reward-ledger { margin-top: 24px; }
     `,
@@ -44,12 +51,15 @@ export class ParticipantDetailPage extends Page {
   @state() private moreReferrals: string | undefined;
   /** A refused redemption, said beside the form that made it. */
   @state() private redeemError = '';
+  /** A refused code change, said beside its field. */
+  @state() private codeError = '';
   @query('rk-reward-ledger') private ledger: RewardLedger | undefined;
 
   protected override willUpdate(changed: Map<string, unknown>): void {
     if (changed.has('campaignId') || changed.has('email')) {
       this.forgetMessages();
       this.redeemError = '';
+      this.codeError = '';
       void this.#load();
     }
   }
@@ -107,6 +117,60 @@ export class ParticipantDetailPage extends Page {
     // The review queue's count (in the navigation) comes with the campaign list.
     this.dispatchEvent(new CustomEvent('campaigns-changed', { bubbles: true, composed: true }));
     await Promise.all([this.#load(), this.ledger?.refresh()]);
+  }
+
+  /** Gives the participant the code typed (admin setReferralCode); a refusal is said beside the field. */
+  async #changeCode(e: SubmitEvent) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const code = String(new FormData(form).get('code') ?? '').trim();
+    this.codeError = '';
+    this.notice = '';
+    const changed = await this.attempt(() => api().setReferralCode(this.campaignId, this.email, code));
+    if (!changed) {
+      this.codeError = this.error;
+      this.error = '';
+      return;
+    }
+    form.reset();
+    this.notice = `Referral code changed to ${changed.referralCode}. The old code keeps working for them.`;
+    await this.#load();
+  }
+
+  /** The referral code, the promotion code made of it, and (for a role that may change it) the form that changes it. */
+  #codeCard(d: ParticipantDetail) {
+    const p = d.participant;
+    return html`<section class="card" aria-labelledby="code-h">
+      <h2 id="code-h">Referral code</h2>
+      <dl class="props">
+        <dt>Code</dt><dd class="mono" data-code>${p.referralCode}</dd>
+        <dt>Promotion code</dt>
+        <dd>${d.promotionCode
+          ? html`<span class="mono" data-promotion-code>${d.promotionCode.code}</span>
+              <span class="muted stripe-id">for friends at checkout (Stripe <code>${d.promotionCode.id}</code>)</span>`
+          : html`<span class="muted">${this.campaign?.refereeDiscount ? 'No promotion code made yet.' : 'None: the campaign gives no friend’s discount.'}</span>`}</dd>
+      </dl>
+      ${this.mayChange
+        ? html`<form class="code" @submit=${this.#changeCode} aria-label="Change referral code">
+            <div class="field">
+              <label for="new-code">New referral code</label>
+              <input
+                id="new-code"
+                name="code"
+                required
+                maxlength="64"
+                autocomplete="off"
+                spellcheck="false"
+                aria-invalid=${this.codeError ? 'true' : 'false'}
+                aria-describedby="new-code-hint${this.codeError ? ' new-code-error' : ''}"
+              />
+              <div class="hint" id="new-code-hint">4 to 24 letters A–Z, digits and dashes. The old code keeps working; three changes a day at most.</div>
+              ${this.codeError ? html`<div class="field-error" id="new-code-error" role="alert">${this.codeError}</div>` : nothing}
+            </div>
+            <button type="submit">Change referral code</button>
+          </form>`
+        : nothing}
+    </section>`;
   }
 
   /** Downloads everything stored about this email across the campaigns, as JSON (admin exportPerson). */
@@ -214,6 +278,7 @@ export class ParticipantDetailPage extends Page {
               </div>`
             : nothing}
         </section>
+        ${this.#codeCard(d)}
         <section class="card" aria-labelledby="ref-h">
           <h2 id="ref-h">Referred by</h2>
           ${d.referrer

@@ -1,9 +1,10 @@
 /**
- * Billing of a campaign: connecting Stripe, paying rewards into Stripe (and the payouts made), its reward
- * code pools, and the Stripe events it received (matched by hand where none named a participant).
+ * Billing of a campaign: connecting Stripe, paying rewards into Stripe (and the payouts made), the
+ * friend's discount at checkout (and its promotion codes), its reward code pools, and the Stripe events it
+ * received (matched by hand where none named a participant).
  */
 import { css, html } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { customElement, property, query } from 'lit/decorators.js';
 import type { CampaignSettings } from '../../../api/client.js';
 import { Page } from '../../page.js';
 import '../reward-code-pools.js';
@@ -11,6 +12,9 @@ import './stripe-setup.js';
 import './stripe-events.js';
 import './stripe-payout-settings.js';
 import './stripe-payouts.js';
+import './referee-discount.js';
+import './promotion-codes.js';
+import type { PromotionCodes } from './promotion-codes.js';
 
 /**
  * @summary The Billing page of a campaign (`#/campaigns/:id/billing`).
@@ -23,12 +27,14 @@ export class Billing extends Page {
   static override styles = [
     ...Page.styles,
     css`
-      rk-stripe-setup, rk-stripe-payout-settings, rk-stripe-payouts, rk-reward-code-pools, rk-stripe-events { display: block; }
-      rk-stripe-payout-settings, rk-reward-code-pools { margin-top: 16px; }
+      rk-stripe-setup, rk-stripe-payout-settings, rk-referee-discount, rk-promotion-codes, rk-stripe-payouts, rk-reward-code-pools, rk-stripe-events { display: block; }
+      rk-stripe-payout-settings, rk-referee-discount, rk-reward-code-pools { margin-top: 16px; }
+      rk-promotion-codes { margin-bottom: 32px; }
     `,
   ];
   @property() campaignId = '';
   @property({ attribute: false }) campaign: CampaignSettings | undefined;
+  @query('rk-promotion-codes') private codes: PromotionCodes | undefined;
 
   override render() {
     return html`<div class="page-head">
@@ -39,6 +45,8 @@ export class Billing extends Page {
       </div>
       <rk-stripe-setup .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-setup>
       <rk-stripe-payout-settings .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-stripe-payout-settings>
+      <rk-referee-discount .campaignId=${this.campaignId} .campaign=${this.campaign} @discount-saved=${() => void this.codes?.refresh()}></rk-referee-discount>
+      <rk-promotion-codes .campaignId=${this.campaignId}></rk-promotion-codes>
       <rk-reward-code-pools .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-reward-code-pools>
       <rk-stripe-events .campaignId=${this.campaignId}></rk-stripe-events>
       <rk-stripe-payouts .campaignId=${this.campaignId}></rk-stripe-payouts>`;
