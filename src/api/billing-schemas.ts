@@ -1,6 +1,7 @@
 /** The shapes of the Stripe integration's routes (src/server/billing/domain/stripe-events.ts). */
 import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery } from './schemas.js';
+import { PAYMENT_EVENT_STATUSES } from './payment-source-schemas.js';
 
 /** The metadata key (on a Checkout Session, invoice, subscription or charge) that carries a referral code. */
 export const REFKIT_CODE_METADATA = 'refkit_code';
@@ -8,7 +9,7 @@ export const REFKIT_CODE_METADATA = 'refkit_code';
 /** The Stripe events Refkit acts on: those to select on the Stripe endpoint (README, the Billing page). */
 export const STRIPE_EVENT_TYPES = ['invoice.paid', 'checkout.session.completed', 'charge.refunded', 'charge.dispute.created', 'charge.dispute.closed'] as const;
 
-export const STRIPE_EVENT_STATUSES = ['applied', 'unmatched', 'ignored', 'held'] as const;
+export const STRIPE_EVENT_STATUSES = PAYMENT_EVENT_STATUSES;
 
 /** A Stripe event a campaign received, as the owner reviews it. */
 export const StripeEventView = Type.Object({

@@ -48,6 +48,7 @@ import type {
 } from './schemas.js';
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { PromotionCodeOffer, PromotionCodeView } from './promotion-schemas.js';
+import type { PaymentEventView } from './payment-source-schemas.js';
 import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
@@ -425,6 +426,14 @@ export class RefkitClient extends BrowserClient {
   /** Gives a participant the referral code they asked for; the old one keeps working as theirs. */
   setReferralCode(id: string, email: string, code: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/setReferralCode', { id, email, code });
+  }
+  /** The payment events a campaign received from every source, newest first. */
+  listPaymentEvents(id: string, filter: { provider?: string; status?: PaymentEventView['status']; limit?: number } = {}): Promise<PaymentEventView[]> {
+    return this.getJson('/api/v1/admin/listPaymentEvents', { id, ...filter });
+  }
+  /** Applies an unmatched payment event (`<provider>:<id>`) to a participant. */
+  matchPaymentEvent(id: string, eventId: string, email: string): Promise<PaymentEventView> {
+    return this.postJson('/api/v1/admin/matchPaymentEvent', { id, eventId, email });
   }
   /** A campaign's Stripe promotion codes with their state, newest first. */
   listPromotionCodes(id: string, status?: PromotionCodeView['status'], limit?: number): Promise<PromotionCodeView[]> {

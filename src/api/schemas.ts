@@ -8,6 +8,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-style.js';
 import { CashPayoutSettings } from './cash-payout-settings.js';
+import { PaymentSecretFields } from './payment-source-schemas.js';
 import { PROMOTION_CODE_PREFIX_PATTERN, PromotionCodeRef, RefereeDiscount } from './promotion-schemas.js';
 
 export const DateTime = Type.String({ format: 'date-time' });
@@ -377,6 +378,7 @@ export const CampaignFields = {
     }),
   ),
   stripeRewardMode: Type.Optional(StripeRewardMode),
+  ...PaymentSecretFields,
   cashPayouts: Type.Optional(
     Type.Union([CashPayoutSettings, Type.Null()], { description: 'Cash payouts by PayPal or Stripe Connect (docs/payouts.md); null: none. Only for rewards that are money' }),
   ),
@@ -816,6 +818,7 @@ export const CampaignSettings = Type.Composite([
     cashPayouts: Type.Union([CashPayoutSettings, Type.Null()]),
     refereeDiscount: Type.Union([RefereeDiscount, Type.Null()]),
     promotionCodePrefix: Type.Union([Type.String(), Type.Null()]),
+    paymentSourcesConfigured: Type.Array(Type.String(), { description: 'The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown)' }),
   }),
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;

@@ -36,6 +36,7 @@ import { rewardAdminRoutes } from './rewards/routes/reward-admin.js';
 import { disputeAdminRoutes } from './rewards/routes/dispute-admin.js';
 import { stripeRoutes } from './billing/routes/stripe.js';
 import { promotionRoutes } from './promotions/routes/promotion-routes.js';
+import { paymentSourceRoutes } from './billing/routes/payment-sources.js';
 import { payoutAdminRoutes } from './payouts/routes/payout-admin.js';
 import { payoutReceiverRoutes } from './payouts/routes/payout-receivers.js';
 import { webhookAdminRoutes } from './webhooks/routes/webhook-admin.js';
@@ -130,6 +131,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(disputeAdminRoutes);
   await app.register(stripeRoutes);
   await app.register(promotionRoutes);
+  await app.register(paymentSourceRoutes);
   await app.register(payoutAdminRoutes);
   await app.register(payoutReceiverRoutes);
   await app.register(rewardCodeAdminRoutes);

@@ -55,7 +55,7 @@ function earlierTheme(id: string): Partial<Theme> {
 // The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
 // The leaderboard is typed as its period ('off': none) and size.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'cashPayouts' | 'refereeDiscount' | 'promotionCodePrefix' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | 'waitlist' | 'test' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'cashPayouts' | 'refereeDiscount' | 'promotionCodePrefix' | 'paddleWebhookSecret' | 'lemonSqueezyWebhookSecret' | 'shopifyWebhookSecret' | 'chargebeeWebhookAuth' | 'segmentSharedSecret' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | 'waitlist' | 'test' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;

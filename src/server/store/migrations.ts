@@ -1227,6 +1227,41 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('participant_channels_campaign').on('participant_channels').columns(['campaign_id', 'medium']).execute();
       },
     },
+    '0035_payment_sources': {
+      async up(db: Kysely<any>) {
+        // Sales from beyond Stripe (../billing/domain/payment-sources.ts): each provider's write-only webhook
+        // secret (JSON by provider), and the events received, kept once per provider event as Stripe's are.
+        await db.schema.alterTable('campaigns').addColumn('payment_secrets', 'text').execute();
+        await db.schema
+          .createTable('payment_events')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('action', 'text')
+          .addColumn('amount_cents', 'bigint')
+          .addColumn('currency', 'text')
+          .addColumn('converted_cents', 'bigint')
+          .addColumn('rate', 'text')
+          .addColumn('email', 'text')
+          .addColumn('code', 'text')
+          .addColumn('referrer_code', 'text')
+          .addColumn('customer', 'text')
+          .addColumn('reference', 'text')
+          .addColumn('link_keys', 'text', (c) => c.notNull())
+          .addColumn('refund_total_key', 'text')
+          .addColumn('dispute', 'text')
+          .addColumn('participant_id', 'bigint')
+          .addColumn('reason', 'text')
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addColumn('applied_on', 'bigint')
+          .addPrimaryKeyConstraint('payment_events_pk', ['campaign_id', 'provider', 'id'])
+          .addCheckConstraint('payment_events_status', sql`status in ('applied', 'unmatched', 'ignored', 'held')`)
+          .execute();
+        await db.schema.createIndex('payment_events_list').on('payment_events').columns(['campaign_id', 'status', 'created_on']).execute();
+      },
+    },
   };
 }
 

@@ -36,6 +36,7 @@ import { PaymentStore } from '../rewards/store/payment-store.js';
 import { DisputeStore } from '../rewards/store/dispute-store.js';
 import { BacktestStore } from '../rewards/store/backtest-store.js';
 import { RefundStore } from '../rewards/store/refund-store.js';
+import { PaymentEventStore } from '../billing/store/payment-event-store.js';
 import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
 import { PromotionCodeStore } from '../promotions/store/promotion-code-store.js';
@@ -371,6 +372,8 @@ export class Store {
   readonly backtest: BacktestStore;
   /** Stripe events received, and the Stripe ids that name participants. */
   readonly stripe: StripeStore;
+  /** Other payment providers' events received (Paddle, Lemon Squeezy, Shopify, Chargebee, Segment). */
+  readonly paymentEvents: PaymentEventStore;
   readonly stripePayouts: StripePayoutStore;
   /** Participants' Stripe promotion codes: the outbox that makes and deactivates them. */
   readonly promotionCodes: PromotionCodeStore;
@@ -447,6 +450,7 @@ export class Store {
     this.refunds = new RefundStore(db);
     this.backtest = new BacktestStore(db, dialect);
     this.stripe = new StripeStore(db);
+    this.paymentEvents = new PaymentEventStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.promotionCodes = new PromotionCodeStore(db, dialect, () => this.changedCached());
     this.cashPayouts = new CashPayoutStore(db, dialect);

@@ -55,6 +55,8 @@ export interface CampaignsTable {
   cash_payouts: string | null;
   /** When the monthly schedule last made a run (in the campaign's time). */
   payouts_run_on: number | null;
+  /** JSON of each payment provider's write-only webhook secret (../billing/domain/payment-sources.ts); null: none. */
+  payment_secrets: string | null;
   /** JSON of RefereeDiscount (../promotions/domain/referee-discount.ts); null: none. */
   referee_discount: string | null;
   /** Put before each participant's code in Stripe (campaigns sharing one Stripe account); null: none. */
@@ -469,6 +471,40 @@ export interface StripeEventsTable {
   promotion_code: string | null;
 }
 
+/** A payment provider's webhook event (../billing/domain/payment-sources.ts), kept once per provider event. */
+export interface PaymentEventsTable {
+  campaign_id: string;
+  provider: string;
+  /** The provider's event id (or what stands for one: Lemon Squeezy's name, id and updated_at). */
+  id: string;
+  type: string;
+  status: 'applied' | 'unmatched' | 'ignored' | 'held';
+  action: 'payment' | 'refund' | 'dispute' | 'dispute_won' | 'dispute_lost' | null;
+  /** As the provider gave it: hundredths of `currency`. */
+  amount_cents: number | null;
+  currency: string | null;
+  /** In the campaign's currency, when it was another: what was applied. */
+  converted_cents: number | null;
+  /** How it was converted: the provider's own settlement, or the account's rate (units of the campaign's currency per unit). */
+  rate: string | null;
+  email: string | null;
+  /** The participant's own referral code the event carried (custom data). */
+  code: string | null;
+  /** A referral code used as a discount code: its owner is the buyer's referrer. */
+  referrer_code: string | null;
+  customer: string | null;
+  /** The provider's order or transaction id. */
+  reference: string | null;
+  /** JSON array of the ids that name the participant for later events. */
+  link_keys: string;
+  refund_total_key: string | null;
+  dispute: string | null;
+  participant_id: number | null;
+  reason: string | null;
+  created_on: number;
+  applied_on: number | null;
+}
+
 export type PromotionCodeStatus = 'queued' | 'active' | 'failed' | 'deactivating' | 'inactive';
 
 /** A participant's Stripe promotion code for one code text and discount generation (../promotions/store/promotion-code-store.ts). */
@@ -855,6 +891,7 @@ export interface Database {
   refunds: RefundsTable;
   stripe_events: StripeEventsTable;
   promotion_codes: PromotionCodesTable;
+  payment_events: PaymentEventsTable;
   referral_code_aliases: ReferralCodeAliasesTable;
   participant_channels: ParticipantChannelsTable;
   disputes: DisputesTable;

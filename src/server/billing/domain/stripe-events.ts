@@ -24,15 +24,12 @@
 import Stripe from 'stripe';
 import { REFKIT_CODE_METADATA, STRIPE_EVENT_TYPES, type StripeEventView } from '../../../api/billing-schemas.js';
 import type { StripeEventRow } from '../store/stripe-store.js';
-import type { CampaignRow, ParticipantRow, Store } from '../../store/store.js';
+import type { CampaignRow, ParticipantRow } from '../../store/store.js';
 import { findCampaign, ownCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
-import { normalizeCode } from '../../referrals/domain/participants.js';
-import { refundPayment } from '../../rewards/domain/refunds.js';
-import { closeDispute, disputePayment } from '../../rewards/domain/disputes.js';
-import { qualifyParticipant } from '../../rewards/domain/rewards.js';
+import { applyToParticipant, inTransaction, participantNamed, type Applicable } from './payment-apply.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
 import { attributeByCode } from '../../promotions/domain/code-attribution.js';
@@ -167,66 +164,24 @@ function disputeOutcome(status: Stripe.Dispute.Status): Reading['action'] {
 const linkKeys = (r: Pick<StripeEventRow, 'customer' | 'charge' | 'payment_intent'>) =>
   [r.customer && `customer:${r.customer}`, r.charge && `charge:${r.charge}`, r.payment_intent && `pi:${r.payment_intent}`].filter((k): k is string => !!k);
 
-async function participantOf(tx: Store, campaign: CampaignRow, r: StripeEventRow): Promise<ParticipantRow | undefined> {
-  if (r.code) {
-    const owner = await tx.codeOwner(campaign.id, normalizeCode(r.code));
-    if (owner) return tx.findParticipant(owner.id);
-  }
-  const linked = await tx.stripe.participantOf(campaign.id, linkKeys(r));
-  if (linked !== undefined) return tx.findParticipant(linked);
-  return r.email ? tx.findParticipantByEmail(campaign.id, normalizeEmail(r.email)) : undefined;
+/** The event as the rules of ./payment-apply.ts read it. */
+function applicable(r: StripeEventRow): Applicable {
+  return {
+    action: r.action,
+    amountCents: r.amount_cents,
+    // charge.refunded carries what was refunded of the charge in all.
+    refundTotalKey: r.type === 'charge.refunded' && r.charge ? `charge:${r.charge}` : null,
+    dispute: r.dispute,
+    linkKeys: linkKeys(r),
+    noAction:
+      r.type === 'charge.dispute.closed'
+        ? { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' }
+        : { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' },
+  };
 }
 
-/** Why a payment or refund could not be applied, for the event's row; anything else is thrown on. */
-const IGNORABLE = new Set(['not_referred', 'refund_exceeds_payments', 'campaign_ended', 'dispute_exceeds_payment', 'dispute_open', 'invalid_transition']);
-
-/**
- * Applies a kept event to `participant` in the caller's transaction: a payment, a refund, or (a
- * subscription's checkout) only the customer's link. Answers the row's outcome.
- */
-async function apply(ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, participant: ParticipantRow): Promise<Pick<StripeEventRow, 'status' | 'reason'>> {
-  const actor = { accountId: campaign.account_id };
-  await ctx.store.stripe.link(campaign.id, linkKeys(r), participant.id);
-  try {
-    if (r.action === 'payment') {
-      if (!r.amount_cents) return { status: 'ignored', reason: 'Nothing was paid (a free trial or a 100% discount)' };
-      await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(r.amount_cents) });
-    } else if (r.action === 'refund') {
-      let cents = r.amount_cents ?? 0;
-      const charge = r.type === 'charge.refunded' ? r.charge : null;
-      // charge.refunded carries what was refunded of the charge in all: take the part not taken yet.
-      if (charge) cents -= await ctx.store.stripe.refundedOf(campaign.id, charge);
-      if (cents <= 0) return { status: 'ignored', reason: 'Nothing more was refunded of this charge' };
-      // Stripe has refunded it already: taken even from an amount under an open dispute.
-      await refundPayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(cents) }, { provider: true });
-      // Only a refund that applied counts toward the charge's total taken: one refused (ignored) is taken
-      // by the next event of the charge, or when it is matched by hand.
-      if (charge) await ctx.store.stripe.setRefunded(campaign.id, charge, participant.id, r.amount_cents ?? 0);
-    } else if (r.action === 'dispute') {
-      await disputePayment(ctx, actor, { id: campaign.id, email: participant.email, amount: money(r.amount_cents ?? 0), disputeId: r.dispute! });
-    } else if (r.action === 'dispute_won' || r.action === 'dispute_lost') {
-      const known = await ctx.store.disputes.find(campaign.id, r.dispute!);
-      if (!known) return { status: 'ignored', reason: 'No dispute with this id was opened here (its charge.dispute.created was not applied)' };
-      await closeDispute(ctx, actor, { id: campaign.id, disputeId: r.dispute!, outcome: r.action === 'dispute_won' ? 'won' : 'lost' });
-    } else if (r.type === 'charge.dispute.closed') {
-      return { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' };
-    } else {
-      return { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' };
-    }
-  } catch (err) {
-    if (err instanceof AppError && IGNORABLE.has(err.code)) return { status: 'ignored', reason: err.message };
-    throw err;
-  }
-  return { status: 'applied', reason: null };
-}
-
-/** Runs `fn` in one transaction, with a context whose operations join it; webhooks are nudged after the commit. */
-async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
-  let nudge = false;
-  const result = await ctx.store.transaction((store) => fn({ ...ctx, store, onEventsCommitted: () => (nudge = true) }));
-  if (nudge) ctx.onEventsCommitted?.();
-  return result;
-}
+const apply = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, participant: ParticipantRow) => applyToParticipant(ctx, campaign, applicable(r), participant);
+const participantOf = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow) => participantNamed(ctx, campaign, { code: r.code, email: r.email, linkKeys: linkKeys(r) });
 
 export interface Received {
   /** What became of the event: applied, unmatched, held (another currency), ignored (a type Refkit does not handle, or nothing to do), or duplicate. */
@@ -273,7 +228,7 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
     if (odd) row.status = 'ignored';
     if (!(await tx.store.stripe.claim(odd ? { ...row, reason: odd } : row))) return { outcome: 'duplicate' };
     if (odd) return { outcome: 'ignored', reason: odd };
-    const participant = await participantOf(tx.store, campaign, row);
+    const participant = await participantOf(tx, campaign, row);
     const held = heldReason(campaign, row);
     if (held) {
       await tx.store.stripe.settle(campaign.id, row.id, { status: 'held', participant_id: participant?.id ?? null, reason: held, applied_on: null });

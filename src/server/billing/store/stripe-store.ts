@@ -58,16 +58,16 @@ export class StripeStore {
     }
   }
 
-  /** What of a charge was refunded before; 0 when unknown. */
-  async refundedOf(campaignId: string, charge: string): Promise<number> {
-    const r = await this.db.selectFrom('stripe_links').select('refunded_cents').where('campaign_id', '=', campaignId).where('key', '=', `charge:${charge}`).executeTakeFirst();
+  /** What of a payment (its link key: charge:ch_..., an order's) was refunded before; 0 when unknown. */
+  async refundedOf(campaignId: string, key: string): Promise<number> {
+    const r = await this.db.selectFrom('stripe_links').select('refunded_cents').where('campaign_id', '=', campaignId).where('key', '=', key).executeTakeFirst();
     return Number(r?.refunded_cents ?? 0);
   }
 
-  async setRefunded(campaignId: string, charge: string, participantId: number, cents: number): Promise<void> {
+  async setRefunded(campaignId: string, key: string, participantId: number, cents: number): Promise<void> {
     await this.db
       .insertInto('stripe_links')
-      .values({ campaign_id: campaignId, key: `charge:${charge}`, participant_id: participantId, refunded_cents: cents })
+      .values({ campaign_id: campaignId, key, participant_id: participantId, refunded_cents: cents })
       .onConflict((oc) => oc.columns(['campaign_id', 'key']).doUpdateSet({ refunded_cents: cents }))
       .execute();
   }

@@ -12,6 +12,7 @@ import { campaignMode, seesMode } from '../../kernel/test-mode.js';
 import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
 import { assertCanPayCash, writeCashPayouts } from '../../payouts/domain/cash-payout-settings.js';
+import { writePaymentSecrets } from '../../billing/domain/payment-secrets.js';
 import { assertCanDiscount, changeCodes, changesCodes, writePromotionCodePrefix, writeRefereeDiscount } from '../../promotions/domain/referee-discount.js';
 
 /** A campaign's row, for the routes that show one (they read no SQL of their own). */
@@ -119,6 +120,8 @@ export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   if (input.cashPayouts !== undefined) row.cash_payouts = writeCashPayouts(input.cashPayouts);
   if (input.refereeDiscount !== undefined) row.referee_discount = writeRefereeDiscount(input.refereeDiscount);
   if (input.promotionCodePrefix !== undefined) row.promotion_code_prefix = writePromotionCodePrefix(input.promotionCodePrefix);
+  const secrets = writePaymentSecrets(input, current);
+  if (secrets !== undefined) row.payment_secrets = secrets;
   if (input.rewardCodesLowThreshold !== undefined) row.reward_codes_low_threshold = input.rewardCodesLowThreshold;
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);

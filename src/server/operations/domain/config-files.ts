@@ -19,7 +19,7 @@ import { listEndpoints } from '../../webhooks/domain/webhook-endpoints.js';
 import { presentCampaignSettings } from '../../referrals/domain/present.js';
 
 /** Write-only campaign fields: never written to a file, and refused in one (an unknown field). */
-const SECRET_FIELDS = ['stripeWebhookSecret', 'stripeRewardKey'] as const;
+const SECRET_FIELDS = ['stripeWebhookSecret', 'stripeRewardKey', 'paddleWebhookSecret', 'lemonSqueezyWebhookSecret', 'shopifyWebhookSecret', 'chargebeeWebhookAuth', 'segmentSharedSecret'] as const;
 const settable = Type.Omit(Type.Object(CampaignFields), SECRET_FIELDS).properties;
 
 /** The campaign fields a file holds, in the order a file lists them (the API's order). */

@@ -14,7 +14,7 @@
  * - a buyer who is a participant already keeps their referrer, or none: a referral is never re-assigned,
  *   and the event says why the code did not count.
  */
-import type { CampaignRow } from '../../store/store.js';
+import type { CampaignRow, ParticipantRow } from '../../store/store.js';
 import type { Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { normalizeEmail } from '../../kernel/email.js';
@@ -68,27 +68,42 @@ export async function attributeByCode(ctx: Ctx, campaign: CampaignRow, payment: 
     if (!row) continue;
     const owner = await ctx.store.findParticipant(row.participant_id);
     if (!owner) continue;
-    const email = payment.email === null ? undefined : normalizeEmail(payment.email);
-    const linked = payment.customer === null ? undefined : await ctx.store.stripe.participantOf(campaign.id, [`customer:${payment.customer}`]);
-    if (linked === owner.id || email === owner.email) {
-      return { promotionCode: id, note: `Its promotion code ${row.stripe_code} is the buyer's own: a self-referral, not attributed` };
-    }
-    const buyer = linked !== undefined ? await ctx.store.findParticipant(linked) : email !== undefined ? await ctx.store.findParticipantByEmail(campaign.id, email) : undefined;
-    if (buyer) {
-      if (buyer.referred_by_id === owner.id) return { promotionCode: id };
-      const was = buyer.referred_by_id === null ? 'no one' : 'someone else';
-      return { promotionCode: id, note: `Its promotion code ${row.stripe_code} did not change the buyer's referrer: they were a participant already, referred by ${was} (a referral is never re-assigned)` };
-    }
-    if (email === undefined) return { promotionCode: id, note: `Its promotion code ${row.stripe_code} names a referrer, but the event carries no email to sign the buyer up with` };
-    try {
-      await addParticipant(ctx, { id: campaign.id, email, referredByCode: owner.code }, { source: 'api', ip: null, actor: { accountId: campaign.account_id } });
-    } catch (err) {
-      // A paused or ended campaign takes no one: the event is kept for the owner, as any it cannot apply.
-      if (err instanceof AppError && err.status < 500) return { promotionCode: id, note: `The buyer could not be signed up as ${owner.email}'s referee: ${err.message}` };
-      throw err;
-    }
-    return { promotionCode: id };
+    const note = await referBuyer(ctx, campaign, owner, row.stripe_code, { email: payment.email, customerKey: payment.customer === null ? null : `customer:${payment.customer}` });
+    return { promotionCode: id, ...(note && { note }) };
   }
   // Another promotion code (one made by hand, say): kept on the event, nothing to attribute.
   return ids.length > 0 ? { promotionCode: ids[0]! } : undefined;
+}
+
+/**
+ * A buyer who paid with `owner`'s code (`shown`: the code as the buyer typed or saw it): signed up as the
+ * owner's referee when they are no participant yet. Answers why the code did not count, when it did not:
+ * the buyer is the owner (their customer, or their email: a self-referral), or a participant already (a
+ * referral is never re-assigned), or the event names no email to sign them up with.
+ */
+export async function referBuyer(
+  ctx: Ctx,
+  campaign: CampaignRow,
+  owner: ParticipantRow,
+  shown: string,
+  buyer: { email: string | null; customerKey: string | null },
+): Promise<string | undefined> {
+  const email = buyer.email === null ? undefined : normalizeEmail(buyer.email);
+  const linked = buyer.customerKey === null ? undefined : await ctx.store.stripe.participantOf(campaign.id, [buyer.customerKey]);
+  if (linked === owner.id || email === owner.email) return `Its code ${shown} is the buyer's own: a self-referral, not attributed`;
+  const known = linked !== undefined ? await ctx.store.findParticipant(linked) : email !== undefined ? await ctx.store.findParticipantByEmail(campaign.id, email) : undefined;
+  if (known) {
+    if (known.referred_by_id === owner.id) return undefined;
+    const was = known.referred_by_id === null ? 'no one' : 'someone else';
+    return `Its code ${shown} did not change the buyer's referrer: they were a participant already, referred by ${was} (a referral is never re-assigned)`;
+  }
+  if (email === undefined) return `Its code ${shown} names a referrer, but the event carries no email to sign the buyer up with`;
+  try {
+    await addParticipant(ctx, { id: campaign.id, email, referredByCode: owner.code }, { source: 'api', ip: null, actor: { accountId: campaign.account_id } });
+  } catch (err) {
+    // A paused or ended campaign takes no one: the event is kept for the owner, as any it cannot apply.
+    if (err instanceof AppError && err.status < 500) return `The buyer could not be signed up as ${owner.email}'s referee: ${err.message}`;
+    throw err;
+  }
+  return undefined;
 }

@@ -1,6 +1,7 @@
 /** Rows to wire shapes: the one place where columns become the interface's field names. */
 import { cashPayoutsOf } from '../../payouts/domain/cash-payout-settings.js';
 import { refereeDiscountOf } from '../../promotions/domain/referee-discount.js';
+import { configuredSources } from '../../billing/domain/payment-secrets.js';
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../../api/schemas.js';
 import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { CampaignRow, ListedRewardEntry, ParticipantRow } from '../../store/store.js';
@@ -97,6 +98,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     cashPayouts: cashPayoutsOf(c),
     refereeDiscount: refereeDiscountOf(c),
     promotionCodePrefix: c.promotion_code_prefix,
+    paymentSourcesConfigured: configuredSources(c),
   };
 }
 

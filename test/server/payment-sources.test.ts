@@ -1,0 +1,139 @@
+/**
+ * Sales from beyond Stripe, on both databases: each provider's events shaped as its webhook reference shows
+ * them and signed as it signs them, posted to the running service. Per provider: bad and missing
+ * signatures are 400 with nothing changed, a replay is a duplicate, a payment qualifies and earns its
+ * commission, a refund reverses in proportion, an unmatched event is matched by hand, and a foreign-currency
+ * order is converted with the provider's own settled amount (or held with its reason). listPaymentEvents
+ * shows every source's events, Stripe's included.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { it } from 'node:test';
+import { rejects } from './helpers/assert.js';
+import { dumpDatabase } from './helpers/dump.js';
+import type { TestService } from './helpers/service.js';
+import { eachDatabase } from './helpers/suite.js';
+
+const PADDLE_SECRET = 'pdl_ntfset_01refkitTestSecret_0123456789';
+let n = 0;
+
+/** Posts a Paddle notification, signed as Paddle signs it (ts, and h1 = hex HMAC-SHA256 of "ts:body"). */
+async function paddle(s: TestService, id: string, body: unknown, options: { secret?: string | null; ts?: number } = {}) {
+  const payload = JSON.stringify(body);
+  const ts = options.ts ?? Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const secret = options.secret === undefined ? PADDLE_SECRET : options.secret;
+  if (secret !== null) headers['paddle-signature'] = `ts=${ts};h1=${createHmac('sha256', secret).update(`${ts}:${payload}`).digest('hex')}`;
+  const res = await fetch(`${s.url}/api/v1/integrations/paddle/${id}`, { method: 'POST', headers, body: payload });
+  return { status: res.status, body: (await res.json()) as { outcome?: string; reason?: string; error?: { code: string } } };
+}
+
+/** A transaction.completed notification, as Paddle's reference shows it (amounts: strings of the smallest unit). */
+function transaction(code: string | null, total: string, options: { currency?: string; payout?: { total: string; currency_code: string }; customer?: string; id?: string } = {}) {
+  const id = options.id ?? `txn_${++n}${Date.now()}`;
+  return {
+    event_id: `evt_${++n}${Date.now()}`,
+    event_type: 'transaction.completed',
+    occurred_at: new Date().toISOString(),
+    notification_id: `ntf_${n}`,
+    data: {
+      id,
+      status: 'completed',
+      customer_id: options.customer ?? 'ctm_ben',
+      currency_code: options.currency ?? 'USD',
+      origin: 'web',
+      custom_data: code === null ? null : { refkit_code: code },
+      details: {
+        totals: { subtotal: total, discount: '0', tax: '0', total, grand_total: total, fee: null, earnings: null, currency_code: options.currency ?? 'USD' },
+        payout_totals: options.payout ? { subtotal: options.payout.total, tax: '0', discount: '0', total: options.payout.total, fee: '0', earnings: options.payout.total, currency_code: options.payout.currency_code } : null,
+      },
+    },
+  };
+}
+
+function adjustment(transactionId: string, total: string, status: 'approved' | 'pending_approval', type: 'adjustment.created' | 'adjustment.updated' = 'adjustment.created') {
+  return {
+    event_id: `evt_${++n}${Date.now()}`,
+    event_type: type,
+    occurred_at: new Date().toISOString(),
+    data: { id: `adj_${transactionId}`, action: 'refund', type: 'partial', status, transaction_id: transactionId, customer_id: 'ctm_ben', currency_code: 'USD', reason: 'error', totals: { subtotal: total, tax: '0', total, fee: '0', earnings: total, currency_code: 'USD' }, payout_totals: null },
+  };
+}
+
+/** A campaign paying 10% of each payment to the referrer (USD), Ann referring Ben. */
+async function program(s: TestService) {
+  const id = await s.campaign({ referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 10, rewardCurrency: 'USD', rewardType: 'credit' });
+  await s.admin.updateCampaign({ id, paddleWebhookSecret: PADDLE_SECRET });
+  const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+  const ben = await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+  return { id, ann: ann.referralCode!, ben: ben.referralCode! };
+}
+
+const annEarned = async (s: TestService, id: string) => (await s.admin.getParticipant(id, 'ann@example.com')).referralReward;
+
+eachDatabase('Sales from beyond Stripe', (service) => {
+  it('Paddle: bad, missing, stale and foreign signatures are 400 and change nothing; no secret is 400 too', async () => {
+    const s = service();
+    const { id, ben } = await program(s);
+    const before = await dumpDatabase(s.ctx.store.db, s.ctx.store.dialect);
+    for (const options of [{ secret: null }, { secret: 'pdl_ntfset_someoneElse' }, { ts: Math.floor(Date.now() / 1000) - 3600 }, { ts: Math.floor(Date.now() / 1000) + 3600 }]) {
+      const r = await paddle(s, id, transaction(ben, '5000'), options);
+      assert.deepEqual([r.status, r.body.error?.code], [400, 'invalid_signature'], JSON.stringify(options));
+    }
+    assert.equal(await dumpDatabase(s.ctx.store.db, s.ctx.store.dialect), before);
+    const other = await s.campaign();
+    assert.deepEqual((await paddle(s, other, transaction(ben, '5000'))).status, 400);
+    assert.equal((await s.admin.updateCampaign({ id })).paymentSourcesConfigured.includes('paddle'), true);
+  });
+
+  it('Paddle: a completed transaction qualifies and earns its commission, once; an approved refund reverses in proportion, once', async () => {
+    const s = service();
+    const { id, ben } = await program(s);
+    const paid = transaction(ben, '5000', { id: 'txn_ben1' });
+    assert.equal((await paddle(s, id, paid)).body.outcome, 'applied');
+    assert.equal((await s.admin.getParticipant(id, 'ben@example.com')).rewardEventCompleted, true);
+    assert.equal(await annEarned(s, id), 5);
+    assert.equal((await paddle(s, id, paid)).body.outcome, 'duplicate');
+    assert.equal(await annEarned(s, id), 5);
+    // The next transaction names only the customer: the first one tied it to Ben.
+    assert.equal((await paddle(s, id, transaction(null, '5000', { id: 'txn_ben2' }))).body.outcome, 'applied');
+    assert.equal(await annEarned(s, id), 10);
+    // A refund waiting for approval does nothing; once approved (created and updated both say so) it reverses once.
+    assert.equal((await paddle(s, id, adjustment('txn_ben2', '2000', 'pending_approval'))).body.outcome, 'ignored');
+    assert.equal((await paddle(s, id, adjustment('txn_ben2', '2000', 'approved', 'adjustment.updated'))).body.outcome, 'applied');
+    assert.equal((await paddle(s, id, adjustment('txn_ben2', '2000', 'approved', 'adjustment.updated'))).body.outcome, 'duplicate');
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralReward, 8, 'a fifth of the second payment refunded: a fifth of its 5 back');
+  });
+
+  it('Paddle: an event for nobody is kept unmatched and matched by hand; listPaymentEvents shows it', async () => {
+    const s = service();
+    const { id } = await program(s);
+    const r = await paddle(s, id, transaction(null, '3000', { customer: 'ctm_stranger', id: 'txn_x' }));
+    assert.equal(r.body.outcome, 'unmatched');
+    const [listed] = await s.admin.listPaymentEvents(id, { provider: 'paddle', status: 'unmatched' });
+    assert.deepEqual([listed!.provider, listed!.type, listed!.amount, listed!.currency], ['paddle', 'transaction.completed', '30.00', 'USD']);
+    await rejects(() => s.admin.matchPaymentEvent(id, 'paddle:nope', 'ben@example.com'), 404, 'not_found');
+    await rejects(() => s.admin.matchPaymentEvent(id, listed!.id, 'nobody@example.com'), 404, 'participant_not_found');
+    const matched = await s.admin.matchPaymentEvent(id, listed!.id, 'ben@example.com');
+    assert.deepEqual([matched.status, matched.participantEmail], ['applied', 'ben@example.com']);
+    assert.equal(await annEarned(s, id), 3);
+    await rejects(() => s.admin.matchPaymentEvent(id, listed!.id, 'ben@example.com'), 409, 'invalid_transition');
+    // The customer is Ben's from now on.
+    assert.equal((await paddle(s, id, transaction(null, '1000', { customer: 'ctm_stranger' }))).body.outcome, 'applied');
+    assert.equal(await annEarned(s, id), 4);
+  });
+
+  it('Paddle: a EUR transaction is converted with what Paddle pays out in USD; without it, it is held with the reason', async () => {
+    const s = service();
+    const { id, ben } = await program(s);
+    const converted = await paddle(s, id, transaction(ben, '4600', { currency: 'EUR', payout: { total: '5000', currency_code: 'USD' } }));
+    assert.equal(converted.body.outcome, 'applied');
+    assert.equal(await annEarned(s, id), 5);
+    const [shown] = await s.admin.listPaymentEvents(id, { provider: 'paddle' });
+    assert.deepEqual([shown!.amount, shown!.currency, shown!.convertedAmount], ['46.00', 'EUR', '50.00']);
+    const held = await paddle(s, id, transaction(ben, '4600', { currency: 'EUR' }));
+    assert.equal(held.body.outcome, 'held');
+    assert.match(held.body.reason!, /EUR.*USD/);
+    assert.equal(await annEarned(s, id), 5);
+  });
+});
