@@ -48,7 +48,7 @@ import type {
 } from './schemas.js';
 import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
 import type { PromotionCodeOffer, PromotionCodeView } from './promotion-schemas.js';
-import type { PaymentEventView } from './payment-source-schemas.js';
+import type { ExchangeRates, PaymentEventView, SetExchangeRatesBody } from './payment-source-schemas.js';
 import type { ErasureResult, PersonExport } from './person-schemas.js';
 import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
 import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
@@ -426,6 +426,13 @@ export class RefkitClient extends BrowserClient {
   /** Gives a participant the referral code they asked for; the old one keeps working as theirs. */
   setReferralCode(id: string, email: string, code: string): Promise<Participant> {
     return this.postJson('/api/v1/admin/setReferralCode', { id, email, code });
+  }
+  /** The account's exchange rates: units of base per one unit of each currency. */
+  setExchangeRates(body: SetExchangeRatesBody): Promise<ExchangeRates & { applied: number }> {
+    return this.postJson('/api/v1/admin/setExchangeRates', body);
+  }
+  getExchangeRates(): Promise<ExchangeRates | null> {
+    return this.getJson<{ exchangeRates: ExchangeRates | null }>('/api/v1/admin/getExchangeRates', {}).then((r) => r.exchangeRates);
   }
   /** The payment events a campaign received from every source, newest first. */
   listPaymentEvents(id: string, filter: { provider?: string; status?: PaymentEventView['status']; limit?: number } = {}): Promise<PaymentEventView[]> {

@@ -68,3 +68,29 @@ export const MatchPaymentEventBody = Type.Object(
   { additionalProperties: false },
 );
 export type MatchPaymentEventBody = Static<typeof MatchPaymentEventBody>;
+
+const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'An ISO 4217 code in capitals' });
+
+export const SetExchangeRatesBody = Type.Object(
+  {
+    base: CurrencyCode,
+    rates: Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Number({ exclusiveMinimum: 0, maximum: 1e9, 'x-finite': true }), {
+      description: 'Units of base per one unit of each currency: {"EUR": 1.08} with base USD says 1 EUR = 1.08 USD',
+      minProperties: 1,
+      maxProperties: 200,
+    }),
+    asOf: Type.String({ format: 'date-time', description: 'When the rates were true (shown beside them)' }),
+  },
+  { additionalProperties: false },
+);
+export type SetExchangeRatesBody = Static<typeof SetExchangeRatesBody>;
+
+export const ExchangeRates = Type.Object({
+  base: Type.String(),
+  rates: Type.Record(Type.String(), Type.Number()),
+  asOf: Type.String({ format: 'date-time' }),
+  updatedOn: Type.String({ format: 'date-time' }),
+});
+export type ExchangeRates = Static<typeof ExchangeRates>;
+
+export const ExchangeRatesAnswer = Type.Composite([ExchangeRates, Type.Object({ applied: Type.Integer({ description: 'Events held for their currency that these rates converted and applied' }) })]);

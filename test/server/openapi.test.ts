@@ -105,7 +105,7 @@ describe('the OpenAPI document', () => {
     const open = [...ops].filter(([, { op }]) => Array.isArray(op.security) && op.security.length === 0).map(([id]) => id);
     assert.deepEqual(open.sort(), [
       'addParticipant', 'authAcceptInvitation', 'authSignIn', 'getCampaign', 'getLeaderboard', 'getMyReferrals', 'getPromotionCode', 'getUnsubscribe', 'getWidgetSettings',
-      'healthz', 'portalSignIn', 'portalVerify', 'readyz', 'receivePaddleEvent', 'receivePayPalEvent', 'receiveStripeConnectEvent', 'receiveStripeEvent', 'setMyReferralCode', 'signOut', 'unsubscribe', 'validateCode', 'verifyEmail',
+      'healthz', 'portalSignIn', 'portalVerify', 'readyz', 'receiveChargebeeEvent', 'receiveLemonSqueezyEvent', 'receivePaddleEvent', 'receivePayPalEvent', 'receiveSegmentEvent', 'receiveShopifyEvent', 'receiveStripeConnectEvent', 'receiveStripeEvent', 'setMyReferralCode', 'signOut', 'unsubscribe', 'validateCode', 'verifyEmail',
     ]);
     for (const [id, { op }] of ops) assert.ok(Array.isArray(op.security), `${id} has security`);
     assert.deepEqual(ops.get('getParticipant')!.op.security, [{ bearerAuth: [] }]);

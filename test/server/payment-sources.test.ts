@@ -13,6 +13,8 @@ import { rejects } from './helpers/assert.js';
 import { dumpDatabase } from './helpers/dump.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
+import { checkoutSession, event, SECRET, send } from './helpers/stripe.js';
+import { RefkitClient } from '../../src/api/client.js';
 
 const PADDLE_SECRET = 'pdl_ntfset_01refkitTestSecret_0123456789';
 let n = 0;
@@ -135,5 +137,39 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     assert.equal(held.body.outcome, 'held');
     assert.match(held.body.reason!, /EUR.*USD/);
     assert.equal(await annEarned(s, id), 5);
+  });
+
+  it("exchange rates: the account's rates convert what no provider settled; setting them applies the held events, Stripe's too, once; test keys may not", async () => {
+    const s = service();
+    const { id, ben } = await program(s);
+    await s.admin.updateCampaign({ id, stripeWebhookSecret: SECRET });
+    // Held: a Paddle transaction in EUR with no payout totals, and a Stripe checkout in JPY.
+    assert.equal((await paddle(s, id, transaction(ben, '4000', { currency: 'EUR' }))).body.outcome, 'held');
+    const yen = checkoutSession(ben, 'ben@example.com', 7500, { currency: 'jpy', payment_intent: 'pi_yen' });
+    assert.equal((await send(s, id, event('checkout.session.completed', yen))).body.outcome, 'held');
+    assert.equal(await annEarned(s, id), 0);
+    assert.equal(await s.admin.getExchangeRates(), null);
+
+    const testKey = new RefkitClient({ baseUrl: s.url, secretKey: (await s.admin.createApiKey('ci', true)).key });
+    await rejects(() => testKey.setExchangeRates({ base: 'USD', rates: { EUR: 1.1 }, asOf: new Date().toISOString() }), 403, 'forbidden');
+    await rejects(() => s.admin.setExchangeRates({ base: 'USD', rates: { USD: 2 }, asOf: new Date().toISOString() }), 400, 'invalid_request', 'rates.USD');
+    await rejects(() => s.admin.setExchangeRates({ base: 'USD', rates: { EUR: -1 }, asOf: new Date().toISOString() }), 400, 'invalid_request');
+    assert.equal(await s.admin.getExchangeRates(), null, 'a refused call sets nothing');
+
+    // 1 EUR = 1.25 USD, 1 JPY = 0.008 USD: 40.00 EUR is 50.00 USD (5 earned), ¥7,500 is 60.00 USD (6 earned).
+    const set = await s.admin.setExchangeRates({ base: 'USD', rates: { EUR: 1.25, JPY: 0.008 }, asOf: '2026-12-01T00:00:00.000Z' });
+    assert.deepEqual([set.base, set.rates, set.asOf, set.applied], ['USD', { EUR: 1.25, JPY: 0.008 }, '2026-12-01T00:00:00.000Z', 2]);
+    assert.equal(await annEarned(s, id), 11);
+    const events = await s.admin.listPaymentEvents(id);
+    const paddled = events.find((e) => e.provider === 'paddle')!;
+    assert.deepEqual([paddled.status, paddled.convertedAmount], ['applied', '50.00']);
+    assert.match(paddled.rate!, /1 EUR = 1\.25 USD/);
+    assert.equal(events.find((e) => e.provider === 'stripe')!.status, 'applied');
+    // Set again: nothing is held any more, nothing is applied twice.
+    assert.equal((await s.admin.setExchangeRates({ base: 'USD', rates: { EUR: 1.25, JPY: 0.008 }, asOf: '2026-12-01T00:00:00.000Z' })).applied, 0);
+    assert.equal(await annEarned(s, id), 11);
+    // A new EUR payment is converted as it arrives.
+    assert.equal((await paddle(s, id, transaction(ben, '2000', { currency: 'EUR' }))).body.outcome, 'applied');
+    assert.equal(await annEarned(s, id), 13);
   });
 });

@@ -118,6 +118,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     cancelPayouts: { id: w.cash, payoutIds: [w.payouts[1]] },
     updateAccountSettings: { retention: { ipDays: 30 } },
     setReferralCode: { id: w.id, email: 'ben@example.com', code: 'BEN-WALKS' },
+    setExchangeRates: { base: 'USD', rates: { EUR: 1.1 }, asOf: '2026-12-01T00:00:00.000Z' },
   };
   return special[name] ?? base;
 }

@@ -30,6 +30,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** For public routes: where the request names its campaign (query or body), for the origin check. */
     campaignOf?: (request: FastifyRequest) => string | undefined;
+    /** A route that reads the Authorization header itself (a provider's basic authentication): it is never taken for a Refkit key. */
+    ownAuthorization?: boolean;
   }
   interface FastifyRequest {
     /** Who acts (a secret key, a session's user or the CLI), for which account, with which role; undefined on keyless calls. */
@@ -95,8 +97,8 @@ async function access(app: FastifyInstance, { ctx, secretKeyHash, envKeyActor }:
   // Callback-style hooks that return at once on the common keyless path: an async hook costs every
   // request a promise and a turn of the microtask queue.
   app.addHook('onRequest', (request, _reply, done) => {
-    const kind = request.routeOptions.config.access;
-    if (request.headers.authorization === undefined && kind !== 'secret' && kind !== 'session') return done();
+    const { access: kind, ownAuthorization } = request.routeOptions.config;
+    if (ownAuthorization || (request.headers.authorization === undefined && kind !== 'secret' && kind !== 'session')) return done();
     identify(request, kind).then(() => done(), done);
   });
 

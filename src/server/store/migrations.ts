@@ -1260,6 +1260,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addCheckConstraint('payment_events_status', sql`status in ('applied', 'unmatched', 'ignored', 'held')`)
           .execute();
         await db.schema.createIndex('payment_events_list').on('payment_events').columns(['campaign_id', 'status', 'created_on']).execute();
+        // A Stripe event held for its currency is applied once a rate converts it: what it was converted to, and how.
+        await db.schema.alterTable('stripe_events').addColumn('converted_cents', 'bigint').execute();
+        await db.schema.alterTable('stripe_events').addColumn('rate', 'text').execute();
+        // The owner's exchange rates (../billing/domain/exchange-rates.ts): units of `base` per one unit of each currency.
+        await db.schema
+          .createTable('exchange_rates')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
+          .addColumn('base', 'text', (c) => c.notNull())
+          .addColumn('rates', 'text', (c) => c.notNull())
+          .addColumn('as_of', 'bigint', (c) => c.notNull())
+          .addColumn('updated_on', 'bigint', (c) => c.notNull())
+          .execute();
       },
     },
   };

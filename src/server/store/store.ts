@@ -37,6 +37,7 @@ import { DisputeStore } from '../rewards/store/dispute-store.js';
 import { BacktestStore } from '../rewards/store/backtest-store.js';
 import { RefundStore } from '../rewards/store/refund-store.js';
 import { PaymentEventStore } from '../billing/store/payment-event-store.js';
+import { ExchangeRateStore } from '../billing/store/exchange-rate-store.js';
 import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
 import { PromotionCodeStore } from '../promotions/store/promotion-code-store.js';
@@ -374,6 +375,8 @@ export class Store {
   readonly stripe: StripeStore;
   /** Other payment providers' events received (Paddle, Lemon Squeezy, Shopify, Chargebee, Segment). */
   readonly paymentEvents: PaymentEventStore;
+  /** The owner's exchange rates, and the events held for their currency. */
+  readonly exchangeRates: ExchangeRateStore;
   readonly stripePayouts: StripePayoutStore;
   /** Participants' Stripe promotion codes: the outbox that makes and deactivates them. */
   readonly promotionCodes: PromotionCodeStore;
@@ -451,6 +454,7 @@ export class Store {
     this.backtest = new BacktestStore(db, dialect);
     this.stripe = new StripeStore(db);
     this.paymentEvents = new PaymentEventStore(db);
+    this.exchangeRates = new ExchangeRateStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.promotionCodes = new PromotionCodeStore(db, dialect, () => this.changedCached());
     this.cashPayouts = new CashPayoutStore(db, dialect);

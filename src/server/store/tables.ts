@@ -469,6 +469,19 @@ export interface StripeEventsTable {
   dispute: string | null;
   /** The Stripe promotion code a payment used (a checkout's or an invoice's discount). */
   promotion_code: string | null;
+  /** In the campaign's currency, when a rate converted a held event: what was applied, and how. */
+  converted_cents: number | null;
+  rate: string | null;
+}
+
+/** An account's exchange rates (../billing/domain/exchange-rates.ts). */
+export interface ExchangeRatesTable {
+  account_id: number;
+  base: string;
+  /** JSON: units of `base` per one unit of each currency. */
+  rates: string;
+  as_of: number;
+  updated_on: number;
 }
 
 /** A payment provider's webhook event (../billing/domain/payment-sources.ts), kept once per provider event. */
@@ -892,6 +905,7 @@ export interface Database {
   stripe_events: StripeEventsTable;
   promotion_codes: PromotionCodesTable;
   payment_events: PaymentEventsTable;
+  exchange_rates: ExchangeRatesTable;
   referral_code_aliases: ReferralCodeAliasesTable;
   participant_channels: ParticipantChannelsTable;
   disputes: DisputesTable;

@@ -5,6 +5,8 @@
  * Every source reads its provider's events into this one shape, so the rules are here once.
  */
 import type { CampaignRow, ParticipantRow } from '../../store/store.js';
+import type { StripeEventRow } from '../store/stripe-store.js';
+import type { PaymentEventRow } from '../store/payment-event-store.js';
 import type { Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { normalizeEmail } from '../../kernel/email.js';
@@ -87,6 +89,38 @@ export async function applyToParticipant(ctx: Ctx, campaign: CampaignRow, e: App
     throw err;
   }
   return { status: 'applied', reason: null };
+}
+
+/** The Stripe ids of an event that can name its participant for later events. */
+export const stripeLinkKeys = (r: Pick<StripeEventRow, 'customer' | 'charge' | 'payment_intent'>) =>
+  [r.customer && `customer:${r.customer}`, r.charge && `charge:${r.charge}`, r.payment_intent && `pi:${r.payment_intent}`].filter((k): k is string => !!k);
+
+/** A Stripe event as the rules read it (./stripe-events.ts). */
+export function stripeApplicable(r: StripeEventRow): Applicable {
+  return {
+    action: r.action,
+    amountCents: r.converted_cents ?? r.amount_cents,
+    // charge.refunded carries what was refunded of the charge in all.
+    refundTotalKey: r.type === 'charge.refunded' && r.charge ? `charge:${r.charge}` : null,
+    dispute: r.dispute,
+    linkKeys: stripeLinkKeys(r),
+    noAction:
+      r.type === 'charge.dispute.closed'
+        ? { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' }
+        : { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' },
+  };
+}
+
+/** Another provider's event as the rules read it (./payment-sources.ts). */
+export function paymentApplicable(row: PaymentEventRow): Applicable {
+  return {
+    action: row.action,
+    amountCents: row.converted_cents ?? row.amount_cents,
+    refundTotalKey: row.refund_total_key,
+    dispute: row.dispute,
+    linkKeys: JSON.parse(row.link_keys) as string[],
+    noAction: { status: 'ignored', reason: 'Nothing to do' },
+  };
 }
 
 /** Runs `fn` in one transaction, with a context whose operations join it; webhooks are nudged after the commit. */

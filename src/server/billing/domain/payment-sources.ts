@@ -17,7 +17,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { PAYMENT_PROVIDERS, PROVIDER_SECRET_FIELDS, type PaymentEventView, type PaymentProvider } from '../../../api/payment-source-schemas.js';
 import { paymentSecretsOf } from './payment-secrets.js';
 import type { PaymentEventRow } from '../store/payment-event-store.js';
-import type { CampaignRow } from '../../store/store.js';
 import { findCampaign, ownCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
@@ -25,7 +24,8 @@ import { AppError, invalid, participantNotFound } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
 import { normalizeCode } from '../../referrals/domain/participants.js';
 import { referBuyer } from '../../promotions/domain/code-attribution.js';
-import { applyToParticipant, inTransaction, participantNamed, type Applicable, type PaymentAction } from './payment-apply.js';
+import { applyToParticipant, inTransaction, participantNamed, paymentApplicable, type PaymentAction } from './payment-apply.js';
+import { convert } from './exchange-rates.js';
 import { listStripeEvents, matchStripeEvent, type Received } from './stripe-events.js';
 
 /** What an adapter reads of its provider's event. */
@@ -69,24 +69,6 @@ export const invalidSignature = (message: string) => new AppError(400, 'invalid_
 const linkKeys = (provider: string, e: Pick<SourceEvent, 'customer' | 'reference'>) =>
   [e.customer && `${provider}:customer:${e.customer}`, e.reference && `${provider}:order:${e.reference}`].filter((k): k is string => !!k);
 
-/** The amount in the campaign's currency, and how; or why it is held. */
-function converted(campaign: CampaignRow, e: SourceEvent): { cents: number | null; rate: string | null } | { held: string } {
-  if (e.amountCents === null || e.currency === null || e.currency === campaign.reward_currency) return { cents: e.amountCents, rate: null };
-  if (e.settled && e.settled.currency === campaign.reward_currency) return { cents: e.settled.cents, rate: `settled by ${e.currency} -> ${e.settled.currency} as the provider reported it` };
-  return { held: `Its amount is in ${e.currency} and this campaign's rewards are in ${campaign.reward_currency}, and the provider gave no amount in ${campaign.reward_currency}: held, not applied, until it can be converted` };
-}
-
-function applicable(row: PaymentEventRow): Applicable {
-  return {
-    action: row.action,
-    amountCents: row.converted_cents ?? row.amount_cents,
-    refundTotalKey: row.refund_total_key,
-    dispute: row.dispute,
-    linkKeys: JSON.parse(row.link_keys) as string[],
-    noAction: { status: 'ignored', reason: 'Nothing to do' },
-  };
-}
-
 /** Verifies and applies one delivery of a provider's webhook to a campaign. */
 export async function receivePaymentEvent(ctx: Ctx, source: PaymentSource, campaignId: string, body: Buffer, headers: IncomingHttpHeaders): Promise<Received> {
   const campaign = await findCampaign(ctx, campaignId);
@@ -110,7 +92,7 @@ export async function receivePaymentEvent(ctx: Ctx, source: PaymentSource, campa
     const ownerRow = owner && (await ctx.store.findParticipant(owner.id));
     if (ownerRow) note = await referBuyer(ctx, campaign, ownerRow, normalizeCode(e.referrerCode), { email: e.email, customerKey: keys[0] ?? null });
   }
-  const conversion = converted(campaign, e);
+  const conversion = await convert(ctx, campaign, e);
   return inTransaction(ctx, async (tx) => {
     const now = tx.now();
     const row: PaymentEventRow = {
@@ -148,7 +130,7 @@ export async function receivePaymentEvent(ctx: Ctx, source: PaymentSource, campa
       await tx.store.paymentEvents.settle(campaign.id, provider, e.id, { status: 'unmatched', participant_id: null, reason: 'No participant of this campaign has its referral code, customer or email', applied_on: null });
       return { outcome: 'unmatched' };
     }
-    const done = await applyToParticipant(tx, campaign, applicable(row), participant);
+    const done = await applyToParticipant(tx, campaign, paymentApplicable(row), participant);
     const reason = [note, done.reason].filter(Boolean).join('. ') || null;
     await tx.store.paymentEvents.settle(campaign.id, provider, e.id, { status: done.status, reason, participant_id: participant.id, applied_on: now });
     const told = done.status === 'ignored' ? reason : note;
@@ -177,7 +159,7 @@ export async function matchPaymentEvent(ctx: Ctx, actor: Actor, campaignId: stri
     if (row.status !== 'unmatched') throw new AppError(409, 'invalid_transition', `This event is ${row.status}: only an unmatched one can be matched`, 'eventId');
     const participant = await tx.store.findParticipantByEmail(campaign.id, normalizeEmail(email));
     if (!participant) throw participantNotFound();
-    const done = await applyToParticipant(tx, campaign, applicable(row), participant);
+    const done = await applyToParticipant(tx, campaign, paymentApplicable(row), participant);
     const settled = { ...done, participant_id: participant.id, applied_on: tx.now() };
     await tx.store.paymentEvents.settle(campaign.id, provider, id, settled);
     return present({ ...row, ...settled }, participant.email);

@@ -29,7 +29,8 @@ import { findCampaign, ownCampaign } from '../../campaigns/domain/campaigns.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
-import { applyToParticipant, inTransaction, participantNamed, type Applicable } from './payment-apply.js';
+import { applyToParticipant, inTransaction, participantNamed, stripeApplicable, stripeLinkKeys } from './payment-apply.js';
+import { convert } from './exchange-rates.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
 import { attributeByCode } from '../../promotions/domain/code-attribution.js';
@@ -44,7 +45,7 @@ const money = (cents: number) => (cents / 100).toFixed(2);
 const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
 
 /** What an event means for Refkit: the row to keep, with why it is ignored when it cannot be applied; undefined for the types it does not handle. */
-type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on'> & { odd?: string; discounts?: Discounts };
+type Reading = Omit<StripeEventRow, 'campaign_id' | 'status' | 'participant_id' | 'reason' | 'created_on' | 'applied_on' | 'converted_cents' | 'rate'> & { odd?: string; discounts?: Discounts };
 
 /** A payment's discounts: the promotion codes it names, or (an invoice's, sent as ids) the invoice to read them from. */
 interface Discounts {
@@ -160,28 +161,8 @@ function disputeOutcome(status: Stripe.Dispute.Status): Reading['action'] {
   return status === 'lost' ? 'dispute_lost' : null;
 }
 
-/** The Stripe ids of an event that can name its participant for later events. */
-const linkKeys = (r: Pick<StripeEventRow, 'customer' | 'charge' | 'payment_intent'>) =>
-  [r.customer && `customer:${r.customer}`, r.charge && `charge:${r.charge}`, r.payment_intent && `pi:${r.payment_intent}`].filter((k): k is string => !!k);
-
-/** The event as the rules of ./payment-apply.ts read it. */
-function applicable(r: StripeEventRow): Applicable {
-  return {
-    action: r.action,
-    amountCents: r.amount_cents,
-    // charge.refunded carries what was refunded of the charge in all.
-    refundTotalKey: r.type === 'charge.refunded' && r.charge ? `charge:${r.charge}` : null,
-    dispute: r.dispute,
-    linkKeys: linkKeys(r),
-    noAction:
-      r.type === 'charge.dispute.closed'
-        ? { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' }
-        : { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' },
-  };
-}
-
-const apply = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, participant: ParticipantRow) => applyToParticipant(ctx, campaign, applicable(r), participant);
-const participantOf = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow) => participantNamed(ctx, campaign, { code: r.code, email: r.email, linkKeys: linkKeys(r) });
+const apply = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow, participant: ParticipantRow) => applyToParticipant(ctx, campaign, stripeApplicable(r), participant);
+const participantOf = (ctx: Ctx, campaign: CampaignRow, r: StripeEventRow) => participantNamed(ctx, campaign, { code: r.code, email: r.email, linkKeys: stripeLinkKeys(r) });
 
 export interface Received {
   /** What became of the event: applied, unmatched, held (another currency), ignored (a type Refkit does not handle, or nothing to do), or duplicate. */
@@ -218,6 +199,8 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
     const row: StripeEventRow = {
       ...fields,
       promotion_code: coded?.promotionCode ?? null,
+      converted_cents: null,
+      rate: null,
       campaign_id: campaign.id,
       status: 'unmatched',
       participant_id: null,
@@ -229,10 +212,16 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
     if (!(await tx.store.stripe.claim(odd ? { ...row, reason: odd } : row))) return { outcome: 'duplicate' };
     if (odd) return { outcome: 'ignored', reason: odd };
     const participant = await participantOf(tx, campaign, row);
-    const held = heldReason(campaign, row);
-    if (held) {
-      await tx.store.stripe.settle(campaign.id, row.id, { status: 'held', participant_id: participant?.id ?? null, reason: held, applied_on: null });
-      return { outcome: 'held', reason: held };
+    // Another currency than the campaign's: converted by the account's rates, else held (./exchange-rates.ts).
+    const conversion = moneyMoves(row) ? await convert(tx, campaign, { amountCents: row.amount_cents, currency: row.currency }) : { cents: row.amount_cents, rate: null };
+    if ('held' in conversion) {
+      await tx.store.stripe.settle(campaign.id, row.id, { status: 'held', participant_id: participant?.id ?? null, reason: conversion.held, applied_on: null });
+      return { outcome: 'held', reason: conversion.held };
+    }
+    if (conversion.rate !== null && conversion.cents !== null) {
+      row.converted_cents = conversion.cents;
+      row.rate = conversion.rate;
+      await tx.store.stripe.setConverted(campaign.id, row.id, conversion.cents, conversion.rate);
     }
     if (!participant) {
       await tx.store.stripe.settle(campaign.id, row.id, { status: 'unmatched', participant_id: null, reason: 'No participant of this campaign has its referral code, customer or email', applied_on: null });
@@ -247,16 +236,8 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   });
 }
 
-/**
- * Why an event's money is held, if it is: its amount is in another currency than the campaign's rewards
- * (a payment in JPY on a USD campaign), and taking it 1:1 would pay commissions on a wrong figure. It is
- * kept, unapplied, with the participant it names, until a conversion applies it.
- */
-function heldReason(campaign: CampaignRow, r: StripeEventRow): string | undefined {
-  if (r.action !== 'payment' && r.action !== 'refund' && r.action !== 'dispute') return undefined;
-  if (!r.amount_cents || !r.currency || r.currency.toUpperCase() === campaign.reward_currency) return undefined;
-  return `Its amount is in ${r.currency.toUpperCase()} and this campaign's rewards are in ${campaign.reward_currency}: held, not applied, until it can be converted`;
-}
+/** Whether an event moves money, whose currency then matters (a payment, refund or dispute). */
+const moneyMoves = (r: StripeEventRow) => (r.action === 'payment' || r.action === 'refund' || r.action === 'dispute') && !!r.amount_cents && !!r.currency;
 
 /** Applies an unmatched event to the participant with `email` (the owner matched it by hand). */
 export async function matchStripeEvent(ctx: Ctx, actor: Actor, campaignId: string, eventId: string, email: string): Promise<StripeEventView> {

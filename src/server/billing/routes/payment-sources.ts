@@ -6,11 +6,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { StripeReceived } from '../../../api/billing-schemas.js';
-import { ListPaymentEventsQuery, MatchPaymentEventBody, PaymentEventView, PROVIDER_SECRET_FIELDS } from '../../../api/payment-source-schemas.js';
+import {
+  ExchangeRates,
+  ExchangeRatesAnswer,
+  ListPaymentEventsQuery,
+  MatchPaymentEventBody,
+  PaymentEventView,
+  PROVIDER_SECRET_FIELDS,
+  SetExchangeRatesBody,
+} from '../../../api/payment-source-schemas.js';
+import { getExchangeRates, setExchangeRates } from '../domain/exchange-rates.js';
 import { requireActor } from '../../http/access.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
 import { listPaymentEvents, matchPaymentEvent, receivePaymentEvent, type PaymentSource } from '../domain/payment-sources.js';
 import { paddleSource } from '../domain/paddle-source.js';
+import { lemonSqueezySource } from '../domain/lemonsqueezy-source.js';
+import { shopifySource } from '../domain/shopify-source.js';
+import { chargebeeSource } from '../domain/chargebee-source.js';
+import { segmentSource } from '../domain/segment-source.js';
 
 /** A provider's events are a few KB; this is far over any. */
 const BODY_LIMIT = 1024 * 1024;
@@ -24,6 +37,34 @@ const SOURCES: { source: PaymentSource; operationId: string; name: string; event
     events: 'transaction.completed, adjustment.created and adjustment.updated',
     signed: 'Paddle-Signature (ts and h1, HMAC-SHA256 of "ts:body")',
   },
+  {
+    source: lemonSqueezySource,
+    operationId: 'receiveLemonSqueezyEvent',
+    name: 'Lemon Squeezy',
+    events: 'order_created, subscription_payment_success and order_refunded',
+    signed: 'X-Signature (hex HMAC-SHA256 of the body with the signing secret)',
+  },
+  {
+    source: shopifySource,
+    operationId: 'receiveShopifyEvent',
+    name: 'Shopify',
+    events: 'orders/paid and refunds/create (JSON)',
+    signed: 'X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the body with the client secret)',
+  },
+  {
+    source: chargebeeSource,
+    operationId: 'receiveChargebeeEvent',
+    name: 'Chargebee',
+    events: 'payment_succeeded and payment_refunded (API version v2)',
+    signed: 'basic authentication (Authorization: Basic, the username and password of the webhook as "user:password")',
+  },
+  {
+    source: segmentSource,
+    operationId: 'receiveSegmentEvent',
+    name: 'Segment',
+    events: 'the track calls Order Completed and Order Refunded (the V2 Ecommerce spec), as a Webhooks destination',
+    signed: 'X-Signature (hex HMAC-SHA1 of the body with the shared secret)',
+  },
 ];
 
 const receivers: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,7 +74,8 @@ const receivers: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/api/v1/integrations/${source.provider}/:campaignId`,
       {
-        config: { access: 'public' as const },
+        // Chargebee authenticates its deliveries with Authorization: Basic, which the source verifies (not a Refkit key).
+        config: { access: 'public' as const, ownAuthorization: true },
         schema: {
           operationId,
           tags: ['integrations'],
@@ -72,6 +114,38 @@ export const paymentSourceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => listPaymentEvents(request.ctx, requireActor(request), request.query.id, request.query.provider, request.query.status, request.query.limit ?? 50),
+  );
+
+  // The account's rates hold for both modes' campaigns: no test key sets them (../../http/permissions.ts).
+  app.get(
+    '/api/v1/admin/getExchangeRates',
+    {
+      config: { access: 'secret' as const, accountWide: true as const },
+      schema: {
+        ...ownerRoute('admin'),
+        summary: "The account's exchange rates (exchangeRates null: none set)",
+        response: { 200: Type.Object({ exchangeRates: Type.Union([ExchangeRates, Type.Null()]) }), ...ownerErrors },
+      },
+    },
+    async (request) => ({ exchangeRates: await getExchangeRates(request.ctx, requireActor(request)) }),
+  );
+
+  app.post(
+    '/api/v1/admin/setExchangeRates',
+    {
+      config: { access: 'secret' as const, accountWide: true as const, idempotent: true },
+      schema: {
+        ...ownerRoute('admin'),
+        summary: "Set the account's exchange rates: what converts a payment in another currency than its campaign's",
+        description:
+          'Units of base per one unit of each currency, dated by asOf: {"base":"USD","rates":{"EUR":1.08},"asOf":"..."}. Used when the provider gave no ' +
+          "amount in the campaign's currency; events held for their currency that these rates convert are applied at once (applied says how many). " +
+          '403 forbidden to test keys (the rates hold for the whole account).',
+        body: SetExchangeRatesBody,
+        response: { 200: ExchangeRatesAnswer, ...ownerErrors },
+      },
+    },
+    async (request) => setExchangeRates(request.ctx, requireActor(request), request.body),
   );
 
   app.post(

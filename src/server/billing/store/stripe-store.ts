@@ -22,6 +22,11 @@ export class StripeStore {
     await this.db.updateTable('stripe_events').set(fields).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
   }
 
+  /** What a rate converted the event's amount to. */
+  async setConverted(campaignId: string, id: string, cents: number, rate: string): Promise<void> {
+    await this.db.updateTable('stripe_events').set({ converted_cents: cents, rate }).where('campaign_id', '=', campaignId).where('id', '=', id).execute();
+  }
+
   /** A campaign's events of one status, newest first. */
   list(campaignId: string, status: StripeEventRow['status'] | undefined, limit: number): Promise<StripeEventRow[]> {
     let q = this.db.selectFrom('stripe_events').selectAll().where('campaign_id', '=', campaignId);
