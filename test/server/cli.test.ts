@@ -102,6 +102,12 @@ describe('refkit CLI', () => {
     assert.deepEqual(await discount(), [{ amountOff: 10, duration: 'forever' }, null]);
     await json(['campaign', 'update', '--id', id, '--referee-discount', 'off', '--stripe-reward-key', '']);
     assert.deepEqual(await discount(), [null, null]);
+    const sources = await cli(['campaign', 'update', '--id', id, '--paddle-webhook-secret', 'pdl_ntfset_cli0123', '--chargebee-webhook-auth', 'refkit:s3cret'], env);
+    assert.equal(sources.code, 0, sources.stderr);
+    assert.match(sources.stderr, /Paddle webhook secret set\.\nChargebee webhook auth set\./);
+    assert.ok(![sources.stdout, sources.stderr].some((t) => t.includes('s3cret') || t.includes('pdl_ntfset_cli0123')), 'never printed');
+    const listed = (JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!;
+    assert.deepEqual(listed.paymentSourcesConfigured, ['paddle', 'chargebee']);
     const badDiscount = await cli(['campaign', 'update', '--id', id, '--referee-discount', '10:repeating'], env);
     assert.notEqual(badDiscount.code, 0);
     assert.match(badDiscount.stderr, /repeating:<months>/);

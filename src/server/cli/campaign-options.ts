@@ -37,6 +37,11 @@ export function campaignFields(cmd: Command): Command {
     .option('--hold-days <n>', 'holdDays: new credits stay pending this many days', int)
     .option('--stripe-webhook-secret <whsec>', "stripeWebhookSecret: the signing secret of the campaign's Stripe webhook endpoint ('' removes it)")
     .option('--stripe-reward-key <rk_...>', "stripeRewardKey: the restricted Stripe key rewards are paid into Stripe with ('' removes it)")
+    .option('--paddle-webhook-secret <secret>', "paddleWebhookSecret: the Paddle notification destination's secret key ('' removes it)")
+    .option('--lemonsqueezy-webhook-secret <secret>', "lemonSqueezyWebhookSecret: the Lemon Squeezy webhook's signing secret ('' removes it)")
+    .option('--shopify-webhook-secret <secret>', "shopifyWebhookSecret: the Shopify app's client secret its webhooks are signed with ('' removes it)")
+    .option('--chargebee-webhook-auth <user:password>', "chargebeeWebhookAuth: the basic auth of the Chargebee webhook ('' removes it)")
+    .option('--segment-shared-secret <secret>', "segmentSharedSecret: the Segment webhook destination's shared secret ('' removes it)")
     .addOption(new Option('--stripe-reward-mode <mode>', 'stripeRewardMode: how an available reward is paid into Stripe').choices([...STRIPE_REWARD_MODES]))
     .option(
       '--referee-discount <off|15%:once|10:repeating:3|...>',
@@ -80,6 +85,11 @@ export interface CampaignOptions {
   stripeWebhookSecret?: string;
   stripeRewardKey?: string;
   stripeRewardMode?: StripeRewardMode;
+  paddleWebhookSecret?: string;
+  lemonsqueezyWebhookSecret?: string;
+  shopifyWebhookSecret?: string;
+  chargebeeWebhookAuth?: string;
+  segmentSharedSecret?: string;
   refereeDiscount?: RefereeDiscount | null;
   promotionCodePrefix?: string;
   rewardCodesLowThreshold?: number;
@@ -124,6 +134,11 @@ export const campaignBody = (o: CampaignOptions) => ({
   stripeWebhookSecret: o.stripeWebhookSecret,
   stripeRewardKey: o.stripeRewardKey,
   stripeRewardMode: o.stripeRewardMode,
+  paddleWebhookSecret: o.paddleWebhookSecret,
+  lemonSqueezyWebhookSecret: o.lemonsqueezyWebhookSecret,
+  shopifyWebhookSecret: o.shopifyWebhookSecret,
+  chargebeeWebhookAuth: o.chargebeeWebhookAuth,
+  segmentSharedSecret: o.segmentSharedSecret,
   refereeDiscount: o.refereeDiscount,
   promotionCodePrefix: o.promotionCodePrefix,
   rewardCodesLowThreshold: o.rewardCodesLowThreshold,
@@ -138,5 +153,13 @@ export const campaignBody = (o: CampaignOptions) => ({
  */
 export function secretNotices(o: CampaignOptions): string {
   const said = (value: string | undefined, what: string) => (value === undefined ? '' : `${what} ${value === '' ? 'removed' : 'set'}.\n`);
-  return said(o.stripeWebhookSecret, 'Stripe webhook secret') + said(o.stripeRewardKey, 'Stripe reward key');
+  return (
+    said(o.stripeWebhookSecret, 'Stripe webhook secret') +
+    said(o.stripeRewardKey, 'Stripe reward key') +
+    said(o.paddleWebhookSecret, 'Paddle webhook secret') +
+    said(o.lemonsqueezyWebhookSecret, 'Lemon Squeezy webhook secret') +
+    said(o.shopifyWebhookSecret, 'Shopify webhook secret') +
+    said(o.chargebeeWebhookAuth, 'Chargebee webhook auth') +
+    said(o.segmentSharedSecret, 'Segment shared secret')
+  );
 }
