@@ -105,6 +105,11 @@ eachDatabase(
         .insertInto('stripe_events')
         .values({ campaign_id: a, id: 'evt_1', type: 'invoice.paid', status: 'applied', action: 'payment', amount_cents: 3000, currency: 'usd', email: ANN.email, code: null, customer: 'cus_1', charge: null, payment_intent: null, participant_id: annA!.id, reason: null, created_on: Date.now(), applied_on: Date.now() })
         .execute();
+      // An unmatched Shopify order with her address (another provider's event: its address goes too).
+      await s.ctx.store.db
+        .insertInto('payment_events')
+        .values({ campaign_id: a, provider: 'shopify', id: 'order:1:paid', type: 'orders/paid', status: 'unmatched', action: 'payment', amount_cents: 1000, currency: 'USD', email: ANN.email, link_keys: '[]', created_on: Date.now() })
+        .execute();
       for (let i = 0; i < 2; i++) {
         await fetch(`${s.url}/api/v1/auth/signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ANN.email, password: 'not the password' }) });
       }

@@ -204,6 +204,8 @@ export class PersonStore {
   /** Stripe events keep what applying them did (amounts, ids); the address they carried is dropped. */
   async dropStripeEmail(scope: PersonScope, email: string): Promise<void> {
     await this.db.updateTable('stripe_events').set({ email: null }).where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).execute();
+    // The other payment providers' events too (Paddle, Shopify...): what applying them did stays, the address goes.
+    await this.db.updateTable('payment_events').set({ email: null }).where('campaign_id', 'in', this.#accountCampaigns(scope)).where('email', '=', email).execute();
   }
 
   /** Stored answers of keyed calls that carry the address: their retries run again instead of replaying it. */
