@@ -76,7 +76,6 @@ export const SetExchangeRatesBody = Type.Object(
     base: CurrencyCode,
     rates: Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Number({ exclusiveMinimum: 0, maximum: 1e9, 'x-finite': true }), {
       description: 'Units of base per one unit of each currency: {"EUR": 1.08} with base USD says 1 EUR = 1.08 USD',
-      minProperties: 1,
       maxProperties: 200,
     }),
     asOf: Type.String({ format: 'date-time', description: 'When the rates were true (shown beside them)' }),

@@ -154,6 +154,7 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     await rejects(() => testKey.setExchangeRates({ base: 'USD', rates: { EUR: 1.1 }, asOf: new Date().toISOString() }), 403, 'forbidden');
     await rejects(() => s.admin.setExchangeRates({ base: 'USD', rates: { USD: 2 }, asOf: new Date().toISOString() }), 400, 'invalid_request', 'rates.USD');
     await rejects(() => s.admin.setExchangeRates({ base: 'USD', rates: { EUR: -1 }, asOf: new Date().toISOString() }), 400, 'invalid_request');
+    await rejects(() => s.admin.setExchangeRates({ base: 'USD', rates: {}, asOf: new Date().toISOString() }), 400, 'invalid_request', 'rates');
     assert.equal(await s.admin.getExchangeRates(), null, 'a refused call sets nothing');
 
     // 1 EUR = 1.25 USD, 1 JPY = 0.008 USD: 40.00 EUR is 50.00 USD (5 earned), ¥7,500 is 60.00 USD (6 earned).
@@ -164,6 +165,10 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     const paddled = events.find((e) => e.provider === 'paddle')!;
     assert.deepEqual([paddled.status, paddled.convertedAmount], ['applied', '50.00']);
     assert.match(paddled.rate!, /1 EUR = 1\.25 USD/);
+    // The rate is kept on the payment, and the ledger says it beside the commission.
+    const labels = (await s.admin.listRewardEntries(id, 'ann@example.com')).map((e) => e.label);
+    assert.ok(labels.some((l) => /^Commission: 10% of payment \d \(40\.00 EUR, 1 EUR = 1\.25 USD/.test(l)), labels.join(' | '));
+    assert.ok(labels.some((l) => /\(7500\.00 JPY, 1 JPY = 0\.008 USD/.test(l)), labels.join(' | '));
     assert.equal(events.find((e) => e.provider === 'stripe')!.status, 'applied');
     // Set again: nothing is held any more, nothing is applied twice.
     assert.equal((await s.admin.setExchangeRates({ base: 'USD', rates: { EUR: 1.25, JPY: 0.008 }, asOf: '2026-12-01T00:00:00.000Z' })).applied, 0);

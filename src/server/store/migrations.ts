@@ -1263,6 +1263,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // A Stripe event held for its currency is applied once a rate converts it: what it was converted to, and how.
         await db.schema.alterTable('stripe_events').addColumn('converted_cents', 'bigint').execute();
         await db.schema.alterTable('stripe_events').addColumn('rate', 'text').execute();
+        // A payment converted from another currency: what it was, and at what rate (its commission's label says so).
+        await db.schema.alterTable('payments').addColumn('converted_from', 'text').execute();
         // The owner's exchange rates (../billing/domain/exchange-rates.ts): units of `base` per one unit of each currency.
         await db.schema
           .createTable('exchange_rates')

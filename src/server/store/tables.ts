@@ -155,6 +155,8 @@ export interface ParticipantsTable {
 /** A referee's payment: what refunds take back from, and the commission it earned its referrer. */
 export interface PaymentsTable {
   id: Generated<number>;
+  /** A payment converted from another currency: the amount it was and the rate used (../billing/domain/exchange-rates.ts); null: none. */
+  converted_from: string | null;
   participant_id: number;
   /** 1 for the payer's first payment, and so on: commissionPayments counts these. */
   seq: number;

@@ -60,6 +60,7 @@ export async function getExchangeRates(ctx: Ctx, actor: Actor): Promise<Exchange
 
 /** Sets the account's rates and applies the held events they now convert; answers the rates and how many were applied. */
 export async function setExchangeRates(ctx: Ctx, actor: Actor, body: SetExchangeRatesBody): Promise<ExchangeRates & { applied: number }> {
+  if (Object.keys(body.rates).length === 0) throw invalid('rates', 'rates names at least one currency besides the base');
   if (body.rates[body.base] !== undefined && body.rates[body.base] !== 1) throw invalid(`rates.${body.base}`, `The base currency is worth 1 of itself: leave ${body.base} out of rates`);
   const now = ctx.now();
   const row: ExchangeRatesRow = { account_id: actor.accountId, base: body.base, rates: JSON.stringify(body.rates), as_of: Date.parse(body.asOf), updated_on: now };

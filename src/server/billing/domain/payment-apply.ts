@@ -30,7 +30,13 @@ export interface Applicable {
   linkKeys: string[];
   /** The outcome of an event kept with no action (a subscription's checkout: only its customer's link). */
   noAction: Outcome;
+  /** When the amount was converted from another currency: what it was, and the rate (kept on the payment, said in the ledger). */
+  convertedFrom: string | null;
 }
+
+/** What a converted event's amount was, and at what rate; null when it was in the campaign's currency. */
+const convertedFrom = (r: { amount_cents: number | null; currency: string | null; converted_cents: number | null; rate: string | null }) =>
+  r.converted_cents !== null && r.rate && r.amount_cents !== null && r.currency ? `${money(r.amount_cents)} ${r.currency.toUpperCase()}, ${r.rate}` : null;
 
 export interface Outcome {
   status: 'applied' | 'ignored';
@@ -64,7 +70,7 @@ export async function applyToParticipant(ctx: Ctx, campaign: CampaignRow, e: App
   try {
     if (e.action === 'payment') {
       if (!e.amountCents) return { status: 'ignored', reason: 'Nothing was paid (a free trial or a 100% discount)' };
-      await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(e.amountCents) });
+      await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(e.amountCents) }, { convertedFrom: e.convertedFrom });
     } else if (e.action === 'refund') {
       let cents = e.amountCents ?? 0;
       // A running total of the payment's refunds: take the part not taken yet.
@@ -108,6 +114,7 @@ export function stripeApplicable(r: StripeEventRow): Applicable {
       r.type === 'charge.dispute.closed'
         ? { status: 'ignored', reason: 'The dispute closed with no outcome Refkit acts on' }
         : { status: 'applied', reason: 'The customer is linked to this participant; their payments arrive as invoice.paid' },
+    convertedFrom: convertedFrom(r),
   };
 }
 
@@ -120,6 +127,7 @@ export function paymentApplicable(row: PaymentEventRow): Applicable {
     dispute: row.dispute,
     linkKeys: JSON.parse(row.link_keys) as string[],
     noAction: { status: 'ignored', reason: 'Nothing to do' },
+    convertedFrom: convertedFrom(row),
   };
 }
 

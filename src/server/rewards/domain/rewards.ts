@@ -26,7 +26,8 @@ import { blockMs, refereeBlocked } from '../../privacy/domain/erasure-block.js';
 import type { ParticipantView } from '../../referrals/domain/present.js';
 
 
-export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyParticipantBody): Promise<ParticipantView> {
+/** `convertedFrom`: the payment was converted from another currency (the amount and rate, said in its commission's label). */
+export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyParticipantBody, options: { convertedFrom?: string | null } = {}): Promise<ParticipantView> {
   const { participant, campaign } = await getParticipant(ctx, actor, input.id, input.email);
   // A pause is temporary and nothing of the call is kept: the backend must send it again after the
   // resume, or the purchase is never credited. The message says so; the code stays the interface's.
@@ -43,7 +44,7 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   // A payment of 0.00 (a free trial, a full discount) is no payment: nothing is recorded and it takes no
   // commission slot (commissionPayments counts payments); the call qualifies as one without amountPaid.
   const paid = input.amountPaid === undefined ? 0 : toCents(input.amountPaid);
-  if (paid > 0 && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0) {
+  if (paid > 0 && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0 && !options.convertedFrom) {
     // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
     // it writes is the payment and its counters, in one statement where the transaction below takes
     // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
@@ -66,8 +67,10 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       // No commission is due on it, or it is decided when the referral is credited (it may wait for review).
       const decided = batch.rules.bp === 0;
       const payment = await tx.payments.record(refereeId, referrerId, cents, completed, decided, now);
+      const convertedFrom = options.convertedFrom ?? null;
+      if (convertedFrom) await tx.payments.setConvertedFrom(payment.id, convertedFrom);
       await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
-      if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents });
+      if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents, converted_from: convertedFrom });
     }
     if (completed) await creditIfDue(batch, refereeId, referrerId, blockMs(ctx));
     return batch.commit();
@@ -94,7 +97,7 @@ async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: nu
 }
 
 /** The referrer's commission on one payment of their referee (./reward-rules.ts says how much). */
-async function creditCommission(batch: RewardBatch, referrerId: number, refereeId: number, payment: Pick<PaymentRow, 'id' | 'seq' | 'amount_cents'>): Promise<void> {
+async function creditCommission(batch: RewardBatch, referrerId: number, refereeId: number, payment: Pick<PaymentRow, 'id' | 'seq' | 'amount_cents' | 'converted_from'>): Promise<void> {
   let units = 0;
   let bp = 0;
   if (commissionApplies(batch.rules, payment.seq)) {
@@ -104,7 +107,7 @@ async function creditCommission(batch: RewardBatch, referrerId: number, refereeI
     batch.carry(referrerId, due.carry);
     const percent = batch.rules.bp / 100;
     if (due.units > 0) {
-      units = await batch.credit(referrerId, { kind: 'commission', rewardKind: 'referral', amount: due.units, label: `Commission: ${percent}% of payment ${payment.seq}`, refereeId, paymentId: payment.id });
+      units = await batch.credit(referrerId, { kind: 'commission', rewardKind: 'referral', amount: due.units, label: `Commission: ${percent}% of payment ${payment.seq}${payment.converted_from ? ` (${payment.converted_from})` : ''}`, refereeId, paymentId: payment.id });
     }
   }
   await batch.tx.payments.decide(payment.id, units, bp);

@@ -225,6 +225,11 @@ export class PaymentStore {
     return this.#batches ? this.#batches.add({ payerId, referrerId, campaignId, day, cents, now }, alone) : alone();
   }
 
+  /** Says what a payment was converted from (another currency, and the rate). */
+  async setConvertedFrom(paymentId: number, note: string): Promise<void> {
+    await this.db.updateTable('payments').set({ converted_from: note }).where('id', '=', paymentId).execute();
+  }
+
   /** Takes back (negative `cents`) revenue a referrer's referee brought: a refund. */
   async addRevenue(referrerId: number, cents: number, now: number): Promise<void> {
     await writes.revenue(this.db, referrerId, cents, now);
