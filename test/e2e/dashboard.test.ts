@@ -3,6 +3,7 @@
  * /admin/, Debian's Chromium. Each test signs in and does one task the way an owner would.
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -737,6 +738,182 @@ describe('dashboard', () => {
         const expected = (await seeded.service.admin.listStripeEvents(id, status)).map((e) => e.id);
         await page.getByLabel('Status').selectOption(status);
         await waitFor(async () => JSON.stringify(await rows.locator('td.event .mono').allTextContents()) === JSON.stringify(expected), `only ${status} events listed`);
+      }
+    }));
+
+  it('billing: sales from other providers: each provider\'s URL and events; a Paddle secret set (a refusal beside the field); its signed events listed, unmatched first, one matched by hand; exchange rates set apply a held one; a 403 said plainly; a viewer only reads', () =>
+    task(async ({ page }) => {
+      const admin = seeded.service.admin;
+      const { campaignId } = await admin.createCampaign({ campaignName: 'Sources campaign', hostURL: 'https://acme.example/sources', referrerRewardValue: 0, refereeRewardValue: 0, referrerRewardPercent: 10, rewardCurrency: 'USD', rewardType: 'credit' });
+      const id = campaignId!;
+      const ann = await admin.addParticipant({ id, email: 'ann.sources@example.com' });
+      const ben = await admin.addParticipant({ id, email: 'ben.sources@example.com', referredByCode: ann.referralCode! });
+      // Signed as Paddle signs (test/server/payment-sources.test.ts): h1 is the hex HMAC-SHA256 of "ts:body".
+      const PADDLE_SECRET = 'pdl_ntfset_01dashboardE2E_0123456789';
+      const paddle = async (body: unknown) => {
+        const payload = JSON.stringify(body);
+        const ts = Math.floor(Date.now() / 1000);
+        const signature = `ts=${ts};h1=${createHmac('sha256', PADDLE_SECRET).update(`${ts}:${payload}`).digest('hex')}`;
+        const res = await fetch(`${seeded.service.url}/api/v1/integrations/paddle/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'paddle-signature': signature }, body: payload });
+        return ((await res.json()) as { outcome?: string }).outcome;
+      };
+      const transaction = (txn: string, code: string | null, total: string, currency = 'USD', payout?: string) => ({
+        event_id: `evt_${txn}`,
+        event_type: 'transaction.completed',
+        occurred_at: new Date().toISOString(),
+        data: {
+          id: txn,
+          status: 'completed',
+          customer_id: code === null ? 'ctm_stranger' : 'ctm_ben',
+          currency_code: currency,
+          custom_data: code === null ? null : { refkit_code: code },
+          details: {
+            totals: { subtotal: total, discount: '0', tax: '0', total, grand_total: total, currency_code: currency },
+            payout_totals: payout ? { subtotal: payout, tax: '0', discount: '0', total: payout, fee: '0', earnings: payout, currency_code: 'USD' } : null,
+          },
+        },
+      });
+
+      await page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/billing`);
+      const card = page.locator('rk-payment-sources');
+      await card.getByRole('heading', { name: 'Sales from other providers' }).waitFor();
+      // Each provider: its endpoint and the events to select in its console.
+      const events: [string, string, string[]][] = [
+        ['Lemon Squeezy', 'lemonsqueezy', ['order_created', 'subscription_payment_success', 'order_refunded']],
+        ['Shopify', 'shopify', ['orders/paid', 'refunds/create']],
+        ['Chargebee', 'chargebee', ['payment_succeeded', 'payment_refunded']],
+        ['Segment', 'segment', ['Order Completed', 'Order Refunded']],
+        ['Paddle', 'paddle', ['transaction.completed', 'adjustment.created', 'adjustment.updated']],
+      ];
+      for (const [name, path, types] of events) {
+        await card.getByRole('group', { name: 'Provider' }).getByRole('button', { name, exact: true }).click();
+        const listed = card.getByRole('list', { name: `Events to select in ${name}` });
+        for (const type of types) await listed.getByText(type, { exact: true }).waitFor();
+        assert.equal(await listed.locator('li').count(), types.length);
+        await card.getByRole('button', { name: `Copy ${name} endpoint URL` }).click();
+        assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${seeded.service.url}/api/v1/integrations/${path}/${id}`);
+        if (path === 'chargebee') {
+          await card.getByLabel('Chargebee password').waitFor();
+          await card.locator('form.secret').screenshot({ path: '/tmp/payment-sources-chargebee-1280.png' });
+        }
+      }
+      assert.equal(await card.getByRole('button', { name: 'Paddle', exact: true }).getAttribute('aria-pressed'), 'true');
+
+      // The secret: a refusal beside the field, then set (write-only: "set" after a reload, never the secret).
+      await card.getByText('not set', { exact: true }).waitFor();
+      await card.getByLabel('Paddle secret key').fill('x'.repeat(501));
+      await card.getByRole('button', { name: 'Save Paddle secret' }).click();
+      await card.locator('.field-error').getByText(/paddleWebhookSecret/).waitFor();
+      assert.equal(await card.getByLabel('Paddle secret key').getAttribute('aria-invalid'), 'true');
+      await card.getByLabel('Paddle secret key').fill(PADDLE_SECRET);
+      await card.getByRole('button', { name: 'Save Paddle secret' }).click();
+      await card.getByText('Paddle secret saved.').waitFor();
+      await card.getByText('set', { exact: true }).waitFor();
+      assert.deepEqual((await admin.listCampaigns()).find((c) => c.campaignId === id)!.paymentSourcesConfigured, ['paddle']);
+
+      // Paddle's events: one converted by what Paddle paid out, one for nobody, one held for its currency.
+      assert.equal(await paddle(transaction('txn_eur_paid', ben.referralCode!, '4600', 'EUR', '5000')), 'applied');
+      assert.equal(await paddle(transaction('txn_stranger', null, '3000')), 'unmatched');
+      assert.equal(await paddle(transaction('txn_eur_held', ben.referralCode!, '4000', 'EUR')), 'held');
+      await page.reload();
+      await card.getByText('set', { exact: true }).waitFor();
+      assert.equal(await card.getByLabel('Paddle secret key').inputValue(), '');
+      const table = card.getByRole('table', { name: 'Events from Paddle' });
+      const rows = table.locator('tbody tr');
+      const listed = await admin.listPaymentEvents(id, { provider: 'paddle' });
+      const stray = listed.find((e) => e.status === 'unmatched')!;
+      const converted = listed.find((e) => e.status === 'applied')!;
+      const held = listed.find((e) => e.status === 'held')!;
+      await rows.filter({ hasText: held.id }).waitFor();
+      assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.className)), ['unmatched', ...listed.filter((e) => e.status !== 'unmatched').map((e) => e.status)]);
+      await card.getByText('1 event names no participant').waitFor();
+      await rows.filter({ hasText: stray.id }).getByText('$30.00').waitFor();
+      const convertedRow = rows.filter({ hasText: converted.id });
+      for (const text of ['€46.00', '= $50.00', 'settled by the provider: EUR -> USD']) await convertedRow.getByText(text).waitFor();
+      await rows.filter({ hasText: held.id }).getByText(/in EUR .* in USD/).waitFor();
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        assert.deepEqual(await seriousViolations(page), [], `billing with Paddle's events at ${width} px`);
+        assert.equal(await overflowsSideways(page), false, `billing wider than ${width} px`);
+        await card.screenshot({ path: `/tmp/payment-sources-${width}.png` });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // Matched by hand: a wrong email said in its row, then the right one applies it.
+      await card.getByLabel(`Participant for ${stray.id}`).fill('nobody@example.com');
+      await card.getByRole('button', { name: `Match ${stray.id}` }).click();
+      await rows.filter({ hasText: stray.id }).getByRole('alert').getByText(/participant/i).waitFor();
+      await card.getByLabel(`Participant for ${stray.id}`).fill(ben.email!);
+      await card.getByRole('button', { name: `Match ${stray.id}` }).click();
+      await card.getByText(`${stray.id} applied to ${ben.email}.`).waitFor();
+      await rows.filter({ hasText: stray.id }).getByRole('link', { name: ben.email! }).waitFor();
+      assert.equal((await admin.listPaymentEvents(id, { provider: 'paddle', status: 'unmatched' })).length, 0);
+
+      // Exchange rates: none yet; the base refused among the rates beside its row; then saved, applying the held event.
+      const rates = page.locator('rk-exchange-rates');
+      await rates.getByText('No rates set yet', { exact: false }).waitFor();
+      await rates.getByLabel('Base currency').fill('usd');
+      await rates.getByLabel('Rates as of').fill('2026-12-01');
+      await rates.getByLabel('Currency 1', { exact: true }).fill('USD');
+      await rates.getByLabel('Units of USD per 1 USD').fill('2');
+      await rates.getByRole('button', { name: 'Save exchange rates' }).click();
+      await rates.getByRole('alert').getByText(/leave USD out of rates/).waitFor();
+      assert.equal(await rates.getByLabel('Units of USD per 1 USD').getAttribute('aria-invalid'), 'true');
+      assert.equal(await admin.getExchangeRates(), null);
+      await rates.getByLabel('Currency 1', { exact: true }).fill('EUR');
+      await rates.getByLabel('Units of USD per 1 EUR').fill('1.25');
+      await rates.getByRole('button', { name: 'Add currency' }).click();
+      await rates.getByLabel('Currency 2', { exact: true }).fill('GBP');
+      await rates.getByLabel('Units of USD per 1 GBP').fill('1.27');
+      await rates.getByRole('button', { name: 'Save exchange rates' }).click();
+      await rates.getByText('Exchange rates saved: 1 held event applied.').waitFor();
+      await rates.getByText('Dec 1, 2026').waitFor();
+      const saved = (await admin.getExchangeRates())!;
+      assert.deepEqual([saved.base, saved.rates, saved.asOf], ['USD', { EUR: 1.25, GBP: 1.27 }, '2026-12-01T00:00:00.000Z']);
+      const heldRow = rows.filter({ hasText: held.id });
+      await heldRow.getByText('applied', { exact: true }).waitFor();
+      await heldRow.getByText('= $50.00').waitFor();
+      await heldRow.getByText(/1 EUR = 1\.25 USD/).waitFor();
+      await page.reload();
+      await rates.getByText('Dec 1, 2026').waitFor();
+      assert.deepEqual([await rates.getByLabel('Units of USD per 1 EUR').inputValue(), await rates.getByLabel('Units of USD per 1 GBP').inputValue()], ['1.25', '1.27']);
+
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
+        assert.deepEqual(await seriousViolations(page), [], `billing with exchange rates at ${width} px`);
+        assert.equal(await overflowsSideways(page), false, `billing wider than ${width} px`);
+        await rates.screenshot({ path: `/tmp/exchange-rates-${width}.png` });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The service refusing the account-wide rates to test mode (a test key's 403): said plainly, nothing changed.
+      await page.route('**/api/v1/admin/setExchangeRates', (route) =>
+        route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: { code: 'forbidden', message: 'A test key acts on test mode only, never on the whole account (members, invitations, settings): use a live key or the dashboard' } }) }),
+      );
+      await rates.getByLabel('Units of USD per 1 EUR').fill('1.3');
+      await rates.getByRole('button', { name: 'Save exchange rates' }).click();
+      await rates.getByRole('alert').getByText(/exchange rates are the whole account’s, for live and test campaigns alike, and test mode may not change them/).waitFor();
+      await page.unroute('**/api/v1/admin/setExchangeRates');
+      assert.deepEqual((await admin.getExchangeRates())!.rates, { EUR: 1.25, GBP: 1.27 });
+
+      // A viewer reads the secret's state, the events and the rates, with no control.
+      const VIEWER = { email: 'viewer.sources@acme.example', password: 'a viewer passphrase' };
+      await createOwner(seeded.service.ctx, VIEWER.email, VIEWER.password, undefined, 'viewer');
+      const viewer = await signedIn(browser, seeded.service.url, 1280, VIEWER);
+      try {
+        await viewer.page.goto(`/admin/#/campaigns/${encodeURIComponent(id)}/billing`);
+        const theirs = viewer.page.locator('rk-exchange-rates');
+        await theirs.getByRole('table', { name: 'Exchange rates' }).getByText('1 EUR = 1.25 USD', { exact: false }).waitFor();
+        await viewer.page.locator('rk-payment-sources').getByRole('table', { name: 'Events from Paddle' }).getByText(held.id).waitFor();
+        await viewer.page.locator('rk-payment-sources').getByText('set', { exact: true }).waitFor();
+        for (const name of ['Save exchange rates', 'Add currency', 'Save Paddle secret', 'Replace Paddle secret', 'Remove Paddle secret']) {
+          assert.equal(await viewer.page.getByRole('button', { name }).count(), 0, name);
+        }
+        assert.equal(await viewer.page.locator('rk-payment-sources').getByLabel('Paddle secret key').isDisabled(), true);
+        assert.deepEqual(viewer.problems, []);
+      } finally {
+        await viewer.context.close();
       }
     }));
 
