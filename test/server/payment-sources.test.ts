@@ -15,6 +15,9 @@ import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 import { checkoutSession, event, SECRET, send } from './helpers/stripe.js';
 import { RefkitClient } from '../../src/api/client.js';
+import { FakeStripe } from './helpers/fake-stripe.js';
+
+const STRIPE_KEY = 'rk_test_refkitSettlement0123456789';
 
 const PADDLE_SECRET = 'pdl_ntfset_01refkitTestSecret_0123456789';
 let n = 0;
@@ -137,6 +140,30 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     assert.equal(held.body.outcome, 'held');
     assert.match(held.body.reason!, /EUR.*USD/);
     assert.equal(await annEarned(s, id), 5);
+  });
+
+  it("Stripe: a payment in another currency is converted at what its charge settled in the balance currency, read with the campaign's key", async () => {
+    const s = service();
+    const fake = await new FakeStripe().allowKey(STRIPE_KEY).start();
+    try {
+      s.ctx.payouts = { publicUrl: s.url, stripeApiUrl: `http://127.0.0.1:${fake.port}` };
+      const { id, ben } = await program(s);
+      await s.admin.updateCampaign({ id, stripeWebhookSecret: SECRET, stripeRewardKey: STRIPE_KEY });
+      // €46.00 charged; the USD balance got $50.00 for it.
+      fake.charges.addCharge({ id: 'ch_eur', amount: 4600, currency: 'eur', payment_intent: 'pi_eur', settled: { amount: 5000, currency: 'usd' } });
+      const paid = checkoutSession(ben, 'ben@example.com', 4600, { currency: 'eur', payment_intent: 'pi_eur' });
+      assert.equal((await send(s, id, event('checkout.session.completed', paid))).body.outcome, 'applied');
+      assert.equal(await annEarned(s, id), 5);
+      const read = fake.requests.find((r) => r.path === '/v1/payment_intents/pi_eur')!;
+      assert.deepEqual([read.method, read.key, read.fields['expand[0]']], ['GET', STRIPE_KEY, 'latest_charge.balance_transaction']);
+      const labels = (await s.admin.listRewardEntries(id, 'ann@example.com')).map((e) => e.label);
+      assert.ok(labels.some((l) => /\(46\.00 EUR, settled by the provider: EUR -> USD\)/.test(l)), labels.join(' | '));
+      // A charge Stripe does not know (or a key that may not read it): no settled amount, so it is held.
+      const unknown = checkoutSession(ben, 'ben@example.com', 4600, { currency: 'eur', payment_intent: 'pi_unknown' });
+      assert.equal((await send(s, id, event('checkout.session.completed', unknown))).body.outcome, 'held');
+    } finally {
+      await fake.stop();
+    }
   });
 
   it("exchange rates: the account's rates convert what no provider settled; setting them applies the held events, Stripe's too, once; test keys may not", async () => {

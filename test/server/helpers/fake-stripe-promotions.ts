@@ -34,7 +34,7 @@ import { type Answer, error, type FieldSpec, type Handler, metadataOf, now, rand
 
 export type StripeObject = Record<string, unknown>;
 
-const EXPAND = /^expand\[\d+\]$/;
+export const EXPAND = /^expand\[\d+\]$/;
 const CURRENCY_OPTION = /^restrictions\[currency_options\]\[([a-z]{3})\]\[minimum_amount\]$/;
 const FIVE_YEARS = 5 * 365 * 86_400;
 
@@ -64,7 +64,7 @@ const badBoolean = (f: Record<string, string>, names: string[]) => names.find((n
 const copy = <T>(value: T): T => structuredClone(value);
 
 /** What a GET's `expand[n]` fields ask for, or Stripe's refusal of one this endpoint cannot expand. */
-function expansions(f: Record<string, string>, allowed: string[]): string[] | Answer {
+export function expansions(f: Record<string, string>, allowed: string[]): string[] | Answer {
   const asked = Object.entries(f).filter(([k]) => EXPAND.test(k)).map(([, v]) => v);
   const other = asked.find((path) => !allowed.includes(path));
   return other === undefined ? asked : invalid(`This property cannot be expanded (${other}).`, 'expand');

@@ -37,6 +37,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { type Answer, CONNECT_FIELDS, error, FakeConnect, type FieldSpec, type Handler, metadataOf, now, randomId } from './fake-stripe-connect.js';
 import { FakePromotions, PROMOTION_FIELDS, type StripeObject } from './fake-stripe-promotions.js';
+import { CHARGE_FIELDS, FakeCharges } from './fake-stripe-charges.js';
 
 /** The API version the installed `stripe` package pins, and sends as Stripe-Version. */
 const API_VERSION = Stripe.API_VERSION;
@@ -65,6 +66,7 @@ interface Stored {
 const FIELDS: Record<string, FieldSpec> = {
   balance: { required: ['amount', 'currency'], optional: ['description'] },
   ...PROMOTION_FIELDS,
+  ...CHARGE_FIELDS,
   ...CONNECT_FIELDS,
 };
 
@@ -116,6 +118,8 @@ export class FakeStripe {
   readonly customers = new Map<string, number>();
   /** Coupons, promotion codes, and the invoices and discounts tests register (./fake-stripe-promotions.ts). */
   readonly promotions = new FakePromotions(this.customers);
+  /** Charges, their payment intents and balance transactions (./fake-stripe-charges.ts). */
+  readonly charges = new FakeCharges();
   /** Connect's accounts, account links and transfers (./fake-stripe-connect.ts). */
   readonly connect = new FakeConnect(() => `http://127.0.0.1:${this.port}`);
   readonly #keys = new Set<string>();
@@ -289,7 +293,7 @@ export class FakeStripe {
   }
 
   #route(method: 'GET' | 'POST', path: string): [string, Handler, string | undefined] | undefined {
-    const found = this.connect.route(method, path) ?? this.promotions.route(method, path);
+    const found = this.connect.route(method, path) ?? this.promotions.route(method, path) ?? this.charges.route(method, path);
     if (found || method !== 'POST') return found;
     const balance = /^\/v1\/customers\/([^/]+)\/balance_transactions$/.exec(path);
     if (balance) return ['balance', (f, id) => this.#balanceTransaction(f, id!), decodeURIComponent(balance[1]!)];

@@ -31,6 +31,7 @@ import { normalizeEmail } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
 import { applyToParticipant, inTransaction, participantNamed, stripeApplicable, stripeLinkKeys } from './payment-apply.js';
 import { convert } from './exchange-rates.js';
+import { stripeSettlement } from './stripe-settlement.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
 import { attributeByCode } from '../../promotions/domain/code-attribution.js';
@@ -194,6 +195,11 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   const { odd, discounts, ...fields } = reading;
   // A payment with a participant's promotion code: its buyer made their referee first (attribution by code).
   const coded = !odd && discounts && !(await ctx.store.stripe.find(campaign.id, event.id)) ? await attributeByCode(ctx, campaign, { ...discounts, email: fields.email, customer: fields.customer }) : undefined;
+  // Another currency than the campaign's: what the charge settled at in the balance currency, read first (not in the transaction).
+  const settled =
+    !odd && fields.amount_cents && fields.currency && fields.currency.toUpperCase() !== campaign.reward_currency
+      ? await stripeSettlement(ctx, campaign, { charge: fields.charge, payment_intent: fields.payment_intent, amount_cents: fields.amount_cents })
+      : undefined;
   return inTransaction(ctx, async (tx) => {
     const now = tx.now();
     const row: StripeEventRow = {
@@ -213,7 +219,7 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
     if (odd) return { outcome: 'ignored', reason: odd };
     const participant = await participantOf(tx, campaign, row);
     // Another currency than the campaign's: converted by the account's rates, else held (./exchange-rates.ts).
-    const conversion = moneyMoves(row) ? await convert(tx, campaign, { amountCents: row.amount_cents, currency: row.currency }) : { cents: row.amount_cents, rate: null };
+    const conversion = moneyMoves(row) ? await convert(tx, campaign, { amountCents: row.amount_cents, currency: row.currency, settled }) : { cents: row.amount_cents, rate: null };
     if ('held' in conversion) {
       await tx.store.stripe.settle(campaign.id, row.id, { status: 'held', participant_id: participant?.id ?? null, reason: conversion.held, applied_on: null });
       return { outcome: 'held', reason: conversion.held };

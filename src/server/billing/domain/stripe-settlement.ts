@@ -1,0 +1,51 @@
+/**
+ * What a Stripe payment settled at in the account's balance currency: its charge's balance transaction (the
+ * amount the balance got, before fees), read with the campaign's stripeRewardKey (it needs read access to
+ * Charges and Payment intents). A payment, refund or dispute in another currency than the campaign's is
+ * converted at that charge's ratio when the balance currency is the campaign's (./exchange-rates.ts);
+ * without the key, or when Stripe cannot be read, there is no settled amount and the account's rates (or
+ * a hold) decide.
+ */
+import Stripe from 'stripe';
+import type { CampaignRow } from '../../store/store.js';
+import type { Ctx } from '../../kernel/context.js';
+import { stripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+import { hundredths } from './stripe-currency.js';
+
+const TIMEOUT_MS = 10_000;
+const clients = new Map<string, Stripe>();
+
+function client(ctx: Ctx, key: string): Stripe {
+  const url = ctx.payouts?.stripeApiUrl ?? '';
+  let c = clients.get(`${url} ${key}`);
+  if (!c) {
+    const api = stripeApiTarget(url);
+    c = new Stripe(key, { maxNetworkRetries: 1, timeout: TIMEOUT_MS, telemetry: false, ...(api && { host: api.host, port: api.port, protocol: api.protocol }) });
+    clients.set(`${url} ${key}`, c);
+  }
+  return c;
+}
+
+/** The amount, in hundredths of the balance currency, that `cents` of the event's currency came to; undefined when it cannot be read. */
+export async function stripeSettlement(
+  ctx: Ctx,
+  campaign: CampaignRow,
+  e: { charge: string | null; payment_intent: string | null; amount_cents: number },
+): Promise<{ cents: number; currency: string } | undefined> {
+  const key = campaign.stripe_reward_key;
+  if (key === null || (!e.charge && !e.payment_intent)) return undefined;
+  try {
+    const stripe = client(ctx, key);
+    const charge = e.charge
+      ? await stripe.charges.retrieve(e.charge, { expand: ['balance_transaction'] })
+      : ((await stripe.paymentIntents.retrieve(e.payment_intent!, { expand: ['latest_charge.balance_transaction'] })).latest_charge as Stripe.Charge | string | null);
+    if (!charge || typeof charge === 'string') return undefined;
+    const txn = charge.balance_transaction;
+    if (!txn || typeof txn === 'string' || charge.amount <= 0) return undefined;
+    const ratio = hundredths(txn.amount, txn.currency) / hundredths(charge.amount, charge.currency);
+    return { cents: Math.round(e.amount_cents * ratio), currency: txn.currency.toUpperCase() };
+  } catch {
+    // Not read (no permission, Stripe unreachable): the account's rates, or a hold, decide.
+    return undefined;
+  }
+}
