@@ -170,8 +170,9 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     const s = service();
     const { id, ben } = await program(s);
     await s.admin.updateCampaign({ id, stripeWebhookSecret: SECRET });
-    // Held: a Paddle transaction in EUR with no payout totals, and a Stripe checkout in JPY.
+    // Held: a Paddle transaction in EUR with no payout totals, and a Stripe checkout in JPY; and one in EUR of nobody.
     assert.equal((await paddle(s, id, transaction(ben, '4000', { currency: 'EUR' }))).body.outcome, 'held');
+    assert.equal((await paddle(s, id, transaction(null, '800', { currency: 'EUR', customer: 'ctm_nobody', id: 'txn_nobody' }))).body.outcome, 'held');
     const yen = checkoutSession(ben, 'ben@example.com', 7500, { currency: 'jpy', payment_intent: 'pi_yen' });
     assert.equal((await send(s, id, event('checkout.session.completed', yen))).body.outcome, 'held');
     assert.equal(await annEarned(s, id), 0);
@@ -189,7 +190,7 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     assert.deepEqual([set.base, set.rates, set.asOf, set.applied], ['USD', { EUR: 1.25, JPY: 0.008 }, '2026-12-01T00:00:00.000Z', 2]);
     assert.equal(await annEarned(s, id), 11);
     const events = await s.admin.listPaymentEvents(id);
-    const paddled = events.find((e) => e.provider === 'paddle')!;
+    const paddled = events.find((e) => e.provider === 'paddle' && e.status === 'applied')!;
     assert.deepEqual([paddled.status, paddled.convertedAmount], ['applied', '50.00']);
     assert.match(paddled.rate!, /1 EUR = 1\.25 USD/);
     // The rate is kept on the payment, and the ledger says it beside the commission.
@@ -197,11 +198,16 @@ eachDatabase('Sales from beyond Stripe', (service) => {
     assert.ok(labels.some((l) => /^Commission: 10% of payment \d \(40\.00 EUR, 1 EUR = 1\.25 USD/.test(l)), labels.join(' | '));
     assert.ok(labels.some((l) => /\(7500\.00 JPY, 1 JPY = 0\.008 USD/.test(l)), labels.join(' | '));
     assert.equal(events.find((e) => e.provider === 'stripe')!.status, 'applied');
+    // Converted, the one of nobody waits to be matched by hand, and says so; matched, it is applied converted.
+    const nobody = events.find((e) => e.id.startsWith('paddle:') && e.status === 'unmatched')!;
+    assert.deepEqual([nobody.convertedAmount, nobody.reason], ['10.00', 'Converted by the exchange rates, but no participant of this campaign has its referral code, customer or email']);
+    assert.equal((await s.admin.matchPaymentEvent(id, nobody.id, 'ben@example.com')).status, 'applied');
+    assert.equal(await annEarned(s, id), 12);
     // Set again: nothing is held any more, nothing is applied twice.
     assert.equal((await s.admin.setExchangeRates({ base: 'USD', rates: { EUR: 1.25, JPY: 0.008 }, asOf: '2026-12-01T00:00:00.000Z' })).applied, 0);
-    assert.equal(await annEarned(s, id), 11);
+    assert.equal(await annEarned(s, id), 12);
     // A new EUR payment is converted as it arrives.
     assert.equal((await paddle(s, id, transaction(ben, '2000', { currency: 'EUR' }))).body.outcome, 'applied');
-    assert.equal(await annEarned(s, id), 13);
+    assert.equal(await annEarned(s, id), 14);
   });
 });

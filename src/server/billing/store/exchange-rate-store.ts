@@ -6,6 +6,9 @@ import type { StripeEventRow } from './stripe-store.js';
 
 export type ExchangeRatesRow = Selectable<ExchangeRatesTable>;
 
+/** What a held event taken to apply says until it is applied: converted now, it may still name nobody (matched by hand then). */
+const UNMATCHED = 'Converted by the exchange rates, but no participant of this campaign has its referral code, customer or email';
+
 export class ExchangeRateStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -50,7 +53,7 @@ export class ExchangeRateStore {
   async takeHeldPayment(campaignId: string, provider: string, id: string, convertedCents: number, rate: string): Promise<boolean> {
     const r = await this.db
       .updateTable('payment_events')
-      .set({ status: 'unmatched', converted_cents: convertedCents, rate })
+      .set({ status: 'unmatched', converted_cents: convertedCents, rate, reason: UNMATCHED })
       .where('campaign_id', '=', campaignId)
       .where('provider', '=', provider)
       .where('id', '=', id)
@@ -62,7 +65,7 @@ export class ExchangeRateStore {
   async takeHeldStripe(campaignId: string, id: string, convertedCents: number, rate: string): Promise<boolean> {
     const r = await this.db
       .updateTable('stripe_events')
-      .set({ status: 'unmatched', converted_cents: convertedCents, rate })
+      .set({ status: 'unmatched', converted_cents: convertedCents, rate, reason: UNMATCHED })
       .where('campaign_id', '=', campaignId)
       .where('id', '=', id)
       .where('status', '=', 'held')
