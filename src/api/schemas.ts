@@ -913,6 +913,9 @@ export const ImportRow = Type.Composite([
 ]);
 export type ImportRow = Static<typeof ImportRow>;
 
+/** The body of an import (Content-Type: text/csv), as documented: the route reads it as a stream. */
+export const CSV_FILE = Type.String({ description: 'The CSV file, UTF-8' });
+
 /** Imports are all or nothing: a file with a refused row imports none. */
 export const ImportResult = Type.Object({
   created: Type.Integer(),

@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
+  CSV_FILE,
   ApiErrorBody,
   CampaignAnalytics,
   CampaignQuery,
@@ -172,10 +173,11 @@ export const dashboardAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A retried import changes nothing already: it skips existing emails, all or nothing. Its body is a
       // stream, read once by the handler, so no fingerprint of it could be taken before it runs; and a
       // transaction must not be held while it arrives (../../http/change-unit.ts).
-      config: { access: 'secret' as const, atomic: false },
+      config: { access: 'secret' as const, atomic: false, documentedBody: CSV_FILE },
       bodyLimit: IMPORT_BODY_LIMIT,
       schema: {
         ...common,
+        consumes: ['text/csv'],
         summary: 'Import participants from CSV (Content-Type: text/csv)',
         description:
           'A header line, then one participant per line: email (required), firstName, lastName, referralCode, referredByCode or referredByEmail (referrers first), createdOn. ' +

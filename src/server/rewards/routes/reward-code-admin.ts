@@ -1,7 +1,7 @@
 /** Reward code pools' admin routes: filling a pool (JSON or a CSV file) and reading what pools have left. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { AddRewardCodesBody, ApiErrorBody, CampaignQuery, ImportRefusal, RewardCodePool, RewardCodesAdded, RewardCodesQuery } from '../../../api/schemas.js';
+import { AddRewardCodesBody, ApiErrorBody, CampaignQuery, CSV_FILE, ImportRefusal, RewardCodePool, RewardCodesAdded, RewardCodesQuery } from '../../../api/schemas.js';
 import { invalid } from '../../kernel/errors.js';
 import { MAX_CODE_RECORD_BYTES, addRewardCodes, checkCode, codesOfCsv, listRewardCodePools } from '../domain/reward-codes.js';
 import { recordSizeGuard } from '../../kernel/csv-guard.js';
@@ -50,10 +50,11 @@ export const rewardCodeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Like importParticipants: the body is a stream read once by the handler, so no fingerprint of it
       // could be taken for an Idempotency-Key, nor a transaction held while it arrives (../../http/change-unit.ts).
       // A retry is harmless: what was added is skipped as duplicates.
-      config: { access: 'secret' as const, atomic: false },
+      config: { access: 'secret' as const, atomic: false, documentedBody: CSV_FILE },
       bodyLimit: CODES_BODY_LIMIT,
       schema: {
         ...common,
+        consumes: ['text/csv'],
         summary: "Add codes to a campaign's reward code pool from CSV (Content-Type: text/csv)",
         description:
           'One code per line, or a header line naming a `code` column and the codes in it; at most 100,000 codes. ' +
