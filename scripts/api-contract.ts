@@ -5,20 +5,15 @@
  * written into packages/node/src/ (the SDK ships them) and src/api/client.ts reads the types from there,
  * so that the shapes on the wire are spelled once: in the route schemas.
  *
- *   npm run api:generate     writes the files from a service started on a scratch database
+ *   npm run api:generate     writes the files from a service started on a scratch database (./api-generate.ts)
  *
  * test/server/openapi.test.ts fails when the committed files differ from what the served document makes.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON, walked by key */
 type Json = Record<string, any>;
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const CONTRACT_FILES = { types: 'packages/node/src/openapi.ts', operations: 'packages/node/src/operations.ts' } as const;
 
 /**
@@ -83,34 +78,4 @@ export async function contractFiles(doc: Json): Promise<Record<string, string>> 
     '',
   ].join('\n');
   return { [CONTRACT_FILES.types]: `${HEADER}${types}`, [CONTRACT_FILES.operations]: operations };
-}
-
-/** The document of a service started on a scratch SQLite database, asked through Fastify's inject. */
-async function servedDocument(): Promise<Json> {
-  const { openRuntime } = await import('../src/server/runtime.js');
-  const { buildApp } = await import('../src/server/app.js');
-  const { DEFAULT_RATE_LIMITS } = await import('../src/server/http/rate-limit.js');
-  const dir = mkdtempSync(join(tmpdir(), 'refkit-contract-'));
-  const runtime = await openRuntime({ databaseUrl: `sqlite://${join(dir, 'db.sqlite')}` });
-  try {
-    const app = await buildApp({
-      ctx: runtime.ctx,
-      config: { secretKeyHash: undefined, trustProxy: false, logLevel: 'silent', webhookAllowPrivate: false, demo: false, rateLimits: DEFAULT_RATE_LIMITS },
-      logger: false,
-    });
-    const res = await app.inject({ method: 'GET', url: '/api/openapi.json' });
-    await app.close();
-    return res.json() as Json;
-  } finally {
-    await runtime.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const files = await contractFiles(await servedDocument());
-  for (const [path, text] of Object.entries(files)) {
-    writeFileSync(join(ROOT, path), text);
-    console.log(`wrote ${path}`);
-  }
 }

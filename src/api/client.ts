@@ -1,98 +1,99 @@
 /**
  * A small fetch-based client for the Refkit service. The widget (BrowserClient), the dashboard and the
- * tests use it, so that the wire shapes are spelled once (in ./schemas.ts, imported here as types only: this file
- * adds nothing but itself to a browser bundle).
+ * tests use it with their own credentials (a browser's proof, a session, a key). Its types are the contract
+ * generated from the OpenAPI document (./wire.ts), which @refkit/node ships too, so that the wire shapes are
+ * spelled once: this file adds nothing but itself to a browser bundle.
  */
-import type { AdminSetPayoutMethodBody, CashPayout, CreatePayoutsAnswer, ListPayoutsQuery, PayoutMethodView, PayoutsAnswer } from './payout-schemas.js';
-import type {
-  AddParticipantBody,
-  ApiErrorBody,
-  ApiKey,
-  AdvanceClockBody,
-  CampaignClock,
-  Campaign,
-  CampaignAnalytics,
-  CampaignSettings,
-  CampaignStatus,
-  CreateCampaignBody,
-  ImportRefusal,
-  ImportResult,
-  OwnerSession,
-  SessionsEnded,
-  ParticipantDetail,
-  ParticipantSearchPage,
-  ParticipantSummary,
-  RowProblem,
-  SearchParticipantsQuery,
-  CreateWebhookEndpointBody,
-  ListWebhookDeliveriesQuery,
-  KeyedParticipant,
-  LeaderboardEntry,
-  GrantAccessBody,
-  GrantAccessResult,
-  WaitlistView,
-  Ok,
-  Participant,
-  QualifyParticipantBody,
-  RedeemRewardBody,
-  RefundPaymentBody,
-  AddRewardCodesBody,
-  RewardCodeKind,
-  RewardCodePool,
-  RewardCodesAdded,
-  RewardEntry,
-  RewardLiability,
-  UpdateCampaignBody,
-  WebhookDelivery,
-  WebhookEndpoint,
-} from './schemas.js';
-import type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings } from './widget-schemas.js';
-import type { PromotionCodeOffer, PromotionCodeView } from './promotion-schemas.js';
-import type { ExchangeRates, PaymentEventView, SetExchangeRatesBody } from './payment-source-schemas.js';
-import type { ErasureResult, PersonExport } from './person-schemas.js';
-import type { ListStripePayoutsQuery, StripeEventView, StripePayoutView } from './billing-schemas.js';
-import type { BacktestAnswer, BacktestRulesBody } from './backtest-schemas.js';
-import type { CloseDisputeBody, DisputeList, DisputePaymentBody, DisputeView } from './dispute-schemas.js';
-import type {
-  EmailLogPage,
-  EmailLogQuery,
-  EmailPreview,
-  EmailTextKey,
-  EmailTextsView,
-  PreviewEmailBody,
-  PutEmailTextBody,
-  TestEmailBody,
-  UpdateEmailSettingsBody,
-} from './email-schemas.js';
-import type { AuditEntry, Invitation, Member, RemovedMember, RoleName } from './team-schemas.js';
-import type { AccountSettings, UpdateAccountSettingsBody } from './settings-schemas.js';
+import type { Answer, Body, Item, Query as QueryOf, Refusal } from './wire.js';
+
+// The wire shapes, named: each read from the contract generated from the OpenAPI document (./wire.ts).
+export type Participant = Answer<'getParticipant'>;
+/** The participant a secret key sees: every field, and held/heldReason when its rewards are held back. */
+export type KeyedParticipant = Answer<'qualifyParticipant'>;
+export type Campaign = Answer<'getCampaign'>;
+export type CampaignSettings = Answer<'createCampaign'>;
+export type CampaignStatus = Body<'setCampaignStatus'>['status'];
+export type CampaignAnalytics = Answer<'getCampaignAnalytics'>;
+export type CampaignClock = Answer<'getCampaignClock'>;
+export type CreateCampaignBody = Body<'createCampaign'>;
+export type UpdateCampaignBody = Body<'updateCampaign'>;
+export type AdvanceClockBody = Body<'advanceClock'>;
+export type AddParticipantBody = Body<'addParticipant'>;
+export type QualifyParticipantBody = Body<'qualifyParticipant'>;
+export type RedeemRewardBody = Body<'redeemReward'>;
+export type RefundPaymentBody = Body<'refundPayment'>;
+export type ApiErrorBody = Refusal<'addParticipant', 400>;
+export type ApiKey = Item<'listApiKeys'>;
+export type Ok = Answer<'revokeApiKey'>;
+export type OwnerSession = Answer<'authSignIn'>;
+export type SessionsEnded = Answer<'authChangePassword'>;
+export type ImportResult = Answer<'importParticipants'>;
+/** The 400 of an import with refused rows: the error envelope, with the first 100 of them. */
+export type ImportRefusal = Refusal<'importParticipants', 400>;
+export type RowProblem = NonNullable<ImportRefusal['error']['rows']>[number];
+export type ParticipantDetail = Answer<'getParticipantDetail'>;
+export type ParticipantSearchPage = Answer<'searchParticipants'>;
+export type ParticipantSummary = Answer<'rejectParticipant'>;
+export type SearchParticipantsQuery = QueryOf<'searchParticipants'>;
+export type LeaderboardEntry = Item<'getLeaderboard'>;
+export type GrantAccessBody = Body<'grantAccess'>;
+export type GrantAccessResult = Answer<'grantAccess'>;
+export type WaitlistView = Answer<'getWaitlist'>;
+export type AddRewardCodesBody = Body<'addRewardCodes'>;
+export type RewardCodeKind = QueryOf<'importRewardCodes'>['kind'];
+export type RewardCodePool = Item<'listRewardCodePools'>;
+export type RewardCodesAdded = Answer<'addRewardCodes'>;
+export type RewardEntry = Item<'listRewardEntries'>;
+export type RewardLiability = Answer<'getRewardLiability'>;
+export type CreateWebhookEndpointBody = Body<'createWebhookEndpoint'>;
+export type ListWebhookDeliveriesQuery = QueryOf<'listWebhookDeliveries'>;
+export type WebhookDelivery = Item<'listWebhookDeliveries'>;
+export type WebhookEndpoint = Item<'listWebhookEndpoints'>;
+export type MyReferrals = Answer<'getMyReferrals'>;
+export type MyReferral = MyReferrals['referrals'][number];
+export type MyRank = NonNullable<MyReferrals['leaderboard']>;
+export type ReferralStatus = MyReferral['status'];
+export type WidgetSettings = Answer<'getWidgetSettings'>;
+export type PromotionCodeOffer = Answer<'getPromotionCode'>;
+export type PromotionCodeView = Item<'listPromotionCodes'>;
+export type ExchangeRates = NonNullable<Answer<'getExchangeRates'>['exchangeRates']>;
+export type SetExchangeRatesBody = Body<'setExchangeRates'>;
+export type PaymentEventView = Item<'listPaymentEvents'>;
+export type PersonExport = Answer<'exportPerson'>;
+export type ErasureResult = Answer<'erasePerson'>;
+export type ListStripePayoutsQuery = QueryOf<'listStripePayouts'>;
+export type StripeEventView = Item<'listStripeEvents'>;
+export type StripePayoutView = Item<'listStripePayouts'>;
+export type BacktestRulesBody = Body<'backtestRules'>;
+export type BacktestAnswer = Answer<'backtestRules'>;
+export type DisputePaymentBody = Body<'disputePayment'>;
+export type CloseDisputeBody = Body<'closeDispute'>;
+export type DisputeView = Answer<'disputePayment'>;
+export type DisputeList = Answer<'listDisputes'>;
+export type AdminSetPayoutMethodBody = Body<'setPayoutMethod'>;
+export type PayoutMethodView = Answer<'setPayoutMethod'>;
+export type CreatePayoutsAnswer = Answer<'createPayouts'>;
+export type PayoutsAnswer = Answer<'approvePayouts'>;
+export type ListPayoutsQuery = QueryOf<'listPayouts'>;
+export type CashPayout = Item<'listPayouts'>;
+export type EmailTextsView = Answer<'getEmailSettings'>;
+export type UpdateEmailSettingsBody = Body<'updateEmailSettings'>;
+export type PutEmailTextBody = Body<'putEmailText'>;
+export type EmailTextKey = Body<'resetEmailText'>;
+export type PreviewEmailBody = Body<'previewEmail'>;
+export type EmailPreview = Answer<'previewEmail'>;
+export type TestEmailBody = Body<'sendTestEmail'>;
+export type EmailLogQuery = QueryOf<'listEmails'>;
+export type EmailLogPage = Answer<'listEmails'>;
+export type AuditEntry = Item<'listAuditLog'>;
+export type Invitation = Item<'listInvitations'>;
+export type Member = Item<'listMembers'>;
+export type RemovedMember = Answer<'removeMember'>;
+export type RoleName = Body<'inviteMember'>['role'];
+export type AccountSettings = Answer<'getAccountSettings'>;
+export type UpdateAccountSettingsBody = Body<'updateAccountSettings'>;
 import { EMAIL_LINK_REQUEST, LOCALE_HEADER, OUTCOME_HEADERS, PROOF_HEADERS } from './headers.js';
 
-export type { ErasureResult, PersonExport };
-export type { Participant, KeyedParticipant, Campaign, CampaignStatus, ApiKey, AddParticipantBody, QualifyParticipantBody, WebhookDelivery, WebhookEndpoint };
-export type {
-  CampaignAnalytics,
-  CampaignSettings,
-  CreateCampaignBody,
-  ImportResult,
-  OwnerSession,
-  SessionsEnded,
-  ParticipantDetail,
-  ParticipantSearchPage,
-  ParticipantSummary,
-  RowProblem,
-  SearchParticipantsQuery,
-  UpdateCampaignBody,
-  RefundPaymentBody,
-  AddRewardCodesBody,
-  RewardCodeKind,
-  RewardCodePool,
-  RewardCodesAdded,
-  RewardLiability,
-  RewardEntry,
-  LeaderboardEntry,
-};
-export type { AuditEntry, Invitation, Member, RoleName };
 /** What listAuditLog and exportAuditLog may be narrowed to. */
 export interface AuditFilters {
   actor?: string;
@@ -101,10 +102,6 @@ export interface AuditFilters {
   from?: string;
   to?: string;
 }
-export type { MyRank, MyReferral, MyReferrals, ReferralStatus, WidgetSettings, WaitlistView };
-export type { StripeEventView };
-export type { DisputeView };
-
 /** Any failed call. `status` is 0 and `code` is `network_error` when no HTTP answer arrived at all. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

@@ -4,11 +4,12 @@
  * a security requirement (none on the public routes) and a named 200 answer; Request-Id on every answer,
  * Link on the paged lists, the Stripe receiver's body, and the webhook events as `webhooks`. And the
  * Request-Id itself: on every answer and in the request's log records. The docs page's rendering and axe
- * are test/e2e/security-headers.test.ts's.
+ * are test/e2e/security-headers.test.ts's. And the wire contract generated from it (scripts/api-contract.ts):
+ * the committed packages/node/src files are what the served document makes.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -19,6 +20,7 @@ import { finishDocument, operationIdOf, operationIdProblems } from '../../src/se
 import { DOCS_CSP } from '../../src/server/http/security-headers.js';
 import { openRuntime } from '../../src/server/runtime.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/api/schemas.js';
+import { contractFiles, secretKeyOperations } from '../../scripts/api-contract.js';
 import { databaseKinds } from './helpers/databases.js';
 import { ROOT } from './helpers/root.js';
 import { startService, type TestService } from './helpers/service.js';
@@ -60,6 +62,26 @@ describe('the OpenAPI document', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('is what the committed wire contract was generated from (packages/node/src: npm run api:generate)', async () => {
+    for (const [path, text] of Object.entries(await contractFiles(doc))) {
+      // Not assert.equal on the texts: a failure would print both files (about 800 KB).
+      const committed = readFileSync(join(ROOT, path), 'utf8');
+      const line = committed.split('\n').findIndex((l, i) => l !== text.split('\n')[i]);
+      assert.ok(committed === text, `${path} differs from what the served document makes, from line ${line + 1}: run npm run api:generate`);
+    }
+  });
+
+  it("gives a secret key's client every keyed operation and the public ones a backend calls, none of a browser's, a participant's or a provider's", () => {
+    const table = secretKeyOperations(doc);
+    const ids = Object.keys(table);
+    for (const id of ['addParticipant', 'getCampaign', 'validateCode', 'qualifyParticipant', 'createCampaign', 'getAllParticipants', 'importParticipants']) assert.ok(ids.includes(id), id);
+    for (const id of ['getMyReferrals', 'verifyEmail', 'authSignIn', 'portalMe', 'receiveStripeEvent', 'healthz']) assert.ok(!ids.includes(id), id);
+    assert.deepEqual(table.getAllParticipants, { method: 'GET', path: '/api/v1/getAllParticipants', query: ['id', 'page', 'pageSize', 'cursor'], idempotent: false, paged: true, body: 'none', answer: 'json' });
+    assert.equal(table.qualifyParticipant!.idempotent, true);
+    assert.equal(table.importParticipants!.body, 'csv');
+    assert.equal(table.exportParticipants!.answer, 'text');
   });
 
   it('is OpenAPI 3.1 with the public URL as its server, and lists no route outside the API (docs, demo, metrics, assets)', () => {
