@@ -16,7 +16,7 @@ import { seedIfEmpty } from './seed.js';
 import { RewardReleaser } from './rewards/domain/reward-release.js';
 import { Dispatcher } from './webhooks/domain/dispatcher.js';
 import { StripePayoutSender } from './payouts/domain/stripe-payouts.js';
-import { stripeApiTarget } from './payouts/domain/stripe-connect-api.js';
+import { stripeApiTarget } from './kernel/stripe-clients.js';
 import { PromotionCodeSync } from './promotions/domain/promotion-code-sync.js';
 import { CashPayoutSender } from './payouts/domain/cash-payout-sender.js';
 import { EmailSender } from './emails/domain/sender.js';

@@ -6,14 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import Stripe from 'stripe';
-import {
-  accountState,
-  describeStripeError,
-  StripeConnectApi,
-  stripeApiTarget,
-  transientStripeError,
-  verifyConnectEvent,
-} from '../../src/server/payouts/domain/stripe-connect-api.js';
+import { accountState, StripeConnectApi, verifyConnectEvent } from '../../src/server/payouts/domain/stripe-connect-api.js';
+import { describeStripeError, stripeApiTarget, transientStripeError } from '../../src/server/kernel/stripe-clients.js';
 import { FakeStripe } from './helpers/fake-stripe.js';
 import { stripe as signer } from './helpers/stripe.js';
 

@@ -6,24 +6,21 @@
  * without the key, or when Stripe cannot be read, there is no settled amount and the account's rates (or
  * a hold) decide.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { CampaignRow } from '../../store/store.js';
 import type { Ctx } from '../../kernel/context.js';
-import { stripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+import { StripeClients, stripeApiTarget } from '../../kernel/stripe-clients.js';
 import { hundredths } from './stripe-currency.js';
 
 const TIMEOUT_MS = 10_000;
-const clients = new Map<string, Stripe>();
+/** By STRIPE_API_URL: the clients of each target, one per key (a reading retries once by itself). */
+const targets = new Map<string, StripeClients>();
 
 function client(ctx: Ctx, key: string): Stripe {
   const url = ctx.payouts?.stripeApiUrl ?? '';
-  let c = clients.get(`${url} ${key}`);
-  if (!c) {
-    const api = stripeApiTarget(url);
-    c = new Stripe(key, { maxNetworkRetries: 1, timeout: TIMEOUT_MS, telemetry: false, ...(api && { host: api.host, port: api.port, protocol: api.protocol }) });
-    clients.set(`${url} ${key}`, c);
-  }
-  return c;
+  let clients = targets.get(url);
+  if (!clients) targets.set(url, (clients = new StripeClients({ api: stripeApiTarget(url), timeoutMs: TIMEOUT_MS, maxNetworkRetries: 1 })));
+  return clients.for(key);
 }
 
 /** The amount, in hundredths of the balance currency, that `cents` of the event's currency came to; undefined when it cannot be read. */

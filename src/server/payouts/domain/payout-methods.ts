@@ -10,7 +10,8 @@ import { AppError, invalid } from '../../kernel/errors.js';
 import type { CampaignRow } from '../../store/store.js';
 import { cashPayoutsOf } from './cash-payout-settings.js';
 import { stripeConnectCredentials } from './payout-providers.js';
-import { StripeConnectApi, describeStripeError, stripeApiTarget } from './stripe-connect-api.js';
+import { StripeConnectApi } from './stripe-connect-api.js';
+import { describeStripeError, stripeApiTarget } from '../../kernel/stripe-clients.js';
 import type { PayoutMethodRow } from '../store/payout-profile-store.js';
 
 export interface PayoutMethodInput {

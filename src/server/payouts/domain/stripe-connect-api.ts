@@ -19,36 +19,7 @@
  * stripe-payouts.ts does: transient ones are retried by the caller, the others need a person.
  */
 import Stripe from 'stripe';
-
-/** Where Stripe's API is: api.stripe.com over https unless STRIPE_API_URL names another origin (tests' stand-in). */
-export interface StripeApiTarget {
-  host: string;
-  port: number;
-  protocol: 'http' | 'https';
-}
-
-/**
- * Reads the STRIPE_API_URL setting: an origin such as http://127.0.0.1:12111 (no path, query or
- * credentials). Empty or unset is Stripe itself (undefined). Throws on anything else, so that a typo is
- * found at start rather than on the first payout.
- */
-export function stripeApiTarget(url: string | undefined): StripeApiTarget | undefined {
-  if (url === undefined || url.trim() === '') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    throw new Error(`STRIPE_API_URL is not a URL: ${url}`);
-  }
-  const protocol = parsed.protocol.slice(0, -1);
-  if (protocol !== 'http' && protocol !== 'https') throw new Error(`STRIPE_API_URL must be http or https: ${url}`);
-  if (parsed.username || parsed.password || parsed.search || parsed.hash || parsed.pathname !== '/') {
-    throw new Error(`STRIPE_API_URL must be an origin only (scheme, host and port), as the stripe package adds the /v1/... paths: ${url}`);
-  }
-  const port = parsed.port ? Number(parsed.port) : protocol === 'https' ? 443 : 80;
-  // An IPv6 literal comes bracketed from URL; the package wants the bare address.
-  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port, protocol };
-}
+import { StripeClients, type StripeApiTarget } from '../../kernel/stripe-clients.js';
 
 /** What Refkit reads of an account, from the API or from an account.updated event's data.object. */
 export interface ConnectAccountState {
@@ -97,13 +68,10 @@ export interface TransferInput {
 }
 
 export class StripeConnectApi {
-  readonly #api: StripeApiTarget | undefined;
-  readonly #timeoutMs: number;
-  readonly #clients = new Map<string, Stripe>();
+  readonly #clients: StripeClients;
 
-  constructor(options: { api?: StripeApiTarget; timeoutMs: number }) {
-    this.#api = options.api;
-    this.#timeoutMs = options.timeoutMs;
+  constructor(options: { api?: StripeApiTarget | undefined; timeoutMs: number }) {
+    this.#clients = new StripeClients(options);
   }
 
   /** POST /v1/accounts: an Express account requesting the transfers capability. */
@@ -164,32 +132,8 @@ export class StripeConnectApi {
   }
 
   #client(key: string): Stripe {
-    let client = this.#clients.get(key);
-    if (!client) {
-      const api = this.#api;
-      client = new Stripe(key, { maxNetworkRetries: 0, timeout: this.#timeoutMs, telemetry: false, ...(api && { host: api.host, port: api.port, protocol: api.protocol }) });
-      this.#clients.set(key, client);
-    }
-    return client;
+    return this.#clients.for(key);
   }
-}
-
-/**
- * Network trouble (a timeout included), Stripe's 5xx, 429 (rate limit) and 409 (the same key in flight)
- * may pass on a later attempt with the same key; any other 4xx will not as the request is. Anything that
- * is not Stripe's error counts as transient, so that a payout is never given up on by accident.
- * (The same rule as stripe-payouts.ts's `transient`.)
- */
-export function transientStripeError(err: unknown): boolean {
-  if (!(err instanceof Stripe.errors.StripeError)) return true;
-  const status = err.statusCode;
-  return status === undefined || status >= 500 || status === 429 || status === 409;
-}
-
-/** One line for the payout's row and the log (the same as stripe-payouts.ts's `describe`). */
-export function describeStripeError(err: unknown): string {
-  if (err instanceof Stripe.errors.StripeError) return err.statusCode ? `Stripe answered ${err.statusCode}: ${err.message}` : `Stripe could not be reached: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** How far a signature's time may be from the server's, either way: Stripe's default tolerance. */

@@ -11,7 +11,8 @@ import type { CashPayoutRow } from '../store/cash-payout-store.js';
 import { credentialsName, stripeConnectCredentials } from './payout-providers.js';
 import { markPaid, refuse } from './payout-settlement.js';
 import type { SenderKit } from './sender-kit.js';
-import { StripeConnectApi, describeStripeError, stripeApiTarget, transientStripeError } from './stripe-connect-api.js';
+import { StripeConnectApi } from './stripe-connect-api.js';
+import { describeStripeError, stripeApiTarget, transientStripeError } from '../../kernel/stripe-clients.js';
 
 export class StripeConnectPayouts {
   readonly #api: StripeConnectApi;

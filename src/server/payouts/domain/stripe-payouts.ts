@@ -20,7 +20,7 @@
  * time, and each is sent in that time (its retries, waits and ledger entry are stamped in it), while the
  * claim's lease stays on the real time, which every process reads.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { FastifyBaseLogger } from 'fastify';
 import { isMoney } from '../../../api/reward-kind.js';
 import type { Ctx } from '../../kernel/context.js';
@@ -30,6 +30,7 @@ import type { PayoutOutcome, StripePayoutRow } from '../store/stripe-payout-stor
 import type { CampaignRow } from '../../store/store.js';
 import { minorUnits } from '../../billing/domain/stripe-currency.js';
 import { loopFailureLog } from '../../kernel/outage-log.js';
+import { StripeClients, describeStripeError, transientStripeError } from '../../kernel/stripe-clients.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -75,23 +76,11 @@ function waitingReason(campaign: CampaignRow, row: StripePayoutRow, customer: st
   return undefined;
 }
 
-/** Network trouble, Stripe's 5xx, 429 (rate limit) and 409 (the same key in flight) may pass; other 4xx will not. */
-function transient(err: unknown): boolean {
-  if (!(err instanceof Stripe.errors.StripeError)) return true;
-  const status = err.statusCode;
-  return status === undefined || status >= 500 || status === 429 || status === 409;
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Stripe.errors.StripeError) return err.statusCode ? `Stripe answered ${err.statusCode}: ${err.message}` : `Stripe could not be reached: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
 export class StripePayoutSender {
   readonly #ctx: Ctx;
   readonly #options: PayoutSenderOptions;
   readonly #log: FastifyBaseLogger | undefined;
-  readonly #clients = new Map<string, Stripe>();
+  readonly #clients: StripeClients;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = true;
@@ -100,6 +89,7 @@ export class StripePayoutSender {
   constructor(ctx: Ctx, options: Partial<PayoutSenderOptions> = {}, log?: FastifyBaseLogger) {
     this.#ctx = ctx;
     this.#options = { ...DEFAULT_PAYOUT_OPTIONS, ...options };
+    this.#clients = new StripeClients(this.#options);
     this.#log = log;
     this.#failed = loopFailureLog(log, 'paying rewards into Stripe');
   }
@@ -166,9 +156,9 @@ export class StripePayoutSender {
     } catch (err) {
       const now = this.#ctx.now();
       const delays = this.#options.retryDelaysMs;
-      const outcome: PayoutOutcome = transient(err)
-        ? { status: 'queued', nextAttemptOn: now + delays[Math.min(row.attempts, delays.length - 1)]!, error: describe(err), customer, attempted: true }
-        : { status: 'failed', nextAttemptOn: null, error: describe(err), customer, attempted: true };
+      const outcome: PayoutOutcome = transientStripeError(err)
+        ? { status: 'queued', nextAttemptOn: now + delays[Math.min(row.attempts, delays.length - 1)]!, error: describeStripeError(err), customer, attempted: true }
+        : { status: 'failed', nextAttemptOn: null, error: describeStripeError(err), customer, attempted: true };
       await store.stripePayouts.settle(row, outcome, now);
       this.#ctx.metrics?.attempt('stripe_payouts', outcome.status === 'queued' ? 'retry' : 'failed');
       this.#log?.warn({ payout: row.id, error: outcome.error, next: outcome.status }, 'Stripe payout attempt');
@@ -220,12 +210,6 @@ export class StripePayoutSender {
   }
 
   #client(key: string): Stripe {
-    let client = this.#clients.get(key);
-    if (!client) {
-      const { api, timeoutMs } = this.#options;
-      client = new Stripe(key, { maxNetworkRetries: 0, timeout: timeoutMs, telemetry: false, ...(api && { host: api.host, port: api.port, protocol: api.protocol }) });
-      this.#clients.set(key, client);
-    }
-    return client;
+    return this.#clients.for(key);
   }
 }

@@ -19,8 +19,8 @@ import type { Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { normalizeEmail } from '../../kernel/email.js';
 import { addParticipant } from '../../referrals/domain/signups.js';
-import { describe, StripePromotionsApi } from './stripe-promotions-api.js';
-import { stripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+import { StripePromotionsApi } from './stripe-promotions-api.js';
+import { describeStripeError, stripeApiTarget } from '../../kernel/stripe-clients.js';
 
 /** What a payment event says of its buyer and its discount. */
 export interface CodedPayment {
@@ -53,7 +53,7 @@ async function promotionCodesOf(ctx: Ctx, campaign: CampaignRow, payment: CodedP
   try {
     return await apiFor(ctx).invoicePromotionCodes(campaign.stripe_reward_key, payment.invoiceToRead);
   } catch (err) {
-    throw new AppError(502, 'stripe_unavailable', `The invoice's discounts could not be read from Stripe with the campaign's stripeRewardKey (${describe(err)}); Stripe sends the event again`);
+    throw new AppError(502, 'stripe_unavailable', `The invoice's discounts could not be read from Stripe with the campaign's stripeRewardKey (${describeStripeError(err)}); Stripe sends the event again`);
   }
 }
 

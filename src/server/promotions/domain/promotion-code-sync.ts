@@ -22,8 +22,8 @@ import { realNow } from '../../kernel/campaign-time.js';
 import type { CampaignRow } from '../../store/store.js';
 import type { CodeOutcome, PromotionCodeRow } from '../store/promotion-code-store.js';
 import { refereeDiscountOf } from './referee-discount.js';
-import { describe, missing, StripePromotionsApi, textTaken, transient } from './stripe-promotions-api.js';
-import { stripeApiTarget, type StripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+import { missing, StripePromotionsApi, textTaken } from './stripe-promotions-api.js';
+import { describeStripeError, stripeApiTarget, transientStripeError, type StripeApiTarget } from '../../kernel/stripe-clients.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -134,8 +134,8 @@ export class PromotionCodeSync extends PollLoop {
       await this.#ctx.store.promotionCodes.setCoupon(campaign.id, generation, coupon);
       this.#couponTrouble.delete(campaign.id);
     } catch (err) {
-      this.#couponTrouble.set(campaign.id, `The coupon could not be made: ${describe(err)}`);
-      this.#log?.warn({ campaign: campaign.id, error: describe(err) }, 'Stripe coupon');
+      this.#couponTrouble.set(campaign.id, `The coupon could not be made: ${describeStripeError(err)}`);
+      this.#log?.warn({ campaign: campaign.id, error: describeStripeError(err) }, 'Stripe coupon');
     }
   }
 
@@ -152,7 +152,7 @@ export class PromotionCodeSync extends PollLoop {
     const wait = (reason: string): CodeOutcome => ({ status: row.status, nextAttemptOn: now + this.#options.waitMs, reason, attempted: false });
     const retry = (err: unknown): CodeOutcome => {
       const delays = this.#options.retryDelaysMs;
-      return { status: row.status, nextAttemptOn: now + delays[Math.min(row.attempts, delays.length - 1)]!, reason: describe(err), attempted: true };
+      return { status: row.status, nextAttemptOn: now + delays[Math.min(row.attempts, delays.length - 1)]!, reason: describeStripeError(err), attempted: true };
     };
     const key = campaign.stripe_reward_key;
     if (key === null) return wait('The campaign has no stripeRewardKey to reach Stripe with');
@@ -164,7 +164,7 @@ export class PromotionCodeSync extends PollLoop {
         await this.#api.deactivate(key, row.stripe_id, `${row.idempotency_key}-deactivate`);
         return { status: 'inactive', nextAttemptOn: null, reason: null, attempted: true };
       } catch (err) {
-        if (missing(err)) return { status: 'inactive', nextAttemptOn: null, reason: `Not deactivated: ${describe(err)}`, attempted: true };
+        if (missing(err)) return { status: 'inactive', nextAttemptOn: null, reason: `Not deactivated: ${describeStripeError(err)}`, attempted: true };
         return retry(err);
       }
     }
@@ -196,8 +196,8 @@ export class PromotionCodeSync extends PollLoop {
           attempted: true,
         };
       }
-      if (transient(err)) return retry(err);
-      return { status: 'failed', nextAttemptOn: null, reason: describe(err), attempted: true };
+      if (transientStripeError(err)) return retry(err);
+      return { status: 'failed', nextAttemptOn: null, reason: describeStripeError(err), attempted: true };
     }
   }
 }

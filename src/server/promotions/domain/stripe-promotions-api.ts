@@ -8,18 +8,11 @@
 import Stripe from 'stripe';
 import type { RefereeDiscount } from '../../../api/promotion-schemas.js';
 import { minorUnits } from '../../billing/domain/stripe-currency.js';
-import type { StripeApiTarget } from '../../payouts/domain/stripe-connect-api.js';
+import { StripeClients, type StripeApiTarget } from '../../kernel/stripe-clients.js';
 
 export interface PromotionsApiOptions {
   api?: StripeApiTarget | undefined;
   timeoutMs: number;
-}
-
-/** Network trouble, Stripe's 5xx, 429 (rate limit) and 409 (the same key in flight) may pass; other 4xx will not. */
-export function transient(err: unknown): boolean {
-  if (!(err instanceof Stripe.errors.StripeError)) return true;
-  const status = err.statusCode;
-  return status === undefined || status >= 500 || status === 429 || status === 409;
 }
 
 /** Stripe refused a code because an active one has its text already (in this account, whoever made it). */
@@ -30,15 +23,12 @@ export function textTaken(err: unknown): boolean {
 /** Stripe no longer has the object (another account's key, or deleted by hand). */
 export const missing = (err: unknown): boolean => err instanceof Stripe.errors.StripeError && err.statusCode === 404;
 
-export function describe(err: unknown): string {
-  if (err instanceof Stripe.errors.StripeError) return err.statusCode ? `Stripe answered ${err.statusCode}: ${err.message}` : `Stripe could not be reached: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
 export class StripePromotionsApi {
-  readonly #clients = new Map<string, Stripe>();
+  readonly #clients: StripeClients;
 
-  constructor(private readonly options: PromotionsApiOptions) {}
+  constructor(options: PromotionsApiOptions) {
+    this.#clients = new StripeClients(options);
+  }
 
   /** The coupon of a discount; `metadata` names the campaign and generation. */
   async createCoupon(key: string, discount: RefereeDiscount, currency: string, name: string, metadata: Record<string, string>, idempotencyKey: string): Promise<string> {
@@ -88,12 +78,6 @@ export class StripePromotionsApi {
   }
 
   #client(key: string): Stripe {
-    let client = this.#clients.get(key);
-    if (!client) {
-      const { api, timeoutMs } = this.options;
-      client = new Stripe(key, { maxNetworkRetries: 0, timeout: timeoutMs, telemetry: false, ...(api && { host: api.host, port: api.port, protocol: api.protocol }) });
-      this.#clients.set(key, client);
-    }
-    return client;
+    return this.#clients.for(key);
   }
 }
