@@ -7,12 +7,14 @@
  * providers'), each once: it is taken from `held` by a conditional update before it is applied.
  */
 import type { ExchangeRates, SetExchangeRatesBody } from '../../../api/payment-source-schemas.js';
-import type { CampaignRow } from '../../store/store.js';
+import type { CampaignRow, ParticipantRow } from '../../store/store.js';
+import type { StripeEventRow } from '../store/stripe-store.js';
+import type { PaymentEventRow } from '../store/payment-event-store.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { invalid } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
 import type { ExchangeRatesRow } from '../store/exchange-rate-store.js';
-import { applyToParticipant, inTransaction, participantNamed, paymentApplicable, stripeApplicable } from './payment-apply.js';
+import { applyToParticipant, inTransaction, participantNamed, paymentApplicable, stripeApplicable, type Applicable, type Outcome } from './payment-apply.js';
 
 export type Conversion = { cents: number | null; rate: string | null } | { held: string };
 
@@ -68,40 +70,58 @@ export async function setExchangeRates(ctx: Ctx, actor: Actor, body: SetExchange
   return { ...present(row), applied: await applyHeld(ctx, actor.accountId, row) };
 }
 
+/**
+ * A kind of event that may be held for its currency (Stripe's, and the other providers'), as applyHeld
+ * reads, takes, applies and settles it: the one loop below serves both.
+ */
+interface HeldKind<E extends HeldEvent> {
+  held(ctx: Ctx, accountId: number): Promise<E[]>;
+  /** Takes it from `held` with what it converts to; false when another call took it first. */
+  take(ctx: Ctx, campaignId: string, e: E, c: { cents: number; rate: string }): Promise<boolean>;
+  /** Who it names: its linked participant, else (a provider's event) whom its code, email or link keys name. */
+  participant(ctx: Ctx, campaign: CampaignRow, e: E): Promise<ParticipantRow | undefined>;
+  applicable(taken: E): Applicable;
+  settle(ctx: Ctx, campaignId: string, e: E, outcome: Outcome & { participant_id: number; applied_on: number }): Promise<void>;
+}
+type HeldEvent = { id: string; campaign_id: string; amount_cents: number | null; currency: string | null; participant_id: number | null; converted_cents: number | null; rate: string | null };
+
+const PAYMENT_EVENTS: HeldKind<PaymentEventRow> = {
+  held: (ctx, accountId) => ctx.store.exchangeRates.heldPaymentEvents(accountId, 1000),
+  take: (ctx, campaignId, e, c) => ctx.store.exchangeRates.takeHeldPayment(campaignId, e.provider, e.id, c.cents, c.rate),
+  participant: async (ctx, campaign, e) =>
+    e.participant_id !== null ? ctx.store.findParticipant(e.participant_id) : participantNamed(ctx, campaign, { code: e.code, email: e.email, linkKeys: JSON.parse(e.link_keys) as string[] }),
+  applicable: paymentApplicable,
+  settle: (ctx, campaignId, e, outcome) => ctx.store.paymentEvents.settle(campaignId, e.provider, e.id, outcome),
+};
+const STRIPE_EVENTS: HeldKind<StripeEventRow> = {
+  held: (ctx, accountId) => ctx.store.exchangeRates.heldStripeEvents(accountId, 1000),
+  take: (ctx, campaignId, e, c) => ctx.store.exchangeRates.takeHeldStripe(campaignId, e.id, c.cents, c.rate),
+  participant: async (ctx, _campaign, e) => (e.participant_id !== null ? ctx.store.findParticipant(e.participant_id) : undefined),
+  applicable: stripeApplicable,
+  settle: (ctx, campaignId, e, outcome) => ctx.store.stripe.settle(campaignId, e.id, outcome),
+};
+
 /** The events held that the rates convert now: each taken from held and applied in one transaction. */
 async function applyHeld(ctx: Ctx, accountId: number, rates: ExchangeRatesRow): Promise<number> {
-  let applied = 0;
   const campaigns = new Map<string, CampaignRow | undefined>();
   const campaignOf = async (id: string) => (campaigns.has(id) ? campaigns.get(id) : campaigns.set(id, await ctx.store.findCampaign(id)).get(id));
-  for (const e of await ctx.store.exchangeRates.heldPaymentEvents(accountId, 1000)) {
-    const campaign = await campaignOf(e.campaign_id);
-    const c = campaign && e.amount_cents !== null && e.currency ? byRates(rates, e.amount_cents, e.currency.toUpperCase(), campaign.reward_currency) : undefined;
-    if (!campaign || !c) continue;
-    const done = await inTransaction(ctx, async (tx) => {
-      if (!(await tx.store.exchangeRates.takeHeldPayment(campaign.id, e.provider, e.id, c.cents, c.rate))) return false;
-      const taken = { ...e, converted_cents: c.cents, rate: c.rate };
-      const participant = e.participant_id !== null ? await tx.store.findParticipant(e.participant_id) : await participantNamed(tx, campaign, { code: e.code, email: e.email, linkKeys: JSON.parse(e.link_keys) as string[] });
-      if (!participant) return false;
-      const outcome = await applyToParticipant(tx, campaign, paymentApplicable(taken), participant);
-      await tx.store.paymentEvents.settle(campaign.id, e.provider, e.id, { ...outcome, participant_id: participant.id, applied_on: tx.now() });
-      return outcome.status === 'applied';
-    });
-    if (done) applied++;
+  async function applyAll<E extends HeldEvent>(kind: HeldKind<E>): Promise<number> {
+    let applied = 0;
+    for (const e of await kind.held(ctx, accountId)) {
+      const campaign = await campaignOf(e.campaign_id);
+      const c = campaign && e.amount_cents !== null && e.currency ? byRates(rates, e.amount_cents, e.currency.toUpperCase(), campaign.reward_currency) : undefined;
+      if (!campaign || !c) continue;
+      const done = await inTransaction(ctx, async (tx) => {
+        if (!(await kind.take(tx, campaign.id, e, c))) return false;
+        const participant = await kind.participant(tx, campaign, e);
+        if (!participant) return false;
+        const outcome = await applyToParticipant(tx, campaign, kind.applicable({ ...e, converted_cents: c.cents, rate: c.rate }), participant);
+        await kind.settle(tx, campaign.id, e, { ...outcome, participant_id: participant.id, applied_on: tx.now() });
+        return outcome.status === 'applied';
+      });
+      if (done) applied++;
+    }
+    return applied;
   }
-  for (const e of await ctx.store.exchangeRates.heldStripeEvents(accountId, 1000)) {
-    const campaign = await campaignOf(e.campaign_id);
-    const c = campaign && e.amount_cents !== null && e.currency ? byRates(rates, e.amount_cents, e.currency.toUpperCase(), campaign.reward_currency) : undefined;
-    if (!campaign || !c) continue;
-    const done = await inTransaction(ctx, async (tx) => {
-      if (!(await tx.store.exchangeRates.takeHeldStripe(campaign.id, e.id, c.cents, c.rate))) return false;
-      const taken = { ...e, converted_cents: c.cents, rate: c.rate };
-      const participant = e.participant_id !== null ? await tx.store.findParticipant(e.participant_id) : undefined;
-      if (!participant) return false;
-      const outcome = await applyToParticipant(tx, campaign, stripeApplicable(taken), participant);
-      await tx.store.stripe.settle(campaign.id, e.id, { ...outcome, participant_id: participant.id, applied_on: tx.now() });
-      return outcome.status === 'applied';
-    });
-    if (done) applied++;
-  }
-  return applied;
+  return (await applyAll(PAYMENT_EVENTS)) + (await applyAll(STRIPE_EVENTS));
 }
