@@ -193,11 +193,14 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   const reading = read(event);
   if (!reading) return { outcome: 'ignored' };
   const { odd, discounts, ...fields } = reading;
+  // What needs Stripe or other writes is read first, outside the transaction, and only for an event not
+  // recorded already: a redelivery costs one read (the claim below still decides a race between two).
+  const fresh = !odd && !(await ctx.store.stripe.find(campaign.id, event.id));
   // A payment with a participant's promotion code: its buyer made their referee first (attribution by code).
-  const coded = !odd && discounts && !(await ctx.store.stripe.find(campaign.id, event.id)) ? await attributeByCode(ctx, campaign, { ...discounts, email: fields.email, customer: fields.customer }) : undefined;
-  // Another currency than the campaign's: what the charge settled at in the balance currency, read first (not in the transaction).
+  const coded = fresh && discounts ? await attributeByCode(ctx, campaign, { ...discounts, email: fields.email, customer: fields.customer }) : undefined;
+  // Another currency than the campaign's: what the charge settled at in the balance currency.
   const settled =
-    !odd && fields.amount_cents && fields.currency && fields.currency.toUpperCase() !== campaign.reward_currency
+    fresh && fields.amount_cents && fields.currency && fields.currency.toUpperCase() !== campaign.reward_currency
       ? await stripeSettlement(ctx, campaign, { charge: fields.charge, payment_intent: fields.payment_intent, amount_cents: fields.amount_cents })
       : undefined;
   return inTransaction(ctx, async (tx) => {
