@@ -14,7 +14,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON, walked by key */
 type Json = Record<string, any>;
 
-export const CONTRACT_FILES = { types: 'packages/node/src/openapi.ts', operations: 'packages/node/src/operations.ts' } as const;
+export const CONTRACT_FILES = { types: 'packages/node/src/openapi.d.ts', operations: 'packages/node/src/operations.ts' } as const;
 
 /**
  * The public operations of the interface that a backend calls too: with a secret key, addParticipant is a

@@ -22,6 +22,8 @@ const SUITES: Record<string, { script: string; stage?: string }> = {
   server: { script: 'test:server' },
   widget: { script: 'test:widget' },
   e2e: { script: 'test:e2e' },
+  // The packages as users install them (test/packages/): npm pack, a fresh project, a browser.
+  packages: { script: 'test:packages' },
 };
 /** `npm run test:quick`, the inner loop: types, lint, and the service suite on SQLite without its process and crash files. */
 const QUICK: Record<string, { script: string; stage?: string }> = {

@@ -105,8 +105,8 @@ export const pgbouncerProblem = program('pgbouncer');
 export const REQUIREMENTS: Requirement[] = [
   {
     name: `Chromium at ${CHROMIUM}`,
-    neededBy: 'the widget and end-to-end suites',
-    suites: ['widget', 'e2e'],
+    neededBy: 'the widget, end-to-end and packages suites',
+    suites: ['widget', 'e2e', 'packages'],
     fix: 'apt-get install -y chromium',
     check: async () => {
       try {

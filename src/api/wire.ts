@@ -1,6 +1,6 @@
 /**
  * The wire shapes as the OpenAPI document spells them: the types openapi-typescript generated from the
- * document the service serves (packages/node/src/openapi.ts, made by `npm run api:generate` and checked by
+ * document the service serves (packages/node/src/openapi.d.ts, made by `npm run api:generate` and checked by
  * test/server/openapi.test.ts), read by operation. The project's own client (./client.ts) and the Node SDK
  * (@refkit/node) are typed from this one contract, so that a shape is spelled once: in the route schemas.
  */

@@ -84,7 +84,7 @@ describe('npm test: the check of the machine', () => {
   it('refuses a suite it does not know, naming the ones it has', () => {
     const run = npmTest(['servr'], { ...NOBODY, PATH: pathWith('ruby', 'python3', 'prometheus', 'promtool') });
     assert.equal(run.status, 2, run.output);
-    assert.match(run.stderr, /^Unknown suite servr; the suites are typecheck, lint, manifest, server, widget, e2e\.$/m);
+    assert.match(run.stderr, /^Unknown suite servr; the suites are typecheck, lint, manifest, server, widget, e2e, packages\.$/m);
   });
 });
 
