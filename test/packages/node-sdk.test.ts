@@ -280,6 +280,21 @@ describe('@refkit/node, installed from its tarball', { concurrency: 1 }, () => {
     assert.deepEqual(stdout.trim().split('\n'), ['true', JSON.stringify({ status: 400, field: 'email' })]);
   });
 
+  it("the project README's backend example runs as written, on a campaign of its own in place of the demo's", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.split('\n## From your backend: @refkit/node\n')[1]!.split('\n## ')[0]!;
+    const example = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    const admin = new sdk.Refkit({ apiKey: service.secretKey, baseUrl: service.url });
+    const { campaignId } = (await admin.createCampaign({ campaignName: 'Demo', hostURL: 'https://shop.example/join', referrerRewardValue: 10, refereeRewardValue: 5 })) as { campaignId: string };
+    writeFileSync(join(project.dir, 'backend.mjs'), example.replaceAll("'demo'", JSON.stringify(campaignId)).replace("'http://localhost:8787'", 'process.env.REFKIT_URL'));
+    const { stdout } = await project.exec('node', ['backend.mjs'], { REFKIT_URL: service.url, REFKIT_SECRET_KEY: service.secretKey });
+    const [dee, eve, error, ...rest] = stdout.trim().split('\n');
+    assert.equal(dee, 'dee@example.com 10');
+    assert.equal(eve, 'eve@example.com 0');
+    assert.match(error!, /^400 invalid_request email \S+$/);
+    assert.deepEqual(rest, []);
+  });
+
   it("verifies the webhook the service delivered, from node:http's raw body and headers; refuses a tampered one", async () => {
     assert.ok(webhookSecret, 'the script before made the endpoint');
     const delivery = await waitFor(() => receiver.received.find((x) => x.body.includes('"referee_added"')), 'the referee_added delivery');

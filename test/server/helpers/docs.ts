@@ -33,6 +33,8 @@ export const NOT_RUN_REASONS = [
   'needs PostgreSQL',
   'replaces the database of a stopped service',
   'needs the link from an email',
+  'installs from the npm registry',
+  'publishes to the npm registry',
 ] as const;
 
 /** A ```sh or ```console block of a page: its code, and the reason it is not run when it is marked. */
