@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 process.chdir(fileURLToPath(new URL('../', import.meta.url)));
 
 const STAMP = 'dist/.build-stamp';
-const INPUTS = ['src', 'packages/widget/src', 'packages/widget/package.json', 'packages/widget/tsconfig.json', 'packages/widget/vite.config.ts', 'packages/node/src', 'packages/node/package.json', 'packages/node/tsconfig.json', 'scripts/bundle-cli.js', 'scripts/node-bundle.js', 'index.html', 'vite.config.ts', 'vite.portal.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'packages/widget/src', 'packages/widget/package.json', 'packages/widget/tsconfig.json', 'packages/widget/vite.config.ts', 'packages/widget/scripts', 'custom-elements.json', 'packages/node/src', 'packages/node/package.json', 'packages/node/tsconfig.json', 'scripts/bundle-cli.js', 'scripts/node-bundle.js', 'index.html', 'vite.config.ts', 'vite.portal.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 function newest(path) {
   if (!existsSync(path)) return 0;

@@ -7,13 +7,18 @@
  * `window.refkit.getReferralCode`) and pass it as `referredByCode` from their backend; their checkout
  * reads the friend's discount with `getPromotionCode(campaignId)` (also `window.refkit.getPromotionCode`).
  */
-import { ApiError, BrowserClient } from '../api/client.js';
-import type { PromotionCodeOffer, PromotionCodeRef } from '../api/promotion-schemas.js';
+import { ApiError, BrowserClient, type PromotionCodeOffer } from '../api/client.js';
 import { captureCode, rememberedCode, utmFromUrl } from './code-capture.js';
 import { defaultApiBase } from './script-origin.js';
 import { ANY_CAMPAIGN, rememberCode } from './storage.js';
 
-export type { PromotionCodeOffer, PromotionCodeRef };
+export type { PromotionCodeOffer };
+
+/**
+ * The referrer's promotion code, as a checkout takes it: `code`, the text typed at checkout; `id`, Stripe's
+ * promotion code id (promo_...), for a Checkout Session's `discounts: [{promotion_code: id}]`.
+ */
+export type PromotionCodeRef = Pick<PromotionCodeOffer, 'code' | 'id'>;
 
 /** The referral code this browser arrived with for a campaign, if it has one (from a link, 90 days). */
 export function getReferralCode(campaignId: string): string | undefined {
@@ -70,7 +75,7 @@ let pageCapture: Promise<void> = Promise.resolve();
  * visitor up the code is used and forgotten: the `referral-signup` event carries its promotion code
  * (`referrerPromotionCode`).
  */
-export async function getPromotionCode(campaignId: string, apiBase: string = defaultApiBase): Promise<PromotionCodeRef | null> {
+export async function getPromotionCode(campaignId: string, apiBase: string = defaultApiBase()): Promise<PromotionCodeRef | null> {
   await pageCapture;
   const code = rememberedCode(campaignId);
   if (!code) return null;

@@ -19,11 +19,34 @@ const loaders = {
   fr: () => import('./locales/fr.js'),
 };
 
-export const { getLocale, setLocale } = configureLocalization({
-  sourceLocale: SOURCE_LOCALE,
-  targetLocales: TARGET_LOCALES,
-  loadLocale: (locale) => loaders[locale as keyof typeof loaders](),
-});
+type Localization = ReturnType<typeof configureLocalization>;
+let localization: Localization | undefined;
+
+/**
+ * @lit/localize, configured when the widget first asks for the locale rather than as the module loads (the
+ * npm package does nothing on import). It can be configured once per copy of it: a page whose one
+ * @lit/localize another copy of the widget (or the app itself) configured first keeps that configuration,
+ * and this copy's texts stay in English. (The script-tag build carries its own copy.)
+ */
+function localized(): Localization {
+  if (!localization) {
+    try {
+      localization = configureLocalization({
+        sourceLocale: SOURCE_LOCALE,
+        targetLocales: TARGET_LOCALES,
+        loadLocale: (locale) => loaders[locale as keyof typeof loaders](),
+      });
+    } catch {
+      localization = { getLocale: () => SOURCE_LOCALE, setLocale: () => Promise.resolve() };
+    }
+  }
+  return localization;
+}
+
+/** The language the widget's texts are in now. */
+export const getLocale = (): string => localized().getLocale();
+/** Loads a language's texts (English is built in) and re-renders the widgets in it. */
+export const setLocale = (locale: string): Promise<void> => localized().setLocale(locale);
 
 /** The language an element is written in: its own or nearest `lang`, else the page's. */
 export function languageOf(el: Element): string {

@@ -8,9 +8,10 @@
  * on demand). Campaign texts are rendered as text, never as HTML; every other text comes from the
  * locale catalogue (./i18n.ts).
  *
- * The element is defined by ./index.ts, so that loading the bundle twice does not throw.
+ * The element is defined by ./index.ts (in the npm package, by packages/widget/src/define.ts), so that
+ * loading the bundle twice does not throw.
  */
-import { LitElement, adoptStyles, html, nothing, type PropertyValues } from 'lit';
+import { LitElement, adoptStyles, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { msg, str, updateWhenLocaleChanges } from '@lit/localize';
 import {
   ApiError,
@@ -86,7 +87,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @summary Referral sign-up and share widget for a Refkit campaign.
  *
  * @attr campaign-id - The campaign's id (required; a console warning names it when missing or unknown).
- * @attr api-base - The service's address; by default the origin this script was loaded from.
+ * @attr api-base - The service's address; by default the origin this script was loaded from (with the npm package, the page's origin).
  * @attr email - A visitor the page already knows: shown their share view without a form.
  * @attr email-signature - Your backend's hex HMAC-SHA256 of `email` with the campaign's signing secret: proof that shows balances and referrals.
  * @attr cookie-domain - A parent domain (`example.com`) to keep the referral code in a cookie its subdomains share.
@@ -242,7 +243,7 @@ export class ReferralWidget extends LitElement {
   static promotionWaitMs = 4000;
 
   campaignId = '';
-  /** The service's address; by default the origin this script was loaded from. */
+  /** The service's address; by default the origin this script was loaded from (with the npm package, the page's origin). */
   apiBase = '';
   /** A visitor the page already knows: shown their share view without a form. */
   email = '';
@@ -301,7 +302,10 @@ export class ReferralWidget extends LitElement {
   settings: WidgetSettings | undefined;
   /** The leaderboard's top entries (getLeaderboard), with `show-leaderboard` in a campaign that has one. */
   board: LeaderboardEntry[] | undefined;
-  /** Who the participant referred and their rewards beyond the balances, when known (getMyReferrals). */
+  /**
+   * Who the participant referred and their rewards beyond the balances, when known (getMyReferrals).
+   * @internal
+   */
   own: OwnStanding | undefined;
   /** The copy button says "Copied!" for a moment. */
   copied = false;
@@ -309,7 +313,10 @@ export class ReferralWidget extends LitElement {
   copiedCode = '';
   /** The link was copied or shared on this page (the share view's first step). */
   shared = false;
-  /** The share view's module, once loaded. */
+  /**
+   * The share view's module, once loaded.
+   * @internal
+   */
   shareViewLib: ShareViewModule | undefined;
   /** The language being loaded: the load waits for it, so that its sentences are in that language. */
   #localeReady: Promise<void> = Promise.resolve();
@@ -338,7 +345,7 @@ export class ReferralWidget extends LitElement {
 
   get client(): BrowserClient {
     // fetch is looked up on each call, so a page (or a test) that wraps window.fetch later is honoured.
-    this.#client ??= new BrowserClient({ baseUrl: this.apiBase || defaultApiBase, fetch: (input, init) => fetch(input, init) });
+    this.#client ??= new BrowserClient({ baseUrl: this.apiBase || defaultApiBase(), fetch: (input, init) => fetch(input, init) });
     return this.#client;
   }
 
@@ -770,7 +777,7 @@ export class ReferralWidget extends LitElement {
 
   // ---- rendering ----
 
-  protected override render() {
+  protected override render(): TemplateResult {
     const busy = this.state === 'loading' || this.state === 'submitting';
     const locale = getLocale();
     return html`<section
