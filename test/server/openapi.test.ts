@@ -139,7 +139,9 @@ describe('the OpenAPI document', () => {
     const unnamed: string[] = [];
     const paged: string[] = [];
     for (const [id, { op }] of byId(doc)) {
-      for (const [status, answer] of Object.entries(op.responses as Json)) {
+      for (const [status, given] of Object.entries(op.responses as Json)) {
+        // A refusal that answers the plain envelope is a reference to the one of its status (components.responses).
+        const answer = given.$ref ? doc.components.responses[given.$ref.replace('#/components/responses/', '')] : given;
         assert.deepEqual(answer.headers['Request-Id'], { $ref: '#/components/headers/Request-Id' }, `${id} ${status}`);
         if (status === '429' || status === '503') assert.ok(answer.headers['Retry-After'], `${id} ${status} Retry-After`);
       }
@@ -152,6 +154,20 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(paged.sort(), ['getAllParticipants', 'getReferrals', 'listAuditLog', 'listPayouts', 'listRewardEntries', 'listStripePayouts']);
     assert.match(doc.components.headers['Request-Id'].description, /log/);
     assert.equal(byId(doc).get('getCampaign')!.op.responses['200'].description, 'A campaign');
+  });
+
+  it('names the refusals once: the error envelope in components, each status a named response with what it means', () => {
+    assert.deepEqual(doc.components.schemas.Error.required, ['error']);
+    const refusals = doc.components.responses as Json;
+    assert.deepEqual(Object.keys(refusals).sort(), ['BadGateway', 'BadRequest', 'Conflict', 'Forbidden', 'NotFound', 'PayloadTooLarge', 'ServiceUnavailable', 'TooManyRequests', 'Unauthorized']);
+    for (const [name, r] of Object.entries(refusals)) {
+      assert.deepEqual(r.content['application/json'].schema, { $ref: '#/components/schemas/Error' }, name);
+      assert.notEqual(r.description, 'Default Response', name);
+    }
+    const add = byId(doc).get('addParticipant')!.op.responses;
+    assert.deepEqual(add['400'], { $ref: '#/components/responses/BadRequest' });
+    // An import's refusal lists its rows: its own schema, not the envelope's.
+    assert.ok(byId(doc).get('importParticipants')!.op.responses['400'].content['application/json'].schema.properties.error.properties.rows);
   });
 
   it("documents the Stripe receiver's body: a Stripe Event", () => {

@@ -7,7 +7,8 @@
  * service sends, as the 3.1 `webhooks` map.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ParticipantErasedEvent, RewardCodesLowEvent, WEBHOOK_EVENT_TYPES, WebhookEvent, type WebhookEventType } from '../../api/schemas.js';
+import stableStringify from 'safe-stable-stringify';
+import { ApiErrorBody, ParticipantErasedEvent, RewardCodesLowEvent, WEBHOOK_EVENT_TYPES, WebhookEvent, type WebhookEventType } from '../../api/schemas.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON, walked by key */
 type Json = Record<string, any>;
@@ -219,6 +220,43 @@ function webhooks(): Json {
 }
 
 /** The finishing of ./openapi.ts's document (its transformObject); throws when two operations share an id. */
+/** What each refusal status means (and its name in components.responses), for the refusals that answer the plain error envelope. */
+const REFUSALS: Record<string, [name: string, description: string]> = {
+  '400': ['BadRequest', 'Refused: malformed, or against a rule (error.field names the field or parameter)'],
+  '401': ['Unauthorized', 'No valid secret key, session or proof'],
+  '403': ['Forbidden', 'Not allowed for this caller (its role, origin or CSRF token, or the campaign refuses it)'],
+  '404': ['NotFound', 'Not found'],
+  '409': ['Conflict', 'In conflict with the current state (or the same Idempotency-Key still in flight)'],
+  '413': ['PayloadTooLarge', 'Too large'],
+  '429': ['TooManyRequests', 'Too many requests: retry after Retry-After seconds'],
+  '502': ['BadGateway', 'A provider the service called did not answer as it should'],
+  '503': ['ServiceUnavailable', 'Unavailable for now (the database): retry after Retry-After seconds'],
+};
+
+/**
+ * The plain error envelope and its refusals, named once in components: an operation's refusal that answers
+ * it is a reference to the refusal of its status, instead of spelling the envelope, its headers and
+ * "Default Response" again (they were four tenths of the document, and of the types generated from it).
+ * A refusal with more (an import's rows) keeps its own schema.
+ */
+function nameRefusals(doc: Json): void {
+  doc.components ??= {};
+  const envelope = stableStringify(ApiErrorBody);
+  const responses: Json = {};
+  for (const { op } of operationsOf(doc)) {
+    for (const [status, answer] of Object.entries(op.responses as Json)) {
+      const json = (answer as Json).content?.['application/json'];
+      const refusal = REFUSALS[status];
+      if (!refusal || !json || stableStringify(json.schema) !== envelope) continue;
+      const [name, description] = refusal;
+      responses[name] ??= { description, headers: answer.headers, content: { 'application/json': { schema: ref('schemas', 'Error') } } };
+      op.responses[status] = ref('responses', name);
+    }
+  }
+  doc.components.schemas = { ...doc.components.schemas, Error: { ...JSON.parse(envelope), description: 'A refusal: {"error":{"code","message","field?"}}' } };
+  doc.components.responses = { ...doc.components.responses, ...responses };
+}
+
 export function finishDocument(doc: Json): Json {
   const ops = operationsOf(doc);
   for (const { method, path, op } of ops) {
@@ -237,6 +275,7 @@ export function finishDocument(doc: Json): Json {
       };
     }
   }
+  nameRefusals(doc);
   doc.webhooks = webhooks();
   const problems = operationIdProblems(doc);
   if (problems.length > 0) throw new Error(`The OpenAPI document's operationIds: ${problems.join('; ')}`);
