@@ -1276,6 +1276,59 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0036_fraud_controls': {
+      async up(db: Kysely<any>) {
+        // Fraud controls an owner sets (../referrals/domain/fraud-*.ts): blocklists (JSON {emails, domains,
+        // ips, countries}) per campaign and per account, a CAPTCHA on keyless sign-ups (JSON {provider,
+        // siteKey}, and its write-only secret), and the auto-approval limits (JSON {maxRewardsPerDay,
+        // maxRewardsPerReferrer}).
+        await db.schema.alterTable('campaigns').addColumn('blocklist', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('captcha', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('captcha_secret', 'text').execute();
+        await db.schema.alterTable('campaigns').addColumn('auto_approve', 'text').execute();
+        await db.schema.alterTable('account_settings').addColumn('blocklist', 'text').execute();
+        // Why a participant is held, beyond fraud scoring: each rule that matched, once per participant and
+        // kind, grouped per referrer into a case the owner approves or rejects as a whole.
+        const id = (t: any) => t.addColumn('id', idType(dialect), (c: any) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()));
+        await id(db.schema.createTable('fraud_cases'))
+          .addColumn('campaign_id', 'text', (c: any) => c.notNull().references('campaigns.id'))
+          // The referrer the case is about (the participant themself when they were referred by nobody).
+          .addColumn('participant_id', 'bigint', (c: any) => c.notNull().references('participants.id'))
+          .addColumn('status', 'text', (c: any) => c.notNull())
+          .addColumn('opened_on', 'bigint', (c: any) => c.notNull())
+          .addColumn('resolved_on', 'bigint')
+          .addColumn('resolved_by', 'text')
+          .addCheckConstraint('fraud_cases_status', sql`status in ('open', 'approved', 'rejected')`)
+          .execute();
+        // One open case per referrer: a new signal joins it.
+        await db.schema.createIndex('fraud_cases_open').on('fraud_cases').columns(['campaign_id', 'participant_id']).unique().where(sql<boolean>`status = 'open'`).execute();
+        await db.schema.createIndex('fraud_cases_list').on('fraud_cases').columns(['campaign_id', 'status', 'id']).execute();
+        await id(db.schema.createTable('fraud_signals'))
+          .addColumn('campaign_id', 'text', (c: any) => c.notNull().references('campaigns.id'))
+          .addColumn('case_id', 'bigint', (c: any) => c.notNull().references('fraud_cases.id'))
+          .addColumn('participant_id', 'bigint', (c: any) => c.notNull().references('participants.id'))
+          .addColumn('kind', 'text', (c: any) => c.notNull())
+          .addColumn('detail', 'text', (c: any) => c.notNull())
+          .addColumn('created_on', 'bigint', (c: any) => c.notNull())
+          .execute();
+        await db.schema.createIndex('fraud_signals_once').on('fraud_signals').columns(['participant_id', 'kind']).unique().execute();
+        await db.schema.createIndex('fraud_signals_case').on('fraud_signals').columns(['case_id']).execute();
+        // What each participant paid with (a card's fingerprint, the provider's customer), from payment
+        // events: a referee paying with their referrer's card or customer is a self-referral.
+        await db.schema
+          .createTable('payment_marks')
+          .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('participant_id', 'bigint', (c) => c.notNull().references('participants.id'))
+          .addColumn('created_on', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_marks_pk', ['campaign_id', 'kind', 'value', 'participant_id'])
+          .addCheckConstraint('payment_marks_kind', sql`kind in ('card', 'customer')`)
+          .execute();
+        await db.schema.createIndex('payment_marks_participant').on('payment_marks').column('participant_id').execute();
+        await db.schema.createIndex('payout_methods_paypal_email').on('payout_methods').column('paypal_email').execute();
+      },
+    },
   };
 }
 

@@ -41,6 +41,7 @@ import { ExchangeRateStore } from '../billing/store/exchange-rate-store.js';
 import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
 import { PromotionCodeStore } from '../promotions/store/promotion-code-store.js';
+import { FraudCaseStore } from '../fraud/store/fraud-case-store.js';
 import { CashPayoutStore } from '../payouts/store/cash-payout-store.js';
 import { PayoutProfileStore } from '../payouts/store/payout-profile-store.js';
 import { PortalStore } from '../portal/store/portal-store.js';
@@ -380,6 +381,7 @@ export class Store {
   readonly stripePayouts: StripePayoutStore;
   /** Participants' Stripe promotion codes: the outbox that makes and deactivates them. */
   readonly promotionCodes: PromotionCodeStore;
+  readonly fraudCases: FraudCaseStore;
   /** Cash payouts (PayPal, Stripe Connect) and the reservations of their amounts. */
   readonly cashPayouts: CashPayoutStore;
   /** Payout methods, tax details, an account's payout providers and tax settings. */
@@ -457,6 +459,7 @@ export class Store {
     this.exchangeRates = new ExchangeRateStore(db);
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.promotionCodes = new PromotionCodeStore(db, dialect, () => this.changedCached());
+    this.fraudCases = new FraudCaseStore(db);
     this.cashPayouts = new CashPayoutStore(db, dialect);
     this.payoutProfiles = new PayoutProfileStore(db);
     this.portal = new PortalStore(db, dialect);
@@ -877,6 +880,11 @@ export class Store {
 
   async approve(id: number, now: number): Promise<void> {
     await this.db.updateTable('participants').set({ approval: 1, updated_on: now }).where('id', '=', id).execute();
+  }
+
+  /** Withdraws a participant's approval (a fraud control matched: ../fraud/domain/fraud-holds.ts). */
+  async hold(id: number, now: number): Promise<void> {
+    await this.db.updateTable('participants').set({ approval: 0, updated_on: now }).where('id', '=', id).execute();
   }
 
   /**

@@ -57,6 +57,14 @@ export interface CampaignsTable {
   payouts_run_on: number | null;
   /** JSON of each payment provider's write-only webhook secret (../billing/domain/payment-sources.ts); null: none. */
   payment_secrets: string | null;
+  /** JSON of a Blocklist {emails, domains, ips, countries} (migration 0036); null: none. */
+  blocklist: string | null;
+  /** JSON of the CAPTCHA on keyless sign-ups {provider, siteKey}; null: none. */
+  captcha: string | null;
+  /** The CAPTCHA provider's secret key (write-only); null: none. */
+  captcha_secret: string | null;
+  /** JSON of the auto-approval limits {maxRewardsPerDay?, maxRewardsPerReferrer?}; null: none. */
+  auto_approve: string | null;
   /** JSON of RefereeDiscount (../promotions/domain/referee-discount.ts); null: none. */
   referee_discount: string | null;
   /** Put before each participant's code in Stripe (campaigns sharing one Stripe account); null: none. */
@@ -850,6 +858,8 @@ export interface AccountSettingsTable {
   webhook_days: number;
   /** Days sent, failed and skipped lifecycle emails stay in the log. */
   email_days: number;
+  /** JSON of the account's Blocklist, applied to every campaign beside its own (migration 0036); null: none. */
+  blocklist: Generated<string | null>;
   updated_on: number;
 }
 
@@ -857,6 +867,42 @@ export interface AccountSettingsTable {
 export interface RetentionMarksTable {
   account_id: number;
   ips_cleared_before: number;
+}
+
+export const FRAUD_CASE_STATUSES = ['open', 'approved', 'rejected'] as const;
+export type FraudCaseStatus = (typeof FRAUD_CASE_STATUSES)[number];
+
+/** Signals grouped per referrer for the owner to approve or reject as a whole (migration 0036). */
+export interface FraudCasesTable {
+  id: Generated<number>;
+  campaign_id: string;
+  /** The referrer the case is about (the participant themself when nobody referred them). */
+  participant_id: number;
+  status: FraudCaseStatus;
+  opened_on: number;
+  resolved_on: number | null;
+  /** Who decided: the actor's audit name. */
+  resolved_by: string | null;
+}
+
+/** A rule that matched a participant and held them: once per participant and kind, in a case. */
+export interface FraudSignalsTable {
+  id: Generated<number>;
+  campaign_id: string;
+  case_id: number;
+  participant_id: number;
+  kind: string;
+  detail: string;
+  created_on: number;
+}
+
+/** What a participant paid with: a card's fingerprint, or the provider's customer id. */
+export interface PaymentMarksTable {
+  campaign_id: string;
+  kind: 'card' | 'customer';
+  value: string;
+  participant_id: number;
+  created_on: number;
 }
 
 /** A lease per background job that one process at a time may run. */
@@ -908,6 +954,9 @@ export interface Database {
   promotion_codes: PromotionCodesTable;
   payment_events: PaymentEventsTable;
   exchange_rates: ExchangeRatesTable;
+  fraud_cases: FraudCasesTable;
+  fraud_signals: FraudSignalsTable;
+  payment_marks: PaymentMarksTable;
   referral_code_aliases: ReferralCodeAliasesTable;
   participant_channels: ParticipantChannelsTable;
   disputes: DisputesTable;

@@ -11,6 +11,7 @@ import { AppError, invalid } from '../../kernel/errors.js';
 import { IP_BURST_WINDOW_MS, isDisposable, SQUAT_THRESHOLD } from './fraud.js';
 import { getParticipant } from './participants.js';
 import { presentParticipant } from './present.js';
+import { heldSignals } from '../../fraud/domain/fraud-holds.js';
 
 /** Cents as units with two decimals, the way amountPaid arrives. */
 export const units = (cents: number) => (cents / 100).toFixed(2);
@@ -100,9 +101,11 @@ const SIGNAL_COUNT_CAP = 100;
 
 /** Why fraud scoring rated a sign-up as it did, re-derived from what is stored, in words. */
 export async function signals(ctx: Ctx, p: ParticipantRow, referrer: ParticipantRow | undefined): Promise<string[]> {
-  if (p.signup_source === 'api') return ['Added with a secret key by your backend: not scored'];
-  if (p.signup_source === 'import') return ['Imported from a CSV file: not scored'];
-  const out: string[] = [];
+  // What the owner's controls recorded (blocklists, payments, payout methods, limits) comes first.
+  const held = await heldSignals(ctx, p);
+  if (p.signup_source === 'api') return [...held, 'Added with a secret key by your backend: not scored'];
+  if (p.signup_source === 'import') return [...held, 'Imported from a CSV file: not scored'];
+  const out: string[] = [...held];
   if (referrer && emailKey(referrer.email) === emailKey(p.email)) out.push(`Same mailbox as the referrer ${referrer.email}`);
   if (isDisposable(emailDomain(p.email))) out.push(`Disposable email domain ${emailDomain(p.email)}`);
   const net = p.signup_net;

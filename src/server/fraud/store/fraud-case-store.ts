@@ -1,0 +1,81 @@
+/**
+ * SQL of fraud cases and their signals (../domain/fraud-holds.ts): one open case per referrer, joined by
+ * each new signal; a signal is recorded once per participant and kind (a unique index), so a rule that
+ * matches the same participant again adds nothing.
+ */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { bound } from '../../store/bound-limit.js';
+import type { Database, FraudCaseStatus, FraudCasesTable, FraudSignalsTable } from '../../store/tables.js';
+
+export type FraudCaseRow = Selectable<FraudCasesTable>;
+export type FraudSignalRow = Selectable<FraudSignalsTable>;
+
+export class FraudCaseStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The open case about `participantId` (a referrer, or a participant nobody referred), made if there is none. */
+  async openCase(campaignId: string, participantId: number, now: number): Promise<number> {
+    // The partial unique index (one open case per referrer) makes a concurrent second insert a no-op.
+    await this.db
+      .insertInto('fraud_cases')
+      .values({ campaign_id: campaignId, participant_id: participantId, status: 'open', opened_on: now, resolved_on: null, resolved_by: null })
+      .onConflict((oc) => oc.columns(['campaign_id', 'participant_id']).where('status', '=', 'open').doNothing())
+      .execute();
+    const row = await this.db
+      .selectFrom('fraud_cases')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('participant_id', '=', participantId)
+      .where('status', '=', 'open')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  /** Records a signal unless the participant has one of its kind already; true when it is new. */
+  async addSignal(signal: Insertable<FraudSignalsTable>): Promise<boolean> {
+    const r = await this.db
+      .insertInto('fraud_signals')
+      .values(signal)
+      .onConflict((oc) => oc.columns(['participant_id', 'kind']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /** A participant's signals, oldest first. */
+  signalsOf(participantId: number): Promise<FraudSignalRow[]> {
+    return this.db.selectFrom('fraud_signals').selectAll().where('participant_id', '=', participantId).orderBy('id').execute();
+  }
+
+  findCase(campaignId: string, caseId: number): Promise<FraudCaseRow | undefined> {
+    return this.db.selectFrom('fraud_cases').selectAll().where('campaign_id', '=', campaignId).where('id', '=', caseId).executeTakeFirst();
+  }
+
+  /** A campaign's cases, newest first (open ones by default). */
+  listCases(campaignId: string, status: FraudCaseStatus | undefined, limit: number): Promise<FraudCaseRow[]> {
+    return this.db
+      .selectFrom('fraud_cases')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .$if(status !== undefined, (q) => q.where('status', '=', status!))
+      .orderBy('id', 'desc')
+      .limit(bound(limit))
+      .execute();
+  }
+
+  /** The signals of these cases, oldest first. */
+  signalsOfCases(caseIds: number[]): Promise<FraudSignalRow[]> {
+    if (caseIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('fraud_signals').selectAll().where('case_id', 'in', caseIds).orderBy('id').execute();
+  }
+
+  /** Closes an open case with the owner's decision; false when it was not open (decided already). */
+  async resolve(caseId: number, status: Exclude<FraudCaseStatus, 'open'>, by: string, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('fraud_cases')
+      .set({ status, resolved_on: now, resolved_by: by })
+      .where('id', '=', caseId)
+      .where('status', '=', 'open')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+}
