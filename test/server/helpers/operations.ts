@@ -33,7 +33,8 @@ export interface Operation {
 
 interface OpenApiOperation {
   parameters?: { in: string; name: string; required?: boolean; schema: Schema }[];
-  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  /** JSON, or (an import) a CSV file, whose fields are its query's: the CSV fuzz sends the files. */
+  requestBody?: { content: { 'application/json'?: { schema: Schema }; 'text/csv'?: { schema: Schema } } };
   security?: Record<string, unknown>[];
 }
 
@@ -44,7 +45,7 @@ export async function listOperations(baseUrl: string): Promise<Operation[]> {
     for (const [method, op] of Object.entries(methods)) {
       // A body that is one of several shapes (grantAccess: a count, or emails) is taken as its first. A webhook
       // receiver's is the sender's, signed, and read raw: documented, never checked field by field (docs/api.md).
-      const whole = path.startsWith('/api/v1/integrations/') ? undefined : op.requestBody?.content['application/json'].schema;
+      const whole = path.startsWith('/api/v1/integrations/') ? undefined : op.requestBody?.content['application/json']?.schema;
       const body = whole?.anyOf?.[0] ?? whole;
       const query = (op.parameters ?? []).filter((p) => p.in === 'query');
       ops.push({
