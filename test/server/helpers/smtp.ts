@@ -62,7 +62,8 @@ export async function startMailbox(): Promise<Mailbox> {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     async to(address, count = 1) {
-      const deadline = Date.now() + 10_000;
+      // Generous: a crash test waits out a killed sender's lease first, and a loaded machine stretches it.
+      const deadline = Date.now() + 30_000;
       while (mine(address).length < count) {
         if (Date.now() > deadline) throw new Error(`expected ${count} message(s) to ${address}, got ${mine(address).length}`);
         await new Promise<void>((resolve) => {
