@@ -10,6 +10,7 @@ import { ACCENT_PATTERN, MAX_WIDGET_RADIUS, WIDGET_FONT_NAMES } from './widget-s
 import { CashPayoutSettings } from './cash-payout-settings.js';
 import { PaymentSecretFields } from './payment-source-schemas.js';
 import { PROMOTION_CODE_PREFIX_PATTERN, PromotionCodeRef, RefereeDiscount } from './promotion-schemas.js';
+import { FraudControlFields, FraudControlSettings } from './fraud-schemas.js';
 
 export const DateTime = Type.String({ format: 'date-time' });
 
@@ -171,6 +172,9 @@ export const AddParticipantBody = Type.Object({
   referredByCode: Type.Optional(Code),
   referredByEmail: Type.Optional(Email),
   utm: Type.Optional(Utm),
+  captchaToken: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: "The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key" }),
+  ),
 });
 export type AddParticipantBody = Static<typeof AddParticipantBody>;
 
@@ -401,6 +405,7 @@ export const CampaignFields = {
       description: 'Waitlist mode (admin/grantAccess); null or absent: a normal campaign. Turning it off (launch) is for good; its settings cannot change while it is on',
     }),
   ),
+  ...FraudControlFields,
 };
 export const CreateCampaignBody = Type.Object(
   {
@@ -820,6 +825,7 @@ export const CampaignSettings = Type.Composite([
     promotionCodePrefix: Type.Union([Type.String(), Type.Null()]),
     paymentSourcesConfigured: Type.Array(Type.String(), { description: 'The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown)' }),
   }),
+  FraudControlSettings,
 ]);
 export type CampaignSettings = Static<typeof CampaignSettings>;
 

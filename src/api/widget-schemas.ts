@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LEADERBOARD_PERIODS, LeaderboardSettings, WaitlistSettings, Milestone, Participant, PerRewardKind, RewardCodeKind, RewardRules, ShareMessages } from './schemas.js';
 import { PromotionCodeRef } from './promotion-schemas.js';
+import { CaptchaView } from './fraud-schemas.js';
 
 export const WidgetSettings = Type.Object({
   campaignId: Type.String(),
@@ -27,6 +28,7 @@ export const WidgetSettings = Type.Object({
   rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
   leaderboard: Type.Optional(Type.Composite([LeaderboardSettings], { description: 'The campaign has a leaderboard (getLeaderboard): its period and size' })),
   waitlist: Type.Optional(Type.Composite([WaitlistSettings], { description: 'The campaign is in waitlist mode: its settings (counts always given)' })),
+  captcha: Type.Optional(Type.Composite([CaptchaView], { description: 'Keyless sign-ups solve this CAPTCHA: the widget shows its challenge and sends captchaToken' })),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
 

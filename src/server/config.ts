@@ -1,4 +1,5 @@
 /** The service's configuration, read from the environment once, checked, and passed down explicitly. */
+import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { hashSecret } from './kernel/secrets.js';
 import type { DispatcherOptions } from './webhooks/domain/dispatcher.js';
@@ -8,6 +9,7 @@ import { DEFAULT_ERASURE_BLOCK_DAYS } from './privacy/domain/erasure-block.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/connect.js';
 import type { CashSenderOptions } from './payouts/domain/sender-kit.js';
 import { Sealer } from './kernel/sealed.js';
+import type { FraudSettings } from './kernel/context.js';
 
 export interface Config {
   port: number;
@@ -60,6 +62,8 @@ export interface Config {
   cashPayouts: Partial<CashSenderOptions>;
   /** REFKIT_ENCRYPTION_KEY (and REFKIT_ENCRYPTION_KEYS_OLD): what seals tax details; undefined: not set, none can be kept. */
   sealer: Sealer | undefined;
+  /** TRUSTED_COUNTRY_HEADER, GEOIP and CAPTCHA_VERIFY_URL: the fraud controls' sources (docs/fraud.md). */
+  fraud: FraudSettings;
 }
 
 /**
@@ -280,5 +284,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { demo?:
     payoutApis: { paypalApiUrl: apiOrigin('PAYPAL_API_URL', env.PAYPAL_API_URL), stripeApiUrl: apiOrigin('STRIPE_API_URL', env.STRIPE_API_URL) },
     cashPayouts: cashPayoutSettings(env),
     sealer: sealer(env),
+    fraud: fraudSettings(env),
   };
+}
+
+function fraudSettings(env: NodeJS.ProcessEnv): FraudSettings {
+  const header = env.TRUSTED_COUNTRY_HEADER?.trim().toLowerCase();
+  if (header && !/^[a-z0-9-]{1,100}$/.test(header)) throw new ConfigError(`TRUSTED_COUNTRY_HEADER must be a header name (e.g. CF-IPCountry), not "${env.TRUSTED_COUNTRY_HEADER}"`);
+  const geoip = env.GEOIP?.trim();
+  if (geoip && geoip !== 'geoip-lite' && geoip !== 'off') throw new ConfigError(`GEOIP must be geoip-lite or off, not "${geoip}"`);
+  if (geoip === 'geoip-lite') {
+    try {
+      createRequire(import.meta.url).resolve('geoip-lite');
+    } catch {
+      throw new ConfigError('GEOIP=geoip-lite needs the package geoip-lite, an optional dependency this install left out: npm install geoip-lite@~1.4.10');
+    }
+  }
+  const verify = env.CAPTCHA_VERIFY_URL?.trim();
+  if (verify) {
+    let url: URL | undefined;
+    try {
+      url = new URL(verify);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ConfigError(`CAPTCHA_VERIFY_URL must be an http(s) URL, not "${verify}"`);
+  }
+  return { ...(header && { trustedCountryHeader: header }), ...(geoip === 'geoip-lite' && { geoip: true }), ...(verify && { captchaVerifyUrl: verify }) };
 }

@@ -20,7 +20,7 @@ export interface Runtime {
 
 /** `metrics`: the process's metrics (when on), told what the database and the domain do. */
 export async function openRuntime(
-  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs' | 'publicUrl' | 'payoutApis' | 'sealer'>>,
+  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'smtpUrl' | 'mailFrom' | 'erasureBlockDays' | 'databaseConnectTimeoutMs' | 'publicUrl' | 'payoutApis' | 'sealer' | 'fraud'>>,
   { metrics }: { metrics?: ServiceMetrics } = {},
 ): Promise<Runtime> {
   const { db, dialect, waiting, close } = connect(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, observer: metrics });
@@ -43,6 +43,7 @@ export async function openRuntime(
     ...(metrics && { metrics }),
     ...(config.erasureBlockDays !== undefined && { erasureBlockDays: config.erasureBlockDays }),
     ...(config.sealer && { sealer: config.sealer }),
+    ...(config.fraud && { fraud: config.fraud }),
     ...(config.publicUrl !== undefined && { payouts: { publicUrl: config.publicUrl, ...config.payoutApis } }),
   };
   metrics?.watch({ monitoring: new MonitoringStore(db), waiting, now: () => ctx.now() });

@@ -54,6 +54,17 @@ export interface Ctx {
   sealer?: Sealer;
   /** Where payout providers' APIs are (PAYPAL_API_URL, STRIPE_API_URL: origins), and the service's own address for the links it gives. */
   payouts?: PayoutEndpoints;
+  /** How the fraud controls learn a sign-up's country and verify a CAPTCHA (../fraud/domain/). */
+  fraud?: FraudSettings;
+}
+
+export interface FraudSettings {
+  /** TRUSTED_COUNTRY_HEADER, lower-cased (e.g. cf-ipcountry): a header the proxy in front sets to the client's country. */
+  trustedCountryHeader?: string;
+  /** GEOIP=geoip-lite: a country not given by that header is looked up in geoip-lite's offline database. */
+  geoip?: boolean;
+  /** CAPTCHA_VERIFY_URL: the complete siteverify URL used for whichever provider (tests, proxies). */
+  captchaVerifyUrl?: string;
 }
 
 export interface PayoutEndpoints {

@@ -5,6 +5,7 @@
  */
 import type { Generated } from 'kysely';
 import type { REWARD_ENTRY_KINDS, REWARD_ENTRY_STATUSES } from '../../api/schemas.js';
+import type { FraudCaseStatus, FraudSignalKind } from '../../api/fraud-schemas.js';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -869,8 +870,7 @@ export interface RetentionMarksTable {
   ips_cleared_before: number;
 }
 
-export const FRAUD_CASE_STATUSES = ['open', 'approved', 'rejected'] as const;
-export type FraudCaseStatus = (typeof FRAUD_CASE_STATUSES)[number];
+export type { FraudCaseStatus };
 
 /** Signals grouped per referrer for the owner to approve or reject as a whole (migration 0036). */
 export interface FraudCasesTable {
@@ -891,7 +891,7 @@ export interface FraudSignalsTable {
   campaign_id: string;
   case_id: number;
   participant_id: number;
-  kind: string;
+  kind: FraudSignalKind;
   detail: string;
   created_on: number;
 }

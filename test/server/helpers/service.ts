@@ -10,7 +10,7 @@ import type { CreateCampaignBody } from '../../../src/api/schemas.js';
 import { buildApp } from '../../../src/server/app.js';
 import { DEFAULT_ACCOUNT, type Ctx } from '../../../src/server/kernel/context.js';
 import { createApiKey } from '../../../src/server/accounts/domain/keys.js';
-import type { ScryptCost } from '../../../src/server/kernel/context.js';
+import type { FraudSettings, ScryptCost } from '../../../src/server/kernel/context.js';
 import { openRuntime, type Runtime } from '../../../src/server/runtime.js';
 import type { DatabaseKind, TestDatabase } from './databases.js';
 import type { TrustProxy } from '../../../src/server/config.js';
@@ -81,6 +81,8 @@ export interface ServiceOptions {
   mail?: Partial<Omit<EmailSenderOptions, 'baseUrl'>>;
   /** Metrics on (off unless given): `GET /metrics` on the service's port, for this bearer token when given. */
   metrics?: { token?: string };
+  /** TRUSTED_COUNTRY_HEADER, GEOIP and CAPTCHA_VERIFY_URL (default none). */
+  fraud?: FraudSettings;
 }
 
 /**
@@ -92,7 +94,10 @@ export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 export async function startService(kind: DatabaseKind, options: ServiceOptions = {}): Promise<TestService> {
   const database = options.database ?? (await kind.create());
   const metrics = options.metrics && new ServiceMetrics();
-  const runtime: Runtime = await openRuntime({ databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>' }, { metrics });
+  const runtime: Runtime = await openRuntime(
+    { databaseUrl: database.url, smtpUrl: options.smtpUrl, mailFrom: 'Refkit tests <refkit@example.test>', ...(options.fraud && { fraud: options.fraud }) },
+    { metrics },
+  );
   // Wrapped as the service's own clock is, so that test campaigns' clocks move it (campaign-time.ts).
   if (options.now) runtime.ctx.now = clockedNow(options.now);
   runtime.ctx.passwordCost = options.passwordCost ?? TEST_PASSWORD_COST;

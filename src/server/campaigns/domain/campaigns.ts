@@ -13,6 +13,7 @@ import { mergeShareMessages, readShareMessages } from './share-messages.js';
 import { writeWidgetStyle } from './widget-style.js';
 import { assertCanPayCash, writeCashPayouts } from '../../payouts/domain/cash-payout-settings.js';
 import { writePaymentSecrets } from '../../billing/domain/payment-secrets.js';
+import { fraudControlColumns } from '../../fraud/domain/fraud-settings.js';
 import { assertCanDiscount, changeCodes, changesCodes, writePromotionCodePrefix, writeRefereeDiscount } from '../../promotions/domain/referee-discount.js';
 
 /** A campaign's row, for the routes that show one (they read no SQL of their own). */
@@ -126,7 +127,7 @@ export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
   if (input.waitlist !== undefined) row.waitlist = writeWaitlist(input.waitlist);
-  return Object.assign(row, rulesColumns(input));
+  return Object.assign(row, rulesColumns(input), fraudControlColumns(input));
 }
 
 /** Double opt-in sends email: refuse to turn it on where none can be sent, rather than fail every sign-up. */

@@ -15,11 +15,13 @@ import { waitlistOf } from '../../engagement/domain/waitlist-settings.js';
 import { presentRules } from '../../rewards/domain/reward-rules.js';
 import { readShareMessages } from './share-messages.js';
 import { readWidgetStyle } from './widget-style.js';
+import { captchaOf } from '../../fraud/domain/fraud-settings.js';
 
 export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
   const money = isMoney(c.reward_type);
   const leaderboard = leaderboardOf(c);
   const waitlist = waitlistOf(c);
+  const captcha = captchaOf(c);
   return {
     campaignId: c.id,
     ...(money ? { rewardCurrency: c.reward_currency } : { rewardUnit: c.reward_type }),
@@ -28,6 +30,7 @@ export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
     rules: presentRules(c),
     ...(leaderboard && { leaderboard }),
     ...(waitlist && { waitlist }),
+    ...(captcha && { captcha }),
   };
 }
 

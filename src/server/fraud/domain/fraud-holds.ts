@@ -11,9 +11,7 @@
  */
 import type { Ctx } from '../../kernel/context.js';
 import type { ParticipantRow } from '../../store/store.js';
-
-export const FRAUD_SIGNAL_KINDS = ['blocklist', 'self_referral_payment', 'duplicate_payout_method', 'limit_per_day', 'limit_per_referrer'] as const;
-export type FraudSignalKind = (typeof FRAUD_SIGNAL_KINDS)[number];
+import type { FraudSignalKind } from '../../../api/fraud-schemas.js';
 
 export interface FraudSignal {
   kind: FraudSignalKind;

@@ -2,6 +2,7 @@
 import { cashPayoutsOf } from '../../payouts/domain/cash-payout-settings.js';
 import { refereeDiscountOf } from '../../promotions/domain/referee-discount.js';
 import { configuredSources } from '../../billing/domain/payment-secrets.js';
+import { presentFraudControls } from '../../fraud/domain/fraud-settings.js';
 import type { Campaign, CampaignSettings, Participant, RewardEntry } from '../../../api/schemas.js';
 import type { AnsweredParticipant } from '../store/answer-reads.js';
 import type { CampaignRow, ListedRewardEntry, ParticipantRow } from '../../store/store.js';
@@ -99,6 +100,7 @@ export function presentCampaignSettings(c: CampaignRow, counts: { participants: 
     refereeDiscount: refereeDiscountOf(c),
     promotionCodePrefix: c.promotion_code_prefix,
     paymentSourcesConfigured: configuredSources(c),
+    ...presentFraudControls(c),
   };
 }
 
