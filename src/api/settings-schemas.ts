@@ -1,5 +1,6 @@
 /** The shapes of an account's settings routes (src/server/accounts/routes/account-settings-admin.ts): data retention, payout providers, tax. */
 import { Type, type Static } from '@sinclair/typebox';
+import { Blocklist } from './fraud-schemas.js';
 import { PayPalSettingsBody, PayPalSettingsView, StripeConnectSettingsBody, StripeConnectSettingsView, TaxSettings } from './payout-schemas.js';
 
 /** The longest any period may be: ten years. */
@@ -30,6 +31,7 @@ export const AccountSettings = Type.Object({
   stripe: Nullable(StripeConnectSettingsView, 'Stripe Connect keys live campaigns are paid with; null: none'),
   stripeTest: Nullable(StripeConnectSettingsView, 'Stripe Connect test keys test campaigns are paid with; null: none'),
   tax: TaxSettings,
+  blocklist: Nullable(Blocklist, "The account's blocklist, applied to every campaign of the account beside the campaign's own; null: none"),
 });
 export type AccountSettings = Static<typeof AccountSettings>;
 
@@ -41,6 +43,7 @@ export const UpdateAccountSettingsBody = Type.Object(
     stripe: Type.Optional(StripeConnectSettingsBody),
     stripeTest: Type.Optional(StripeConnectSettingsBody),
     tax: Type.Optional(Type.Partial(TaxSettings, { additionalProperties: false })),
+    blocklist: Type.Optional(Nullable(Blocklist, "The account's blocklist, applied to every campaign beside the campaign's own (docs/fraud.md); null or {} removes it")),
   },
   { additionalProperties: false },
 );

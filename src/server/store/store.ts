@@ -42,6 +42,7 @@ import { StripeStore } from '../billing/store/stripe-store.js';
 import { StripePayoutStore } from '../payouts/store/stripe-payout-store.js';
 import { PromotionCodeStore } from '../promotions/store/promotion-code-store.js';
 import { FraudCaseStore } from '../fraud/store/fraud-case-store.js';
+import { PaymentMarkStore } from '../fraud/store/payment-mark-store.js';
 import { CashPayoutStore } from '../payouts/store/cash-payout-store.js';
 import { PayoutProfileStore } from '../payouts/store/payout-profile-store.js';
 import { PortalStore } from '../portal/store/portal-store.js';
@@ -294,6 +295,7 @@ const REWARD_STATE = [
   'credited_referrals',
   'milestones_reached',
   'commission_remainder',
+  'approval',
 ] as const satisfies readonly (keyof ParticipantRow)[];
 export type RewardState = Pick<ParticipantRow, (typeof REWARD_STATE)[number]>;
 
@@ -381,7 +383,10 @@ export class Store {
   readonly stripePayouts: StripePayoutStore;
   /** Participants' Stripe promotion codes: the outbox that makes and deactivates them. */
   readonly promotionCodes: PromotionCodeStore;
+  /** Fraud cases and the signals that held participants (../fraud/). */
   readonly fraudCases: FraudCaseStore;
+  /** What participants paid with: self-referral by payment (../fraud/domain/payment-marks.ts). */
+  readonly paymentMarks: PaymentMarkStore;
   /** Cash payouts (PayPal, Stripe Connect) and the reservations of their amounts. */
   readonly cashPayouts: CashPayoutStore;
   /** Payout methods, tax details, an account's payout providers and tax settings. */
@@ -460,6 +465,7 @@ export class Store {
     this.stripePayouts = new StripePayoutStore(db, dialect);
     this.promotionCodes = new PromotionCodeStore(db, dialect, () => this.changedCached());
     this.fraudCases = new FraudCaseStore(db);
+    this.paymentMarks = new PaymentMarkStore(db);
     this.cashPayouts = new CashPayoutStore(db, dialect);
     this.payoutProfiles = new PayoutProfileStore(db);
     this.portal = new PortalStore(db, dialect);
@@ -838,6 +844,21 @@ export class Store {
   }
 
   /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
+  /**
+   * Referees of a referrer whose referral was credited and who have payments whose commission waits: paid
+   * while one side was held for review after the credit (../rewards/domain/rewards.ts).
+   */
+  async refereesOwedCommission(referrerId: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('participants')
+      .select('id')
+      .where('referred_by_id', '=', referrerId)
+      .where('reward_credited', '=', 1)
+      .where((eb) => eb.exists(eb.selectFrom('payments').select('payments.id').whereRef('payments.participant_id', '=', 'participants.id').where('payments.commission_credited', '=', 0)))
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   async dueReferees(referrerId: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('participants')

@@ -4,6 +4,7 @@
  *
  * - GET /v1/charges/{id}: a charge a test registered with addCharge; `balance_transaction` is its id, or with
  *   expand[]=balance_transaction the balance transaction (amount and currency: what the account's balance got);
+ *   a card charge has payment_method_details {type: card, card {brand, last4, fingerprint}};
  * - GET /v1/payment_intents/{id}: the payment intent of such a charge; `latest_charge` is the charge's id, or the
  *   charge with expand[]=latest_charge, and its balance transaction too with expand[]=latest_charge.balance_transaction;
  * - an unknown id is 404 resource_missing; an expansion these do not list is refused as Stripe refuses it.
@@ -26,6 +27,8 @@ export interface ChargeInput {
   payment_intent?: string;
   /** What the account's balance got for it: in the balance currency's smallest unit. */
   settled: { amount: number; currency: string };
+  /** Paid by card: the card's fingerprint (payment_method_details.card.fingerprint, the same for every charge of one card). */
+  fingerprint?: string;
 }
 
 export class FakeCharges {
@@ -59,6 +62,7 @@ export class FakeCharges {
       paid: true,
       payment_intent: c.payment_intent ?? null,
       status: 'succeeded',
+      ...(c.fingerprint && { payment_method_details: { type: 'card', card: { brand: 'visa', last4: '4242', fingerprint: c.fingerprint } } }),
     });
     if (c.payment_intent) this.#intents.set(c.payment_intent, c.id);
   }

@@ -6,7 +6,8 @@
  */
 import { type AccountSettings, type RetentionSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
 import { AppError } from '../../kernel/errors.js';
-import type { RetentionColumns } from '../store/account-settings-store.js';
+import type { RetentionColumns, SettingsPatch } from '../store/account-settings-store.js';
+import { blocklistOf, writeBlocklist } from '../../fraud/domain/fraud-settings.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { payoutProviderSettings, updatePayoutProviders } from '../../payouts/domain/payout-providers.js';
 import { taxSettings, updateTaxSettings } from '../../payouts/domain/tax-details.js';
@@ -32,12 +33,14 @@ export function retentionOf(row: { [K in keyof RetentionColumns]?: number | null
 }
 
 export async function getAccountSettings(ctx: Ctx, actor: Actor): Promise<AccountSettings> {
+  const stored = await ctx.store.accountSettings.stored(actor.accountId);
   return {
     id: actor.accountId,
-    retention: retentionOf(await ctx.store.accountSettings.stored(actor.accountId)),
+    retention: retentionOf(stored),
     defaults: { ...DEFAULT_RETENTION },
     ...(await payoutProviderSettings(ctx, actor.accountId)),
     tax: await taxSettings(ctx, actor.accountId),
+    blocklist: blocklistOf(stored),
   };
 }
 
@@ -50,7 +53,9 @@ export async function updateAccountSettings(ctx: Ctx, actor: Actor, body: Update
   const retention = body.retention ?? {};
   const patch = Object.fromEntries(
     (Object.keys(COLUMNS) as (keyof RetentionSettings)[]).flatMap((k) => (retention[k] === undefined ? [] : [[COLUMNS[k], retention[k]]])),
-  ) as Partial<RetentionColumns>;
+  ) as SettingsPatch;
+  // Checked (and refused) before anything is written, like the payout providers below.
+  if (body.blocklist !== undefined) patch.blocklist = writeBlocklist(body.blocklist, 'blocklist');
   // The payout providers are checked (a live key for live campaigns) before anything is written.
   await updatePayoutProviders(ctx, actor.accountId, body);
   if (body.tax) await updateTaxSettings(ctx, actor.accountId, body.tax);

@@ -10,6 +10,8 @@ import type { AccountSettingsTable, Database } from '../../store/tables.js';
 export type AccountSettingsRow = Selectable<AccountSettingsTable>;
 /** The periods, as the table's columns. */
 export type RetentionColumns = Pick<AccountSettingsRow, 'ip_days' | 'webhook_days' | 'email_days'>;
+/** What a change may set: the periods, and the account's blocklist (JSON, ../../fraud/domain/fraud-settings.ts). */
+export type SettingsPatch = Partial<RetentionColumns> & { blocklist?: string | null };
 
 export class AccountSettingsStore {
   constructor(
@@ -36,7 +38,7 @@ export class AccountSettingsStore {
    * Sets the columns in `patch`, leaving the others as stored: one upsert, whose insert (no row yet)
    * takes the others from `defaults`.
    */
-  async put(accountId: number, defaults: RetentionColumns, patch: Partial<RetentionColumns>, now: number): Promise<void> {
+  async put(accountId: number, defaults: RetentionColumns, patch: SettingsPatch, now: number): Promise<void> {
     await this.db
       .insertInto('account_settings')
       .values({ account_id: accountId, ...defaults, ...patch, updated_on: now })

@@ -14,6 +14,7 @@ import { normalizeCode } from '../../referrals/domain/participants.js';
 import { refundPayment } from '../../rewards/domain/refunds.js';
 import { closeDispute, disputePayment } from '../../rewards/domain/disputes.js';
 import { qualifyParticipant } from '../../rewards/domain/rewards.js';
+import { notePayment } from '../../fraud/domain/payment-marks.js';
 
 export type PaymentAction = 'payment' | 'refund' | 'dispute' | 'dispute_won' | 'dispute_lost';
 
@@ -32,6 +33,8 @@ export interface Applicable {
   noAction: Outcome;
   /** When the amount was converted from another currency: what it was, and the rate (kept on the payment, said in the ledger). */
   convertedFrom: string | null;
+  /** The fingerprint of the card paid with, when the provider told it (Stripe's charge, read with stripeRewardKey). */
+  card?: string | null;
 }
 
 /** What a converted event's amount was, and at what rate; null when it was in the campaign's currency. */
@@ -69,6 +72,8 @@ export async function applyToParticipant(ctx: Ctx, campaign: CampaignRow, e: App
   await ctx.store.stripe.link(campaign.id, e.linkKeys, participant.id);
   try {
     if (e.action === 'payment') {
+      // Before it can credit anything: a referee paying as their referrer is held (../../fraud/domain/payment-marks.ts).
+      await notePayment(ctx, campaign, participant, { card: e.card ?? null, customers: e.linkKeys.filter((k) => k.includes('customer:')) });
       if (!e.amountCents) return { status: 'ignored', reason: 'Nothing was paid (a free trial or a 100% discount)' };
       await qualifyParticipant(ctx, actor, { id: campaign.id, email: participant.email, amountPaid: money(e.amountCents) }, { convertedFrom: e.convertedFrom });
     } else if (e.action === 'refund') {

@@ -31,7 +31,7 @@ import { normalizeEmail } from '../../kernel/email.js';
 import { AppError, participantNotFound } from '../../kernel/errors.js';
 import { applyToParticipant, inTransaction, participantNamed, stripeApplicable, stripeLinkKeys } from './payment-apply.js';
 import { convert } from './exchange-rates.js';
-import { stripeSettlement } from './stripe-settlement.js';
+import { cardOf, settlementOf, stripeCharge } from './stripe-settlement.js';
 import { iso } from '../../kernel/time.js';
 import { hundredths } from './stripe-currency.js';
 import { attributeByCode } from '../../promotions/domain/code-attribution.js';
@@ -198,11 +198,11 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
   const fresh = !odd && !(await ctx.store.stripe.find(campaign.id, event.id));
   // A payment with a participant's promotion code: its buyer made their referee first (attribution by code).
   const coded = fresh && discounts ? await attributeByCode(ctx, campaign, { ...discounts, email: fields.email, customer: fields.customer }) : undefined;
-  // Another currency than the campaign's: what the charge settled at in the balance currency.
-  const settled =
-    fresh && fields.amount_cents && fields.currency && fields.currency.toUpperCase() !== campaign.reward_currency
-      ? await stripeSettlement(ctx, campaign, { charge: fields.charge, payment_intent: fields.payment_intent, amount_cents: fields.amount_cents })
-      : undefined;
+  // Another currency than the campaign's: what the charge settled at in the balance currency. A payment's
+  // charge also tells the card it was paid with (self-referral by payment).
+  const foreign = fresh && !!fields.amount_cents && !!fields.currency && fields.currency.toUpperCase() !== campaign.reward_currency;
+  const charge = foreign || (fresh && fields.action === 'payment') ? await stripeCharge(ctx, campaign, fields, foreign) : undefined;
+  const settled = foreign ? settlementOf(charge, fields.amount_cents!) : undefined;
   return inTransaction(ctx, async (tx) => {
     const now = tx.now();
     const row: StripeEventRow = {
@@ -236,7 +236,7 @@ export async function receiveStripeEvent(ctx: Ctx, campaignId: string, body: Buf
       await tx.store.stripe.settle(campaign.id, row.id, { status: 'unmatched', participant_id: null, reason: 'No participant of this campaign has its referral code, customer or email', applied_on: null });
       return { outcome: 'unmatched' };
     }
-    const done = await apply(tx, campaign, row, participant);
+    const done = await applyToParticipant(tx, campaign, { ...stripeApplicable(row), card: cardOf(charge) }, participant);
     // Why its promotion code did not attribute it, then what applying it had to tell.
     const reason = [coded?.note, done.reason].filter(Boolean).join('. ') || null;
     await tx.store.stripe.settle(campaign.id, row.id, { ...done, reason, participant_id: participant.id, applied_on: now });

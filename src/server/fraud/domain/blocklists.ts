@@ -9,6 +9,9 @@ import ipaddr from 'ipaddr.js';
 import type { Blocklist } from '../../../api/fraud-schemas.js';
 import { AppError, invalid } from '../../kernel/errors.js';
 import { emailDomain, emailKey, normalizeEmail } from '../../kernel/email.js';
+import type { Ctx } from '../../kernel/context.js';
+import type { CampaignRow } from '../../store/store.js';
+import { countryOf } from './country.js';
 
 /** The one answer to a blocked keyless sign-up: it names no rule. */
 export const blocked = () => new AppError(403, 'blocked', 'This sign-up is not accepted');
@@ -112,4 +115,16 @@ export function blockingRule(stored: (string | null)[], who: Applicant): string 
     if (who.country !== null && list.countries.has(who.country)) return `Blocked country ${who.country}`;
   }
   return undefined;
+}
+
+/**
+ * The rule of the campaign's or its account's blocklist that blocks this sign-up, in words for the owner;
+ * undefined when none does. `ip` is the address the request came from, checked whether or not the account
+ * keeps addresses (checking is not keeping); the country is looked up only when a list names countries.
+ */
+export async function blockedSignup(ctx: Ctx, campaign: Pick<CampaignRow, 'account_id' | 'blocklist'>, who: { email: string; ip: string | null; countryHeader?: string | undefined }): Promise<string | undefined> {
+  const lists = [campaign.blocklist, (await ctx.store.accountSettings.find(campaign.account_id))?.blocklist ?? null];
+  if (lists[0] === null && lists[1] === null) return undefined;
+  const country = listsCountries(lists) ? countryOf(ctx.fraud, who.countryHeader, who.ip) : null;
+  return blockingRule(lists, { email: who.email, ip: who.ip, country });
 }

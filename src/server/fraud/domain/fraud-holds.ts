@@ -24,13 +24,18 @@ export const caseSubject = (p: Pick<ParticipantRow, 'id' | 'referred_by_id'>): n
 
 /**
  * Holds `p` for review with `signal` (in the caller's transaction, when it has one): the signal joins the
- * open case of `p`'s referrer, and `p`'s approval is withdrawn until the owner decides.
+ * open case of `p`'s referrer, and `p`'s approval is withdrawn until the owner decides. A rule that
+ * matched `p` before adds nothing: once the owner has decided on it, the same match does not hold them
+ * again. Answers whether `p` was held by this call.
  */
-export async function holdForReview(ctx: Ctx, p: ParticipantRow, signal: FraudSignal): Promise<void> {
+export async function holdForReview(ctx: Ctx, p: Pick<ParticipantRow, 'id' | 'campaign_id' | 'referred_by_id' | 'approval'>, signal: FraudSignal): Promise<boolean> {
+  if (await ctx.store.fraudCases.hasSignal(p.id, signal.kind)) return false;
   const now = ctx.now();
   const caseId = await ctx.store.fraudCases.openCase(p.campaign_id, caseSubject(p), now);
+  // Recorded once (a unique index): a concurrent match of the same rule joins the same case and holds the same way.
   await ctx.store.fraudCases.addSignal({ campaign_id: p.campaign_id, case_id: caseId, participant_id: p.id, kind: signal.kind, detail: signal.detail, created_on: now });
   if (p.approval !== 0) await ctx.store.hold(p.id, now);
+  return true;
 }
 
 /** The reasons recorded for `p`'s hold, in words, oldest first. */

@@ -3,9 +3,10 @@
  * each new signal; a signal is recorded once per participant and kind (a unique index), so a rule that
  * matches the same participant again adds nothing.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { bound } from '../../store/bound-limit.js';
 import type { Database, FraudCaseStatus, FraudCasesTable, FraudSignalsTable } from '../../store/tables.js';
+import type { FraudSignalKind } from '../../../api/fraud-schemas.js';
 
 export type FraudCaseRow = Selectable<FraudCasesTable>;
 export type FraudSignalRow = Selectable<FraudSignalsTable>;
@@ -15,11 +16,13 @@ export class FraudCaseStore {
 
   /** The open case about `participantId` (a referrer, or a participant nobody referred), made if there is none. */
   async openCase(campaignId: string, participantId: number, now: number): Promise<number> {
-    // The partial unique index (one open case per referrer) makes a concurrent second insert a no-op.
+    // The partial unique index (one open case per referrer) makes a concurrent second insert a no-op. The
+    // conflict target must repeat the index's predicate as it is written (a literal, not a bound parameter),
+    // or neither SQLite nor PostgreSQL takes it for that index ("no unique or exclusion constraint matching").
     await this.db
       .insertInto('fraud_cases')
       .values({ campaign_id: campaignId, participant_id: participantId, status: 'open', opened_on: now, resolved_on: null, resolved_by: null })
-      .onConflict((oc) => oc.columns(['campaign_id', 'participant_id']).where('status', '=', 'open').doNothing())
+      .onConflict((oc) => oc.columns(['campaign_id', 'participant_id']).where(sql<SqlBool>`status = 'open'`).doNothing())
       .execute();
     const row = await this.db
       .selectFrom('fraud_cases')
@@ -39,6 +42,24 @@ export class FraudCaseStore {
       .onConflict((oc) => oc.columns(['participant_id', 'kind']).doNothing())
       .executeTakeFirst();
     return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /** Whether a rule of this kind matched this participant before. */
+  async hasSignal(participantId: number, kind: FraudSignalKind): Promise<boolean> {
+    const row = await this.db.selectFrom('fraud_signals').select('id').where('participant_id', '=', participantId).where('kind', '=', kind).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** How many referrals of this referrer were credited since `since` (their fixed reward's entries; ../domain/reward-limits.ts). */
+  async referralsCreditedSince(referrerId: number, since: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('reward_entries')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('participant_id', '=', referrerId)
+      .where('created_on', '>=', since)
+      .where('kind', '=', 'referral')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** A participant's signals, oldest first. */
@@ -66,6 +87,12 @@ export class FraudCaseStore {
   signalsOfCases(caseIds: number[]): Promise<FraudSignalRow[]> {
     if (caseIds.length === 0) return Promise.resolve([]);
     return this.db.selectFrom('fraud_signals').selectAll().where('case_id', 'in', caseIds).orderBy('id').execute();
+  }
+
+  /** The email and referral code of each of these participants (the people cases and signals name). */
+  people(ids: number[]): Promise<{ id: number; email: string; code: string }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('participants').select(['id', 'email', 'code']).where('id', 'in', ids).execute();
   }
 
   /** Closes an open case with the owner's decision; false when it was not open (decided already). */

@@ -10,6 +10,7 @@
  */
 import type { CashPayout, CreatePayoutsAnswer } from '../../../api/payout-schemas.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
+import { heldForSharedMethod } from '../../fraud/domain/payout-duplicates.js';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { fetchPage, pageRequest, type PageResult } from '../../kernel/paging.js';
@@ -95,6 +96,8 @@ async function payOne(ctx: Ctx, campaign: CampaignRow, balance: PayableBalance, 
   if (amount < rules.minimum || amount <= 0) return `under the minimum (${amount} of ${rules.minimum} ${campaign.reward_currency})`;
   const to = destinationOf(method, rules.methods);
   if (typeof to === 'string') return to;
+  // Held participants are not paid; one whose payout method another participant has is held first.
+  if (balance.approval === 0 || (await heldForSharedMethod(ctx, campaign, balance.participant_id, to))) return 'held for review';
   if (await needsTaxDetails(ctx, campaign.account_id, balance.participant_id, amount, campaign.reward_currency, now)) return 'tax details missing';
   const row = await ctx.store.transaction(async (tx) => {
     if (!(await tx.cashPayouts.reserve(balance.participant_id, referral, referee, now))) return undefined;

@@ -24,6 +24,8 @@ export interface PayableBalance {
   email: string;
   referral: number;
   referee: number;
+  /** 0: held for review (fraud scoring or an owner's control): not paid until approved. */
+  approval: number;
 }
 
 /** The statuses the sender works on: sending (to send, or waiting), sent (to poll). */
@@ -82,6 +84,7 @@ export class CashPayoutStore {
       .select([
         'id as participant_id',
         'email',
+        'approval',
         sql<number>`referral_reward - referral_reward_redeemed - referral_reward_reserved`.as('referral'),
         sql<number>`referee_reward - referee_reward_redeemed - referee_reward_reserved`.as('referee'),
       ])

@@ -22,6 +22,18 @@ export class PayoutProfileStore {
     return this.db.selectFrom('payout_methods').selectAll().where('participant_id', 'in', [...participantIds]).execute();
   }
 
+  /** Other participants of the campaign whose payout method has this PayPal address or Stripe account (../../fraud/domain/payout-duplicates.ts). */
+  sharing(campaignId: string, participantId: number, to: { method: 'paypal' | 'stripe_connect'; destination: string }): Promise<{ participant_id: number }[]> {
+    return this.db
+      .selectFrom('payout_methods')
+      .select('participant_id')
+      .where(to.method === 'paypal' ? 'paypal_email' : 'stripe_account', '=', to.destination)
+      .where('campaign_id', '=', campaignId)
+      .where('participant_id', '<>', participantId)
+      .limit(100)
+      .execute();
+  }
+
   /** Sets the method (and the PayPal address when given); the Stripe account stays, for a switch back. */
   async setMethod(row: Omit<PayoutMethodRow, 'stripe_account' | 'stripe_payouts_enabled'>): Promise<void> {
     await this.db

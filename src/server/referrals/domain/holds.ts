@@ -13,10 +13,12 @@ type Hold = Pick<KeyedParticipant, 'held' | 'heldReason'>;
 
 const RELEASE = 'Their rewards wait until you approve them in the dashboard\'s review queue (or with "refkit approve").';
 
-/** Why a held participant is held, in words: rejected by the owner, or the signals fraud scoring saw. */
+/** Why a held participant is held, in words: rejected by the owner, or the signals fraud scoring and the owner's controls saw. */
 async function why(ctx: Ctx, p: ParticipantRow, referrer: ParticipantRow | undefined): Promise<string> {
   if (await ctx.store.directory.isRejected(p.id)) return 'rejected by the owner';
-  return `held for review (fraud score ${p.fraud_score}): ${(await signals(ctx, p, referrer)).join('; ')}`;
+  // A keyed or imported sign-up is not scored: its hold is an owner's control (../../fraud/domain/fraud-holds.ts).
+  const score = p.fraud_score === '' ? '' : ` (fraud score ${p.fraud_score})`;
+  return `held for review${score}: ${(await signals(ctx, p, referrer)).join('; ')}`;
 }
 
 /** The hold on `p`'s rewards, if any: on `p` itself, or on its referrer (the referral waits for both). */

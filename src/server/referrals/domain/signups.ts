@@ -35,6 +35,9 @@ import { assertSignature, issueToken, newToken, proves, reissueToken, type Proof
 import { prepareEvent } from '../../webhooks/domain/webhook-events.js';
 import { signupEmails } from '../../emails/domain/lifecycle-emails.js';
 import type { Locale } from '../../../api/locales.js';
+import { blocked as blockedError, blockedSignup } from '../../fraud/domain/blocklists.js';
+import { holdForReview } from '../../fraud/domain/fraud-holds.js';
+import { checkCaptcha } from '../../fraud/domain/captcha.js';
 
 /** How a signup arrived: with a secret key (the product's backend) or keyless (a browser). */
 export interface SignupSource {
@@ -48,6 +51,10 @@ export interface SignupSource {
   admit?: Admission | undefined;
   /** The language of a new participant's emails (the Refkit-Locale header; English when absent). */
   locale?: Locale | undefined;
+  /** The value of the header TRUSTED_COUNTRY_HEADER names, when it does (blocklists by country). */
+  countryHeader?: string | undefined;
+  /** Its CAPTCHA was checked (../../fraud/domain/captcha.ts): a sign-up decided again does not spend the token twice. */
+  captchaSolved?: boolean;
 }
 
 /**
@@ -96,8 +103,13 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   const campaign = how.actor ? await ownCampaign(ctx, how.actor, input.id) : await findCampaign(ctx, input.id);
   assertOpen(campaign, ctx.now());
+  // The owner's blocklists: a browser is refused without a word of which rule; a backend's sign-up is held.
+  const blocked = await blockedSignup(ctx, campaign, { email, ip: how.ip, countryHeader: how.countryHeader });
+  if (blocked !== undefined && how.source === 'browser') throw blockedError();
   // An account that keeps no IPs stores none, and scores the sign-up without one (docs/privacy.md#retention).
   how = { ...how, ip: await storableIp(ctx, campaign.account_id, how.ip) };
+  // A browser's sign-up to a campaign with a CAPTCHA shows it solved, before anything is written.
+  if (how.source === 'browser' && !how.captchaSolved) how = { ...how, captchaSolved: await checkCaptcha(ctx, campaign, input.captchaToken, how.ip) };
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};
   // A host's signature vouches for the address as much as a followed confirmation link does.
@@ -117,7 +129,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
     // Only a sign-up that writes its participant now can check what it assumed; and a host's signature
     // is judged only for a new email (an existing participant's answer depends on what it proves).
     // A waitlist sign-up is a transaction (its place is numbered in it), where a failed assumption would abort it.
-    assume && !pending && proof.emailSignature === undefined && waitlistOf(campaign) === null,
+    assume && !pending && proof.emailSignature === undefined && waitlistOf(campaign) === null && blocked === undefined,
   );
   const { existing } = facts;
   if (existing) return browser ? existingToBrowser(ctx, campaign, existing, proof) : { outcome: 'existing', campaign, email, participant: existing, visibility: 'owner' };
@@ -163,7 +175,7 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
     created = await createParticipant(
       ctx,
       campaign,
-      { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed, channel: channelOf(input.utm) },
+      { email, firstName: input.firstName, lastName: input.lastName, referrer, fromNet: facts.fromNet, assumed: facts.assumed, channel: channelOf(input.utm), blocked },
       how,
     );
   } catch (err) {
@@ -233,6 +245,8 @@ interface Person {
   assumed?: SignupFacts['assumed'];
   /** The utm_* of the page they signed up on. */
   channel?: Utm | undefined;
+  /** The blocklist rule that matched a keyed sign-up (../../fraud/domain/blocklists.ts): it joins held for review. */
+  blocked?: string | undefined;
 }
 
 /** The utm_* given, trimmed; undefined when none is left (no row is written for a sign-up without them). */
@@ -279,7 +293,7 @@ async function createParticipant(
         signup_ip: how.ip,
         signup_net: net,
         fraud_score: verdict?.level ?? '',
-        approval: verdict?.level === 'high' ? 0 : 1,
+        approval: verdict?.level === 'high' || person.blocked !== undefined ? 0 : 1,
         locale: how.locale ?? 'en',
       },
       // A squatting verdict holds back the earlier referees of the group with this one.
@@ -291,11 +305,14 @@ async function createParticipant(
       ...(person.assumed && { assumed: person.assumed }),
     };
     const waitlist = waitlistOf(campaign) !== null;
+    const { blocked } = person;
     const participant =
-      alsoInTransaction || waitlist
+      alsoInTransaction || waitlist || blocked !== undefined
         ? await ctx.store.transaction(async (tx) => {
             const inserted = await tx.insertSignup(signup);
             if (inserted && waitlist) await joinWaitlist(tx, campaign, inserted);
+            // Its reason is written with it: a participant held by a blocklist is never held without one.
+            if (inserted && blocked !== undefined) await holdForReview({ ...ctx, store: tx }, inserted, { kind: 'blocklist', detail: blocked });
             if (inserted) await alsoInTransaction?.(tx);
             return inserted;
           })

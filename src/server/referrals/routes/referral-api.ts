@@ -28,6 +28,7 @@ import * as signups from '../domain/signups.js';
 import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
 import { localeOf, presentSignup, proofOf, visitorOf } from './signup-answer.js';
+import { countryHeader } from '../../fraud/domain/country.js';
 
 const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody };
 const bearer = [{ bearerAuth: [] }];
@@ -69,7 +70,7 @@ export const referralApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const how: signups.SignupSource = request.actor
         ? { source: 'api', ip: null, actor: request.actor, locale: localeOf(request) }
-        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request), locale: localeOf(request) };
+        : { source: 'browser', ip: request.ip, proof: proofOf(request), admit: app.signupAdmission(request), locale: localeOf(request), countryHeader: countryHeader(request.ctx.fraud, request.headers) };
       const result = await signups.addParticipant(request.ctx, request.body, how);
       const body = presentSignup(reply, result);
       return request.actor && result.participant ? { ...body, ...(await holdOf(request.ctx, result.participant)) } : body;

@@ -24,6 +24,7 @@ import { commission, commissionApplies, rulesOf } from './reward-rules.js';
 import { getParticipant } from '../../referrals/domain/participants.js';
 import { blockMs, refereeBlocked } from '../../privacy/domain/erasure-block.js';
 import type { ParticipantView } from '../../referrals/domain/present.js';
+import { heldOverLimit } from '../../fraud/domain/reward-limits.js';
 
 
 /** `convertedFrom`: the payment was converted from another currency (the amount and rate, said in its commission's label). */
@@ -70,9 +71,10 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
       const convertedFrom = options.convertedFrom ?? null;
       if (convertedFrom) await tx.payments.setConvertedFrom(payment.id, convertedFrom);
       await tx.stats.addForParticipant(refereeId, 'referred_revenue_cents', cents, now);
-      if (!decided && (await batch.state(refereeId)).reward_credited === 1) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents, converted_from: convertedFrom });
+      if (!decided && (await earnsNow(batch, refereeId, referrerId))) await creditCommission(batch, referrerId, refereeId, { ...payment, amount_cents: cents, converted_from: convertedFrom });
     }
-    if (completed) await creditIfDue(batch, refereeId, referrerId, blockMs(ctx));
+    // The owner's limits screen a credit a qualification makes (../../fraud/domain/reward-limits.ts).
+    if (completed) await creditIfDue(batch, refereeId, referrerId, blockMs(ctx), { ...ctx, store: tx });
     return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();
@@ -83,17 +85,28 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
  * Credits both sides of one referral if it is due (see the rule above), with what it brings with it. A
  * referee who signed up again with an address erased within `block` ms earns neither side anything
  * (../../privacy/domain/erasure-block.ts): the referral stays unclaimed, so no later payment earns a commission either.
+ * `screen`: the crediting transaction's context, when the owner's auto-approval limits apply (a
+ * qualification; not an owner's approval): a credit past them holds the referee for review instead.
+ * A referral credited before one side was held has commissions waiting for that approval: they are credited now.
  */
-async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number, block: number): Promise<void> {
+async function creditIfDue(batch: RewardBatch, refereeId: number, referrerId: number, block: number, screen?: Ctx): Promise<void> {
   const tx = batch.tx;
   if (await refereeBlocked(tx, batch.campaign, refereeId, block)) return;
-  if (!(await tx.claimRefereeCredit(refereeId, batch.now))) return;
-  const { campaign } = batch;
-  await batch.credit(refereeId, { kind: 'referee', rewardKind: 'referee', amount: campaign.referee_reward_value, label: 'Reward for joining through a referral', refereeId });
-  await batch.credit(referrerId, { kind: 'referral', rewardKind: 'referral', amount: campaign.referrer_reward_value, label: 'Reward for a qualified referral', refereeId });
-  await batch.countReferral(referrerId, refereeId);
+  if (screen && (await heldOverLimit(screen, batch.campaign, refereeId, await batch.state(referrerId)))) return;
+  if (await tx.claimRefereeCredit(refereeId, batch.now)) {
+    const { campaign } = batch;
+    await batch.credit(refereeId, { kind: 'referee', rewardKind: 'referee', amount: campaign.referee_reward_value, label: 'Reward for joining through a referral', refereeId });
+    await batch.credit(referrerId, { kind: 'referral', rewardKind: 'referral', amount: campaign.referrer_reward_value, label: 'Reward for a qualified referral', refereeId });
+    await batch.countReferral(referrerId, refereeId);
+  } else if (!(await earnsNow(batch, refereeId, referrerId))) return;
   // Payments made while the referral waited (for review) earn their commission now, in order.
   if (batch.rules.bp > 0) for (const p of await tx.payments.undecided(refereeId)) await creditCommission(batch, referrerId, refereeId, p);
+}
+
+/** Whether the referee's payments earn their commission now: the referral is credited and neither side is held for review. */
+async function earnsNow(batch: RewardBatch, refereeId: number, referrerId: number): Promise<boolean> {
+  const referee = await batch.state(refereeId);
+  return referee.reward_credited === 1 && referee.approval === 1 && (await batch.state(referrerId)).approval === 1;
 }
 
 /** The referrer's commission on one payment of their referee (./reward-rules.ts says how much). */
@@ -125,8 +138,11 @@ export async function approveParticipant(ctx: Ctx, actor: Actor, campaignId: str
     const states = await tx.lockParticipants(referrerId === null ? [participant.id] : [referrerId, participant.id]);
     const batch = new RewardBatch(tx, campaign, now, states, ctx.metrics);
     await tx.approve(participant.id, now);
+    // The batch's copy of the row (read under its lock, before the approval) must say so too.
+    (await batch.state(participant.id)).approval = 1;
     if (referrerId !== null) await creditIfDue(batch, participant.id, referrerId, blockMs(ctx));
     for (const refereeId of await tx.dueReferees(participant.id)) await creditIfDue(batch, refereeId, participant.id, blockMs(ctx));
+    if (batch.rules.bp > 0) for (const refereeId of await tx.refereesOwedCommission(participant.id)) await creditIfDue(batch, refereeId, participant.id, blockMs(ctx));
     return batch.commit();
   });
   if (queued) ctx.onEventsCommitted?.();
