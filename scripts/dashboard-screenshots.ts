@@ -25,6 +25,21 @@ const tester = await testKey.addParticipant({ id: testId, email: 'ann@example.co
 await testKey.addParticipant({ id: testId, email: 'ben@example.com', referredByCode: tester.referralCode! });
 await testKey.qualifyParticipant({ id: testId, email: 'ben@example.com' });
 await testKey.createWebhookEndpoint({ url: `${seeded.receiver.url}/test`, eventTypes: ['reward_unlocked', 'reward_reversed'] });
+// Fraud cases for the Fraud page, held by the fraud controls themselves: referees of Ava's on the
+// campaign's blocklist, and one of Ben's past a limit (the seeded history is credited already).
+const ava = await service.admin.getParticipant(campaignId, 'ava.0@example.com');
+await service.admin.updateCampaign({ id: campaignId, blocklist: { domains: ['mailinator.example'] } });
+for (const email of ['deals.hunter@mailinator.example', 'free.stuff@mailinator.example']) {
+  await service.admin.addParticipant({ id: campaignId, email, referredByCode: ava.referralCode! });
+  await service.admin.qualifyParticipant({ id: campaignId, email, amountPaid: '19.00' });
+}
+const ben = await service.admin.getParticipant(campaignId, 'ben.1@example.com');
+await service.admin.updateCampaign({ id: campaignId, autoApprove: { maxRewardsPerDay: 2 } });
+for (const email of ['lou@example.net', 'max@example.net', 'ned@example.net']) {
+  await service.admin.addParticipant({ id: campaignId, email, referredByCode: ben.referralCode! });
+  await service.admin.qualifyParticipant({ id: campaignId, email, amountPaid: '29.00' });
+}
+await service.admin.updateCampaign({ id: campaignId, autoApprove: null });
 /** Turns the sidebar's switch on: kept by the browser, so the views after it are in test mode too (they come last). */
 const testMode = (p: Page) => p.getByRole('switch', { name: 'Test mode' }).check();
 
@@ -47,6 +62,7 @@ const ALL_VIEWS: [string, string, (page: Page) => Promise<void>][] = [
     await p.getByRole('table', { name: 'Backtest, per month' }).waitFor();
     await p.getByRole('heading', { name: 'What would this have cost?' }).scrollIntoViewIfNeeded();
   }],
+  ['fraud', `#/campaigns/${id}/fraud`, (p) => p.getByRole('region', { name: /ava\.0@example\.com/ }).waitFor()],
   ['analytics', `#/campaigns/${id}/analytics`, (p) => p.locator('canvas').first().waitFor()],
   ['billing', `#/campaigns/${id}/billing`, async (p) => {
     await p.getByRole('button', { name: /^Match/ }).first().waitFor();

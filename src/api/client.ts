@@ -70,6 +70,10 @@ export type DisputePaymentBody = Body<'disputePayment'>;
 export type CloseDisputeBody = Body<'closeDispute'>;
 export type DisputeView = Answer<'disputePayment'>;
 export type DisputeList = Answer<'listDisputes'>;
+export type FraudCaseList = Answer<'listFraudCases'>;
+export type FraudCaseView = Answer<'resolveFraudCase'>;
+export type ListFraudCasesQuery = QueryOf<'listFraudCases'>;
+export type ResolveFraudCaseBody = Body<'resolveFraudCase'>;
 export type AdminSetPayoutMethodBody = Body<'setPayoutMethod'>;
 export type PayoutMethodView = Answer<'setPayoutMethod'>;
 export type CreatePayoutsAnswer = Answer<'createPayouts'>;
@@ -396,6 +400,14 @@ export class RefkitClient extends BrowserClient {
   }
   listDisputes(id: string, email: string): Promise<DisputeList> {
     return this.getJson('/api/v1/admin/listDisputes', { id, email });
+  }
+  /** A campaign's fraud cases, newest first (open ones unless `status` says otherwise), each with its signals. */
+  listFraudCases(id: string, query: Omit<ListFraudCasesQuery, 'id'> = {}): Promise<FraudCaseList> {
+    return this.getJson('/api/v1/admin/listFraudCases', { id, ...query });
+  }
+  /** Approves or rejects a fraud case as a whole. */
+  resolveFraudCase(body: ResolveFraudCaseBody): Promise<FraudCaseView> {
+    return this.postJson('/api/v1/admin/resolveFraudCase', body);
   }
   addRewardCodes(body: AddRewardCodesBody, idempotencyKey?: string): Promise<RewardCodesAdded> {
     return this.send<RewardCodesAdded>('POST', '/api/v1/admin/addRewardCodes', {}, body, idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }).then((r) => r.body);

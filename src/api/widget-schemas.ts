@@ -28,9 +28,21 @@ export const WidgetSettings = Type.Object({
   rules: Type.Optional(Type.Composite([RewardRules], { description: "The campaign's reward rules, for the offer the widget shows" })),
   leaderboard: Type.Optional(Type.Composite([LeaderboardSettings], { description: 'The campaign has a leaderboard (getLeaderboard): its period and size' })),
   waitlist: Type.Optional(Type.Composite([WaitlistSettings], { description: 'The campaign is in waitlist mode: its settings (counts always given)' })),
-  captcha: Type.Optional(Type.Composite([CaptchaView], { description: 'Keyless sign-ups solve this CAPTCHA: the widget shows its challenge and sends captchaToken' })),
+  captcha: Type.Optional(
+    Type.Composite(
+      [
+        CaptchaView,
+        Type.Object({
+          scriptUrl: Type.Optional(Type.String({ description: "Where the widget loads the provider's script from instead of the provider's own address (the service's CAPTCHA_SCRIPT_URL)" })),
+        }),
+      ],
+      { description: 'Keyless sign-ups solve this CAPTCHA: the widget shows its challenge and sends captchaToken' },
+    ),
+  ),
 });
 export type WidgetSettings = Static<typeof WidgetSettings>;
+/** The CAPTCHA as the widget reads it: the provider, its site key, and where its script is when not the provider's. */
+export type WidgetCaptcha = NonNullable<WidgetSettings['captcha']>;
 
 export const MyReferralsBody = Type.Object(
   {

@@ -29,6 +29,7 @@ import './pages/billing/payouts.js';
 import './pages/billing/payout-providers.js';
 import './pages/emails.js';
 import './pages/waitlist.js';
+import './pages/fraud-cases.js';
 import './pages/webhooks.js';
 import './pages/keys.js';
 import './pages/account.js';
@@ -36,6 +37,7 @@ import './pages/team.js';
 import './pages/audit-log.js';
 import './pages/join.js';
 import './pages/data-retention.js';
+import './pages/fraud/blocklist-card.js';
 
 const LAST_CAMPAIGN = 'refkit-dashboard:campaign';
 
@@ -50,6 +52,7 @@ const TITLES: Record<Route['page'], string> = {
   payouts: 'Payouts',
   emails: 'Emails',
   waitlist: 'Waitlist',
+  fraud: 'Fraud cases',
   webhooks: 'Webhooks',
   keys: 'API keys',
   team: 'Team',
@@ -57,6 +60,7 @@ const TITLES: Record<Route['page'], string> = {
   join: 'Join',
   retention: 'Data retention',
   'payout-providers': 'Payout providers',
+  blocklist: 'Blocklist',
   account: 'Account',
 };
 
@@ -260,6 +264,7 @@ export class Dashboard extends LitElement {
         ${this.#link(href.campaigns(), 'Campaigns', page === 'campaigns' || page === 'campaign' || page === 'campaign-new')}
         ${id
           ? html`${this.#link(href.participants(id), 'Participants', page === 'participants' || page === 'participant', this.#queueBadge(current))}
+            ${this.#link(href.fraud(id), 'Fraud', page === 'fraud')}
             ${this.#link(href.analytics(id), 'Analytics', page === 'analytics')} ${this.#link(href.billing(id), 'Billing', page === 'billing')}
             ${this.#link(href.payouts(id), 'Payouts', page === 'payouts')}
             ${this.#link(href.emails(id), 'Emails', page === 'emails')}
@@ -272,6 +277,7 @@ export class Dashboard extends LitElement {
         <div class="section">Settings</div>
         ${this.#link(href.retention(), 'Data retention', page === 'retention')}
         ${this.#link(href.payoutProviders(), 'Payout providers', page === 'payout-providers')}
+        ${this.#link(href.blocklist(), 'Blocklist', page === 'blocklist')}
         <a class="phone-only" href=${href.account()} aria-current=${page === 'account' ? 'page' : 'false'}>Account</a>
         </div>
         <label class="mode">
@@ -308,7 +314,7 @@ export class Dashboard extends LitElement {
     localStorage.setItem(LAST_CAMPAIGN, id);
     const r = this.route;
     location.hash =
-      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'payouts' ? href.payouts(id) : r.page === 'emails' ? href.emails(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
+      r.page === 'analytics' ? href.analytics(id) : r.page === 'billing' ? href.billing(id) : r.page === 'payouts' ? href.payouts(id) : r.page === 'emails' ? href.emails(id) : r.page === 'fraud' ? href.fraud(id) : r.page === 'participants' || r.page === 'participant' ? href.participants(id) : href.campaign(id);
   }
 
   #page() {
@@ -334,6 +340,8 @@ export class Dashboard extends LitElement {
         return html`<rk-emails .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-emails>`;
       case 'waitlist':
         return html`<rk-waitlist .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-waitlist>`;
+      case 'fraud':
+        return html`<rk-fraud-cases .campaignId=${r.id} .campaign=${this.campaigns.find((c) => c.campaignId === r.id)}></rk-fraud-cases>`;
       case 'webhooks':
         return html`<rk-webhooks .testMode=${this.testMode}></rk-webhooks>`;
       case 'keys':
@@ -349,6 +357,8 @@ export class Dashboard extends LitElement {
         return html`<rk-data-retention></rk-data-retention>`;
       case 'payout-providers':
         return html`<rk-payout-providers></rk-payout-providers>`;
+      case 'blocklist':
+        return html`<rk-account-blocklist></rk-account-blocklist>`;
       case 'account':
         return html`<rk-account .email=${this.email}></rk-account>`;
     }

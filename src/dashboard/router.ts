@@ -10,6 +10,7 @@ export type Route =
   | { page: 'payouts'; id: string }
   | { page: 'emails'; id: string }
   | { page: 'waitlist'; id: string }
+  | { page: 'fraud'; id: string }
   | { page: 'webhooks' }
   | { page: 'keys' }
   | { page: 'team' }
@@ -17,6 +18,7 @@ export type Route =
   | { page: 'join'; token: string }
   | { page: 'retention' }
   | { page: 'payout-providers' }
+  | { page: 'blocklist' }
   | { page: 'account' };
 
 export function parseRoute(hash: string): Route {
@@ -31,6 +33,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'account') return { page: 'account' };
   if (first === 'settings' && id === 'retention') return { page: 'retention' };
   if (first === 'settings' && id === 'payouts') return { page: 'payout-providers' };
+  if (first === 'settings' && id === 'blocklist') return { page: 'blocklist' };
   if (first === 'campaigns' && id === 'new') return { page: 'campaign-new' };
   if (first === 'campaigns' && id) {
     if (sub === 'participants' && email) return { page: 'participant', id, email };
@@ -40,6 +43,7 @@ export function parseRoute(hash: string): Route {
     if (sub === 'payouts') return { page: 'payouts', id };
     if (sub === 'emails') return { page: 'emails', id };
     if (sub === 'waitlist') return { page: 'waitlist', id };
+    if (sub === 'fraud') return { page: 'fraud', id };
     return { page: 'campaign', id };
   }
   return { page: 'campaigns' };
@@ -56,12 +60,14 @@ export const href = {
   payouts: (id: string) => `#/campaigns/${encodeURIComponent(id)}/payouts`,
   emails: (id: string) => `#/campaigns/${encodeURIComponent(id)}/emails`,
   waitlist: (id: string) => `#/campaigns/${encodeURIComponent(id)}/waitlist`,
+  fraud: (id: string) => `#/campaigns/${encodeURIComponent(id)}/fraud`,
   webhooks: () => '#/webhooks',
   keys: () => '#/keys',
   team: () => '#/team',
   audit: () => '#/audit',
   retention: () => '#/settings/retention',
   payoutProviders: () => '#/settings/payouts',
+  blocklist: () => '#/settings/blocklist',
   account: () => '#/account',
 };
 

@@ -34,6 +34,7 @@ import { referralApiRoutes } from './referrals/routes/referral-api.js';
 import { rewardCodeAdminRoutes } from './rewards/routes/reward-code-admin.js';
 import { rewardAdminRoutes } from './rewards/routes/reward-admin.js';
 import { disputeAdminRoutes } from './rewards/routes/dispute-admin.js';
+import { fraudAdminRoutes } from './fraud/routes/fraud-admin.js';
 import { stripeRoutes } from './billing/routes/stripe.js';
 import { promotionRoutes } from './promotions/routes/promotion-routes.js';
 import { paymentSourceRoutes } from './billing/routes/payment-sources.js';
@@ -129,6 +130,7 @@ export async function buildApp({ ctx, config, logger, envKeyActor, metrics }: Ap
   await app.register(dashboardAdminRoutes);
   await app.register(rewardAdminRoutes);
   await app.register(disputeAdminRoutes);
+  await app.register(fraudAdminRoutes);
   await app.register(stripeRoutes);
   await app.register(promotionRoutes);
   await app.register(paymentSourceRoutes);

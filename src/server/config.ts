@@ -62,7 +62,7 @@ export interface Config {
   cashPayouts: Partial<CashSenderOptions>;
   /** REFKIT_ENCRYPTION_KEY (and REFKIT_ENCRYPTION_KEYS_OLD): what seals tax details; undefined: not set, none can be kept. */
   sealer: Sealer | undefined;
-  /** TRUSTED_COUNTRY_HEADER, GEOIP and CAPTCHA_VERIFY_URL: the fraud controls' sources (docs/fraud.md). */
+  /** TRUSTED_COUNTRY_HEADER, GEOIP, CAPTCHA_VERIFY_URL and CAPTCHA_SCRIPT_URL: the fraud controls' sources (docs/fraud.md). */
   fraud: FraudSettings;
 }
 
@@ -301,14 +301,21 @@ function fraudSettings(env: NodeJS.ProcessEnv): FraudSettings {
     }
   }
   const verify = env.CAPTCHA_VERIFY_URL?.trim();
-  if (verify) {
+  const script = env.CAPTCHA_SCRIPT_URL?.trim();
+  for (const [name, value] of [['CAPTCHA_VERIFY_URL', verify], ['CAPTCHA_SCRIPT_URL', script]] as const) {
+    if (!value) continue;
     let url: URL | undefined;
     try {
-      url = new URL(verify);
+      url = new URL(value);
     } catch {
       url = undefined;
     }
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ConfigError(`CAPTCHA_VERIFY_URL must be an http(s) URL, not "${verify}"`);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ConfigError(`${name} must be an http(s) URL, not "${value}"`);
   }
-  return { ...(header && { trustedCountryHeader: header }), ...(geoip === 'geoip-lite' && { geoip: true }), ...(verify && { captchaVerifyUrl: verify }) };
+  return {
+    ...(header && { trustedCountryHeader: header }),
+    ...(geoip === 'geoip-lite' && { geoip: true }),
+    ...(verify && { captchaVerifyUrl: verify }),
+    ...(script && { captchaScriptUrl: script }),
+  };
 }

@@ -31,6 +31,7 @@ import { describeFailure, endedText, pausedText, SETUP_CODES } from './failures.
 import { directionOf, getLocale, languageOf, setLocale, supportedLocale } from './i18n.js';
 import { withNetworkRetries } from './retry.js';
 import type { OwnStanding } from './reward-standing.js';
+import type { Challenge, ChallengeState } from './captcha/challenge.js';
 import { defaultApiBase } from './script-origin.js';
 import * as storage from './storage.js';
 import { styles } from './styles.js';
@@ -68,12 +69,25 @@ export interface FieldError {
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 /** The fields the form can show; a server error about another field is shown under the form. */
-const FORM_FIELDS = ['email', 'firstName', 'lastName'];
+const FORM_FIELDS = ['email', 'firstName', 'lastName', 'captchaToken'];
+
+/** The service refused the CAPTCHA's token (none, not solved, not checkable now): a new one is needed. */
+const refusesCaptcha = (err: unknown) => err instanceof ApiError && err.code.startsWith('captcha_');
 
 /** The service refused the referral code itself, not the visitor: sign up again without it. */
 const refusesCode = (err: unknown) =>
   err instanceof ApiError &&
   (err.code === 'referrer_not_found' || err.code === 'self_referral' || (err.code === 'invalid_request' && err.field === 'referredByCode'));
+
+/** What the form says of the CAPTCHA's challenge: not solved yet, refused, not checkable, not loaded. */
+const captchaText = (code: string) =>
+  code === 'captcha_failed'
+    ? msg('The security check did not pass. Please try it again.')
+    : code === 'captcha_unavailable'
+      ? msg('The security check could not be verified just now. Please try it again.')
+      : code === 'error'
+        ? msg('The security check could not load. Check your connection, then reload the page.')
+        : msg('Complete the security check to sign up.');
 
 /** Shown while the browser reports no connection and the form is still open. */
 const offlineNotice = () => msg('You are offline. You can fill in the form; it is sent once you are back online.');
@@ -115,6 +129,7 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @slot header - Replaces the header of the sign-up view.
  * @slot share-header - Replaces the header of the share view.
  * @slot footer - Below the card's content, e.g. terms.
+ * @slot captcha - Filled by the widget itself: the CAPTCHA's challenge, in a campaign that has one (an element of the page's DOM, as the providers' scripts need).
  *
  * @csspart card - The card around everything; `data-state` on it is the state.
  * @csspart placeholder - The skeleton shown while loading.
@@ -129,6 +144,8 @@ const errorDetail = (err: ApiError): WidgetEvents['referral-error'] => ({ code: 
  * @csspart label - Field labels.
  * @csspart input - Text inputs and the link field.
  * @csspart field-error - The error text under a field.
+ * @csspart captcha - The CAPTCHA's challenge in the form (a campaign with a CAPTCHA), with what went wrong with it.
+ * @csspart captcha-error - Says the security check must be completed, did not pass, or could not load (also a `field-error`).
  * @csspart button - Every filled button; each also has one of `submit`, `copy`, `copy-code`, `copy-promotion-code`, `native-share`, `retry`, `other-email`.
  * @csspart submit - The sign-up button.
  * @csspart copy - The copy-link button.
@@ -235,6 +252,7 @@ export class ReferralWidget extends LitElement {
     copiedCode: { state: true },
     shared: { state: true },
     shareViewLib: { state: true },
+    captchaState: { state: true },
   };
 
   /** Waits before re-sending a sign-up that got no answer at all; after them the visitor gets Retry. */
@@ -320,6 +338,14 @@ export class ReferralWidget extends LitElement {
   shareViewLib: ShareViewModule | undefined;
   /** The language being loaded: the load waits for it, so that its sentences are in that language. */
   #localeReady: Promise<void> = Promise.resolve();
+  /**
+   * The CAPTCHA's challenge in a campaign that has one (./captcha/challenge.ts, loaded only then): its state.
+   * @internal
+   */
+  captchaState: ChallengeState | undefined;
+  #challenge: Promise<Challenge> | undefined;
+  /** The token of the solved challenge ('' until solved), sent with the sign-up. */
+  #captchaToken = '';
 
   #client: BrowserClient | undefined;
   /** Bumped by each load, so that the answers of a superseded load are dropped. */
@@ -386,6 +412,22 @@ export class ReferralWidget extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    // The form of a campaign with a CAPTCHA shows its challenge: loaded the first time the form shows.
+    const captcha = this.settings?.captcha;
+    if (captcha && this.state === 'ready' && !this.#challenge) {
+      const challenge = import('./captcha/challenge.js').then(
+        (m) =>
+          new m.Challenge(this, captcha, (state, token) => {
+            if (this.#challenge !== challenge) return;
+            this.captchaState = state;
+            this.#captchaToken = token;
+          }),
+      );
+      this.#challenge = challenge;
+      challenge.catch(() => {
+        if (this.#challenge === challenge) this.captchaState = 'error';
+      });
+    }
     if (this.#moveFocus && changed.has('state') && this.state !== 'loading' && this.state !== 'submitting') {
       this.#moveFocus = false;
       // The status line ("You are in!") heads the card, above the header that takes the focus: on a
@@ -414,6 +456,7 @@ export class ReferralWidget extends LitElement {
     this.limited = false;
     this.notice = '';
     this.fieldError = undefined;
+    this.#dropChallenge();
     let known = this.email || storage.storedParticipant(this.campaignId);
     if (known) void loadShareView();
     let campaign: Campaign;
@@ -487,6 +530,8 @@ export class ReferralWidget extends LitElement {
         }
       } catch (err) {
         if (superseded()) return;
+        // The campaign has a CAPTCHA: the visitor solves it in the form first.
+        if (refusesCaptcha(err)) return this.#settle('ready', navigator.onLine ? '' : offlineNotice());
         if (!(err instanceof ApiError && err.code === 'invalid_request')) return this.#fail(err);
         // The remembered or given address is not one the service takes: ask for one instead.
         storage.forgetParticipant(this.campaignId);
@@ -608,6 +653,14 @@ export class ReferralWidget extends LitElement {
     }
   }
 
+  /** Takes the CAPTCHA's challenge off the page (signed up, or another campaign): the next form shows a new one. */
+  #dropChallenge(): void {
+    void this.#challenge?.then((c) => c.remove(), () => {});
+    this.#challenge = undefined;
+    this.#captchaToken = '';
+    this.captchaState = undefined;
+  }
+
   #remember(answer: SignupAnswer): void {
     const email = answer.participant.email;
     if (email) storage.rememberParticipant(this.campaignId, email, answer.token);
@@ -621,6 +674,10 @@ export class ReferralWidget extends LitElement {
     if (!EMAIL.test(email)) {
       this.fieldError = { field: 'email', message: msg('Enter an email address like name@example.com.') };
       this.renderRoot.querySelector<HTMLInputElement>('input[name=email]')?.focus();
+      return;
+    }
+    if (this.#challenge && !this.#captchaToken) {
+      this.fieldError = { field: 'captchaToken', message: captchaText(this.captchaState ?? '') };
       return;
     }
     this.fieldError = undefined;
@@ -638,8 +695,16 @@ export class ReferralWidget extends LitElement {
     const invited = this.referralCode !== undefined && !this.invalidCode;
     let answer: SignupAnswer;
     try {
-      answer = await this.#addParticipant(body, true);
+      answer = await this.#addParticipant(this.#captchaToken ? { ...body, captchaToken: this.#captchaToken } : body, true);
     } catch (err) {
+      if (refusesCaptcha(err)) {
+        // A token is good for one sign-up: a new challenge, and what went wrong.
+        void this.#challenge?.then((c) => c.reset());
+        this.#captchaToken = '';
+        this.fieldError = { field: 'captchaToken', message: captchaText((err as ApiError).code) };
+        this.#emit('referral-error', errorDetail(err as ApiError));
+        return this.#settle('ready', '');
+      }
       if (err instanceof ApiError && err.code === 'invalid_request' && err.field) {
         this.fieldError = fieldErrorOf(err);
         this.#emit('referral-error', errorDetail(err));
@@ -647,6 +712,7 @@ export class ReferralWidget extends LitElement {
       }
       return this.#fail(err);
     }
+    this.#dropChallenge();
     this.#emit('referral-signup', { participant: answer.participant, outcome: answer.outcome, referrerPromotionCode: await this.#referrerPromotionCode() });
     if (answer.outcome === 'pending') {
       try {
@@ -698,6 +764,8 @@ export class ReferralWidget extends LitElement {
       storage.forgetCode(this.campaignId, this.cookieDomain || undefined);
       this.referralCode = undefined;
       this.invalidCode = (err as ApiError).code !== 'self_referral';
+      // The refused sign-up spent the CAPTCHA's token: the visitor solves it again, then signs up without the code.
+      if ('captchaToken' in body) throw new ApiError(400, 'captcha_required', '');
       return this.#addParticipant(body, typed);
     }
   }
@@ -855,12 +923,22 @@ export class ReferralWidget extends LitElement {
         ${this.firstNameField ? this.#field('firstName', this.firstNameLabel || msg('First name'), 'text', 'given-name', 100) : nothing}
         ${this.lastNameField ? this.#field('lastName', this.lastNameLabel || msg('Last name'), 'text', 'family-name', 100) : nothing}
         ${this.#field('email', this.emailLabel || msg('Email address'), 'email', 'email', 254, this.email)}
+        ${this.captchaState ? this.#captchaView() : nothing}
         ${strayError ? html`<p part="field-error">${strayError}</p>` : nothing}
         <button part="button submit" type="submit" ?disabled=${submitting}>
           ${submitting ? msg('Signing up…') : this.submitLabel || (this.referralCode && !this.invalidCode && reward ? msg('Claim my reward') : msg('Get my referral link'))}
         </button>
       </form>
     `;
+  }
+
+  /** The CAPTCHA's challenge (its slot) and what went wrong with it, announced as it changes. */
+  #captchaView() {
+    const error = this.fieldError?.field === 'captchaToken' ? this.fieldError.message : this.captchaState === 'error' ? captchaText('error') : '';
+    return html`<div part="captcha">
+      <slot name="captcha"></slot>
+      <p part="field-error captcha-error" role="alert">${error}</p>
+    </div>`;
   }
 
   /** A labelled input with its error message next to it (and tied to it for screen readers). */

@@ -39,6 +39,7 @@ const PAGES = [
   'docs/security.md',
   'docs/portal.md',
   'docs/payouts.md',
+  'docs/fraud.md',
 ];
 
 const BIN = join(ROOT, 'node_modules/.bin/refkit');

@@ -111,6 +111,24 @@ describe('refkit CLI', () => {
     const badDiscount = await cli(['campaign', 'update', '--id', id, '--referee-discount', '10:repeating'], env);
     assert.notEqual(badDiscount.code, 0);
     assert.match(badDiscount.stderr, /repeating:<months>/);
+    const fraud = async () => {
+      const found = (JSON.parse((await cli(['campaign', 'list', '--json'], env)).stdout) as Record<string, unknown>[]).find((x) => x.campaignId === id)!;
+      return [found.blocklist, found.captcha, found.autoApprove];
+    };
+    await json(['campaign', 'update', '--id', id, '--block', 'email:Eve@Example.com', '--block', 'ip:203.0.113.0/24', '--block', 'country:kp', '--block', 'domain:spam.test',
+      '--captcha', 'turnstile:0x4AAA-site:0x4AAA-secret:with-colon', '--max-rewards-per-day', '3', '--max-rewards-per-referrer', '20']);
+    assert.deepEqual(await fraud(), [
+      { emails: ['eve@example.com'], domains: ['spam.test'], ips: ['203.0.113.0/24'], countries: ['KP'] },
+      { provider: 'turnstile', siteKey: '0x4AAA-site' },
+      { maxRewardsPerDay: 3, maxRewardsPerReferrer: 20 },
+    ]);
+    await json(['campaign', 'update', '--id', id, '--block', 'off', '--captcha', 'off', '--max-rewards-per-day', 'none', '--max-rewards-per-referrer', 'none']);
+    assert.deepEqual(await fraud(), [null, null, null]);
+    for (const [flag, value, said] of [['--block', 'phone:123', /email:<address>, domain:<domain>/], ['--captcha', 'friendly:key:secret', /<provider>:<siteKey>:<secretKey>/]] as const) {
+      const bad = await cli(['campaign', 'update', '--id', id, flag, value], env);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, said);
+    }
     const badZone = await cli(['campaign', 'update', '--id', id, '--time-zone', 'Nowhere/Land'], env);
     assert.notEqual(badZone.code, 0);
     assert.match(badZone.stderr, /timeZone/);

@@ -10,6 +10,7 @@ import { RefkitClient } from '../../src/api/client.js';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { createCampaign } from '../../src/server/campaigns/domain/campaigns.js';
+import { holdForReview } from '../../src/server/fraud/domain/fraud-holds.js';
 import { CLI_ACTOR, DEFAULT_ACCOUNT } from '../../src/server/kernel/context.js';
 import { createOwner } from '../../src/server/accounts/domain/owners.js';
 import type { Role } from '../../src/server/kernel/roles.js';
@@ -56,6 +57,10 @@ async function world(s: TestService) {
   const doomed = await s.admin.createWebhookEndpoint({ url: 'http://127.0.0.1:9/doomed', eventTypes: ['referrer_added'] });
   await s.admin.addParticipant({ id, email: 'cy@example.com' });
   await s.admin.addParticipant({ id, email: 'erase-me@example.com' });
+  // A fraud case for resolveFraudCase: a referee of Ann's held by a rule (the real hold, as a blocklist makes it).
+  await s.admin.addParticipant({ id, email: 'held@example.com', referredByCode: ann.referralCode! });
+  await holdForReview(s.ctx, (await s.ctx.store.findParticipantByEmail(id, 'held@example.com'))!, { kind: 'blocklist', detail: 'held@example.com is on the blocklist' });
+  const [fraudCase] = await s.ctx.store.fraudCases.listCases(id, 'open', 1);
   const [delivery] = await s.admin.listWebhookDeliveries({ endpointId: endpoint.id });
   const decoy = await s.admin.createApiKey('decoy');
   await createOwner(s.ctx, 'gone@example.com', PASSWORD, DEFAULT_ACCOUNT, 'viewer');
@@ -73,7 +78,7 @@ async function world(s: TestService) {
   for (const email of ['dee@example.com', 'eve@example.com']) await s.admin.setPayoutMethod({ id: cash, email, method: 'paypal', paypalEmail: email });
   const payouts = (await s.admin.createPayouts(cash)).payouts.map((p) => p.id);
   assert.equal(payouts.length, 2);
-  return { id, waitlist, testCampaign, cash, payouts, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id };
+  return { id, waitlist, testCampaign, cash, payouts, endpoint: endpoint.id, doomed: doomed.id, delivery: delivery!.id, decoy: decoy.id, fraudCase: Number(fraudCase!.id) };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -92,6 +97,7 @@ function fieldsFor(op: Operation, w: World, invitation: string): Record<string, 
     advanceClock: { id: w.testCampaign, to: new Date(Date.now() + 30 * DAY_MS).toISOString() },
     redeemReward: { id: w.id, email: 'ann@example.com', kind: 'referral', amount: 1 },
     approveParticipant: { id: w.id, email: 'cy@example.com' },
+    resolveFraudCase: { id: w.id, caseId: w.fraudCase, decision: 'approve' },
     createApiKey: { name: 'walk' },
     revokeApiKey: { id: w.decoy },
     createWebhookEndpoint: { url: 'http://127.0.0.1:9/walk', eventTypes: ['referee_added'] },

@@ -883,6 +883,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/listFraudCases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a campaign's fraud cases, newest first, each with its signals
+         * @description A case groups the participants a fraud control held (a blocklist, a payment with the referrer's card, a shared payout method, an auto-approval limit) under the referrer they are about: each signal says the rule, what matched and the participant. status: open (default), approved or rejected; limit: at most this many (50 by default, 100 at most).
+         */
+        get: operations["listFraudCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/resolveFraudCase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a fraud case as a whole
+         * @description approve: every participant with a signal in the case is approved, and what they earned while held is credited (both sides of each referral, once). reject: each one still held is rejected: they stay unapproved, earn nothing and leave the review queue. One transaction; a rule matching the same participant again does not hold them again. 404 fraud_case_not_found for an unknown case or another campaign's; 409 fraud_case_resolved for a case decided already.
+         */
+        post: operations["resolveFraudCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/stripe/{campaignId}": {
         parameters: {
             query?: never;
@@ -2559,6 +2599,8 @@ export interface operations {
                          */
                         content?: string;
                     };
+                    /** @description The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key */
+                    captchaToken?: string;
                 };
             };
         };
@@ -3165,6 +3207,39 @@ export interface operations {
                         /** @description `signups` (default): every referred sign-up moves the referrer up; `qualified`: only credited (qualified) referrals */
                         counts?: "signups" | "qualified";
                     };
+                    /** @description Who may not join: a blocked keyless sign-up is refused (403 blocked, without saying which rule), a blocked keyed one is held for review; a blocked referee earns their referrer nothing */
+                    blocklist?: {
+                        /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                        emails?: string[];
+                        /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                        domains?: string[];
+                        /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                        ips?: string[];
+                        /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                        countries?: string[];
+                    } | null;
+                    /** @description A CAPTCHA every keyless sign-up solves in the widget (keyed sign-ups need none); null removes it */
+                    captcha?: {
+                        /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha";
+                        /**
+                         * Format: line
+                         * @description The provider's public site key, which the widget shows the challenge with
+                         */
+                        siteKey: string;
+                        /**
+                         * Format: line
+                         * @description The provider's secret key, which the service verifies tokens with; write-only
+                         */
+                        secretKey: string;
+                    } | null;
+                    /** @description Limits past which a credit is held for review, with the reason; null or {} removes them */
+                    autoApprove?: {
+                        /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                        maxRewardsPerDay?: number;
+                        /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                        maxRewardsPerReferrer?: number;
+                    } | null;
                     /** @description A test campaign (test mode, docs/testing-mode.md): its data stay apart from live data and its clock can be moved (advanceClock). Set at creation, never changed. Default: the key's mode (false for a user or the CLI) */
                     test?: boolean;
                 };
@@ -3280,6 +3355,28 @@ export interface operations {
                         promotionCodePrefix: string | null;
                         /** @description The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown) */
                         paymentSourcesConfigured: string[];
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
+                        /** @description The CAPTCHA on keyless sign-ups (its secret is never shown); null: none */
+                        captcha: {
+                            /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                        } | null;
+                        autoApprove: {
+                            /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                            maxRewardsPerDay?: number;
+                            /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                            maxRewardsPerReferrer?: number;
+                        } | null;
                     };
                 };
             };
@@ -3438,6 +3535,39 @@ export interface operations {
                         /** @description `signups` (default): every referred sign-up moves the referrer up; `qualified`: only credited (qualified) referrals */
                         counts?: "signups" | "qualified";
                     };
+                    /** @description Who may not join: a blocked keyless sign-up is refused (403 blocked, without saying which rule), a blocked keyed one is held for review; a blocked referee earns their referrer nothing */
+                    blocklist?: {
+                        /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                        emails?: string[];
+                        /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                        domains?: string[];
+                        /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                        ips?: string[];
+                        /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                        countries?: string[];
+                    } | null;
+                    /** @description A CAPTCHA every keyless sign-up solves in the widget (keyed sign-ups need none); null removes it */
+                    captcha?: {
+                        /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                        provider: "turnstile" | "hcaptcha" | "recaptcha";
+                        /**
+                         * Format: line
+                         * @description The provider's public site key, which the widget shows the challenge with
+                         */
+                        siteKey: string;
+                        /**
+                         * Format: line
+                         * @description The provider's secret key, which the service verifies tokens with; write-only
+                         */
+                        secretKey: string;
+                    } | null;
+                    /** @description Limits past which a credit is held for review, with the reason; null or {} removes them */
+                    autoApprove?: {
+                        /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                        maxRewardsPerDay?: number;
+                        /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                        maxRewardsPerReferrer?: number;
+                    } | null;
                 };
             };
         };
@@ -3551,6 +3681,28 @@ export interface operations {
                         promotionCodePrefix: string | null;
                         /** @description The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown) */
                         paymentSourcesConfigured: string[];
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
+                        /** @description The CAPTCHA on keyless sign-ups (its secret is never shown); null: none */
+                        captcha: {
+                            /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                        } | null;
+                        autoApprove: {
+                            /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                            maxRewardsPerDay?: number;
+                            /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                            maxRewardsPerReferrer?: number;
+                        } | null;
                     };
                 };
             };
@@ -3690,6 +3842,28 @@ export interface operations {
                         promotionCodePrefix: string | null;
                         /** @description The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown) */
                         paymentSourcesConfigured: string[];
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
+                        /** @description The CAPTCHA on keyless sign-ups (its secret is never shown); null: none */
+                        captcha: {
+                            /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                        } | null;
+                        autoApprove: {
+                            /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                            maxRewardsPerDay?: number;
+                            /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                            maxRewardsPerReferrer?: number;
+                        } | null;
                     };
                 };
             };
@@ -4900,6 +5074,28 @@ export interface operations {
                         promotionCodePrefix: string | null;
                         /** @description The payment providers (paddle, lemonsqueezy, shopify, chargebee, segment) whose secret is set (never shown) */
                         paymentSourcesConfigured: string[];
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
+                        /** @description The CAPTCHA on keyless sign-ups (its secret is never shown); null: none */
+                        captcha: {
+                            /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                        } | null;
+                        autoApprove: {
+                            /** @description Referrals one referrer may have credited in a day (the campaign's time zone) before the next waits for your approval */
+                            maxRewardsPerDay?: number;
+                            /** @description Referrals one referrer may have credited in all before the next waits for your approval */
+                            maxRewardsPerReferrer?: number;
+                        } | null;
                     }[];
                 };
             };
@@ -6078,6 +6274,133 @@ export interface operations {
                             /** Format: date-time */
                             closedOn?: string;
                         }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listFraudCases: {
+        parameters: {
+            query: {
+                id: string;
+                /** @description Which cases (default open) */
+                status?: "open" | "approved" | "rejected";
+                /** @description At most this many, newest first */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A campaign's fraud cases, newest first, each with its signals */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cases: {
+                            caseId: number;
+                            status: "open" | "approved" | "rejected";
+                            /** @description Whom the case is about: the referrer of the participants held, or the participant themself when nobody referred them */
+                            referrer: {
+                                email: string;
+                                referralCode: string;
+                            };
+                            /** @description Oldest first */
+                            signals: {
+                                /** @description blocklist; self_referral_payment (paid with the referrer's card or customer); duplicate_payout_method (another participant has the same PayPal address or Connect account); limit_per_day, limit_per_referrer (autoApprove) */
+                                kind: "blocklist" | "self_referral_payment" | "duplicate_payout_method" | "limit_per_day" | "limit_per_referrer";
+                                /** @description What matched, in words */
+                                detail: string;
+                                participant: {
+                                    email: string;
+                                    referralCode: string;
+                                };
+                                /** Format: date-time */
+                                createdOn: string;
+                            }[];
+                            /** Format: date-time */
+                            openedOn: string;
+                            /** Format: date-time */
+                            resolvedOn?: string;
+                            /** @description Who decided, as the audit log names them */
+                            resolvedBy?: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    resolveFraudCase: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a secret key or session: a unique key (1-255 printable ASCII) per operation. A retry with the same key and body within 24 h gets the first answer again (header Idempotent-Replayed: true) and changes nothing; another body: 409 idempotency_conflict; while the first still runs: 409 idempotency_in_progress. Keyless calls ignore it. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: line */
+                    id: string;
+                    caseId: number;
+                    /** @description approve: every participant the case holds is approved and their rewards are credited; reject: they are rejected and earn nothing */
+                    decision: "approve" | "reject";
+                };
+            };
+        };
+        responses: {
+            /** @description The fraud case, decided: approved or rejected, with who decided and when */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        caseId: number;
+                        status: "open" | "approved" | "rejected";
+                        /** @description Whom the case is about: the referrer of the participants held, or the participant themself when nobody referred them */
+                        referrer: {
+                            email: string;
+                            referralCode: string;
+                        };
+                        /** @description Oldest first */
+                        signals: {
+                            /** @description blocklist; self_referral_payment (paid with the referrer's card or customer); duplicate_payout_method (another participant has the same PayPal address or Connect account); limit_per_day, limit_per_referrer (autoApprove) */
+                            kind: "blocklist" | "self_referral_payment" | "duplicate_payout_method" | "limit_per_day" | "limit_per_referrer";
+                            /** @description What matched, in words */
+                            detail: string;
+                            participant: {
+                                email: string;
+                                referralCode: string;
+                            };
+                            /** Format: date-time */
+                            createdOn: string;
+                        }[];
+                        /** Format: date-time */
+                        openedOn: string;
+                        /** Format: date-time */
+                        resolvedOn?: string;
+                        /** @description Who decided, as the audit log names them */
+                        resolvedBy?: string;
                     };
                 };
             };
@@ -8943,6 +9266,17 @@ export interface operations {
                             /** @description Years tax details and payout records are kept after an erasure (default 7) */
                             retentionYears: number;
                         };
+                        /** @description The account's blocklist, applied to every campaign of the account beside the campaign's own; null: none */
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
                     };
                 };
             };
@@ -9011,6 +9345,17 @@ export interface operations {
                         /** @description Years tax details and payout records are kept after an erasure (default 7) */
                         retentionYears?: number;
                     };
+                    /** @description The account's blocklist, applied to every campaign beside the campaign's own (docs/fraud.md); null or {} removes it */
+                    blocklist?: {
+                        /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                        emails?: string[];
+                        /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                        domains?: string[];
+                        /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                        ips?: string[];
+                        /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                        countries?: string[];
+                    } | null;
                 };
             };
         };
@@ -9071,6 +9416,17 @@ export interface operations {
                             /** @description Years tax details and payout records are kept after an erasure (default 7) */
                             retentionYears: number;
                         };
+                        /** @description The account's blocklist, applied to every campaign of the account beside the campaign's own; null: none */
+                        blocklist: {
+                            /** @description Whole email addresses (any case; a Gmail-style +tag or dot matches the same mailbox) */
+                            emails?: string[];
+                            /** @description Email domains; a domain blocks its subdomains too (example.com blocks mail.example.com) */
+                            domains?: string[];
+                            /** @description IP addresses or CIDR ranges, IPv4 or IPv6 (203.0.113.0/24, 2001:db8::/32) */
+                            ips?: string[];
+                            /** @description ISO 3166-1 alpha-2 country codes (any case), of the sign-up's IP address: read from the header TRUSTED_COUNTRY_HEADER names, or from the offline database GEOIP=geoip-lite */
+                            countries?: string[];
+                        } | null;
                     };
                 };
             };
@@ -9234,6 +9590,14 @@ export interface operations {
                             spotsPerReferral: number;
                             /** @description `signups` (default): every referred sign-up moves the referrer up; `qualified`: only credited (qualified) referrals */
                             counts?: "signups" | "qualified";
+                        };
+                        /** @description Keyless sign-ups solve this CAPTCHA: the widget shows its challenge and sends captchaToken */
+                        captcha?: {
+                            /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                            /** @description Where the widget loads the provider's script from instead of the provider's own address (the service's CAPTCHA_SCRIPT_URL) */
+                            scriptUrl?: string;
                         };
                     };
                 };
@@ -9701,6 +10065,14 @@ export interface operations {
                                 spotsPerReferral: number;
                                 /** @description `signups` (default): every referred sign-up moves the referrer up; `qualified`: only credited (qualified) referrals */
                                 counts?: "signups" | "qualified";
+                            };
+                            /** @description Keyless sign-ups solve this CAPTCHA: the widget shows its challenge and sends captchaToken */
+                            captcha?: {
+                                /** @description turnstile (Cloudflare), hcaptcha, or recaptcha (Google's v2 checkbox) */
+                                provider: "turnstile" | "hcaptcha" | "recaptcha";
+                                siteKey: string;
+                                /** @description Where the widget loads the provider's script from instead of the provider's own address (the service's CAPTCHA_SCRIPT_URL) */
+                                scriptUrl?: string;
                             };
                         };
                         participant: {

@@ -42,6 +42,8 @@ export const OPERATIONS = {
   disputePayment: {"method":"POST","path":"/api/v1/admin/disputePayment","query":[],"idempotent":true,"paged":false,"body":"json","answer":"json"},
   closeDispute: {"method":"POST","path":"/api/v1/admin/closeDispute","query":[],"idempotent":true,"paged":false,"body":"json","answer":"json"},
   listDisputes: {"method":"GET","path":"/api/v1/admin/listDisputes","query":["id","email"],"idempotent":false,"paged":false,"body":"none","answer":"json"},
+  listFraudCases: {"method":"GET","path":"/api/v1/admin/listFraudCases","query":["id","status","limit"],"idempotent":false,"paged":false,"body":"none","answer":"json"},
+  resolveFraudCase: {"method":"POST","path":"/api/v1/admin/resolveFraudCase","query":[],"idempotent":true,"paged":false,"body":"json","answer":"json"},
   listStripeEvents: {"method":"GET","path":"/api/v1/admin/listStripeEvents","query":["id","status","limit"],"idempotent":false,"paged":false,"body":"none","answer":"json"},
   matchStripeEvent: {"method":"POST","path":"/api/v1/admin/matchStripeEvent","query":[],"idempotent":true,"paged":false,"body":"json","answer":"json"},
   listStripePayouts: {"method":"GET","path":"/api/v1/admin/listStripePayouts","query":["id","status","page","pageSize","cursor"],"idempotent":false,"paged":true,"body":"none","answer":"json"},

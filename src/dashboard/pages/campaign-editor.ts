@@ -17,6 +17,10 @@ import '../preview-widget.js';
 import { hasOfferRuleLines, offerRuleLines } from '../../widget/offer-rules.js';
 import './rules-backtest.js';
 import './campaign-clock.js';
+// The fraud controls: each card saves its own field (./fraud/control-card.ts).
+import './fraud/blocklist-card.js';
+import './fraud/captcha-card.js';
+import './fraud/limits-card.js';
 import { EMPTY_MILESTONE, NO_RULES, previewRules, RULE_BOUNDS, rulesDraftOf, rulesOf, type MilestoneDraft, type RulesDraft } from '../reward-rules-draft.js';
 import { go, href } from '../router.js';
 import { statusBadge } from '../status.js';
@@ -55,7 +59,7 @@ function earlierTheme(id: string): Partial<Theme> {
 // The Stripe secret and rewardCodesLowThreshold are set on the Billing page: updates here leave them as they are.
 // The leaderboard is typed as its period ('off': none) and size.
 type Draft = Required<
-  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'cashPayouts' | 'refereeDiscount' | 'promotionCodePrefix' | 'paddleWebhookSecret' | 'lemonSqueezyWebhookSecret' | 'shopifyWebhookSecret' | 'chargebeeWebhookAuth' | 'segmentSharedSecret' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | 'waitlist' | 'test' | keyof typeof RewardRulesFields>
+  Omit<CreateCampaignBody, 'end' | 'allowedOrigins' | 'shareMessages' | 'widgetStyle' | 'stripeWebhookSecret' | 'stripeRewardKey' | 'stripeRewardMode' | 'cashPayouts' | 'refereeDiscount' | 'promotionCodePrefix' | 'paddleWebhookSecret' | 'lemonSqueezyWebhookSecret' | 'shopifyWebhookSecret' | 'chargebeeWebhookAuth' | 'segmentSharedSecret' | 'rewardCodesLowThreshold' | 'leaderboard' | 'timeZone' | 'waitlist' | 'test' | 'blocklist' | 'captcha' | 'autoApprove' | keyof typeof RewardRulesFields>
 > &
   RulesDraft & {
     end: string;
@@ -167,6 +171,7 @@ export class CampaignEditor extends Page {
       .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 420px); gap: 24px; align-items: start; }
       .side { position: sticky; top: 24px; display: grid; gap: 16px; }
       rk-campaign-clock { display: block; margin: 16px 0; }
+      .fraud-controls { display: grid; gap: 16px; margin-top: 16px; }
       /* The rules' lines beside the preview's form: the widget shows them only once someone has signed up. */
       .offer-lines h3 { font-size: 13px; font-weight: 600; color: var(--muted); margin: 12px 0 4px; }
       .offer-lines ul { margin: 0; padding-left: 18px; font-size: 14px; }
@@ -644,6 +649,13 @@ export class CampaignEditor extends Page {
                 </div>`
               : nothing}
           </form>
+          ${this.campaignId
+            ? html`<div class="fraud-controls">
+                <rk-blocklist-card .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-blocklist-card>
+                <rk-captcha-card .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-captcha-card>
+                <rk-limits-card .campaignId=${this.campaignId} .campaign=${this.campaign}></rk-limits-card>
+              </div>`
+            : nothing}
         </div>
         <aside class="side" aria-label="Preview and embed code">
           <section class="card" aria-labelledby="preview-h">

@@ -6,7 +6,8 @@ import { Option, type Command } from 'commander';
 import { STRIPE_REWARD_MODES, type LeaderboardSettings, type Milestone, type ShareMessages, type StripeRewardMode, type WaitlistSettings } from '../../api/schemas.js';
 import type { RefereeDiscount } from '../../api/promotion-schemas.js';
 import { jsonOption } from './cli-run.js';
-import { collect, collectMilestone, decimal, int, intOrNone, leaderboardOption, refereeDiscountOption, waitlistOption } from './option-values.js';
+import { captchaOption, collect, collectBlock, collectMilestone, decimal, int, intOrNone, leaderboardOption, refereeDiscountOption, waitlistOption } from './option-values.js';
+import type { Blocklist, CaptchaSettingsBody } from '../../api/fraud-schemas.js';
 
 /** Adds the campaign fields both `campaign create` and `campaign update` take, named as in the API, after the command's own. */
 export function campaignFields(cmd: Command): Command {
@@ -53,6 +54,10 @@ export function campaignFields(cmd: Command): Command {
     .option('--leaderboard <period:size|off>', 'leaderboard: all:10 (since the start) or month:10 (this month) and how many it shows; off removes it', leaderboardOption)
     .option('--time-zone <iana>', "timeZone: where the campaign's months begin, e.g. Europe/Berlin (default UTC)")
     .option('--waitlist <spots|spots:qualified|off>', 'waitlist: 5 (each referred sign-up moves the referrer 5 places up) or 5:qualified (each qualified referral); off launches the campaign, for good', waitlistOption)
+    .option('--block <email:|domain:|ip:|country:...|off>', 'blocklist: email:<address>, domain:<domain>, ip:<address or CIDR>, country:<code> (repeat for several; replaces the list); off removes it', collectBlock)
+    .option('--captcha <provider:siteKey:secretKey|off>', 'captcha on browser sign-ups: turnstile, hcaptcha or recaptcha, its site key and secret key; off removes it', captchaOption)
+    .option('--max-rewards-per-day <n|none>', 'autoApprove.maxRewardsPerDay: credits per referrer a day past which they wait for your approval (with --max-rewards-per-referrer, replaces the limits)', intOrNone)
+    .option('--max-rewards-per-referrer <n|none>', 'autoApprove.maxRewardsPerReferrer: credits per referrer in all past which they wait for your approval', intOrNone)
     .addOption(jsonOption);
 }
 
@@ -96,7 +101,19 @@ export interface CampaignOptions {
   leaderboard?: LeaderboardSettings | null;
   timeZone?: string;
   waitlist?: WaitlistSettings | null;
+  block?: Blocklist | null;
+  captcha?: CaptchaSettingsBody | null;
+  maxRewardsPerDay?: number | null;
+  maxRewardsPerReferrer?: number | null;
   json?: boolean;
+}
+
+/** --max-rewards-per-day and --max-rewards-per-referrer as autoApprove (the limits given; none: removed); undefined when neither is given. */
+function autoApprove(o: CampaignOptions) {
+  if (o.maxRewardsPerDay === undefined && o.maxRewardsPerReferrer === undefined) return undefined;
+  // `none` is no number (commander keeps a parser's null as ''): that limit is left out.
+  const limit = (n: unknown) => (typeof n === 'number' ? n : undefined);
+  return JSON.parse(JSON.stringify({ maxRewardsPerDay: limit(o.maxRewardsPerDay), maxRewardsPerReferrer: limit(o.maxRewardsPerReferrer) })) as { maxRewardsPerDay?: number; maxRewardsPerReferrer?: number };
 }
 /** The --share-message-* flags given, as shareMessages; undefined when none is. */
 function shareMessages(o: CampaignOptions): ShareMessages | undefined {
@@ -145,6 +162,9 @@ export const campaignBody = (o: CampaignOptions) => ({
   leaderboard: o.leaderboard,
   timeZone: o.timeZone,
   waitlist: o.waitlist,
+  blocklist: o.block,
+  captcha: o.captcha,
+  autoApprove: autoApprove(o),
 });
 
 /**

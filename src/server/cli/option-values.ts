@@ -2,6 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { LeaderboardSettings, Milestone, WaitlistSettings } from '../../api/schemas.js';
 import type { RefereeDiscount } from '../../api/promotion-schemas.js';
+import { CAPTCHA_PROVIDERS, type Blocklist, type CaptchaSettingsBody } from '../../api/fraud-schemas.js';
 
 export function int(value: string): number {
   const n = Number(value);
@@ -51,4 +52,27 @@ export function collectMilestone(value: string, previous: Milestone[] = []): Mil
   const [referrals = '', reward = '', ...label] = value.split(':');
   if (label.length === 0) throw new InvalidArgumentError('Expected referrals:reward:label, e.g. 3:50:Free month.');
   return [...previous, { referrals: int(referrals), reward: int(reward), label: label.join(':') }];
+}
+
+const BLOCK_KINDS = { email: 'emails', domain: 'domains', ip: 'ips', country: 'countries' } as const;
+
+/** `email:a@example.com`, `domain:spam.test`, `ip:203.0.113.0/24`, `country:KP` (repeated) -> a Blocklist; `off` -> null. */
+export function collectBlock(value: string, previous: Blocklist | null = {}): Blocklist | null {
+  if (value === 'off') return null;
+  const at = value.indexOf(':');
+  const kind = BLOCK_KINDS[value.slice(0, at) as keyof typeof BLOCK_KINDS];
+  if (at < 0 || !kind) throw new InvalidArgumentError('Expected email:<address>, domain:<domain>, ip:<address or CIDR>, country:<code> or off, e.g. ip:203.0.113.0/24.');
+  const list: Blocklist = { ...(previous ?? {}) };
+  list[kind] = [...(list[kind] ?? []), value.slice(at + 1)];
+  return list;
+}
+
+/** `turnstile:<siteKey>:<secretKey>` -> a CAPTCHA; `off` -> null. */
+export function captchaOption(value: string): CaptchaSettingsBody | null {
+  if (value === 'off') return null;
+  const [provider = '', siteKey = '', ...secret] = value.split(':');
+  if (!(CAPTCHA_PROVIDERS as readonly string[]).includes(provider) || siteKey === '' || secret.join(':') === '') {
+    throw new InvalidArgumentError(`Expected <provider>:<siteKey>:<secretKey> (provider ${CAPTCHA_PROVIDERS.join(', ')}) or off.`);
+  }
+  return { provider: provider as CaptchaSettingsBody['provider'], siteKey, secretKey: secret.join(':') };
 }

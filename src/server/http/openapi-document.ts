@@ -86,6 +86,7 @@ const ANSWERS: Record<string, string> = {
   listPayouts: "A page of the campaign's cash payouts, newest first",
   approveParticipant: 'The participant, approved',
   rejectParticipant: 'The participant, rejected',
+  resolveFraudCase: 'The fraud case, decided: approved or rejected, with who decided and when',
   setReferralCode: 'The participant with the code they asked for (the old one keeps working)',
   matchPaymentEvent: 'The payment event, applied to the participant',
   setExchangeRates: 'The rates as set, and how many held events they converted and applied',

@@ -54,7 +54,7 @@ export interface Ctx {
   sealer?: Sealer;
   /** Where payout providers' APIs are (PAYPAL_API_URL, STRIPE_API_URL: origins), and the service's own address for the links it gives. */
   payouts?: PayoutEndpoints;
-  /** How the fraud controls learn a sign-up's country and verify a CAPTCHA (../fraud/domain/). */
+  /** How the fraud controls learn a sign-up's country and verify a CAPTCHA, and where the widget loads its script (../fraud/domain/). */
   fraud?: FraudSettings;
 }
 
@@ -65,6 +65,8 @@ export interface FraudSettings {
   geoip?: boolean;
   /** CAPTCHA_VERIFY_URL: the complete siteverify URL used for whichever provider (tests, proxies). */
   captchaVerifyUrl?: string;
+  /** CAPTCHA_SCRIPT_URL: the address the widget loads the CAPTCHA's script from instead of the provider's (tests, proxies). */
+  captchaScriptUrl?: string;
 }
 
 export interface PayoutEndpoints {

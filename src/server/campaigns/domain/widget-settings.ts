@@ -17,7 +17,8 @@ import { readShareMessages } from './share-messages.js';
 import { readWidgetStyle } from './widget-style.js';
 import { captchaOf } from '../../fraud/domain/fraud-settings.js';
 
-export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
+/** `captchaScriptUrl`: CAPTCHA_SCRIPT_URL, where the widget loads the CAPTCHA's script from instead of the provider's. */
+export function presentWidgetSettings(c: CampaignRow, captchaScriptUrl?: string): WidgetSettings {
   const money = isMoney(c.reward_type);
   const leaderboard = leaderboardOf(c);
   const waitlist = waitlistOf(c);
@@ -30,10 +31,10 @@ export function presentWidgetSettings(c: CampaignRow): WidgetSettings {
     rules: presentRules(c),
     ...(leaderboard && { leaderboard }),
     ...(waitlist && { waitlist }),
-    ...(captcha && { captcha }),
+    ...(captcha && { captcha: { ...captcha, ...(captchaScriptUrl && { scriptUrl: captchaScriptUrl }) } }),
   };
 }
 
 export async function widgetSettings(ctx: Ctx, campaignId: string): Promise<WidgetSettings> {
-  return presentWidgetSettings(await findCampaign(ctx, campaignId));
+  return presentWidgetSettings(await findCampaign(ctx, campaignId), ctx.fraud?.captchaScriptUrl);
 }

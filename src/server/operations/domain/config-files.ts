@@ -19,7 +19,8 @@ import { listEndpoints } from '../../webhooks/domain/webhook-endpoints.js';
 import { presentCampaignSettings } from '../../referrals/domain/present.js';
 
 /** Write-only campaign fields: never written to a file, and refused in one (an unknown field). */
-const SECRET_FIELDS = ['stripeWebhookSecret', 'stripeRewardKey', 'paddleWebhookSecret', 'lemonSqueezyWebhookSecret', 'shopifyWebhookSecret', 'chargebeeWebhookAuth', 'segmentSharedSecret'] as const;
+/** (`captcha` holds its provider's secret key, so it is one of them: set it with the API, the CLI or the dashboard.) */
+const SECRET_FIELDS = ['stripeWebhookSecret', 'stripeRewardKey', 'paddleWebhookSecret', 'lemonSqueezyWebhookSecret', 'shopifyWebhookSecret', 'chargebeeWebhookAuth', 'segmentSharedSecret', 'captcha'] as const;
 const settable = Type.Omit(Type.Object(CampaignFields), SECRET_FIELDS).properties;
 
 /** The campaign fields a file holds, in the order a file lists them (the API's order). */
@@ -93,6 +94,9 @@ export function campaignFieldsOf(s: CampaignSettings): CampaignFieldValues {
     leaderboard: s.leaderboard,
     timeZone: s.timeZone,
     waitlist: s.waitlist,
+    // null (none) is left out, as allowedOrigins.
+    blocklist: s.blocklist ?? undefined,
+    autoApprove: s.autoApprove ?? undefined,
   };
   return Object.fromEntries(CAMPAIGN_KEYS.filter((k) => all[k] !== undefined).map((k) => [k, all[k]])) as CampaignFieldValues;
 }
