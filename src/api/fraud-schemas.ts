@@ -43,7 +43,9 @@ export const CaptchaSettingsBody = Type.Object(
   {
     provider: CaptchaProvider,
     siteKey: SiteKey,
-    secretKey: Line({ minLength: 1, maxLength: 200, description: "The provider's secret key, which the service verifies tokens with; write-only" }),
+    secretKey: Type.Optional(
+      Line({ minLength: 1, maxLength: 200, description: "The provider's secret key, which the service verifies tokens with; write-only. Left out: the stored one stays (a first CAPTCHA needs it)" }),
+    ),
   },
   { additionalProperties: false, description: 'A CAPTCHA every keyless sign-up solves in the widget (keyed sign-ups need none); null removes it' },
 );

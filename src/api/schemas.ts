@@ -173,7 +173,7 @@ export const AddParticipantBody = Type.Object({
   referredByEmail: Type.Optional(Email),
   utm: Type.Optional(Utm),
   captchaToken: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: "The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key" }),
+    Line({ minLength: 1, maxLength: 4096, description: "The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key" }),
   ),
 });
 export type AddParticipantBody = Static<typeof AddParticipantBody>;

@@ -172,12 +172,13 @@ describe('dashboard: fraud cases and controls', () => {
       await settled();
       await fitsAndPasses(page, 'the campaign editor with the fraud controls');
 
-      // Saved again with the secret left empty, the CAPTCHA is kept as it is; a new site key needs the secret again.
-      await captcha.getByRole('button', { name: 'Save CAPTCHA' }).click();
-      await captcha.getByText('Nothing changed: the CAPTCHA is as stored.').waitFor();
+      // A new site key saved with the secret left empty keeps the stored secret (the service is sent none).
       await captcha.getByLabel('Site key').fill('another-site-key');
-      assert.equal(await captcha.getByLabel('Secret key').getAttribute('required'), '');
-      assert.deepEqual((await stored()).captcha, { provider: 'hcaptcha', siteKey: '10000000-ffff-ffff-ffff-000000000001' });
+      assert.equal(await captcha.getByLabel('Secret key').getAttribute('required'), null);
+      await captcha.getByRole('button', { name: 'Save CAPTCHA' }).click();
+      await captcha.getByText('CAPTCHA saved.').waitFor();
+      assert.deepEqual((await stored()).captcha, { provider: 'hcaptcha', siteKey: 'another-site-key' });
+      await captcha.getByText('set', { exact: true }).waitFor();
       // Removed behind the confirmation; the limits emptied remove them too.
       await captcha.getByRole('button', { name: 'Remove' }).click();
       await confirm(page, 'Remove CAPTCHA');

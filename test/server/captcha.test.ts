@@ -154,8 +154,13 @@ eachDatabase(
         assert.ok(!JSON.stringify(answer).includes(FAKE_SECRET), 'the secret is never shown');
       }
 
+      // A new site key without the secret keeps the stored secret (tokens are still checked with it);
+      // a first CAPTCHA without its secret is refused, naming the field.
+      await s.admin.updateCampaign({ id, captcha: { provider: 'turnstile', siteKey: `${FAKE_SITE_KEY}-2` } });
+      assert.equal((await s.ctx.store.findCampaign(id))!.captcha_secret, FAKE_SECRET);
       // A campaign without one: the widget reads no captcha.
       const plain = await s.campaign();
+      await rejects(() => s.admin.updateCampaign({ id: plain, captcha: { provider: 'turnstile', siteKey: FAKE_SITE_KEY } }), 400, 'invalid_request', 'captcha.secretKey');
       assert.equal((await s.browser.getWidgetSettings(plain)).captcha, undefined);
 
       const removed = await s.admin.updateCampaign({ id, captcha: null });

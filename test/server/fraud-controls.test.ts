@@ -6,7 +6,7 @@
  * keyless caller is never told which rule matched; the owner's approval releases what was held.
  */
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, it } from 'node:test';
+import { beforeEach, it } from 'node:test';
 import { rejects } from './helpers/assert.js';
 import { FakeStripe } from './helpers/fake-stripe.js';
 import type { TestService } from './helpers/service.js';

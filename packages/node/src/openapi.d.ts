@@ -2599,7 +2599,10 @@ export interface operations {
                          */
                         content?: string;
                     };
-                    /** @description The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key */
+                    /**
+                     * Format: line
+                     * @description The CAPTCHA's answer, when the campaign has a captcha: needed by keyless sign-ups (400 captcha_required without it, 403 captcha_failed when the provider refuses it); ignored with a secret key
+                     */
                     captchaToken?: string;
                 };
             };
@@ -3229,9 +3232,9 @@ export interface operations {
                         siteKey: string;
                         /**
                          * Format: line
-                         * @description The provider's secret key, which the service verifies tokens with; write-only
+                         * @description The provider's secret key, which the service verifies tokens with; write-only. Left out: the stored one stays (a first CAPTCHA needs it)
                          */
-                        secretKey: string;
+                        secretKey?: string;
                     } | null;
                     /** @description Limits past which a credit is held for review, with the reason; null or {} removes them */
                     autoApprove?: {
@@ -3557,9 +3560,9 @@ export interface operations {
                         siteKey: string;
                         /**
                          * Format: line
-                         * @description The provider's secret key, which the service verifies tokens with; write-only
+                         * @description The provider's secret key, which the service verifies tokens with; write-only. Left out: the stored one stays (a first CAPTCHA needs it)
                          */
-                        secretKey: string;
+                        secretKey?: string;
                     } | null;
                     /** @description Limits past which a credit is held for review, with the reason; null or {} removes them */
                     autoApprove?: {

@@ -33,21 +33,20 @@ export class CaptchaCard extends ControlCard<'captcha'> {
   }
 
   /** A stored CAPTCHA whose provider or site key is being changed: its secret must be given again with them. */
+  /** A first CAPTCHA needs its secret; a stored one keeps its secret when the field is left empty. */
   get #secretNeeded(): boolean {
-    const s = this.stored;
-    return s === null || s.provider !== this.provider || s.siteKey !== this.siteKey.trim();
+    return this.stored === null;
   }
 
   async #save(e: SubmitEvent) {
     e.preventDefault();
     const secretKey = this.secretKey.trim();
-    if (!secretKey) {
-      // Left empty: the stored secret stays, and so does everything else.
-      if (!this.#secretNeeded) this.notice = 'Nothing changed: the CAPTCHA is as stored.';
-      else this.error = this.stored ? 'Give the secret key again to change the provider or the site key.' : 'The secret key is needed to turn the CAPTCHA on.';
+    if (!secretKey && this.#secretNeeded) {
+      this.error = 'The secret key is needed to turn the CAPTCHA on.';
       return;
     }
-    if (await this.write({ provider: this.provider, siteKey: this.siteKey.trim(), secretKey }, 'CAPTCHA saved.')) this.secretKey = '';
+    const body = { provider: this.provider, siteKey: this.siteKey.trim(), ...(secretKey && { secretKey }) };
+    if (await this.write(body, 'CAPTCHA saved.')) this.secretKey = '';
   }
 
   async #remove() {
@@ -90,7 +89,7 @@ export class CaptchaCard extends ControlCard<'captcha'> {
             ${this.campaign ? html`<span class="badge ${stored ? 'ok' : 'warn'}">${stored ? 'set' : 'not set'}</span>` : ''}
           </div>
           <input id="captcha-secretKey" type="password" autocomplete="off" maxlength="200" ?required=${needed} .value=${this.secretKey}
-            placeholder=${stored ? (needed ? 'Needed again to change the provider or site key' : 'Leave empty to keep it') : ''}
+            placeholder=${stored ? 'Leave empty to keep it' : ''}
             @input=${(e: Event) => (this.secretKey = (e.target as HTMLInputElement).value)}
             aria-invalid=${this.errorOf('secretKey') ? 'true' : 'false'} aria-describedby=${this.describedBy('secretKey')} />
           <div class="hint" id="captcha-secretKey-hint">What the service checks each solved challenge with. Never shown again once saved.</div>

@@ -14,7 +14,8 @@ import type { Actor, Ctx } from '../../kernel/context.js';
 import { invalid } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
 import type { ExchangeRatesRow } from '../store/exchange-rate-store.js';
-import { applyToParticipant, inTransaction, participantNamed, paymentApplicable, stripeApplicable, type Applicable, type Outcome } from './payment-apply.js';
+import { inTransaction } from '../../kernel/in-transaction.js';
+import { applyToParticipant, participantNamed, paymentApplicable, stripeApplicable, type Applicable, type Outcome } from './payment-apply.js';
 
 export type Conversion = { cents: number | null; rate: string | null } | { held: string };
 

@@ -135,11 +135,3 @@ export function paymentApplicable(row: PaymentEventRow): Applicable {
     convertedFrom: convertedFrom(row),
   };
 }
-
-/** Runs `fn` in one transaction, with a context whose operations join it; webhooks are nudged after the commit. */
-export async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
-  let nudge = false;
-  const result = await ctx.store.transaction((store) => fn({ ...ctx, store, onEventsCommitted: () => (nudge = true) }));
-  if (nudge) ctx.onEventsCommitted?.();
-  return result;
-}

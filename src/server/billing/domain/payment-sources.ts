@@ -24,7 +24,8 @@ import { AppError, invalid, participantNotFound } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
 import { normalizeCode } from '../../referrals/domain/participants.js';
 import { referBuyer } from '../../promotions/domain/code-attribution.js';
-import { applyToParticipant, inTransaction, participantNamed, paymentApplicable, type PaymentAction } from './payment-apply.js';
+import { inTransaction } from '../../kernel/in-transaction.js';
+import { applyToParticipant, participantNamed, paymentApplicable, type PaymentAction } from './payment-apply.js';
 import { convert } from './exchange-rates.js';
 import { listStripeEvents, matchStripeEvent, type Received } from './stripe-events.js';
 

@@ -127,7 +127,7 @@ export function campaignColumns(input: CampaignInput, current?: CampaignRow) {
   if (input.leaderboard !== undefined) row.leaderboard = writeLeaderboard(input.leaderboard);
   if (input.timeZone !== undefined) row.time_zone = checkTimeZone(input.timeZone);
   if (input.waitlist !== undefined) row.waitlist = writeWaitlist(input.waitlist);
-  return Object.assign(row, rulesColumns(input), fraudControlColumns(input));
+  return Object.assign(row, rulesColumns(input), fraudControlColumns(input, current));
 }
 
 /** Double opt-in sends email: refuse to turn it on where none can be sent, rather than fail every sign-up. */

@@ -16,18 +16,11 @@ import { approveParticipant } from '../../rewards/domain/rewards.js';
 import { actorLabel, type Actor, type Ctx } from '../../kernel/context.js';
 import { AppError } from '../../kernel/errors.js';
 import { iso } from '../../kernel/time.js';
+import { inTransaction } from '../../kernel/in-transaction.js';
 import type { FraudCaseRow, FraudSignalRow } from '../store/fraud-case-store.js';
 
 const caseNotFound = () => new AppError(404, 'fraud_case_not_found', 'No fraud case of this campaign has this id', 'caseId');
 const caseResolved = (status: string) => new AppError(409, 'fraud_case_resolved', `This fraud case is decided already (${status})`, 'caseId');
-
-/** Runs `fn` in one transaction with a context whose store is the transaction's; webhook events queued in it are sent after the commit. */
-async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
-  let nudge = false;
-  const result = await ctx.store.transaction((store) => fn({ ...ctx, store, onEventsCommitted: () => (nudge = true) }));
-  if (nudge) ctx.onEventsCommitted?.();
-  return result;
-}
 
 /** The cases as the wire shows them: each with its referrer and its signals (oldest first), each signal with its participant. */
 async function present(ctx: Ctx, cases: FraudCaseRow[]): Promise<FraudCaseView[]> {

@@ -7,6 +7,7 @@
 import type { AutoApprove, Blocklist, CaptchaSettingsBody, CaptchaView } from '../../../api/fraud-schemas.js';
 import type { CampaignRow } from '../../store/store.js';
 import { checkBlocklist } from './blocklists.js';
+import { invalid } from '../../kernel/errors.js';
 
 type Columns = Pick<CampaignRow, 'blocklist' | 'captcha' | 'captcha_secret' | 'auto_approve'>;
 
@@ -31,12 +32,20 @@ export function autoApproveOf(c: Pick<CampaignRow, 'auto_approve'>): AutoApprove
 }
 
 /** The columns the fraud-control fields given set (only those given). */
-export function fraudControlColumns(input: { blocklist?: Blocklist | null; captcha?: CaptchaSettingsBody | null; autoApprove?: AutoApprove | null }): Partial<Columns> {
+export function fraudControlColumns(
+  input: { blocklist?: Blocklist | null; captcha?: CaptchaSettingsBody | null; autoApprove?: AutoApprove | null },
+  current?: Pick<CampaignRow, 'captcha_secret'>,
+): Partial<Columns> {
   const row: Partial<Columns> = {};
   if (input.blocklist !== undefined) row.blocklist = writeBlocklist(input.blocklist);
-  if (input.captcha !== undefined) {
-    row.captcha = input.captcha === null ? null : JSON.stringify({ provider: input.captcha.provider, siteKey: input.captcha.siteKey.trim() });
-    row.captcha_secret = input.captcha === null ? null : input.captcha.secretKey.trim();
+  const { captcha } = input;
+  if (captcha === null) Object.assign(row, { captcha: null, captcha_secret: null });
+  else if (captcha !== undefined) {
+    // A change of keys may leave the secret out: the stored one stays (the dashboard never shows it to send back).
+    const secret = captcha.secretKey?.trim() ?? current?.captcha_secret ?? null;
+    if (secret === null) throw invalid('captcha.secretKey', "captcha.secretKey is needed: the provider's secret key, which the service checks tokens with (none is stored yet)");
+    row.captcha = JSON.stringify({ provider: captcha.provider, siteKey: captcha.siteKey.trim() });
+    row.captcha_secret = secret;
   }
   if (input.autoApprove !== undefined) {
     const limits = input.autoApprove ?? {};
