@@ -52,6 +52,11 @@ eachDatabase(
       await s.browser.addParticipant({ id: plain, email: 'ben@example.com', captchaToken: 'whatever' });
       assert.equal(fake.verifications.length, asked, 'a campaign without a captcha asks no provider');
       assert.equal((await s.admin.getAllParticipants(plain)).length, 2);
+
+      // The CAPTCHA comes before the blocklists: without one solved, a blocked address reads as any other.
+      await s.admin.updateCampaign({ id, blocklist: { emails: ['mallory@example.com'] } });
+      await rejects(() => s.browser.addParticipant({ id, email: 'mallory@example.com' }), 400, 'captcha_required');
+      await rejects(() => s.browser.addParticipant({ id, email: 'mallory@example.com', captchaToken: fake.issue() }), 403, 'blocked');
     });
 
     it('a token the provider refuses (unknown, already used, or refused outright): 403 captcha_failed, nothing written; a solved one is good once', async () => {

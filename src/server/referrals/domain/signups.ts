@@ -103,13 +103,16 @@ async function signUp(ctx: Ctx, input: AddParticipantBody, how: SignupSource, as
 
   const campaign = how.actor ? await ownCampaign(ctx, how.actor, input.id) : await findCampaign(ctx, input.id);
   assertOpen(campaign, ctx.now());
-  // The owner's blocklists: a browser is refused without a word of which rule; a backend's sign-up is held.
-  const blocked = await blockedSignup(ctx, campaign, { email, ip: how.ip, countryHeader: how.countryHeader });
-  if (blocked !== undefined && how.source === 'browser') throw blockedError();
+  const requestIp = how.ip;
   // An account that keeps no IPs stores none, and scores the sign-up without one (docs/privacy.md#retention).
   how = { ...how, ip: await storableIp(ctx, campaign.account_id, how.ip) };
-  // A browser's sign-up to a campaign with a CAPTCHA shows it solved, before anything is written.
+  // A browser's sign-up to a campaign with a CAPTCHA shows it solved, before anything is written (and
+  // before the blocklists answer: a bot does not get to probe them).
   if (how.source === 'browser' && !how.captchaSolved) how = { ...how, captchaSolved: await checkCaptcha(ctx, campaign, input.captchaToken, how.ip) };
+  // The owner's blocklists, on the address the request came from (checking is not keeping): a browser is
+  // refused without a word of which rule; a backend's sign-up is held.
+  const blocked = await blockedSignup(ctx, campaign, { email, ip: requestIp, countryHeader: how.countryHeader });
+  if (blocked !== undefined && how.source === 'browser') throw blockedError();
   const browser = how.source === 'browser';
   const proof = how.proof ?? {};
   // A host's signature vouches for the address as much as a followed confirmation link does.
