@@ -16,6 +16,12 @@ export class FraudCaseStore {
 
   /** The open case about `participantId` (a referrer, or a participant nobody referred), made if there is none. */
   async openCase(campaignId: string, participantId: number, now: number): Promise<number> {
+    const open = () =>
+      this.db.selectFrom('fraud_cases').select('id').where('campaign_id', '=', campaignId).where('participant_id', '=', participantId).where('status', '=', 'open').executeTakeFirst();
+    // Most signals join a case already open: read first (an insert that conflicts still uses up an id of
+    // PostgreSQL's sequence, and case numbers the owner reads would skip).
+    const found = await open();
+    if (found) return Number(found.id);
     // The partial unique index (one open case per referrer) makes a concurrent second insert a no-op. The
     // conflict target must repeat the index's predicate as it is written (a literal, not a bound parameter),
     // or neither SQLite nor PostgreSQL takes it for that index ("no unique or exclusion constraint matching").
@@ -24,14 +30,7 @@ export class FraudCaseStore {
       .values({ campaign_id: campaignId, participant_id: participantId, status: 'open', opened_on: now, resolved_on: null, resolved_by: null })
       .onConflict((oc) => oc.columns(['campaign_id', 'participant_id']).where(sql<SqlBool>`status = 'open'`).doNothing())
       .execute();
-    const row = await this.db
-      .selectFrom('fraud_cases')
-      .select('id')
-      .where('campaign_id', '=', campaignId)
-      .where('participant_id', '=', participantId)
-      .where('status', '=', 'open')
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+    return Number((await open())!.id);
   }
 
   /** Records a signal unless the participant has one of its kind already; true when it is new. */
