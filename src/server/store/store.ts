@@ -843,7 +843,6 @@ export class Store {
     return (await qualifyWrites.state(this.db, id))[0];
   }
 
-  /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
   /**
    * Referees of a referrer whose referral was credited and who have payments whose commission waits: paid
    * while one side was held for review after the credit (../rewards/domain/rewards.ts).
@@ -859,6 +858,7 @@ export class Store {
     return rows.map((r) => r.id);
   }
 
+  /** Referees of `referrerId` eligible for a credit now that the referrer is approved. */
   async dueReferees(referrerId: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('participants')
