@@ -11,6 +11,7 @@ import { startLoader } from './loader.js';
 import { runProcesses } from './processes.js';
 import { runProfile } from './profile.js';
 import { runRetention } from './retention.js';
+import { runSoak } from './soak.js';
 import { KIND_TITLES, machine, writeSection } from './report.js';
 import { benchKind, failures, markdown, type KindReport, type Timing } from './routes.js';
 
@@ -37,6 +38,12 @@ try {
     const postgres = runnable.find((k) => k.name === 'postgres');
     if (!postgres) throw new Error('--processes runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
     if ((await runProcesses(postgres, counts, loader, timing, command, log, !values.quick)) > 0) process.exitCode = 1;
+  } else if (values.soak) {
+    const minutes = Number(values.minutes ?? 10);
+    if (!Number.isInteger(minutes) || minutes < 1) throw new Error('--minutes takes a whole number of minutes, at least 1');
+    const postgres = runnable.find((k) => k.name === 'postgres');
+    if (!postgres) throw new Error('--soak runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
+    await runSoak(postgres, minutes, loader, command, log, values.minutes === undefined);
   } else if (values.retention) {
     const rows = Number(values.rows ?? 1_000_000);
     if (!Number.isInteger(rows) || rows < 1_000) throw new Error('--rows takes a whole number of rows, at least 1000');
@@ -76,7 +83,7 @@ async function runRoutes(quick: boolean, only?: string[]): Promise<void> {
     header,
     `- ${timing.connections} connections; per route ${timing.warmupSeconds} s warm-up of the route and of its baseline, then ${timing.seconds} s of each measured in ${timing.pairs} pairs of slices; load generator, service and baseline each in their own process; rate limits off; the service's database seeded with 2,000 participants (one with 1,000 referrals). Sign-ups and the new-visitor validateCode send each request from an address of its own (X-Forwarded-For; the service trusts one proxy hop); other routes come from one address. Server CPU is the service's (or baseline's) process CPU time over the measured slices, per request (on PostgreSQL the database server's own CPU is not in it).`,
     `- Each ratio compares a route with the baseline it is judged against, on the same database kind, measured in turns: after both are warmed up, ${timing.pairs} pairs of slices, which of the two goes first alternating (B R, R B, ...) so that a steady drift cancels. Each pair gives a ratio, and the route's is the median of them, which a slice caught in a burst of other load on this shared machine does not move. req/s is the median slice's (p50, p99 and the mean are over all the slices' answers, below); a baseline row gathers every slice of that baseline (the range shows the drift). The targets are listed under "Current figures".`,
-    `- The INSERT baseline is measured once more with one connection (${timing.seconds} s after a warm-up, when a route is judged against it): each INSERT then waits for its own fsync and nothing else, so its latencies are the disk's, a floor under any answer given only once its write is on disk (sign-ups, qualify). On SQLite it is measured a third time, as a unit of the service's group commit with ${timing.connections} connections (${timing.seconds} s after a warm-up): the latency of a durable write through that mechanism with nothing else to do, beside which a sign-up's shows what the rest of its work adds.`,
+    `- On SQLite the writes are judged against the INSERT run as a unit of the service's own group commit (bare + one INSERT, group-committed): a durable write through the mechanism the service writes with, with nothing else to do; the INSERT that commits alone is measured once beside it at ${timing.connections} connections (${timing.seconds} s after a warm-up), for reference only. The INSERT baseline is also measured once with one connection (when a route is judged against it): each INSERT then waits for its own fsync and nothing else, so its latencies are the disk's, a floor under any answer given only once its write is on disk (sign-ups, qualify).`,
     `- Latencies are autocannon's own timings of each 2xx answer, to the microsecond, taken together over a route's slices (p50, p99, mean). With every connection always waiting for one answer, the mean latency is the connections over req/s (Little's law): a p99 under 25 ms needs a mean well under 25 ms, so at ${timing.connections} connections a route must answer well over ${Math.round((timing.connections * 1000) / 25)} requests a second to meet it.`,
     ...reports.map((r) => `\n### ${KIND_TITLES[r.kind]}\n\n${markdown(r)}`),
   ].join('\n');

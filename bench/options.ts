@@ -28,6 +28,9 @@ Modes:
                       process, on sign-ups and paid qualifications: req/s, latency, the CPU of the
                       services, the database backends and the generators, WAL and statements per call
                       (bench/processes.ts); writes the Processes section (not with --quick). PostgreSQL only.
+  --soak              new referred sign-ups on PostgreSQL for 10 minutes with autovacuum off on the
+                      run's tables, measured a minute at a time with the dead rows left behind
+                      (bench/soak.ts); writes the Soak section (not with --minutes). PostgreSQL only.
   --backtest          the offer backtest over 100,000 participants and 1,000,000 ledger entries
                       (bench/backtest.ts); writes the Offer backtest section (not with --db).
 
@@ -39,6 +42,7 @@ Options:
   --keep-profiles DIR --profile: keep the .cpuprofile files there, for Chrome DevTools or a script.
   --webhook           --compare: a webhook endpoint taking every event, on both databases.
   --rows N            --retention: this many old rows (at least 1000) instead of 1,000,000.
+  --minutes N         --soak: this many minutes instead of 10.
   --db KIND           one database kind only (sqlite, postgres, or pgbouncer: PostgreSQL through a
                       transaction-pooling PgBouncer of the run's own), with any of the above.
   -h, --help          print this and exit.
@@ -69,6 +73,8 @@ export const OPTIONS = {
   db: { type: 'string' },
   retention: { type: 'boolean', default: false },
   backtest: { type: 'boolean', default: false },
+  soak: { type: 'boolean', default: false },
+  minutes: { type: 'string' },
   rows: { type: 'string' },
   processes: { type: 'string' },
 } as const;
@@ -80,4 +86,4 @@ export const parseBenchArgs = (argv: string[]): BenchOptions => parseArgs({ args
 
 /** True when the options choose the full run of the routes, the one that rewrites BENCHMARKS.md's Routes section. */
 export const isFullRun = (o: BenchOptions): boolean =>
-  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && o.processes === undefined;
+  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && !o.soak && o.processes === undefined;

@@ -25,6 +25,12 @@ const BASELINE_NAMES: Record<Baseline, string> = {
   page: 'bare + one page read (20 rows)',
   insert: 'bare + one INSERT',
 };
+/**
+ * The names of the baselines on one database kind. On SQLite the writes' baseline is the INSERT run as
+ * a unit of the service's own group commit: the service group-commits its writes, so an INSERT that
+ * commits alone (one fsync each) is a limit the service passes for free and judges nothing.
+ */
+const baselineNames = (kind: string): Record<Baseline, string> => (kind === 'sqlite' ? { ...BASELINE_NAMES, insert: GROUPED_INSERT } : BASELINE_NAMES);
 
 /**
  * The INSERT baseline with one connection instead of many: each request waits for its own fsync and for
@@ -34,11 +40,13 @@ const BASELINE_NAMES: Record<Baseline, string> = {
 const ONE_INSERT_AT_A_TIME = 'bare + one INSERT, one connection';
 /**
  * On SQLite, the INSERT baseline run as a unit of the service's group commit, with as many connections
- * as the routes: how fast, and how late, a durable write can answer through that mechanism alone. Set
- * beside a sign-up, it tells the time spent on the write's durability from the time spent on the rest.
+ * as the routes: how fast, and how late, a durable write can answer through that mechanism alone. It is
+ * what SQLite's writes are judged against; the INSERT that commits alone is measured once beside it, for
+ * reference (SOLO_INSERT).
  */
 const GROUPED_INSERT = 'bare + one INSERT, group-committed';
-const groupedInsertLoad: Route['load'] = { paths: ['/insert-grouped'], method: 'POST', bodyTemplates: ['{"email":"g{n}@bench.example"}'] };
+/** On SQLite, the INSERT committed alone (each its own fsync) at the routes' connections: measured once, no longer a judge. */
+const SOLO_INSERT = 'bare + one INSERT, each committed alone';
 
 /** The targets (BENCHMARKS.md, "Current figures"): a share of the baseline's throughput, and p99 under 25 ms for every route. */
 export const P99_TARGET_MS = 25;
@@ -50,9 +58,9 @@ export interface Route {
   load: Omit<LoadSpec, 'origin' | keyof Timing>;
 }
 
-/** Reads: 0.8x their bare read. Writes: the bare durable INSERT's throughput on SQLite (one file, group commit), 0.8x on PostgreSQL. */
+/** Reads: 0.8x their bare read. Writes: 0.8x the bare durable INSERT (on SQLite, the group-committed one). */
 export const READ: Route['target'] = { sqlite: 0.8, postgres: 0.8 };
-const WRITE: Route['target'] = { sqlite: 1.0, postgres: 0.8 };
+const WRITE: Route['target'] = { sqlite: 0.8, postgres: 0.8 };
 
 /** How many seeded participants the reads and the qualify calls go round. */
 const ROTATION = 100;
@@ -60,12 +68,14 @@ export const PLAN = { participants: 2_000, hubReferrals: 1_000 };
 
 const rotate = <T>(f: (i: number) => T, from = 0) => Array.from({ length: ROTATION }, (_, i) => f(from + i));
 
-function baselineLoads(s: Seeded): Record<Baseline, Route['load']> {
+const soloInsertLoad: Route['load'] = { paths: ['/insert'], method: 'POST', bodyTemplates: ['{"email":"b{n}@bench.example"}'] };
+
+export function baselineLoads(s: Seeded, kind: string): Record<Baseline, Route['load']> {
   return {
     json: { paths: ['/json'] },
     point: { paths: rotate((i) => `/point?email=${encodeURIComponent(s.email(i))}`) },
     page: { paths: ['/page'] },
-    insert: { paths: ['/insert'], method: 'POST', bodyTemplates: ['{"email":"b{n}@bench.example"}'] },
+    insert: kind === 'sqlite' ? { paths: ['/insert-grouped'], method: 'POST', bodyTemplates: ['{"email":"g{n}@bench.example"}'] } : soloInsertLoad,
   };
 }
 
@@ -165,7 +175,8 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
     const run = (server: Server, load: Route['load'], seconds: number, connections = timing.connections) => measureOn(loader, server, load, seconds, connections);
     const [baseSeed, seeded] = await Promise.all([seed(baseDb.url, PLAN), seed(serviceDb.url, PLAN)]);
     const routes = pickRoutes(serviceRoutes(seeded), only);
-    const loads = baselineLoads(baseSeed);
+    const loads = baselineLoads(baseSeed, kind.name);
+    const names = baselineNames(kind.name);
     const taken: Record<Baseline, LoadResult[]> = { json: [], point: [], page: [], insert: [] };
     const rows: RouteRow[] = [];
     /** Rows measured once, for what they show beside the routes rather than to judge one (shown after bare JSON). */
@@ -176,7 +187,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
       try {
         await run(baseline, loads.json, timing.warmupSeconds);
         for (let i = 0; i < timing.pairs; i++) taken.json.push(await run(baseline, loads.json, slice));
-        logSlices(log, BASELINE_NAMES.json, taken.json, combined(taken.json));
+        logSlices(log, names.json, taken.json, combined(taken.json));
         if (routes.some((r) => r.baseline === 'insert')) {
           // One durable INSERT at a time: its latency is the disk's sync, under which no durable answer goes.
           await run(baseline, loads.insert, timing.warmupSeconds, 1);
@@ -184,10 +195,11 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           logSlices(log, ONE_INSERT_AT_A_TIME, [alone], alone);
           alongside.push({ name: ONE_INSERT_AT_A_TIME, result: alone, slices: [alone] });
           if (kind.name === 'sqlite') {
-            await run(baseline, groupedInsertLoad, timing.warmupSeconds);
-            const grouped = await run(baseline, groupedInsertLoad, timing.seconds);
-            logSlices(log, GROUPED_INSERT, [grouped], grouped);
-            alongside.push({ name: GROUPED_INSERT, result: grouped, slices: [grouped] });
+            // Each INSERT committed alone at the routes' connections: what SQLite's writes were once judged against.
+            await run(baseline, soloInsertLoad, timing.warmupSeconds);
+            const solo = await run(baseline, soloInsertLoad, timing.seconds);
+            logSlices(log, SOLO_INSERT, [solo], solo);
+            alongside.push({ name: SOLO_INSERT, result: solo, slices: [solo] });
           }
         }
         for (const route of routes) {
@@ -204,9 +216,9 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           taken[b].push(...theirs);
           const ratio = median(mine.map((m, i) => m.rps / theirs[i]!.rps));
           const [result, judgedBy] = [combined(mine), combined(theirs)];
-          logSlices(log, `${BASELINE_NAMES[b]}, next to it`, theirs, judgedBy);
+          logSlices(log, `${names[b]}, next to it`, theirs, judgedBy);
           logSlices(log, route.name, mine, result, ratio);
-          rows.push({ name: route.name, result, baseline: { name: BASELINE_NAMES[b], result: judgedBy, target: route.target[kind.dialect], ratio } });
+          rows.push({ name: route.name, result, baseline: { name: names[b], result: judgedBy, target: route.target[kind.dialect], ratio } });
         }
       } finally {
         await service.stop();
@@ -216,7 +228,7 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
     }
     const used = (Object.keys(taken) as Baseline[]).filter((b) => taken[b].length > 0);
     // Baselines first (bare JSON, then the INSERTs measured once, when they were), then the routes.
-    const [json, ...others] = used.map((b): RouteRow => ({ name: BASELINE_NAMES[b], result: combined(taken[b]), slices: taken[b] }));
+    const [json, ...others] = used.map((b): RouteRow => ({ name: names[b], result: combined(taken[b]), slices: taken[b] }));
     rows.unshift(json!, ...alongside, ...others);
     return { kind: kind.name, connections: timing.connections, rows };
   } finally {

@@ -70,6 +70,6 @@ export function startService(databaseUrl: string, nodeArgs: string[] = [], cli?:
   return launch(cli ?? path('../dist/server/cli.js'), ['serve'], { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', RATE_LIMIT_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_IP: '0', RATE_LIMIT_SIGNUPS_PER_CAMPAIGN: '0', RATE_LIMIT_KEY_FAILURES_PER_IP: '0', ...env }, nodeArgs);
 }
 
-export function startBaseline(databaseUrl: string, campaignId: string): Promise<Server> {
-  return launch(path('./baseline-server.ts'), [], { DATABASE_URL: databaseUrl, BENCH_CAMPAIGN_ID: campaignId });
+export function startBaseline(databaseUrl: string, campaignId: string, nodeArgs: string[] = []): Promise<Server> {
+  return launch(path('./baseline-server.ts'), [], { DATABASE_URL: databaseUrl, BENCH_CAMPAIGN_ID: campaignId }, nodeArgs);
 }

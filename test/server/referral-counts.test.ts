@@ -3,13 +3,15 @@
  * sign-ups through one link append deltas; every answer that carries a referral count adds those not yet
  * folded, so it is exact while sign-ups and folds run at once; orders by the count fold first. On
  * PostgreSQL: a sign-up through a link does not wait for a lock on the referrer's row (it did when every
- * sign-up updated that row), and a fold whose connection dies between its DELETE and its UPDATE loses
- * nothing.
+ * sign-up updated that row), a fold whose connection dies between its DELETE and its UPDATE loses
+ * nothing, and the folds vacuum the delta table themselves.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { ReferralFolder } from '../../src/server/referrals/domain/referral-folder.js';
+import { VACUUM_AFTER } from '../../src/server/store/referral-count-store.js';
 import type { TestService } from './helpers/service.js';
 import { eachDatabase } from './helpers/suite.js';
 import { recipientsOf } from './helpers/email-outbox.js';
@@ -158,6 +160,31 @@ eachDatabase('referral counts', (service, kind) => {
       if (!blocked) await other.query('rollback');
       await other.end();
     }
+  });
+
+  it('folds vacuum the delta table themselves once VACUUM_AFTER of its rows have died (autovacuum may lag, or be off)', async () => {
+    const s = service();
+    const id = await s.campaign();
+    await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    const annId = (await s.ctx.store.findParticipantByEmail(id, 'ann@example.com'))!.id;
+    const vacuums = async () => {
+      // The statistics are read once per transaction: afresh each time.
+      await sql`select pg_stat_clear_snapshot()`.execute(s.ctx.store.db);
+      const { rows } = await sql<{ n: string }>`select vacuum_count as n from pg_stat_user_tables where relname = 'referral_count_deltas' and schemaname = current_schema()`.execute(s.ctx.store.db);
+      return Number(rows[0]!.n);
+    };
+    const addDeltas = (n: number) => sql`insert into referral_count_deltas (referrer_id, n, created_on) select ${annId}, 1, 0 from generate_series(1, ${n})`.execute(s.ctx.store.db);
+    // Just short of the threshold: folded, and left for later.
+    await addDeltas(VACUUM_AFTER - 1);
+    assert.equal(await s.ctx.store.referralCounts.fold(), VACUUM_AFTER - 1);
+    assert.equal(await vacuums(), 0);
+    // One more: the fold that reaches it vacuums (the statistics are reported a moment after).
+    await addDeltas(1);
+    assert.equal(await s.ctx.store.referralCounts.fold(), 1);
+    const until = Date.now() + 5_000;
+    while ((await vacuums()) === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await vacuums(), 1);
+    assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).totalReferrals, VACUUM_AFTER);
   });
 
   it('a fold whose connection dies between its DELETE and its UPDATE loses nothing', { timeout: 60_000 }, async () => {

@@ -255,6 +255,8 @@ const signupWrites = {
   participant: prepare((db, ...values: ParticipantValues) =>
     db.insertInto('participants').values(participantColumns(values)).onConflict((oc) => oc.doNothing()).returningAll(),
   ),
+  /** SQLite's form in a unit of the group commit (insertSignup): nothing returned but the changes and the rowid. */
+  participantQuiet: prepare((db, ...values: ParticipantValues) => db.insertInto('participants').values(participantColumns(values)).onConflict((oc) => oc.doNothing())),
   /**
    * PostgreSQL's form (#insertSignupPostgres): the id taken ahead from the sequence, a taken email or code
    * an error. It returns the id alone: the row is the one the caller built (its values and the
@@ -477,7 +479,7 @@ export class Store {
     this.people = new PersonStore(db, dialect, this.caches);
     this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
     this.retention = new RetentionStore(db, dialect);
-    this.referralCounts = new ReferralCountStore(db);
+    this.referralCounts = new ReferralCountStore(db, dialect);
     this.clocks = new CampaignClockStore(db);
     this.#byEmail = new PointReads(db, participantBy.email, batched);
     this.answers = new AnswerReads(db, batched);
@@ -617,10 +619,14 @@ export class Store {
     if (this.dialect === 'postgres' && !this.#afterCommit) return this.#insertSignupPostgres(signup);
     const unit = directUnit(this.db);
     if (unit) {
-      const values = participantValues(withDefaults(signup.participant));
+      const fields = withDefaults(signup.participant);
+      const values = participantValues(fields);
       return unit((write) => {
-        const [row] = write(signupWrites.participant.compile(this.db, ...values)).rows as ParticipantRow[];
-        if (row) for (const w of this.#signupWrites(signup, row)) write(w.compile());
+        // No RETURNING: the row is the one built here, as on PostgreSQL (signupWrites.participantWithId).
+        const { numAffectedRows, insertId } = write(signupWrites.participantQuiet.compile(this.db, ...values));
+        if (numAffectedRows !== 1n) return undefined;
+        const row: ParticipantRow = Object.assign(fields, { id: Number(insertId) });
+        for (const w of this.#signupWrites(signup, row)) write(w.compile());
         return row;
       });
     }
