@@ -14,7 +14,7 @@
  *
  * On PostgreSQL every delta folded is a dead row until a VACUUM: a server whose autovacuum lags (or is
  * off) would keep them all, and every read of a count and every fold walks them in the index (sign-ups
- * fell from 2k to 526 a second over an hour of load with autovacuum off). So the folds vacuum the table
+ * fell to 0.73x in ten minutes of load with autovacuum off: npm run bench -- --soak). So the folds vacuum the table
  * themselves once enough of its rows have died (VACUUM_AFTER): it stays a few pages, whatever autovacuum does.
  */
 import { sql, type Kysely } from 'kysely';
