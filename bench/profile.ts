@@ -12,12 +12,11 @@ import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { attribute, readProfile, topSelfTime } from './cpuprofile-top.js';
 import type { Loader } from './loader.js';
 import { KIND_TITLES, machine, ms, rps, table, writeSection } from './report.js';
-import { baselineLoads, pickRoutes, serviceRoutes, type Route } from './routes.js';
+import { PLAN, baselineLoads, pickRoutes, serviceRoutes, type Route } from './routes.js';
 import { seed } from './seed.js';
 import { startBaseline, startService, type Server } from './servers.js';
 
 const TIMING = { connections: 50, warmupSeconds: 1, seconds: 8 };
-const PLAN = { participants: 2_000, hubReferrals: 1_000 };
 /** The routes profiled unless `--routes` names others (each the start of a route's name in routes.ts). */
 export const PROFILED = ['getCampaign', 'addParticipant'];
 

@@ -40,12 +40,6 @@ function logMinute(log: (line: string) => void, label: string, { result, dead }:
   log(`  ${label.padStart(12)}: ${rps(result.rps).padStart(7)} req/s  p99 ${ms(result.p99)} ms  CPU ${result.cpuMicrosPerRequest?.toFixed(0)} µs/req  dead rows: ${deadList || 'none'}`);
 }
 
-/** The schema a test database's URL sets as its search_path (`options=-c search_path=<schema>`). */
-function schemaOf(url: string): string {
-  const options = new URL(url.replace(/^postgres(ql)?:/, 'http:')).searchParams.get('options') ?? '';
-  return /search_path=(\S+)/.exec(options)?.[1] ?? 'public';
-}
-
 export async function runSoak(kind: DatabaseKind, minutes: number, loader: Loader, command: string, log: (line: string) => void, write: boolean): Promise<void> {
   const header = machine(command);
   log(header);
@@ -53,7 +47,8 @@ export async function runSoak(kind: DatabaseKind, minutes: number, loader: Loade
   const client = new pg.Client({ connectionString: driverUrl(db.url) });
   await client.connect();
   try {
-    const schema = schemaOf(db.url);
+    // The test database's URL sets its schema as the connection's search_path.
+    const schema = (await client.query<{ schema: string }>('select current_schema() as schema')).rows[0]!.schema;
     const seeded = await seed(db.url, PLAN);
     const { rows: tables } = await client.query<{ tablename: string }>('select tablename from pg_tables where schemaname = $1', [schema]);
     // Autovacuum off for this run's tables whatever the server's setting: the sign-up path alone decides

@@ -105,7 +105,7 @@ export class ReferralCountStore {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect = 'sqlite',
+    private readonly dialect: Dialect,
   ) {}
 
   /** Adds one to a referrer's count, as a sign-up does (imports). */
