@@ -63,6 +63,42 @@ eachDatabase('qualifyParticipant', (service) => {
     assert.equal((await s.admin.getParticipant(id, 'ann@example.com')).referralRewardBalance, 10 + 5);
   });
 
+  it('a repeated payment that credits nothing answers the row as written and records all a transaction would; a payer no longer qualified gets nothing written', async () => {
+    // With a hold, so that a full refund of the qualifying payment undoes the referral (../../docs/rewards.md).
+    const s = service();
+    const { store } = s.ctx;
+    const id = await s.campaign({ holdDays: 30 });
+    const ann = await s.admin.addParticipant({ id, email: 'ann@example.com' });
+    await s.admin.addParticipant({ id, email: 'ben@example.com', referredByCode: ann.referralCode! });
+    await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '10.00' });
+    const answer = await s.admin.qualifyParticipant({ id, email: 'ben@example.com', amountPaid: '2.50' });
+    assert.deepEqual(answer, await s.admin.getParticipant(id, 'ben@example.com'));
+    // The store's own answer is the row as written, its referral count with the deltas not yet folded.
+    await s.admin.addParticipant({ id, email: 'eve@example.com', referredByCode: answer.referralCode! });
+    const ben = (await store.findParticipantByEmail(id, 'ben@example.com'))!;
+    const annId = (await store.findParticipantByEmail(id, 'ann@example.com'))!.id;
+    const written = await store.payments.recordRepeat(ben.id, annId, id, 125, Date.now());
+    assert.deepEqual(written, await store.findParticipantByEmail(id, 'ben@example.com'));
+    assert.deepEqual([written!.amount_paid_cents, written!.payment_count, written!.total_referrals], [1375, 3, 1]);
+    assert.equal((await store.findParticipant(annId))!.revenue_generated_cents, 1375);
+    const payments = await store.db.selectFrom('payments').selectAll().where('participant_id', '=', ben.id).orderBy('id').execute();
+    assert.deepEqual(payments.map((p) => [p.seq, p.amount_cents, p.qualifying, p.commission_credited]), [[1, 1000, 1, 1], [2, 250, 0, 1], [3, 125, 0, 1]]);
+    assert.deepEqual(payments.map((p) => p.prev_id), [null, payments[0]!.id, payments[1]!.id]);
+    assert.equal(written!.last_payment_id, payments[2]!.id);
+    const revenue = async () => (await store.stats.daily(id)).reduce((n, d) => n + d.referred_revenue_cents, 0);
+    assert.equal(await revenue(), 1375);
+    // Not Ann's referee: nothing written.
+    assert.equal(await store.payments.recordRepeat(ben.id, ben.id, id, 500, Date.now()), undefined);
+    // A refund undid the qualification after the call read Ben qualified: nothing written.
+    await s.admin.refundPayment({ id, email: 'ben@example.com', amount: '13.75' });
+    const [before, annBefore, dayBefore] = [(await store.findParticipant(ben.id))!, (await store.findParticipant(annId))!, await revenue()];
+    assert.equal(before.reward_event_completed, 0);
+    assert.equal(await store.payments.recordRepeat(ben.id, annId, id, 500, Date.now()), undefined);
+    assert.deepEqual(await store.findParticipant(ben.id), before);
+    assert.deepEqual(await store.findParticipant(annId), annBefore);
+    assert.equal(await revenue(), dayBefore);
+  });
+
   it('20 parallel calls credit exactly once', async () => {
     const s = service();
     const id = await referral(s);

@@ -87,6 +87,9 @@ export const columnsOf = <A extends string>(alias: A) => ROW_COLUMNS.map((c) => 
 /** A whole participant row with its exact count, as a select list: `.select(countedRow('participants'))` for `.selectAll()`. */
 export const countedRow = <A extends string>(alias: A) => [...columnsOf(alias), referralsExact(alias).as('total_referrals')];
 
+/** A participant's whole row by id, with its exact count: the store's read, and a repeated payment's answer (PaymentStore.recordRepeat). */
+export const participantById = prepare((db, id: number) => db.selectFrom('participants').select(countedRow('participants')).where('id', '=', id));
+
 /** The same list as SQL, for statements written as SQL (PostgreSQL's sign-up reads: row_to_json of it). */
 export const participantFieldsSql = (p: string) => sql.join([...ROW_COLUMNS.map((c) => sql.ref(`${p}.${c}`)), sql`${referralsExact(p)} as total_referrals`]);
 

@@ -161,7 +161,12 @@ export class StatsStore {
 
   /** Adds to one counter of a campaign on day number `day` (dayOf). */
   async addOnDay(campaignId: string, counter: Counter, amount: number, day: number): Promise<void> {
-    await addToCampaignDay(counter)(this.db, campaignId, day, this.#shard(), amount);
+    await this.onDayWrite(campaignId, counter, amount, day).run();
+  }
+
+  /** addOnDay as a write, to run with others (in a unit of SQLite's group commit). */
+  onDayWrite(campaignId: string, counter: Counter, amount: number, day: number): Write {
+    return preparedWrite(addToCampaignDay(counter), this.db, campaignId, day, this.#shard(), amount);
   }
 
   /** Every day with a counter of the campaign, oldest first, its shards added up. */

@@ -55,7 +55,7 @@ import { WebhookStore, type OutboxEvent } from '../webhooks/store/webhook-store.
 import { EmailStore, type NewEmail } from '../emails/store/email-store.js';
 import { AccountSettingsStore } from '../accounts/store/account-settings-store.js';
 import { RetentionStore } from '../privacy/store/retention-store.js';
-import { countedRow, referralDelta, ReferralCountStore } from './referral-count-store.js';
+import { countedRow, participantById, referralDelta, ReferralCountStore } from './referral-count-store.js';
 import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
 import { AnswerReads } from '../referrals/store/answer-reads.js';
@@ -234,7 +234,7 @@ const participantBy = {
   code: prepare((db, campaignId: string, code: string) =>
     db.selectFrom('participants').select(countedRow('participants')).where('campaign_id', '=', campaignId).where('code', '=', code),
   ),
-  id: prepare((db, id: number) => db.selectFrom('participants').select(countedRow('participants')).where('id', '=', id)),
+  id: participantById,
 };
 /** The holder of an earlier code of theirs (an alias), with their current code. */
 const aliasOwner = prepare((db, campaignId: string, code: string) =>

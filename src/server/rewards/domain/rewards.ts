@@ -47,10 +47,11 @@ export async function qualifyParticipant(ctx: Ctx, actor: Actor, input: QualifyP
   const paid = input.amountPaid === undefined ? 0 : toCents(input.amountPaid);
   if (paid > 0 && participant.reward_event_completed === 1 && rulesOf(campaign).bp === 0 && !options.convertedFrom) {
     // A payment of someone qualified already, with no commission to decide: it credits nothing, so all
-    // it writes is the payment and its counters, in one statement where the transaction below takes
-    // eight round trips, five of them under the referrer's lock (docs/scaling.md), and answers with the
-    // payer's row as written. The statement checks, under the same locks, that the payer still
-    // qualifies; if not, nothing was written.
+    // it writes is the payment and its counters, and it answers with the payer's row as written: on
+    // PostgreSQL in one statement where the transaction below takes eight round trips, five of them
+    // under the referrer's lock (docs/scaling.md); on SQLite in one unit of the group commit, without
+    // the transaction's machinery or the read after it. The write checks, where it writes, that the
+    // payer still qualifies; if not, nothing was written.
     const payer = await ctx.store.payments.recordRepeat(refereeId, referrerId, campaign.id, paid, ctx.now());
     if (payer) return { participant: payer, campaign };
   }

@@ -2,11 +2,11 @@
  * SQL of referees' payments: each one recorded with the payer's counters it moves, refunds taken back from
  * them, and the commission each earned its referrer (../domain/reward-rules.ts decides how much).
  */
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Dialect } from '../../store/connect.js';
 import { PaymentBatches } from './payment-batch.js';
-import { prepare } from '../../store/prepared.js';
-import { referralsExact, ROW_COLUMNS } from '../../store/referral-count-store.js';
+import { directUnit, prepare } from '../../store/prepared.js';
+import { participantById, referralsExact, ROW_COLUMNS } from '../../store/referral-count-store.js';
 import { addToExisting, dayOf, type StatsStore } from '../../store/stats-store.js';
 import type { Database, ParticipantsTable, PaymentsTable } from '../../store/tables.js';
 
@@ -49,31 +49,51 @@ const chained = (before: 'previous' | 'locked', payerId: number, cents: number, 
   sql.val(now).as('paid_on'),
 ];
 
+/**
+ * SQLite: a payment read from its payer's row, numbered after their earlier ones and chained to the
+ * latest of them; the payer's counters (and last_payment_id) and their referrer's revenue move by the
+ * trigger payments_payer (migration 0021). `payerStill`: what the payer's row must hold for it to be
+ * written at all.
+ */
+const paymentFromPayer = (
+  db: Kysely<Database>,
+  payerId: number,
+  cents: number,
+  qualifying: number,
+  decided: number,
+  now: number,
+  payerStill: (eb: ExpressionBuilder<Database, 'participants'>) => Expression<SqlBool>[] = () => [],
+) =>
+  db
+    .insertInto('payments')
+    .columns(['participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
+    .expression((eb) =>
+      eb
+        .selectFrom('participants')
+        .select((eb) => [
+          eb.val(payerId).as('participant_id'),
+          'last_payment_id',
+          eb(eb.ref('payment_count'), '+', 1).as('seq'),
+          eb.val(cents).as('amount_cents'),
+          eb.val(qualifying).as('qualifying'),
+          eb.val(decided).as('commission_credited'),
+          eb.val(now).as('paid_on'),
+        ])
+        .where((eb) => eb.and([eb('id', '=', payerId), ...payerStill(eb)])),
+    );
+
 const writes = {
-  /**
-   * SQLite: the payment, numbered after the payer's earlier ones and chained to the latest of them; the
-   * payer's counters (and last_payment_id) and their referrer's revenue move by the trigger payments_payer
-   * (migration 0021).
-   */
+  /** SQLite: a payment (paymentFromPayer). */
   insert: prepare((db, payerId: number, cents: number, qualifying: number, decided: number, now: number) =>
-    db
-      .insertInto('payments')
-      .columns(['participant_id', 'prev_id', 'seq', 'amount_cents', 'qualifying', 'commission_credited', 'paid_on'])
-      .expression((eb) =>
-        eb
-          .selectFrom('participants')
-          .select((eb) => [
-            eb.val(payerId).as('participant_id'),
-            'last_payment_id',
-            eb(eb.ref('payment_count'), '+', 1).as('seq'),
-            eb.val(cents).as('amount_cents'),
-            eb.val(qualifying).as('qualifying'),
-            eb.val(decided).as('commission_credited'),
-            eb.val(now).as('paid_on'),
-          ])
-          .where('id', '=', payerId),
-      )
-      .returning(['id', 'seq']),
+    paymentFromPayer(db, payerId, cents, qualifying, decided, now).returning(['id', 'seq']),
+  ),
+  /**
+   * SQLite: a repeated payment (PaymentStore.recordRepeat), written only while the payer is still
+   * `referrerId`'s qualified referee (a refund may have undone it since the call read the row): no row
+   * is inserted, and so the trigger moves nothing, otherwise.
+   */
+  insertRepeat: prepare((db, payerId: number, referrerId: number, cents: number, now: number) =>
+    paymentFromPayer(db, payerId, cents, 0, 1, now, (eb) => [eb('referred_by_id', '=', referrerId), eb('reward_event_completed', '=', 1)]),
   ),
   /**
    * PostgreSQL: the payer's counters, their referrer's revenue and the payment in one statement, the
@@ -211,18 +231,36 @@ export class PaymentStore {
   /**
    * A payment of a payer who has qualified already, in a campaign without commission (so it credits
    * nothing: no commission, and no referral or milestone, which only qualifying credits), recorded as
-   * record() with its day's revenue would in a transaction of their own, in one statement (PostgreSQL:
-   * one round trip where the transaction took seven). False, having written nothing, when the payer no
-   * longer qualifies once their row is locked (a refund undid it), is not `referrerId`'s referee, or on
-   * SQLite (whose transactions cost no round trips): the caller then takes the whole path. Otherwise the
-   * payer's row as it is once written, which the call answers with (no read after it). Outside a
-   * transaction, written with the others that arrive at the same time (./payment-batch.ts).
+   * record() with its day's revenue would in a transaction of their own: on PostgreSQL in one statement
+   * (one round trip where the transaction took seven), on SQLite in one unit of the group commit.
+   * Undefined, having written nothing, when the payer no longer qualifies where it writes (a refund
+   * undid it), is not `referrerId`'s referee, or (SQLite) in a transaction: the caller then takes the
+   * whole path. Otherwise the payer's row as it is once written, which the call answers with. On
+   * PostgreSQL outside a transaction, written with the others that arrive at the same time
+   * (./payment-batch.ts).
    */
   async recordRepeat(payerId: number, referrerId: number, campaignId: string, cents: number, now: number): Promise<ParticipantRow | undefined> {
-    if (this.dialect !== 'postgres') return undefined;
     const day = dayOf(now);
+    if (this.dialect !== 'postgres') return this.#recordRepeatSqlite(payerId, referrerId, campaignId, day, cents, now);
     const alone = async () => (await writes.repeat(this.db, payerId, referrerId, campaignId, day, this.stats.shard(), cents, now))[0] as ParticipantRow | undefined;
     return this.#batches ? this.#batches.add({ payerId, referrerId, campaignId, day, cents, now }, alone) : alone();
+  }
+
+  /**
+   * SQLite: recordRepeat as one unit of the group commit (../../store/group-commit.ts): the payment (its
+   * trigger moves the payer's counters and the referrer's revenue), the day's revenue, and the payer's
+   * row as written, read back in the unit. The whole path took a transaction of five statements and a
+   * read after it, through Kysely's awaited calls: 74 µs of CPU a call where this takes N µs (BENCHMARKS.md,
+   * Profile). In a transaction (no unit of its own), the caller takes the whole path.
+   */
+  async #recordRepeatSqlite(payerId: number, referrerId: number, campaignId: string, day: number, cents: number, now: number): Promise<ParticipantRow | undefined> {
+    const unit = directUnit(this.db);
+    if (!unit) return undefined;
+    return unit((write) => {
+      if (write(writes.insertRepeat.compile(this.db, payerId, referrerId, cents, now)).numAffectedRows !== 1n) return undefined;
+      write(this.stats.onDayWrite(campaignId, 'referred_revenue_cents', cents, day).compile());
+      return write(participantById.compile(this.db, payerId)).rows[0] as ParticipantRow;
+    });
   }
 
   /** Says what a payment was converted from (another currency, and the rate). */
