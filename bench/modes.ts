@@ -11,6 +11,7 @@ import { startLoader } from './loader.js';
 import { runProcesses } from './processes.js';
 import { runProfile } from './profile.js';
 import { runRetention } from './retention.js';
+import { runSignupOptions } from './signup-options.js';
 import { runSoak } from './soak.js';
 import { KIND_TITLES, machine, writeSection } from './report.js';
 import { benchKind, failures, markdown, type KindReport, type Timing } from './routes.js';
@@ -44,6 +45,12 @@ try {
     const postgres = runnable.find((k) => k.name === 'postgres');
     if (!postgres) throw new Error('--soak runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
     await runSoak(postgres, minutes, loader, command, log, values.minutes === undefined);
+  } else if (values['signup-options']) {
+    const timing = values.quick ? { connections: 20, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 5, sliceSeconds: 2 };
+    if ((await runSignupOptions(runnable, loader, timing, command, log, !values.quick && values.db === undefined)) > 0) {
+      log('\nFAILED: some sign-ups did not succeed');
+      process.exitCode = 1;
+    }
   } else if (values.retention) {
     const rows = Number(values.rows ?? 1_000_000);
     if (!Number.isInteger(rows) || rows < 1_000) throw new Error('--rows takes a whole number of rows, at least 1000');

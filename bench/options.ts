@@ -31,6 +31,10 @@ Modes:
   --soak              new referred sign-ups on PostgreSQL for 10 minutes with autovacuum off on the
                       run's tables, measured a minute at a time with the dead rows left behind
                       (bench/soak.ts); writes the Soak section (not with --minutes). PostgreSQL only.
+  --signup-options    new referred sign-ups on a campaign with each sign-up option (blocklist, captcha,
+                      autoApprove, refereeDiscount) against one without (bench/signup-options.ts):
+                      what each costs a sign-up; writes the Sign-up options section (not with --quick
+                      or --db).
   --backtest          the offer backtest over 100,000 participants and 1,000,000 ledger entries
                       (bench/backtest.ts); writes the Offer backtest section (not with --db).
 
@@ -74,6 +78,7 @@ export const OPTIONS = {
   retention: { type: 'boolean', default: false },
   backtest: { type: 'boolean', default: false },
   soak: { type: 'boolean', default: false },
+  'signup-options': { type: 'boolean', default: false },
   minutes: { type: 'string' },
   rows: { type: 'string' },
   processes: { type: 'string' },
@@ -86,4 +91,4 @@ export const parseBenchArgs = (argv: string[]): BenchOptions => parseArgs({ args
 
 /** True when the options choose the full run of the routes, the one that rewrites BENCHMARKS.md's Routes section. */
 export const isFullRun = (o: BenchOptions): boolean =>
-  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && !o.soak && o.processes === undefined;
+  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && !o.soak && !o['signup-options'] && o.processes === undefined;

@@ -34,6 +34,27 @@ eachDatabase(
   (service) => {
     beforeEach(() => (offset = 0));
 
+    it('a blocklist at its limits (1,000 entries in each list, long ones) goes in one request: createCampaign, updateCampaign, updateAccountSettings', async () => {
+      const s = service();
+      const n = 1_000;
+      const letters = (i: number) => String.fromCharCode(97 + ((i / 26) | 0) % 26, 97 + (i % 26));
+      const full = {
+        emails: Array.from({ length: n }, (_, i) => `${'a'.repeat(60)}${i}@${'d'.repeat(60)}.${'e'.repeat(60)}.${'f'.repeat(60)}.example`),
+        domains: Array.from({ length: n }, (_, i) => `${'x'.repeat(60)}${i}.${'y'.repeat(60)}.${'z'.repeat(60)}.example`),
+        ips: Array.from({ length: n }, (_, i) => `2001:db8:${i.toString(16)}::/48`),
+        countries: Array.from({ length: n }, (_, i) => letters(i % 676)),
+      };
+      assert.ok(JSON.stringify(full).length > 400_000, 'well past the 16 KB every other body is held to');
+      const lengths = (b: { emails?: string[]; domains?: string[]; ips?: string[]; countries?: string[] } | null) => [b?.emails?.length, b?.domains?.length, b?.ips?.length, b?.countries?.length];
+      const id = await s.campaign({ blocklist: full });
+      assert.deepEqual(lengths((await settingsOf(s, id)).blocklist), [n, n, n, 676]);
+      const other = await s.campaign();
+      assert.deepEqual(lengths((await s.admin.updateCampaign({ id: other, blocklist: full })).blocklist), [n, n, n, 676]);
+      assert.deepEqual(lengths((await s.admin.updateAccountSettings({ blocklist: full })).blocklist), [n, n, n, 676]);
+      // One entry past the limit is the schema's 400, naming the list.
+      await rejects(() => s.admin.updateCampaign({ id: other, blocklist: { emails: [...full.emails, 'one@more.example'] } }), 400, 'invalid_request', 'blocklist.emails');
+    });
+
     it('a blocklist refuses a browser with one message whatever the rule, holds a keyed sign-up with the rule, and its referral pays only after approval', async () => {
       const s = service();
       const id = await s.campaign({ referrerRewardValue: 10, refereeRewardValue: 5, blocklist: { emails: ['Mallory+promo@Example.com'], domains: ['@spam.test'], ips: ['203.0.113.0/24', '2001:db8::/32'], countries: ['kp'] } });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AccountSettings, UpdateAccountSettingsBody } from '../../../api/settings-schemas.js';
 import { getAccountSettings, updateAccountSettings } from '../domain/account-settings.js';
 import { requireActor } from '../../http/access.js';
+import { BLOCKLIST_BODY_LIMIT } from '../../fraud/domain/blocklists.js';
 import { invalid } from '../../kernel/errors.js';
 import { accessErrors, ownerRoute } from '../../http/owner-route-docs.js';
 
@@ -41,6 +42,7 @@ export const accountSettingsAdminRoutes: FastifyPluginAsyncTypebox = async (app)
     '/api/v1/admin/updateAccountSettings',
     {
       config: { ...config, idempotent: true },
+      bodyLimit: BLOCKLIST_BODY_LIMIT,
       preValidation: refuseNullPeriods,
       schema: {
         ...common,

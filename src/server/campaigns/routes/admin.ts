@@ -39,6 +39,7 @@ import { requireActor } from '../../http/access.js';
 import { linkNext } from '../../http/link-next.js';
 import { byObjectId, campaignChange, keyChange, participantChange } from '../../http/audit-specs.js';
 import { ownerErrors, ownerRoute } from '../../http/owner-route-docs.js';
+import { BLOCKLIST_BODY_LIMIT } from '../../fraud/domain/blocklists.js';
 
 const errors = ownerErrors;
 const common = ownerRoute('admin');
@@ -49,13 +50,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const participantEdit = { ...config, audit: participantChange };
   app.post(
     '/api/v1/admin/createCampaign',
-    { config, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
+    { config, bodyLimit: BLOCKLIST_BODY_LIMIT, schema: { ...common, summary: 'Create a campaign', body: CreateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
     async (request) => campaignSettingsView(request.ctx, await campaigns.createCampaign(request.ctx, requireActor(request), request.body)),
   );
 
   app.post(
     '/api/v1/admin/updateCampaign',
-    { config: campaignEdit, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
+    { config: campaignEdit, bodyLimit: BLOCKLIST_BODY_LIMIT, schema: { ...common, summary: 'Change fields of a campaign', body: UpdateCampaignBody, response: { 200: CampaignSettings, ...errors } } },
     async (request) => campaignSettingsView(request.ctx, await campaigns.updateCampaign(request.ctx, requireActor(request), request.body)),
   );
 

@@ -13,6 +13,14 @@ import type { Ctx } from '../../kernel/context.js';
 import type { CampaignRow } from '../../store/store.js';
 import { countryOf } from './country.js';
 
+/**
+ * The body limit of the requests that carry a blocklist (a campaign's, the account's): the service's
+ * 16 KB default held about 600 short entries, where each of the four lists takes 1,000
+ * (MAX_BLOCKLIST_ENTRIES). A blocklist at its limits, every entry at its longest, is about 640 KB of
+ * ASCII JSON, up to three times that escaped: 4 MB holds it in any characters.
+ */
+export const BLOCKLIST_BODY_LIMIT = 4 * 1024 * 1024;
+
 /** The one answer to a blocked keyless sign-up: it names no rule. */
 export const blocked = () => new AppError(403, 'blocked', 'This sign-up is not accepted');
 
