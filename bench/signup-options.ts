@@ -72,6 +72,8 @@ interface Row {
   result: LoadResult;
   /** Against the reference's slices taken in turn with it; undefined for the reference itself. */
   ratio?: number;
+  /** Its slices and the reference's beside them that had no answer at all. */
+  stalled?: number;
 }
 
 /** A campaign with the seeded one's rewards and `option`, and the load of its referred keyless sign-ups. */
@@ -113,7 +115,10 @@ async function optionsOn(kind: DatabaseKind, loader: Loader, timing: OptionsTimi
           if (p % 2 === 1) pairs.push(await run(reference, timing.sliceSeconds));
         }
         theirs.push(...pairs);
-        const row = { option, result: combined(mine), ratio: median(mine.map((m, k) => m.rps / pairs[k]!.rps)) };
+        // A slice with no answer at all is a stall, not a speed: the run fails (discount campaigns once stalled PostgreSQL's sign-ups so).
+        const stalled = [...mine, ...pairs].filter((r) => r.requests === 0).length;
+        if (stalled > 0) log(`  FAILED: ${stalled} slices of ${option.name} and the reference had no answer at all`);
+        const row = { option, result: combined(mine), ratio: median(mine.map((m, k) => m.rps / pairs[k]!.rps)), stalled };
         log(`  ${option.name.slice(0, 60).padEnd(60)} ${rps(row.result.rps).padStart(7)} req/s  p99 ${ms(row.result.p99)} ms  CPU ${row.result.cpuMicrosPerRequest?.toFixed(0)} µs/req  ratio ${row.ratio.toFixed(2)}x`);
         rows.push(row);
       }
@@ -141,7 +146,7 @@ function optionsTable(rows: Row[]): string {
   );
 }
 
-/** Returns the number of requests that did not succeed (a run with any fails). */
+/** Returns the number of requests that did not succeed and of slices with no answer at all (a run with any fails). */
 export async function runSignupOptions(kinds: DatabaseKind[], loader: Loader, timing: OptionsTiming, command: string, log: (line: string) => void, write: boolean): Promise<number> {
   const header = machine(command);
   log(header);
@@ -150,7 +155,7 @@ export async function runSignupOptions(kinds: DatabaseKind[], loader: Loader, ti
   for (const kind of kinds) {
     log(`\n[${kind.name}]`);
     const rows = await optionsOn(kind, loader, timing, log);
-    failed += rows.reduce((n, r) => n + r.result.non2xx + r.result.errors, 0);
+    failed += rows.reduce((n, r) => n + r.result.non2xx + r.result.errors + (r.stalled ?? 0), 0);
     sections.push(`\n### ${KIND_TITLES[kind.name]}\n\n${optionsTable(rows)}`);
   }
   const body = [

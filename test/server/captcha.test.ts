@@ -10,6 +10,7 @@
  * (fetch intercepted for those three addresses only).
  */
 import assert from 'node:assert/strict';
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
 import { after, it } from 'node:test';
 import type { CaptchaSettingsBody } from '../../src/api/fraud-schemas.js';
 import { CAPTCHA_TIMEOUT_MS, SITEVERIFY_URLS } from '../../src/server/fraud/domain/captcha.js';
@@ -198,17 +199,23 @@ eachDatabase(
 eachDatabase("a CAPTCHA without CAPTCHA_VERIFY_URL: each provider's own siteverify", (service) => {
   it('Turnstile, hCaptcha and reCAPTCHA are each asked at their address; one that cannot be reached is 503 captcha_unavailable', async () => {
     const s = service();
-    const original = globalThis.fetch;
+    // The providers cannot be reached from here: undici's own MockAgent answers for their addresses
+    // alone (the service's client is undici's), and every other request goes out as usual.
+    const original = getGlobalDispatcher();
+    const agent = new MockAgent();
+    agent.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
+    setGlobalDispatcher(agent);
     const asked: { url: string; contentType: string | null; fields: Record<string, string> }[] = [];
-    let reachable = true;
-    const providers = new Set(Object.values(SITEVERIFY_URLS));
-    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-      const url = input instanceof Request ? input.url : String(input);
-      if (!providers.has(url)) return original(input, init);
-      if (!reachable) throw new TypeError('fetch failed');
-      asked.push({ url, contentType: new Headers(init?.headers).get('content-type'), fields: Object.fromEntries(new URLSearchParams(String(init?.body))) });
-      return new Response(JSON.stringify({ success: true, 'error-codes': [] }), { headers: { 'content-type': 'application/json' } });
+    const intercept = (url: string) => {
+      const { origin, pathname } = new URL(url);
+      return agent.get(origin).intercept({ path: pathname, method: 'POST' });
     };
+    for (const url of Object.values(SITEVERIFY_URLS)) {
+      intercept(url).reply(({ headers, body }) => {
+        asked.push({ url, contentType: new Headers(headers as Record<string, string>).get('content-type'), fields: Object.fromEntries(new URLSearchParams(String(body))) });
+        return { statusCode: 200, data: JSON.stringify({ success: true, 'error-codes': [] }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      });
+    }
     try {
       for (const provider of ['turnstile', 'hcaptcha', 'recaptcha'] as const) {
         const id = await s.campaign({ captcha: { provider, siteKey: `site-${provider}`, secretKey: `secret-${provider}` } });
@@ -231,12 +238,13 @@ eachDatabase("a CAPTCHA without CAPTCHA_VERIFY_URL: each provider's own siteveri
       const id = await s.campaign({ captcha: TURNSTILE });
       assert.deepEqual((await s.browser.getWidgetSettings(id)).captcha, { provider: 'turnstile', siteKey: FAKE_SITE_KEY });
 
-      reachable = false;
+      intercept(SITEVERIFY_URLS.turnstile).replyWithError(new TypeError('fetch failed'));
       const before = await rows(s);
       await rejects(() => s.browser.addParticipant({ id, email: 'ann@example.com', captchaToken: 'token' }), 503, 'captcha_unavailable');
       assert.equal(await rows(s), before, 'nothing was written');
     } finally {
-      globalThis.fetch = original;
+      setGlobalDispatcher(original);
+      await agent.close();
     }
   });
 });

@@ -8,6 +8,7 @@
  * an existing participant's referrer kept).
  */
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, it } from 'node:test';
 import type { RefereeDiscount } from '../../src/api/promotion-schemas.js';
@@ -53,6 +54,22 @@ eachDatabase(
       s.ctx.payouts = { publicUrl: s.url, stripeApiUrl: `http://127.0.0.1:${fake.port}` };
       return s;
     };
+    it("the sync's progress through a campaign's participants empties no process's caches; a new discount does", async () => {
+      const s = service();
+      const { id } = await program(s);
+      const { store } = s.ctx;
+      const epoch = async () => Number((await sql<{ n: number }>`select n from cache_epoch`.execute(store.db)).rows[0]!.n);
+      await settle(s);
+      const [before, through] = [await epoch(), await store.promotionCodes.through(id)];
+      await s.admin.addParticipant({ id, email: 'cat@example.com' });
+      await settle(s);
+      assert.ok((await store.promotionCodes.through(id))! > through!, 'the pass recorded its progress');
+      assert.equal(promotionRequests().length, 3, "Cat's code was made");
+      assert.equal(await epoch(), before, 'no cache was emptied');
+      await s.admin.updateCampaign({ id, refereeDiscount: { percentOff: 20, duration: 'once' } });
+      assert.ok((await epoch()) > before, 'a new discount empties them');
+    });
+
     it('makes one coupon and a first-purchase promotion code per participant, those who joined before included; getPromotionCode answers the referrer\'s', async () => {
       const s = service();
       const { id, ann, ben } = await program(s);

@@ -232,6 +232,18 @@ export function cacheTriggersSql(dialect: Dialect) {
   return statements;
 }
 
+/**
+ * When an update of campaigns empties the caches (migration 0037): unless all it changed of what they
+ * hold is promotion_codes_through, the promotion code sync's progress, written after each batch of codes
+ * it queues (../promotions/store/promotion-code-store.ts setThrough). A new discount generation resets
+ * that column with the generation, and so still empties them. Every other writer of the column changes
+ * the generation with it.
+ */
+export const CAMPAIGNS_UPDATE_WHEN = {
+  sqlite: 'new.promotion_codes_through is old.promotion_codes_through or new.discount_generation is not old.discount_generation',
+  postgres: 'new.promotion_codes_through is not distinct from old.promotion_codes_through or new.discount_generation is distinct from old.discount_generation',
+} as const;
+
 /** The trigger `<table>_<event>_cache`: each row the event touches (where `when` holds) bumps cache_epoch. */
 export function cacheTriggerSql(dialect: Dialect, table: string, event: 'insert' | 'update' | 'delete', when?: string) {
   const name = sql.raw(`${table}_${event}_cache`);

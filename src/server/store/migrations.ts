@@ -3,7 +3,7 @@
  * compiled service and the tests run the same list in the same order. Append; never edit a shipped one.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
-import { cacheTriggerSql, cacheTriggersSql } from './caches.js';
+import { CAMPAIGNS_UPDATE_WHEN, cacheTriggerSql, cacheTriggersSql } from './caches.js';
 import type { Dialect } from './connect.js';
 import { BOARD_BLOCK, BOARD_SPAN } from '../engagement/store/leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from '../rewards/store/reward-entry-store.js';
@@ -1327,6 +1327,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('payment_marks_participant').on('payment_marks').column('participant_id').execute();
         await db.schema.createIndex('payout_methods_paypal_email').on('payout_methods').column('paypal_email').execute();
+      },
+    },
+    '0037_promotion_progress_uncached': {
+      async up(db: Kysely<any>) {
+        // The promotion code sync writes how far it has looked through a campaign's participants after
+        // each batch of codes it queues: an update of campaigns, which emptied every process's caches
+        // every few seconds while a discount campaign took sign-ups (each sign-up then read its facts
+        // instead of assuming them; on PostgreSQL sign-ups fell to none, bench --signup-options). That
+        // column alone changing no longer empties them (./caches.ts CAMPAIGNS_UPDATE_WHEN).
+        await sql.raw(`drop trigger campaigns_update_cache${dialect === 'postgres' ? ' on campaigns' : ''}`).execute(db);
+        await cacheTriggerSql(dialect, 'campaigns', 'update', CAMPAIGNS_UPDATE_WHEN[dialect]).execute(db);
       },
     },
   };
