@@ -20,8 +20,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import type { LoadResult, Loader } from './loader.js';
-import { KIND_TITLES, median, ms, rps, table } from './report.js';
-import { PLAN, combined, measureOn, pickRoutes, serviceRoutes } from './routes.js';
+import { KIND_TITLES, ms, rps, table } from './report.js';
+import { PLAN, combined, inTurns, measureOn, pickRoutes, serviceRoutes } from './routes.js';
 import { WEBHOOK_EVENT_TYPES } from '../src/api/schemas.js';
 import { connect } from '../src/server/store/connect.js';
 import { CAMPAIGN_ID, seed } from './seed.js';
@@ -143,16 +143,15 @@ async function compareOnce(
     for (const side of first === 'A' ? (['A', 'B'] as const) : (['B', 'A'] as const)) servers[side] = await start(side);
     const rows: CompareRow[] = [];
     for (const route of pickRoutes(serviceRoutes(seeded), only ?? DEFAULT_ROUTES)) {
-      const slices: Record<'A' | 'B', LoadResult[]> = { A: [], B: [] };
       const run = (side: 'A' | 'B', seconds: number) => measureOn(loader, servers[side]!, route.load, seconds, timing.connections);
       await run('A', timing.warmupSeconds);
       await run('B', timing.warmupSeconds);
-      const ratios: number[] = [];
-      for (let i = 0; i < timing.pairs; i++) {
-        for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) slices[side].push(await run(side, timing.sliceSeconds));
-        ratios.push(slices.B[i]!.rps / slices.A[i]!.rps);
-      }
-      const row = { route: route.name, first, a: combined(slices.A), b: combined(slices.B), ratio: median(ratios) };
+      const { theirs, mine, ratios, ratio } = await inTurns(
+        timing.pairs,
+        () => run('A', timing.sliceSeconds),
+        () => run('B', timing.sliceSeconds),
+      );
+      const row = { route: route.name, first, a: combined(theirs), b: combined(mine), ratio };
       log(`[${kind.name}] ${first} started first, ${row.route}: B/A ${row.ratio.toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(' ')})`);
       rows.push(row);
     }

@@ -151,6 +151,22 @@ export async function measureOn(loader: Loader, server: Server, load: Route['loa
   return result;
 }
 
+/**
+ * `pairs` pairs of slices of two loads in turns, which of the two goes first alternating (T M, M T, ...)
+ * so that a steady drift cancels: the slices of each, each pair's ratio of `mine` to `theirs`, and the
+ * median of those ratios, which a slice caught in a burst of other load does not move.
+ */
+export async function inTurns(pairs: number, theirs: () => Promise<LoadResult>, mine: () => Promise<LoadResult>) {
+  const taken = { theirs: [] as LoadResult[], mine: [] as LoadResult[] };
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) taken.theirs.push(await theirs());
+    taken.mine.push(await mine());
+    if (i % 2 === 1) taken.theirs.push(await theirs());
+  }
+  const ratios = taken.mine.map((m, i) => m.rps / taken.theirs[i]!.rps);
+  return { ...taken, ratios, ratio: median(ratios) };
+}
+
 /** The routes whose names start with one of `only` (every route without it), in their usual order. */
 export function pickRoutes(routes: Route[], only?: string[]): Route[] {
   const picked = only ? routes.filter((r) => only.some((name) => r.name.startsWith(name))) : routes;
@@ -206,15 +222,12 @@ export async function benchKind(kind: DatabaseKind, loader: Loader, timing: Timi
           const b = route.baseline;
           await run(baseline, loads[b], timing.warmupSeconds);
           await run(service, route.load, timing.warmupSeconds);
-          const mine: LoadResult[] = [];
-          const theirs: LoadResult[] = [];
-          for (let i = 0; i < timing.pairs; i++) {
-            if (i % 2 === 0) theirs.push(await run(baseline, loads[b], slice));
-            mine.push(await run(service, route.load, slice));
-            if (i % 2 === 1) theirs.push(await run(baseline, loads[b], slice));
-          }
+          const { mine, theirs, ratio } = await inTurns(
+            timing.pairs,
+            () => run(baseline, loads[b], slice),
+            () => run(service, route.load, slice),
+          );
           taken[b].push(...theirs);
-          const ratio = median(mine.map((m, i) => m.rps / theirs[i]!.rps));
           const [result, judgedBy] = [combined(mine), combined(theirs)];
           logSlices(log, `${names[b]}, next to it`, theirs, judgedBy);
           logSlices(log, route.name, mine, result, ratio);

@@ -17,8 +17,8 @@ import type { DatabaseKind } from '../test/server/helpers/databases.js';
 import { FAKE_SECRET, FAKE_SITE_KEY, startFakeCaptcha } from '../test/server/helpers/fake-captcha.js';
 import { FakeStripe } from '../test/server/helpers/fake-stripe.js';
 import type { Loader, LoadResult } from './loader.js';
-import { KIND_TITLES, machine, median, ms, rps, table, writeSection } from './report.js';
-import { PLAN, combined, measureOn } from './routes.js';
+import { KIND_TITLES, machine, ms, rps, table, writeSection } from './report.js';
+import { PLAN, combined, inTurns, measureOn } from './routes.js';
 import { seed } from './seed.js';
 import { startService } from './servers.js';
 
@@ -107,18 +107,16 @@ async function optionsOn(kind: DatabaseKind, loader: Loader, timing: OptionsTimi
       for (const [i, option] of OPTIONS.entries()) {
         await run(reference, timing.warmupSeconds);
         await run(loads[i]!, timing.warmupSeconds);
-        const mine: LoadResult[] = [];
-        const pairs: LoadResult[] = [];
-        for (let p = 0; p < timing.pairs; p++) {
-          if (p % 2 === 0) pairs.push(await run(reference, timing.sliceSeconds));
-          mine.push(await run(loads[i]!, timing.sliceSeconds));
-          if (p % 2 === 1) pairs.push(await run(reference, timing.sliceSeconds));
-        }
+        const { mine, theirs: pairs, ratio } = await inTurns(
+          timing.pairs,
+          () => run(reference, timing.sliceSeconds),
+          () => run(loads[i]!, timing.sliceSeconds),
+        );
         theirs.push(...pairs);
         // A slice with no answer at all is a stall, not a speed: the run fails (discount campaigns once stalled PostgreSQL's sign-ups so).
         const stalled = [...mine, ...pairs].filter((r) => r.requests === 0).length;
         if (stalled > 0) log(`  FAILED: ${stalled} slices of ${option.name} and the reference had no answer at all`);
-        const row = { option, result: combined(mine), ratio: median(mine.map((m, k) => m.rps / pairs[k]!.rps)), stalled };
+        const row = { option, result: combined(mine), ratio, stalled };
         log(`  ${option.name.slice(0, 60).padEnd(60)} ${rps(row.result.rps).padStart(7)} req/s  p99 ${ms(row.result.p99)} ms  CPU ${row.result.cpuMicrosPerRequest?.toFixed(0)} µs/req  ratio ${row.ratio.toFixed(2)}x`);
         rows.push(row);
       }

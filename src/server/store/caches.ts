@@ -244,9 +244,15 @@ export const CAMPAIGNS_UPDATE_WHEN = {
   postgres: 'new.promotion_codes_through is not distinct from old.promotion_codes_through or new.discount_generation is distinct from old.discount_generation',
 } as const;
 
+const cacheTriggerName = (table: string, event: string) => `${table}_${event}_cache`;
+
+/** Drops the trigger cacheTriggerSql made (PostgreSQL names its table too). */
+export const dropCacheTriggerSql = (dialect: Dialect, table: string, event: 'insert' | 'update' | 'delete') =>
+  sql.raw(`drop trigger ${cacheTriggerName(table, event)}${dialect === 'postgres' ? ` on ${table}` : ''}`);
+
 /** The trigger `<table>_<event>_cache`: each row the event touches (where `when` holds) bumps cache_epoch. */
 export function cacheTriggerSql(dialect: Dialect, table: string, event: 'insert' | 'update' | 'delete', when?: string) {
-  const name = sql.raw(`${table}_${event}_cache`);
+  const name = sql.raw(cacheTriggerName(table, event));
   const target = sql.raw(table);
   return dialect === 'postgres'
     ? sql`create trigger ${name} after ${sql.raw(event)} on ${target} for each row ${when ? sql.raw(`when (${when})`) : sql``} execute function refkit_cache_changed()`

@@ -3,7 +3,7 @@
  * compiled service and the tests run the same list in the same order. Append; never edit a shipped one.
  */
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
-import { CAMPAIGNS_UPDATE_WHEN, cacheTriggerSql, cacheTriggersSql } from './caches.js';
+import { CAMPAIGNS_UPDATE_WHEN, cacheTriggerSql, cacheTriggersSql, dropCacheTriggerSql } from './caches.js';
 import type { Dialect } from './connect.js';
 import { BOARD_BLOCK, BOARD_SPAN } from '../engagement/store/leaderboard-store.js';
 import { CARRIED_OVER_LABEL } from '../rewards/store/reward-entry-store.js';
@@ -1336,7 +1336,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         // every few seconds while a discount campaign took sign-ups (each sign-up then read its facts
         // instead of assuming them; on PostgreSQL sign-ups fell to none, bench --signup-options). That
         // column alone changing no longer empties them (./caches.ts CAMPAIGNS_UPDATE_WHEN).
-        await sql.raw(`drop trigger campaigns_update_cache${dialect === 'postgres' ? ' on campaigns' : ''}`).execute(db);
+        await dropCacheTriggerSql(dialect, 'campaigns', 'update').execute(db);
         await cacheTriggerSql(dialect, 'campaigns', 'update', CAMPAIGNS_UPDATE_WHEN[dialect]).execute(db);
       },
     },

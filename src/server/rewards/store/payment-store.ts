@@ -250,8 +250,9 @@ export class PaymentStore {
    * SQLite: recordRepeat as one unit of the group commit (../../store/group-commit.ts): the payment (its
    * trigger moves the payer's counters and the referrer's revenue), the day's revenue, and the payer's
    * row as written, read back in the unit. The whole path took a transaction of five statements and a
-   * read after it, through Kysely's awaited calls: 74 µs of CPU a call where this takes N µs (BENCHMARKS.md,
-   * Profile). In a transaction (no unit of its own), the caller takes the whole path.
+   * read after it, through Kysely's awaited calls: 74.2 µs of the main thread a call in a profile, where
+   * this takes 54.4 (docs/benchmarks.md, "Repeated qualify on SQLite"). In a transaction (no unit of its
+   * own), the caller takes the whole path.
    */
   async #recordRepeatSqlite(payerId: number, referrerId: number, campaignId: string, day: number, cents: number, now: number): Promise<ParticipantRow | undefined> {
     const unit = directUnit(this.db);
