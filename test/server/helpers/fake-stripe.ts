@@ -42,7 +42,11 @@ import { CHARGE_FIELDS, FakeCharges } from './fake-stripe-charges.js';
 /** The API version the installed `stripe` package pins, and sends as Stripe-Version. */
 const API_VERSION = Stripe.API_VERSION;
 
-export type Failure = { kind: '500' | '429' | 'drop' | 'lost-answer' } | { kind: '400'; message: string; code?: string } | { kind: 'slow'; ms: number };
+/**
+ * One request made to fail. With `path`, only a request whose path starts with it takes the failure (a
+ * test's own customer, when a sender also has other campaigns' requests in flight in an order it cannot pick).
+ */
+export type Failure = ({ kind: '500' | '429' | 'drop' | 'lost-answer' } | { kind: '400'; message: string; code?: string } | { kind: 'slow'; ms: number }) & { path?: string };
 
 export interface FakeRequest {
   method: string;
@@ -165,7 +169,7 @@ export class FakeStripe {
     return this.connect.completeOnboarding(account);
   }
 
-  /** Fails the next requests, one failure each, in order. */
+  /** Fails the next requests, one failure each, in order (a failure with a path waits for a request to it). */
   fail(...failures: Failure[]): void {
     this.#failures.push(...failures);
   }
@@ -225,7 +229,8 @@ export class FakeStripe {
       return;
     }
 
-    const failure = this.#failures.shift();
+    const at = this.#failures.findIndex((f) => f.path === undefined || path.startsWith(f.path));
+    const failure = at < 0 ? undefined : this.#failures.splice(at, 1)[0];
     if (failure?.kind === 'drop') {
       record.status = -1;
       req.socket.destroy();
