@@ -23,6 +23,7 @@ import { EmailSender } from './emails/domain/sender.js';
 import { ReminderScan } from './emails/domain/lifecycle-emails.js';
 import { RetentionPruner } from './privacy/domain/retention.js';
 import { ReferralFolder } from './referrals/domain/referral-folder.js';
+import { PlannerStatisticsKeeper } from './operations/domain/planner-statistics-keeper.js';
 import { listenForMetrics } from './operations/routes/metrics-listener.js';
 import { ServiceMetrics } from './operations/domain/service-metrics.js';
 
@@ -122,6 +123,9 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
   // Sign-ups' additions to their referrers' counts, moved into the referrers' rows (referrals/store/referral-count-store.ts).
   const folder = new ReferralFolder(runtime.ctx, undefined, app.log.child({ component: 'referral-counts' }));
   folder.start();
+  // PostgreSQL: participants analysed as it grows, so that the planner knows each campaign's size (store/planner-statistics.ts).
+  const statistics = new PlannerStatisticsKeeper(runtime.ctx, undefined, undefined, app.log.child({ component: 'planner-statistics' }));
+  statistics.start();
 
   if (role.banner) {
     const address = app.server.address();
@@ -146,6 +150,7 @@ async function runServer(config: Config, role: { seed: boolean; banner: boolean 
     await cash.stop();
     await pruner.stop();
     await folder.stop();
+    await statistics.stop();
     await runtime.close();
   });
 }

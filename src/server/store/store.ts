@@ -56,6 +56,7 @@ import { EmailStore, type NewEmail } from '../emails/store/email-store.js';
 import { AccountSettingsStore } from '../accounts/store/account-settings-store.js';
 import { RetentionStore } from '../privacy/store/retention-store.js';
 import { countedRow, participantById, referralDelta, ReferralCountStore } from './referral-count-store.js';
+import { PlannerStatistics } from './planner-statistics.js';
 import { CampaignClockStore } from './campaign-clock-store.js';
 import { bound } from './bound-limit.js';
 import { AnswerReads } from '../referrals/store/answer-reads.js';
@@ -413,6 +414,8 @@ export class Store {
   readonly retention: RetentionStore;
   /** Referral counts added by sign-ups and not yet folded into participants.total_referrals, and their folds. */
   readonly referralCounts: ReferralCountStore;
+  /** PostgreSQL's statistics of participants, analysed as the table grows. */
+  readonly plannerStatistics: PlannerStatistics;
   /** Test campaigns' clocks. */
   readonly clocks: CampaignClockStore;
   /** The interface's answers about participants: only the columns they show. */
@@ -480,6 +483,7 @@ export class Store {
     this.accountSettings = new AccountSettingsStore(db, this.caches, () => this.changedCached());
     this.retention = new RetentionStore(db, dialect);
     this.referralCounts = new ReferralCountStore(db, dialect);
+    this.plannerStatistics = new PlannerStatistics(db, dialect);
     this.clocks = new CampaignClockStore(db);
     this.#byEmail = new PointReads(db, participantBy.email, batched);
     this.answers = new AnswerReads(db, batched);
