@@ -35,6 +35,10 @@ Modes:
                       autoApprove, refereeDiscount) against one without (bench/signup-options.ts):
                       what each costs a sign-up; writes the Sign-up options section (not with --quick
                       or --db).
+  --stale-statistics  keyless sign-ups on PostgreSQL through share links of a campaign that grew after
+                      participants was last analysed, a second at a time, before and after an owner's
+                      edit empties the caches (bench/stale-statistics.ts); writes the Stale statistics
+                      section (not with --quick). PostgreSQL only.
   --backtest          the offer backtest over 100,000 participants and 1,000,000 ledger entries
                       (bench/backtest.ts); writes the Offer backtest section (not with --db).
 
@@ -79,6 +83,7 @@ export const OPTIONS = {
   backtest: { type: 'boolean', default: false },
   soak: { type: 'boolean', default: false },
   'signup-options': { type: 'boolean', default: false },
+  'stale-statistics': { type: 'boolean', default: false },
   minutes: { type: 'string' },
   rows: { type: 'string' },
   processes: { type: 'string' },
@@ -91,4 +96,4 @@ export const parseBenchArgs = (argv: string[]): BenchOptions => parseArgs({ args
 
 /** True when the options choose the full run of the routes, the one that rewrites BENCHMARKS.md's Routes section. */
 export const isFullRun = (o: BenchOptions): boolean =>
-  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && !o.soak && !o['signup-options'] && o.processes === undefined;
+  !o.quick && !o.growth && !o.profile && o.routes === undefined && o.compare === undefined && !o.retention && !o.backtest && !o.soak && !o['signup-options'] && !o['stale-statistics'] && o.processes === undefined;
