@@ -6,8 +6,8 @@
  * vacuumed and one more minute measured, the control for the tables' own growth. Writes the Soak section.
  */
 import pg from 'pg';
-import { driverUrl } from '../src/server/store/transaction-pooling.js';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
+import { onFreshPostgres } from './fresh-postgres.js';
 import type { Loader, LoadResult } from './loader.js';
 import { KIND_TITLES, machine, ms, rps, table, writeSection } from './report.js';
 import { PLAN, measureOn, pickRoutes, serviceRoutes } from './routes.js';
@@ -43,10 +43,7 @@ function logMinute(log: (line: string) => void, label: string, { result, dead }:
 export async function runSoak(kind: DatabaseKind, minutes: number, loader: Loader, command: string, log: (line: string) => void, write: boolean): Promise<void> {
   const header = machine(command);
   log(header);
-  const db = await kind.create();
-  const client = new pg.Client({ connectionString: driverUrl(db.url) });
-  await client.connect();
-  try {
+  return onFreshPostgres(kind, async (db, client) => {
     // The test database's URL sets its schema as the connection's search_path.
     const schema = (await client.query<{ schema: string }>('select current_schema() as schema')).rows[0]!.schema;
     const seeded = await seed(db.url, PLAN);
@@ -100,8 +97,5 @@ export async function runSoak(kind: DatabaseKind, minutes: number, loader: Loade
       log(`\nFAILED: ${failed} requests did not succeed`);
       process.exitCode = 1;
     }
-  } finally {
-    await client.end();
-    await db.drop();
-  }
+  });
 }

@@ -9,8 +9,8 @@
  * statistics section.
  */
 import pg from 'pg';
-import { driverUrl } from '../src/server/store/transaction-pooling.js';
 import type { DatabaseKind } from '../test/server/helpers/databases.js';
+import { onFreshPostgres } from './fresh-postgres.js';
 import type { Loader, LoadResult } from './loader.js';
 import { KIND_TITLES, machine, rps, table, writeSection } from './report.js';
 import { measureOn, type Route } from './routes.js';
@@ -35,10 +35,7 @@ async function analyses(client: pg.Client): Promise<number> {
 export async function runStaleStatistics(kind: DatabaseKind, slices: number, warmupSeconds: number, loader: Loader, command: string, log: (line: string) => void, write: boolean): Promise<number> {
   const header = machine(command);
   log(header);
-  const db = await kind.create();
-  const client = new pg.Client({ connectionString: driverUrl(db.url) });
-  await client.connect();
-  try {
+  return onFreshPostgres(kind, async (db, client) => {
     await seed(db.url, { participants: SEEDED, hubReferrals: 1_000 });
     await client.query('alter table participants set (autovacuum_enabled = false)');
     const now = Date.now();
@@ -90,8 +87,5 @@ export async function runStaleStatistics(kind: DatabaseKind, slices: number, war
     log(`\n${body}`);
     if (write) writeSection('Stale statistics', body);
     return failed;
-  } finally {
-    await client.end();
-    await db.drop();
-  }
+  });
 }
