@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, it } from 'node:test';
+import pg from 'pg';
 import { CashPayoutSender } from '../../src/server/payouts/domain/cash-payout-sender.js';
+import { CLAIM_LOCK } from '../../src/server/payouts/store/cash-payout-store.js';
 import { rejects } from './helpers/assert.js';
 import { FakePayPal } from './helpers/fake-paypal.js';
 import { FakeStripe } from './helpers/fake-stripe.js';
@@ -84,7 +86,7 @@ const balance = async (s: TestService, id: string, email: string) => {
   return { referral: p.referralReward - p.referralRewardRedeemed, referee: p.refereeReward - p.refereeRewardRedeemed, redeemed: p.referralRewardRedeemed + p.refereeRewardRedeemed };
 };
 
-eachDatabase('Cash payouts', (service) => {
+eachDatabase('Cash payouts', (service, kind) => {
   it('a run pays who reaches the minimum and has a method, reserves it, and waits for approval; PayPal pays it once and the ledger redeems it', async () => {
     const s = service();
     const id = await program(s);
@@ -144,6 +146,32 @@ eachDatabase('Cash payouts', (service) => {
     assert.deepEqual((await s.admin.listPayouts(id)).map((p) => p.status), ['paid', 'paid', 'paid']);
     await assertCountersAreTheLedger(s, id);
   });
+
+  if (kind.name === 'postgres') {
+    it('PostgreSQL: a claim of due payouts waits while another is under way, then takes the whole batch (two at once deadlocked, each holding half)', async () => {
+      const s = service();
+      const id = await program(s, { minimum: 5 });
+      for (const email of ['ann@example.com', 'ben@example.com', 'cy@example.com']) await s.admin.setPayoutMethod({ id, email, method: 'paypal', paypalEmail: email });
+      const run = await s.admin.createPayouts(id);
+      await s.admin.approvePayouts(id, run.payouts.map((p) => p.id));
+      // Another sender's claim under way: a transaction holding the claim's lock.
+      const other = new pg.Client({ connectionString: s.database.url });
+      await other.connect();
+      let claimed: number | undefined;
+      try {
+        await other.query('begin');
+        await other.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [CLAIM_LOCK]);
+        const claim = s.ctx.store.transaction((tx) => tx.cashPayouts.claimDue(Date.now(), 30_000, 10)).then((rows) => (claimed = rows.length));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(claimed, undefined, 'the claim waits for the other');
+        await other.query('commit');
+        await claim;
+      } finally {
+        await other.end();
+      }
+      assert.equal(claimed, 3, 'the whole batch');
+    });
+  }
 
   it('a crash between PayPal taking the batch and its record: the retry sends the same request, and PayPal makes no second payment', async () => {
     const s = service();

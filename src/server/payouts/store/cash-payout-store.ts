@@ -12,6 +12,9 @@ import type { Dialect } from '../../store/connect.js';
 import type { ListStart } from '../../store/list-start.js';
 import type { CampaignsTable, CashPayoutStatus, CashPayoutsTable, Database } from '../../store/tables.js';
 
+/** The name of the advisory lock a claim of due payouts holds on PostgreSQL (claimDue). */
+export const CLAIM_LOCK = 'cash-payouts claim';
+
 type CampaignRow = Selectable<CampaignsTable>;
 
 export type CashPayoutRow = Selectable<CashPayoutsTable>;
@@ -138,9 +141,15 @@ export class CashPayoutStore {
 
   /**
    * Claims up to `limit` due payouts, and with each one to send by PayPal every other payout of its batch
-   * (a batch is sent whole, under one sender_batch_id), until `now + leaseMs`.
+   * (a batch is sent whole, under one sender_batch_id), until `now + leaseMs`. In the caller's transaction.
+   *
+   * On PostgreSQL one claim at a time (a transaction's advisory lock): two senders at once each took some
+   * of a batch's rows (SKIP LOCKED), then each waited for the other's to claim the siblings, a deadlock.
+   * Serial, the first claims the whole batch and the second finds it claimed. A claim is two short
+   * statements; the senders poll, so the wait costs nothing a request waits for.
    */
   async claimDue(now: number, leaseMs: number, limit: number): Promise<CashPayoutRow[]> {
+    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${CLAIM_LOCK}, 0))`.execute(this.db);
     const due = this.db
       .selectFrom('cash_payouts')
       .select('id')
