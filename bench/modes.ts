@@ -28,6 +28,12 @@ const kinds = await databaseKinds({ pgbouncer: true });
 for (const k of kinds.filter((k) => k.skip)) log(`[${k.name}] skipped: ${k.skip}`);
 const runnable = kinds.filter((k) => !k.skip && (values.db === undefined || k.name === values.db));
 if (runnable.length === 0) throw new Error(`no database to run on (--db ${values.db ?? ''})`);
+/** The PostgreSQL kind, for a mode that runs on it alone; throws when it is not reachable or --db excluded it. */
+const postgresOnly = (mode: string) => {
+  const postgres = runnable.find((k) => k.name === 'postgres');
+  if (!postgres) throw new Error(`${mode} runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it`);
+  return postgres;
+};
 const loader = startLoader();
 try {
   if (values.backtest) {
@@ -37,14 +43,12 @@ try {
     const timing = values.quick ? { connections: 8, warmupSeconds: 1, seconds: 2 } : { connections: 48, warmupSeconds: 2, seconds: 8 };
     const counts = values.processes.split(',').map((n) => Number(n.trim()));
     if (counts.some((n) => !Number.isInteger(n) || n < 1 || timing.connections % n !== 0)) throw new Error(`--processes takes counts of processes that divide ${timing.connections} (the connections): 1,2,4 for example`);
-    const postgres = runnable.find((k) => k.name === 'postgres');
-    if (!postgres) throw new Error('--processes runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
+    const postgres = postgresOnly('--processes');
     if ((await runProcesses(postgres, counts, loader, timing, command, log, !values.quick)) > 0) process.exitCode = 1;
   } else if (values.soak) {
     const minutes = Number(values.minutes ?? 10);
     if (!Number.isInteger(minutes) || minutes < 1) throw new Error('--minutes takes a whole number of minutes, at least 1');
-    const postgres = runnable.find((k) => k.name === 'postgres');
-    if (!postgres) throw new Error('--soak runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
+    const postgres = postgresOnly('--soak');
     await runSoak(postgres, minutes, loader, command, log, values.minutes === undefined);
   } else if (values['signup-options']) {
     const timing = values.quick ? { connections: 20, warmupSeconds: 0.5, pairs: 2, sliceSeconds: 0.75 } : { connections: 50, warmupSeconds: 3, pairs: 5, sliceSeconds: 2 };
@@ -53,8 +57,7 @@ try {
       process.exitCode = 1;
     }
   } else if (values['stale-statistics']) {
-    const postgres = runnable.find((k) => k.name === 'postgres');
-    if (!postgres) throw new Error('--stale-statistics runs on PostgreSQL only: PostgreSQL is not reachable or --db excluded it');
+    const postgres = postgresOnly('--stale-statistics');
     // The warm-up outlasts the service's first ANALYZE (10 s after the seed's, polled every 5 s).
     const [slices, warmup] = values.quick ? [3, 15] : [15, 20];
     if ((await runStaleStatistics(postgres, slices, warmup, loader, command, log, !values.quick)) > 0) {
